@@ -1,0 +1,50 @@
+"""The ``dri`` console command.
+
+Each sub-command lives in its own module under :mod:`dri.commands` and
+exposes ``register(subparsers)``; that module calls plain library functions
+and prints. Exit status: 0 on success, 1 when any input failed, 2 on usage
+errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+__all__ = ["main", "build_parser"]
+
+COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dri", description="Dr Inventor-style analogy and document similarity.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"dri.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"dri.commands.{name}":
+                continue  # that command is not part of this build
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``dri`` console command, one module each."""

@@ -1,0 +1,63 @@
+"""``dri graph FILE...``: turn documents into ROS graphs.
+
+Prints one summary line per document. ``--out DIR`` writes each graph as JSON
+(default) or GraphML; ``--png`` draws it. A bad file gets a one-line error on
+stderr, the rest of the batch carries on, and the exit status is 1 if any
+file failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["register", "run_graph"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("graph", help="turn texts and PDFs into ROS graphs", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("--out", type=Path, help="folder to write each graph to")
+    p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
+    p.add_argument("--png", type=Path, metavar="PATH",
+                   help="draw the graph: a PNG file for one input, a folder for several")
+    p.set_defaults(handler=run_graph)
+
+
+def _png_path(target: Path, name: str, many: bool) -> Path:
+    if many or target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        return target / f"{name}.png"
+    return target
+
+
+def run_graph(args: argparse.Namespace) -> int:
+    from extract import DocumentError, build_graphs, read_document
+    from graphs import save_json, summary
+    from graphs.export import draw_png, write_graphml
+
+    documents, failed = [], 0
+    for path in args.files:
+        try:
+            documents.append(read_document(path))
+        except DocumentError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed += 1
+    for warning_doc in documents:
+        for warning in warning_doc.warnings:
+            print(f"warning: {warning_doc.path}: {warning}", file=sys.stderr)
+
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    many = len(args.files) > 1
+    for doc, g in zip(documents, build_graphs(documents)):
+        stem = Path(doc.path).stem
+        print(f"{doc.path}: {summary(g)}")
+        if args.out:
+            target = args.out / f"{stem}.{args.format}"
+            save_json(g, target) if args.format == "json" else write_graphml(g, target)
+        if args.png:
+            draw_png(g, _png_path(args.png, stem, many))
+    return 1 if failed else 0

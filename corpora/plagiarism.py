@@ -1,0 +1,124 @@
+"""The plagiarism corpus format of Clough & Stevenson (2011).
+
+P. Clough and M. Stevenson, "Developing a corpus of plagiarised short
+answers", Language Resources and Evaluation 45(1), 2011 -- the corpus the Dr
+Inventor paper (Hurley et al., EGPAI 2016, "Plagiarism Corpus") evaluates on.
+
+Layout of a corpus folder::
+
+    file_information.csv     File,Task,Category
+    orig_taska.txt           the source text of task a (Category "orig")
+    g0pA_taska.txt           an answer to task a at one level
+    ...
+
+``Category`` is one of ``cut`` (near copy), ``light`` (light revision),
+``heavy`` (heavy revision), ``non`` (not plagiarised) or ``orig``. Each
+answer is compared with its task's original. Texts may be UTF-8 or
+Windows-1252 (see :mod:`corpora.text`).
+
+Example
+-------
+>>> corpus = load_plagiarism("/work/shared/corpora/clough-stevenson")  # doctest: +SKIP
+>>> len(corpus.pairs), corpus.pairs[0].level                          # doctest: +SKIP
+(95, 'non')
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpora.manifest import ManifestPair
+from corpora.text import CorpusError
+
+__all__ = ["LEVELS", "LEVEL_ORDER", "PlagiarismPair", "PlagiarismCorpus", "load_plagiarism"]
+
+# The ordinal coding used for Spearman's rho: more copying, higher number.
+LEVELS = {"cut": 3, "light": 2, "heavy": 1, "non": 0}
+LEVEL_ORDER = ("cut", "light", "heavy", "non")
+INFO_FILE = "file_information.csv"
+COLUMNS = ("File", "Task", "Category")
+
+
+@dataclass(frozen=True)
+class PlagiarismPair:
+    """An answer and the original it may copy from."""
+
+    original: Path
+    answer: Path
+    task: str
+    level: str
+
+    @property
+    def level_code(self) -> int:
+        return LEVELS[self.level]
+
+    def as_manifest(self) -> ManifestPair:
+        return ManifestPair(self.original, self.answer, self.level, {"task": self.task})
+
+
+@dataclass
+class PlagiarismCorpus:
+    root: Path
+    originals: dict[str, Path]
+    pairs: list[PlagiarismPair]
+    problems: list[str] = field(default_factory=list)
+
+    def manifest(self) -> list[ManifestPair]:
+        return [p.as_manifest() for p in self.pairs]
+
+
+def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
+    """Read ``file_information.csv`` of ``corpus_dir`` into answer/original pairs.
+
+    A missing folder, index file or column raises :class:`CorpusError`. A bad
+    row (unknown category, missing file, task without an original) is left
+    out and described, one line each, in ``problems``; the rest carries on.
+    """
+    root = Path(corpus_dir)
+    if not root.is_dir():
+        raise CorpusError(root, "no such corpus folder")
+    info = root / INFO_FILE
+    if not info.is_file():
+        raise CorpusError(info, "missing: a plagiarism corpus needs file_information.csv (File,Task,Category)")
+    with info.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        fields = [f.strip() for f in reader.fieldnames or []]
+        missing = [c for c in COLUMNS if c not in fields]
+        if missing:
+            raise CorpusError(info, f"lacks column(s) {', '.join(missing)}")
+        rows = [(line, {(k or "").strip(): (v or "").strip() for k, v in row.items()})
+                for line, row in enumerate(reader, start=2)]
+
+    problems: list[str] = []
+    originals: dict[str, Path] = {}
+    answers: list[tuple[int, str, str, str]] = []
+    for line, row in rows:
+        name, task, category = row["File"], row["Task"], row["Category"].lower()
+        if not name:
+            continue  # blank line
+        if category == "orig":
+            originals[task] = root / name
+        elif category in LEVELS:
+            answers.append((line, name, task, category))
+        else:
+            problems.append(f"{info}: line {line}: unknown category {row['Category']!r} for {name}")
+    # Tasks whose original is not listed fall back to the corpus's naming rule.
+    for _, _, task, _ in answers:
+        if task not in originals and (root / f"orig_task{task}.txt").is_file():
+            originals[task] = root / f"orig_task{task}.txt"
+
+    for task, path in sorted(originals.items()):
+        if not path.is_file():
+            problems.append(f"{path}: original of task {task} is missing")
+    pairs = []
+    for line, name, task, category in answers:
+        answer, original = root / name, originals.get(task)
+        if original is None or not original.is_file():
+            problems.append(f"{answer}: no original for task {task!r} (line {line})")
+        elif not answer.is_file():
+            problems.append(f"{answer}: listed on line {line} of {INFO_FILE} but missing")
+        else:
+            pairs.append(PlagiarismPair(original, answer, task, category))
+    return PlagiarismCorpus(root, originals, pairs, problems)

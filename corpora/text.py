@@ -1,0 +1,63 @@
+"""Reading corpus text files whatever their encoding.
+
+The Clough & Stevenson plagiarism corpus mixes UTF-8 and Windows-1252 files
+(its SOURCE.md says so), and hand-made corpora often do too. Every loader and
+baseline in :mod:`corpora` reads text through :func:`read_text`, so that the
+structure scores (which read through ``extract.read_document``) and the
+baselines see the same characters.
+
+Errors are :class:`CorpusError`, whose ``str()`` is one line naming the file
+and the reason, so that a batch can print it and carry on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["CorpusError", "decode_bytes", "read_text"]
+
+# Tried in order. cp1252 leaves five bytes undefined, so latin-1 (which maps
+# every byte) is the last resort and never fails.
+ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
+
+
+class CorpusError(Exception):
+    """A corpus file or folder that cannot be used; ``str()`` is one line."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = " ".join(str(reason).split())
+        super().__init__(f"{self.path}: {self.reason}")
+
+
+def decode_bytes(data: bytes) -> tuple[str, str]:
+    """``(text, encoding)``: UTF-8 if it decodes, else Windows-1252."""
+    for encoding in ENCODINGS:
+        try:
+            return data.decode(encoding), encoding.replace("-sig", "")
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def read_text(path: str | Path) -> str:
+    """The text of ``path`` with line ends normalised to ``\\n``.
+
+    Raises :class:`CorpusError` for a missing, unreadable or empty file.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(path, "no such file") from None
+    except IsADirectoryError:
+        raise CorpusError(path, "is a folder, not a text file") from None
+    except OSError as err:
+        raise CorpusError(path, f"cannot read: {err.strerror or err}") from None
+    if b"\x00" in data[:4096]:
+        raise CorpusError(path, "looks binary (NUL bytes), not a text file")
+    text, _ = decode_bytes(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise CorpusError(path, "empty file")
+    return text

@@ -1,0 +1,266 @@
+"""Round-trip machine translation, offline by default, to build translation corpora.
+
+The Dr Inventor paper ("Machine Translation Evaluation", Hurley et al., EGPAI
+2016) scored English texts against their English -> X -> English round trips
+made with Google Translate. That needs a network service; this module makes
+the same kind of corpus offline with Debian's Apertium rule-based engine
+(Forcada et al., "Apertium: a free/open-source platform for rule-based
+machine translation", Machine Translation 25(2), 2011), and lets any other
+service be plugged in through the :class:`TranslationEngine` protocol, e.g. a
+LibreTranslate server with :class:`LibreTranslateEngine`.
+
+Language codes are ISO 639-3 (``eng``, ``spa``, ``cat``, ``glg``, ``epo``,
+``hbs``); each engine maps them to its own names.
+
+Example
+-------
+>>> engine = ApertiumEngine()                                          # doctest: +SKIP
+>>> engine.translate("The sun attracts the planets.", "eng", "spa")    # doctest: +SKIP
+'El sol atrae los planetas.'
+>>> build_translation_corpus("texts/", "corpus/", ["spa", "epo"])      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Protocol, runtime_checkable
+
+from corpora.manifest import write_manifest
+from corpora.text import CorpusError, read_text
+from corpora.translation import ORIGINALS, ROUNDTRIP, load_translation
+
+__all__ = [
+    "LANGUAGES",
+    "APERTIUM_MODES",
+    "EngineError",
+    "TranslationEngine",
+    "ApertiumEngine",
+    "LibreTranslateEngine",
+    "strip_unknown_marks",
+    "BuildResult",
+    "build_translation_corpus",
+]
+
+# The pivot languages of the round trips, with a readable name for reports.
+LANGUAGES = {
+    "spa": "Spanish",
+    "cat": "Catalan",
+    "glg": "Galician",
+    "epo": "Esperanto",
+    "hbs": "Serbo-Croatian",
+}
+
+# Apertium mode names, (from, to) -> mode, as installed by the Debian packages
+# apertium-eng-spa, apertium-eng-cat, apertium-en-gl, apertium-eo-en and
+# apertium-hbs-eng (see /usr/share/apertium/modes or `apertium -l`).
+APERTIUM_MODES = {
+    ("eng", "spa"): "eng-spa", ("spa", "eng"): "spa-eng",
+    ("eng", "cat"): "eng-cat", ("cat", "eng"): "cat-eng",
+    ("eng", "glg"): "en-gl", ("glg", "eng"): "gl-en",
+    ("eng", "epo"): "en-eo", ("epo", "eng"): "eo-en",
+    ("eng", "hbs"): "eng-hbs", ("hbs", "eng"): "hbs-eng",
+}
+APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
+                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
+
+# LibreTranslate speaks ISO 639-1; it has no Serbo-Croatian, Serbian is closest.
+LIBRETRANSLATE_CODES = {"eng": "en", "spa": "es", "cat": "ca", "glg": "gl", "epo": "eo", "hbs": "sr"}
+
+# Apertium marks words it could not analyse (*), generate (#) or transfer (@)
+# at the start of the word; # may also close it.
+_MARK_BEFORE = re.compile(r"(?<![\w*#@])[*#@]+(?=[\w])")
+_MARK_AFTER = re.compile(r"(?<=\w)#+(?!\w)")
+
+
+class EngineError(Exception):
+    """A translation that could not be made; ``str()`` is one line."""
+
+
+@runtime_checkable
+class TranslationEngine(Protocol):
+    """Anything that translates ``text`` from language ``src`` to ``dst``."""
+
+    name: str
+
+    def translate(self, text: str, src: str, dst: str) -> str: ...
+
+
+def strip_unknown_marks(text: str) -> str:
+    """``text`` without Apertium's ``*``, ``#`` and ``@`` word marks.
+
+    >>> strip_unknown_marks("The #sun @*orbit the **revolve #grupa#.")
+    'The sun orbit the revolve grupa.'
+    """
+    return _MARK_AFTER.sub("", _MARK_BEFORE.sub("", text))
+
+
+@dataclass
+class ApertiumEngine:
+    """Debian's ``apertium`` command, one process per call.
+
+    ``-u`` asks Apertium not to mark unknown words; the other marks are
+    stripped from every output so that they do not reach the next step.
+    """
+
+    command: str = "apertium"
+    timeout: float = 300.0
+    modes: dict[tuple[str, str], str] = field(default_factory=lambda: dict(APERTIUM_MODES))
+    name: str = "apertium"
+
+    def available_modes(self) -> set[str]:
+        exe = shutil.which(self.command)
+        if exe is None:
+            raise EngineError(f"{self.command}: not installed (apt-get install apertium)")
+        out = subprocess.run([exe, "-l"], capture_output=True, text=True, timeout=60)
+        return set(out.stdout.split())
+
+    def mode(self, src: str, dst: str) -> str:
+        try:
+            return self.modes[(src, dst)]
+        except KeyError:
+            raise EngineError(f"apertium: no mode known for {src} -> {dst}") from None
+
+    def translate(self, text: str, src: str, dst: str) -> str:
+        mode = self.mode(src, dst)
+        exe = shutil.which(self.command)
+        if exe is None:
+            raise EngineError(f"{self.command}: not installed (apt-get install apertium)")
+        try:
+            out = subprocess.run([exe, "-u", "-f", "txt", mode], input=text, capture_output=True,
+                                 text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            raise EngineError(f"apertium {mode}: no answer within {self.timeout:.0f} s") from None
+        if out.returncode != 0:
+            lang = dst if src == "eng" else src
+            hint = f" (apt-get install {APERTIUM_PACKAGES[lang]})" if lang in APERTIUM_PACKAGES else ""
+            reason = " ".join(out.stderr.split())[:200] or f"exit status {out.returncode}"
+            raise EngineError(f"apertium {mode}: {reason}{hint}")
+        return strip_unknown_marks(out.stdout)
+
+
+@dataclass
+class LibreTranslateEngine:
+    """A LibreTranslate server's ``POST /translate`` (JSON), with the stdlib only."""
+
+    url: str
+    api_key: str | None = None
+    timeout: float = 120.0
+    codes: dict[str, str] = field(default_factory=lambda: dict(LIBRETRANSLATE_CODES))
+    name: str = "libretranslate"
+
+    def request(self, text: str, src: str, dst: str) -> urllib.request.Request:
+        """The HTTP request :meth:`translate` sends (separate so it can be checked)."""
+        body = {"q": text, "source": self.codes.get(src, src), "target": self.codes.get(dst, dst),
+                "format": "text"}
+        if self.api_key:
+            body["api_key"] = self.api_key
+        return urllib.request.Request(
+            self.url.rstrip("/") + "/translate",
+            data=json.dumps(body).encode("utf-8"),
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+            method="POST",
+        )
+
+    def translate(self, text: str, src: str, dst: str) -> str:
+        req = self.request(text, src, dst)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                answer = json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as err:
+            raise EngineError(f"{req.full_url}: HTTP {err.code} {err.reason}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as err:
+            raise EngineError(f"{req.full_url}: {getattr(err, 'reason', err)}") from None
+        except json.JSONDecodeError:
+            raise EngineError(f"{req.full_url}: answer is not JSON") from None
+        if not isinstance(answer, dict) or "translatedText" not in answer:
+            raise EngineError(f"{req.full_url}: answer has no translatedText ({str(answer)[:100]})")
+        return str(answer["translatedText"])
+
+
+@dataclass
+class BuildResult:
+    root: Path
+    languages: list[str]
+    written: list[Path]
+    problems: list[str]
+    seconds: float
+
+
+def _sources(src: str | Path | Iterable[str | Path]) -> list[Path]:
+    if isinstance(src, (str, Path)):
+        folder = Path(src)
+        if not folder.is_dir():
+            raise CorpusError(folder, "no such folder of English texts")
+        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+        if not files:
+            raise CorpusError(folder, "no .txt files to translate")
+        return files
+    return [Path(p) for p in src]
+
+
+def build_translation_corpus(
+    src: str | Path | Iterable[str | Path],
+    out_dir: str | Path,
+    languages: Iterable[str] = tuple(LANGUAGES),
+    engine: TranslationEngine | None = None,
+    source_language: str = "eng",
+) -> BuildResult:
+    """Translate every English text of ``src`` to each language and back.
+
+    ``src`` is a folder of ``.txt`` files or a list of files. Writes the
+    layout of :mod:`corpora.translation` under ``out_dir``: ``originals/``,
+    ``roundtrip/<lang>/``, the one-way translations in ``pivot/<lang>/``,
+    ``manifest.csv`` and ``translation.json``. A text or language that fails
+    is noted in ``problems`` (one line each) and the rest carries on.
+    """
+    started = time.perf_counter()
+    engine = engine or ApertiumEngine()
+    out = Path(out_dir)
+    languages = list(languages)
+    written: list[Path] = []
+    problems: list[str] = []
+    texts: dict[str, str] = {}
+    for path in _sources(src):
+        try:
+            texts[path.stem] = read_text(path)
+        except CorpusError as err:
+            problems.append(str(err))
+    (out / ORIGINALS).mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        target = out / ORIGINALS / f"{name}.txt"
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    for lang in languages:
+        for name, text in texts.items():
+            try:
+                there = engine.translate(text, source_language, lang)
+                back = strip_unknown_marks(engine.translate(there, lang, source_language))
+            except EngineError as err:
+                problems.append(f"{name} via {lang}: {err}")
+                continue
+            for folder, content in (("pivot", there), (ROUNDTRIP, back)):
+                target = out / folder / lang / f"{name}.txt"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(content, encoding="utf-8")
+                written.append(target)
+    meta = {
+        "engine": getattr(engine, "name", type(engine).__name__),
+        "source_language": source_language,
+        "languages": {lang: LANGUAGES.get(lang, lang) for lang in languages},
+        "modes": {lang: [APERTIUM_MODES.get((source_language, lang)), APERTIUM_MODES.get((lang, source_language))]
+                  for lang in languages} if isinstance(engine, ApertiumEngine) else None,
+        "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "problems": problems,
+    }
+    (out / "translation.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    if (out / ROUNDTRIP).is_dir():
+        write_manifest(load_translation(out).manifest(), out / "manifest.csv")
+    return BuildResult(out, languages, written, problems, time.perf_counter() - started)

@@ -1,0 +1,105 @@
+"""The round-trip translation corpus format.
+
+The Dr Inventor paper ("Machine Translation Evaluation", Hurley et al.,
+EGPAI 2016) translates English texts into another language and back, and
+scores each back-translation against its original: the weaker the
+translation, the lower the similarity should be.
+
+Layout of a corpus folder::
+
+    originals/NAME.txt            the English originals
+    roundtrip/<lang>/NAME.txt     NAME translated to <lang> and back to English
+    manifest.csv                  (optional) the pairs manifest, see corpora.manifest
+    translation.json              (optional) how it was built: engine, modes, date
+
+``<lang>`` is a short code, for the Apertium builder the ISO 639-3 code of
+the pivot language (``spa``, ``cat``, ``glg``, ``epo``, ``hbs``). The pairs
+come from the folder layout alone, so a corpus made by hand or by another
+tool needs no manifest. :func:`corpora.translate.build_translation_corpus`
+writes this layout.
+
+Example
+-------
+::
+
+    originals/fortress.txt
+    roundtrip/spa/fortress.txt
+    roundtrip/hbs/fortress.txt
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpora.manifest import ManifestPair
+from corpora.text import CorpusError
+
+__all__ = ["ORIGINALS", "ROUNDTRIP", "TranslationPair", "TranslationCorpus", "load_translation"]
+
+ORIGINALS = "originals"
+ROUNDTRIP = "roundtrip"
+TEXT_SUFFIXES = (".txt",)
+
+
+@dataclass(frozen=True)
+class TranslationPair:
+    """An English original and its round trip through ``language``."""
+
+    original: Path
+    roundtrip: Path
+    name: str
+    language: str
+
+    def as_manifest(self) -> ManifestPair:
+        return ManifestPair(self.original, self.roundtrip, self.language, {"name": self.name})
+
+
+@dataclass
+class TranslationCorpus:
+    root: Path
+    originals: dict[str, Path]
+    languages: list[str]
+    pairs: list[TranslationPair]
+    problems: list[str] = field(default_factory=list)
+
+    def manifest(self) -> list[ManifestPair]:
+        return [p.as_manifest() for p in self.pairs]
+
+
+def _texts(folder: Path) -> dict[str, Path]:
+    return {p.stem: p for p in sorted(folder.iterdir()) if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES}
+
+
+def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
+    """The original/round-trip pairs of ``corpus_dir``.
+
+    Raises :class:`CorpusError` if ``originals/`` or ``roundtrip/`` is missing
+    or empty. A round trip without an original, or an original missing from a
+    language, is described in ``problems`` (one line each).
+    """
+    root = Path(corpus_dir)
+    if not root.is_dir():
+        raise CorpusError(root, "no such corpus folder")
+    orig_dir, rt_dir = root / ORIGINALS, root / ROUNDTRIP
+    if not orig_dir.is_dir():
+        raise CorpusError(orig_dir, "missing: a translation corpus needs originals/NAME.txt")
+    if not rt_dir.is_dir():
+        raise CorpusError(rt_dir, "missing: a translation corpus needs roundtrip/<lang>/NAME.txt")
+    originals = _texts(orig_dir)
+    if not originals:
+        raise CorpusError(orig_dir, "no .txt originals")
+    languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir())
+    if not languages:
+        raise CorpusError(rt_dir, "no language folders")
+    pairs, problems = [], []
+    for lang in languages:
+        versions = _texts(rt_dir / lang)
+        for name, path in versions.items():
+            if name not in originals:
+                problems.append(f"{path}: no original {ORIGINALS}/{name}.txt")
+            else:
+                pairs.append(TranslationPair(originals[name], path, name, lang))
+        for name in sorted(set(originals) - set(versions)):
+            problems.append(f"{rt_dir / lang}: no round trip of {name}")
+    return TranslationCorpus(root, originals, languages, pairs, problems)

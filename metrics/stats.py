@@ -1,0 +1,209 @@
+"""Statistics for the evaluations: group medians, rank correlation, tests, AUC, agreement.
+
+The Dr Inventor paper (Hurley et al., EGPAI 2016) shows box plots of its
+scores per plagiarism level (Figure 8) and per translation language (Figure
+7) and reads them by eye; these functions put numbers on the same claims:
+
+* medians (and means, counts) per group;
+* Spearman's rho between a score and the plagiarism level, coded
+  ``cut 3, light 2, heavy 1, non 0`` (:data:`corpora.plagiarism.LEVELS`);
+* the Kruskal-Wallis H test across the groups (Kruskal and Wallis 1952);
+* ROC AUC of plagiarised (cut, light, heavy) against non-plagiarised, as the
+  Mann-Whitney probability that a plagiarised pair outscores a
+  non-plagiarised one (ties count one half; Hanley and McNeil 1982);
+* the ranking of languages by median score;
+* Krippendorff's alpha, interval metric, for the expert ratings (Krippendorff,
+  "Computing Krippendorff's Alpha-Reliability", 2011), via the
+  ``krippendorff`` package, and the mean rating per property.
+
+Results are plain dataclasses that :func:`dataclasses.asdict` turns into JSON.
+Undefined statistics (a constant score, a single group) are ``None``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "GroupSummary",
+    "ScoreStats",
+    "RatingStats",
+    "group_values",
+    "group_summary",
+    "spearman",
+    "kruskal_wallis",
+    "roc_auc",
+    "language_ranking",
+    "score_stats",
+    "krippendorff_alpha",
+    "rating_stats",
+]
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    n: int
+    median: float
+    mean: float
+    q1: float
+    q3: float
+
+
+@dataclass
+class ScoreStats:
+    """The statistics of one score over the pairs of an evaluation."""
+
+    score: str
+    groups: dict[str, GroupSummary]
+    rho: float | None = None
+    rho_p: float | None = None
+    kruskal_h: float | None = None
+    kruskal_p: float | None = None
+    auc: float | None = None
+    ranking: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RatingStats:
+    """Mean rating and inter-rater agreement of one rated property."""
+
+    prop: str
+    mean: float
+    alpha: float | None
+    raters: int
+    pairs: int
+    ratings: int
+
+
+def _clean(x: float) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def group_values(values: Iterable[float], groups: Iterable[Hashable]) -> dict[Hashable, list[float]]:
+    """The values of each group, groups in first-seen order."""
+    out: dict[Hashable, list[float]] = defaultdict(list)
+    for v, g in zip(values, groups, strict=True):
+        out[g].append(float(v))
+    return dict(out)
+
+
+def group_summary(values: Sequence[float]) -> GroupSummary:
+    arr = np.asarray(values, dtype=float)
+    q1, med, q3 = np.percentile(arr, [25, 50, 75])
+    return GroupSummary(len(arr), float(med), float(arr.mean()), float(q1), float(q3))
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:
+    """Spearman's rho and its two-sided p-value (``None`` if undefined)."""
+    from scipy.stats import spearmanr
+
+    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
+        return None, None
+    res = spearmanr(x, y)
+    return _clean(res.statistic), _clean(res.pvalue)
+
+
+def kruskal_wallis(samples: Sequence[Sequence[float]]) -> tuple[float | None, float | None]:
+    """Kruskal-Wallis H (tie-corrected) and p over two or more groups."""
+    from scipy.stats import kruskal
+
+    samples = [list(s) for s in samples if len(s)]
+    if len(samples) < 2 or len({v for s in samples for v in s}) < 2:
+        return None, None
+    res = kruskal(*samples)
+    return _clean(res.statistic), _clean(res.pvalue)
+
+
+def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
+    """P(positive score > negative score) + 0.5 P(tie): the area under the ROC curve."""
+    if not len(positives) or not len(negatives):
+        return None
+    pos = np.asarray(positives, dtype=float)[:, None]
+    neg = np.asarray(negatives, dtype=float)[None, :]
+    wins = (pos > neg).sum() + 0.5 * (pos == neg).sum()
+    return float(wins / (pos.size * neg.size))
+
+
+def language_ranking(values: Sequence[float], languages: Sequence[str]) -> list[tuple[str, float]]:
+    """Languages by median score, best first (ties broken by name)."""
+    medians = {g: float(np.median(v)) for g, v in group_values(values, languages).items()}
+    return sorted(medians.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def score_stats(
+    score: str,
+    values: Sequence[float],
+    groups: Sequence[str],
+    levels: Mapping[str, int] | None = None,
+    negative: str | None = None,
+    rank: bool = False,
+) -> ScoreStats:
+    """All statistics of one score.
+
+    ``levels`` codes each group as a number for Spearman's rho (e.g. the
+    plagiarism levels); ``negative`` names the group that the others are
+    tested against for AUC (e.g. ``"non"``); ``rank`` adds the ranking of
+    groups by median (languages). Pairs whose value is NaN are left out.
+    """
+    keep = [i for i, v in enumerate(values) if not math.isnan(float(v))]
+    values = [float(values[i]) for i in keep]
+    groups = [groups[i] for i in keep]
+    by_group = group_values(values, groups)
+    order = list(levels) if levels else sorted(by_group)
+    order = [g for g in order if g in by_group] + [g for g in by_group if g not in order]
+    stats = ScoreStats(score, {g: group_summary(by_group[g]) for g in order})
+    if levels:
+        coded = [(v, levels[g]) for v, g in zip(values, groups) if g in levels]
+        stats.rho, stats.rho_p = spearman([c[1] for c in coded], [c[0] for c in coded])
+    stats.kruskal_h, stats.kruskal_p = kruskal_wallis([by_group[g] for g in order])
+    if negative is not None and negative in by_group:
+        pos = [v for v, g in zip(values, groups) if g != negative]
+        stats.auc = roc_auc(pos, by_group[negative])
+    if rank:
+        stats.ranking = [g for g, _ in language_ranking(values, groups)]
+    return stats
+
+
+def krippendorff_alpha(reliability: Sequence[Sequence[float]], level: str = "interval") -> float | None:
+    """Krippendorff's alpha of a raters x units matrix (NaN = not rated)."""
+    import krippendorff
+
+    data = np.asarray(reliability, dtype=float)
+    pairable = (np.sum(~np.isnan(data), axis=0) >= 2).sum()
+    if data.ndim != 2 or pairable == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return None
+    return _clean(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+
+
+def rating_stats(
+    ratings: Iterable[Mapping[str, object]],
+    properties: Sequence[str] = ("novelty", "usefulness", "challenge"),
+) -> list[RatingStats]:
+    """Mean and interval alpha per property of rows ``{rater, pair, <property>...}``.
+
+    A rater who rated the same pair twice counts once, with the last rating.
+    """
+    rows = list(ratings)
+    raters = sorted({str(r["rater"]) for r in rows})
+    pairs = sorted({str(r["pair"]) for r in rows})
+    out = []
+    for prop in properties:
+        cell: dict[tuple[str, str], float] = {}
+        for r in rows:
+            value = r.get(prop)
+            if value is not None and value != "":
+                cell[(str(r["rater"]), str(r["pair"]))] = float(value)  # type: ignore[arg-type]
+        matrix = np.full((len(raters), len(pairs)), np.nan)
+        for (rater, pair), value in cell.items():
+            matrix[raters.index(rater), pairs.index(pair)] = value
+        values = list(cell.values())
+        out.append(RatingStats(prop, float(np.mean(values)) if values else math.nan,
+                               krippendorff_alpha(matrix) if values else None,
+                               len({k[0] for k in cell}), len({k[1] for k in cell}), len(values)))
+    return out

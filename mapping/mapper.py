@@ -1,0 +1,449 @@
+"""Structure mapping between two ROS graphs.
+
+Dr Inventor maps a *source* ROS graph onto a *target* with a customised VF2
+search (Cordella et al. 2004) under the constraints of Gentner's Structure
+Mapping Theory (Hurley et al., EGPAI 2016, "ROS Mapping"):
+
+1. the mapping is 1-to-1;
+2. types match: concept to concept, relation to relation;
+3. parallel connectivity: when two relations are mapped, their subjects are
+   mapped to each other and so are their objects (edge labels are kept).
+
+Because a relation node has exactly one ``subj`` and one ``obj`` edge, the
+search state grows one *relation pair* at a time, together with the
+argument pairs that parallel connectivity forces. A concept is therefore
+mapped only as an argument of a mapped relation; isolated concepts and
+relation-less graphs map nothing. The result is always a common induced
+subgraph of the two graphs.
+
+The search (VF2's state-space growth, greedy with bounded restarts):
+
+* Candidates come from the current state's neighbourhood: relation pairs
+  sharing an already-mapped argument pair in the same role. Candidates that
+  close the structure (both arguments already mapped) go first, which favours
+  connected, systematic structure; among the rest, the candidate with the
+  greatest similarity wins -- Dr Inventor's rule. The similarity of a
+  candidate is the mean Lin score over the node pairs it adds (the relation
+  pair and its newly mapped arguments).
+* When the neighbourhood is exhausted the search continues from the best
+  unmapped *seed*: the feasible relation pair with the greatest mean Lin over
+  relation, subject and object.
+* Remaining ties go to the pair with more identical lemmas, then to the
+  lowest node ids (``r:2`` before ``r:10``), source first, so results are
+  deterministic.
+* Bounded restarts: the search is run again from each of the next
+  ``restarts`` best seeds and the largest mapping (then the greatest total
+  Lin) is kept. It stops early when a run maps every node it possibly can,
+  so a graph mapped to its clone takes one run.
+
+Swapping the inputs: the constraints, Lin similarity (symmetric) and every
+score are symmetric, and so is the search except for its last tie-break by
+node id, which looks at the source's ids first. Swapping source and target
+therefore gives the inverse mapping unless two candidates tie exactly on
+structure, similarity and identical lemmas; then a different but equally
+scored pair may be chosen, and the greedy search may end with a different
+size. In the project's tests and benchmarks the swapped size rarely differs;
+``metrics`` computes Jaccard and the means symmetrically, so any difference
+comes from the mapping alone.
+
+Identical lemmas always count as similarity 1.0, whatever ``similarity`` says.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import networkx as nx
+
+__all__ = ["MappedPair", "Mapping", "Similarity", "Generic", "map_graphs"]
+
+Similarity = Callable[[str, str, str], float]
+Generic = Callable[[str, str, str], "str | None"]
+
+CONCEPT, RELATION = "concept", "relation"
+
+
+@dataclass(frozen=True)
+class MappedPair:
+    """One node of the source paired with one node of the target."""
+
+    source: str
+    target: str
+    kind: str  # "concept" or "relation"
+    source_lemma: str
+    target_lemma: str
+    lin: float
+    generic: str | None
+
+
+@dataclass
+class Mapping:
+    """The result of :func:`map_graphs`; ``pairs`` are in the order they were mapped."""
+
+    pairs: list[MappedPair]
+    source_size: int
+    target_size: int
+    seconds: float
+    source_name: str = ""
+    target_name: str = ""
+    source_relations: int = 0
+    target_relations: int = 0
+    runs: int = 0
+    similarity: str = "wordnet-lin"
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def concept_pairs(self) -> list[MappedPair]:
+        return [p for p in self.pairs if p.kind == CONCEPT]
+
+    @property
+    def relation_pairs(self) -> list[MappedPair]:
+        return [p for p in self.pairs if p.kind == RELATION]
+
+    def as_dict(self) -> dict[str, str]:
+        """Source node id -> target node id."""
+        return {p.source: p.target for p in self.pairs}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["pairs"] = [asdict(p) for p in self.pairs]
+        return data
+
+
+# -- the graphs as arrays ---------------------------------------------------
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+def _natural(node: Any) -> tuple:
+    text = str(node)
+    return tuple(int(part) if part.isdigit() else part for part in _NUMBER.split(text))
+
+
+@dataclass
+class _Side:
+    """One graph: relations and concepts by index, in natural node-id order."""
+
+    relations: list[str]
+    concepts: list[str]
+    subj: list[int]
+    obj: list[int]
+    rel_lemma: list[str]
+    con_lemma: list[str]
+    con_pos: list[str]
+    subj_of: list[list[int]]
+    obj_of: list[list[int]]
+    reachable_concepts: int = 0
+
+    @classmethod
+    def of(cls, g: nx.DiGraph) -> "_Side":
+        rels = sorted((n for n, t in g.nodes(data="type") if t == RELATION), key=_natural)
+        cons = sorted((n for n, t in g.nodes(data="type") if t == CONCEPT), key=_natural)
+        cindex = {c: j for j, c in enumerate(cons)}
+        subj, obj = [], []
+        subj_of: list[list[int]] = [[] for _ in cons]
+        obj_of: list[list[int]] = [[] for _ in cons]
+        for i, r in enumerate(rels):
+            s = next((cindex[u] for u, _, lab in g.in_edges(r, data="label") if lab == "subj" and u in cindex), -1)
+            o = next((cindex[v] for _, v, lab in g.out_edges(r, data="label") if lab == "obj" and v in cindex), -1)
+            subj.append(s)
+            obj.append(o)
+            if s >= 0:
+                subj_of[s].append(i)
+            if o >= 0:
+                obj_of[o].append(i)
+        nodes = g.nodes
+        side = cls(
+            relations=rels,
+            concepts=cons,
+            subj=subj,
+            obj=obj,
+            rel_lemma=[str(nodes[r].get("lemma", r)) for r in rels],
+            con_lemma=[str(nodes[c].get("lemma", c)) for c in cons],
+            con_pos=[str(nodes[c].get("pos", "n")) for c in cons],
+            subj_of=subj_of,
+            obj_of=obj_of,
+        )
+        side.reachable_concepts = sum(1 for j in range(len(cons)) if subj_of[j] or obj_of[j])
+        return side
+
+
+# -- the search -------------------------------------------------------------
+
+class _Search:
+    def __init__(self, s: _Side, t: _Side, sim: Callable[[str, str, str], float]):
+        self.s, self.t, self.sim = s, t, sim
+        self._seeds: list[tuple] | None = None
+        self._exact_seeds: list[tuple] | None = None
+
+    # similarity of two lemmas, identical lemmas fixed at 1.0
+    def lin(self, a: str, b: str, pos: str) -> float:
+        return 1.0 if a == b else self.sim(a, b, pos)
+
+    def _args(self, i: int, k: int, cmap: list[int], cinv: list[int]):
+        """(feasible, anchors, new concept pairs) for relation pair (i, k)."""
+        s, t = self.s, self.t
+        si, oi, sk, ok = s.subj[i], s.obj[i], t.subj[k], t.obj[k]
+        if (si == oi) != (sk == ok):
+            return False, 0, ()
+        anchors = 0
+        new = []
+        for a, b in ((si, sk), (oi, ok)) if si != oi else ((si, sk),):
+            if a < 0 or b < 0:
+                if a != b:
+                    return False, 0, ()
+                continue
+            mapped = cmap[a]
+            if mapped >= 0:
+                if mapped != b:
+                    return False, 0, ()
+                anchors += 1
+            elif cinv[b] >= 0:
+                return False, 0, ()
+            else:
+                new.append((a, b))
+        return True, anchors, tuple(new)
+
+    def _key(self, i: int, k: int, anchors: int, new: tuple) -> tuple:
+        s, t = self.s, self.t
+        va, vb = s.rel_lemma[i], t.rel_lemma[k]
+        total = self.lin(va, vb, "v")
+        same = int(va == vb)
+        for a, b in new:
+            la, lb = s.con_lemma[a], t.con_lemma[b]
+            total += self.lin(la, lb, s.con_pos[a])
+            same += la == lb
+        score = total / (1 + len(new))
+        return (-anchors, -round(score, 12), -same, i, k)
+
+    def seeds(self) -> list[tuple]:
+        """Every relation pair keyed as a seed on an empty state, best first.
+
+        Exact triple matches (score 1, all lemmas identical) come first and are
+        found through an index, so clone mapping never scores all pairs.
+        """
+        if self._seeds is None:
+            s, t = self.s, self.t
+            empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
+            keys = []
+            for i in range(len(s.relations)):
+                for k in range(len(t.relations)):
+                    ok, anchors, new = self._args(i, k, empty_s, empty_t)
+                    if ok:
+                        keys.append(self._key(i, k, anchors, new))
+            keys.sort()
+            self._seeds = keys
+        return self._seeds
+
+    def exact_seeds(self) -> list[tuple]:
+        if self._exact_seeds is None:
+            s, t = self.s, self.t
+
+            def triple(side: _Side, i: int) -> tuple:
+                return (
+                    side.con_lemma[side.subj[i]] if side.subj[i] >= 0 else None,
+                    side.rel_lemma[i],
+                    side.con_lemma[side.obj[i]] if side.obj[i] >= 0 else None,
+                    side.subj[i] == side.obj[i],
+                )
+
+            index: dict[tuple, list[int]] = {}
+            for k in range(len(t.relations)):
+                index.setdefault(triple(t, k), []).append(k)
+            out = []
+            for i in range(len(s.relations)):
+                trip = triple(s, i)
+                same = 1 + (trip[0] is not None) + (trip[2] is not None and not trip[3])
+                for k in index.get(trip, ()):
+                    out.append((0, -1.0, -same, i, k))
+            out.sort()
+            self._exact_seeds = out
+        return self._exact_seeds
+
+    def run(self, first: tuple | None) -> list[tuple[str, int, int]]:
+        """One greedy search, optionally forced to start from seed ``first``."""
+        s, t = self.s, self.t
+        cmap, cinv = [-1] * len(s.concepts), [-1] * len(t.concepts)
+        rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
+        order: list[tuple[str, int, int]] = []
+        heap: list[tuple] = []
+        seed_lists = [self.exact_seeds(), None]
+        seed_pos = [0, 0]
+
+        def push_around(a: int, b: int) -> None:
+            for mine, theirs in ((s.subj_of[a], t.subj_of[b]), (s.obj_of[a], t.obj_of[b])):
+                for i in mine:
+                    if rmap[i] >= 0:
+                        continue
+                    for k in theirs:
+                        if rinv[k] >= 0:
+                            continue
+                        ok, anchors, new = self._args(i, k, cmap, cinv)
+                        if ok:
+                            heapq.heappush(heap, self._key(i, k, anchors, new))
+
+        mapped = [0]
+
+        def take(i: int, k: int, new: tuple) -> None:
+            mapped[0] += 1
+            rmap[i], rinv[k] = k, i
+            order.append((RELATION, i, k))
+            for a, b in new:
+                cmap[a], cinv[b] = b, a
+                order.append((CONCEPT, a, b))
+            for a, b in new:
+                push_around(a, b)
+
+        def next_seed() -> tuple | None:
+            for tier in (0, 1):
+                if seed_lists[tier] is None:
+                    seed_lists[tier] = self.seeds()
+                keys = seed_lists[tier]
+                while seed_pos[tier] < len(keys):
+                    key = keys[seed_pos[tier]]
+                    seed_pos[tier] += 1
+                    i, k = key[3], key[4]
+                    if rmap[i] < 0 and rinv[k] < 0:
+                        ok, anchors, new = self._args(i, k, cmap, cinv)
+                        if ok:
+                            return (i, k, new)
+            return None
+
+        if first is not None:
+            ok, _, new = self._args(first[3], first[4], cmap, cinv)
+            if ok:
+                take(first[3], first[4], new)
+        limit = min(len(s.relations), len(t.relations))
+        while mapped[0] < limit:
+            if heap:
+                key = heapq.heappop(heap)
+                i, k = key[3], key[4]
+                if rmap[i] >= 0 or rinv[k] >= 0:
+                    continue
+                ok, anchors, new = self._args(i, k, cmap, cinv)
+                if not ok:
+                    continue
+                fresh = self._key(i, k, anchors, new)
+                if fresh != key:
+                    heapq.heappush(heap, fresh)
+                    continue
+                take(i, k, new)
+                continue
+            seed = next_seed()
+            if seed is None:
+                break
+            take(*seed)
+        return order
+
+
+def _wordnet_similarity() -> tuple[Similarity, Generic]:
+    from mapping.wordnet import lin_and_generic, wordnet
+
+    wn = wordnet()
+
+    def similarity(a: str, b: str, pos: str) -> float:
+        return wn.lin(a, b, pos)[0]
+
+    def generic(a: str, b: str, pos: str) -> str | None:
+        return lin_and_generic(a, b, pos)[1]
+
+    return similarity, generic
+
+
+def map_graphs(
+    source: nx.DiGraph,
+    target: nx.DiGraph,
+    *,
+    similarity: Similarity | None = None,
+    generic: Generic | None = None,
+    restarts: int = 8,
+) -> Mapping:
+    """Map ``source`` onto ``target``; see the module docstring for the rules.
+
+    ``similarity(a, b, pos)`` scores two lemmas in [0, 1]; ``None`` means
+    WordNet Lin (:func:`mapping.wordnet.lin_similarity`), and then ``generic``
+    defaults to :func:`mapping.wordnet.generic_space`. With a custom
+    similarity and no ``generic``, pairs have no generic space. ``restarts``
+    bounds the extra greedy runs from the next-best seeds (0 for one run).
+    """
+    started = time.perf_counter()
+    name = "wordnet-lin"
+    if similarity is None:
+        similarity, default_generic = _wordnet_similarity()
+        generic = generic or default_generic
+    else:
+        name = getattr(similarity, "__name__", "custom")
+
+    cache: dict[tuple[str, str, str], float] = {}
+
+    def cached(a: str, b: str, pos: str) -> float:
+        key = (a, b, pos)
+        value = cache.get(key)
+        if value is None:
+            value = float(similarity(a, b, pos))
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"similarity({a!r}, {b!r}, {pos!r}) = {value}, outside [0, 1]")
+            cache[key] = value
+        return value
+
+    s, t = _Side.of(source), _Side.of(target)
+    search = _Search(s, t, cached)
+    bound = min(len(s.relations), len(t.relations)) + min(s.reachable_concepts, t.reachable_concepts)
+
+    def quality(order: list) -> tuple[int, float]:
+        total = 0.0
+        for kind, a, b in order:
+            if kind == RELATION:
+                total += search.lin(s.rel_lemma[a], t.rel_lemma[b], "v")
+            else:
+                total += search.lin(s.con_lemma[a], t.con_lemma[b], s.con_pos[a])
+        return len(order), round(total, 9)
+
+    best = search.run(None)
+    best_quality = quality(best)
+    runs = 1
+    if best and best_quality[0] < bound and restarts > 0:
+        # Restart from the next-best seeds (the first run began at the best).
+        tried = {best[0][1:]}
+        candidates = search.exact_seeds() + search.seeds()
+        for key in candidates:
+            if runs > restarts:
+                break
+            if (key[3], key[4]) in tried:
+                continue
+            tried.add((key[3], key[4]))
+            order = search.run(key)
+            runs += 1
+            q = quality(order)
+            if q > best_quality:
+                best, best_quality = order, q
+                if q[0] >= bound:
+                    break
+
+    pairs = []
+    for kind, a, b in best:
+        if kind == RELATION:
+            sn, tn, sl, tl, pos = s.relations[a], t.relations[b], s.rel_lemma[a], t.rel_lemma[b], "v"
+        else:
+            sn, tn, sl, tl, pos = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b], s.con_pos[a]
+        pairs.append(
+            MappedPair(sn, tn, kind, sl, tl, search.lin(sl, tl, pos), generic(sl, tl, pos) if generic else None)
+        )
+    return Mapping(
+        pairs=pairs,
+        source_size=source.number_of_nodes(),
+        target_size=target.number_of_nodes(),
+        seconds=time.perf_counter() - started,
+        source_name=str(source.graph.get("name", "")),
+        target_name=str(target.graph.get("name", "")),
+        source_relations=len(s.relations),
+        target_relations=len(t.relations),
+        runs=runs,
+        similarity=name,
+    )

@@ -1,0 +1,233 @@
+"""Build the project's own offline WordNet 3.0 folder for NLTK.
+
+WordNet comes from Debian's ``wordnet-base`` (the database files) and
+``wordnet-sense-index`` (``index.sense`` and ``cntlist``, the SemCor sense
+counts), installed under ``/usr/share/wordnet``. NLTK's reader wants them in an
+``nltk_data/corpora/wordnet`` folder together with a ``lexnames`` file, which
+Debian does not ship; this module copies the files, writes ``lexnames`` (the
+45 lexicographer files of WordNet 3.0, see ``lexnames(5WN)``) and builds the
+information-content (IC) file used by Lin's measure.
+
+Information content (Resnik 1995; Lin 1998): every noun and verb synset
+starts with a count of 1 (add-one smoothing), receives the SemCor count of
+each of its senses from ``cntlist``, and its total is propagated to every
+hypernym and instance hypernym exactly once (a synset reached by two paths
+is counted once). IC(s) = -log(freq(s) / N), where N is the summed frequency
+of the roots of that part of speech, as NLTK computes it. The file is written
+in NLTK's ``wordnet_ic`` format (``<offset><pos> <freq> [ROOT]``) at
+``corpora/wordnet_ic/ic-semcor-cntlist.dat``, so NLTK's
+``WordNetICCorpusReader`` reads it too.
+
+The build takes a few seconds and is idempotent: a stamp file records the
+sources it was built from, and a second call returns at once.
+
+Run it with ``scripts/setup-wordnet`` (or ``python -m mapping.wordnet_data``).
+Nothing here downloads anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+__all__ = [
+    "DEBIAN_WORDNET",
+    "IC_FILE",
+    "LEXNAMES",
+    "WordNetSetupError",
+    "wordnet_root",
+    "is_built",
+    "build_wordnet",
+]
+
+DEBIAN_WORDNET = Path(os.environ.get("DRI_WORDNET_SOURCE", "/usr/share/wordnet"))
+IC_FILE = "ic-semcor-cntlist.dat"
+BUILD_VERSION = 1
+_STAMP = ".dri-build.json"
+
+WORDNET_FILES = (
+    "index.noun", "index.verb", "index.adj", "index.adv",
+    "data.noun", "data.verb", "data.adj", "data.adv",
+    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
+    "index.sense", "cntlist", "cntlist.rev",
+)
+
+# lexnames(5WN) for WordNet 3.0: file number, name, syntactic category.
+LEXNAMES: tuple[tuple[str, int], ...] = (
+    ("adj.all", 3), ("adj.pert", 3), ("adv.all", 4), ("noun.Tops", 1),
+    ("noun.act", 1), ("noun.animal", 1), ("noun.artifact", 1), ("noun.attribute", 1),
+    ("noun.body", 1), ("noun.cognition", 1), ("noun.communication", 1), ("noun.event", 1),
+    ("noun.feeling", 1), ("noun.food", 1), ("noun.group", 1), ("noun.location", 1),
+    ("noun.motive", 1), ("noun.object", 1), ("noun.person", 1), ("noun.phenomenon", 1),
+    ("noun.plant", 1), ("noun.possession", 1), ("noun.process", 1), ("noun.quantity", 1),
+    ("noun.relation", 1), ("noun.shape", 1), ("noun.state", 1), ("noun.substance", 1),
+    ("noun.time", 1), ("verb.body", 2), ("verb.change", 2), ("verb.cognition", 2),
+    ("verb.communication", 2), ("verb.competition", 2), ("verb.consumption", 2),
+    ("verb.contact", 2), ("verb.creation", 2), ("verb.emotion", 2), ("verb.motion", 2),
+    ("verb.perception", 2), ("verb.possession", 2), ("verb.social", 2), ("verb.stative", 2),
+    ("verb.weather", 2), ("adj.ppl", 3),
+)
+
+_SS_TYPE_POS = {"1": "n", "2": "v"}
+
+
+class WordNetSetupError(RuntimeError):
+    """WordNet is not available; the message says what to do."""
+
+
+def wordnet_root(nltk_data: Path | None = None) -> Path:
+    """The ``corpora`` folder inside the project's nltk_data folder."""
+    if nltk_data is None:
+        from dri.settings import nltk_data_dir
+
+        nltk_data = nltk_data_dir()
+    return Path(nltk_data) / "corpora"
+
+
+def _sources_signature(source: Path) -> dict[str, list[int]]:
+    return {name: [(source / name).stat().st_size, int((source / name).stat().st_mtime)] for name in WORDNET_FILES}
+
+
+def is_built(nltk_data: Path | None = None) -> bool:
+    corpora = wordnet_root(nltk_data)
+    stamp = corpora / "wordnet" / _STAMP
+    if not stamp.is_file() or not (corpora / "wordnet_ic" / IC_FILE).is_file():
+        return False
+    try:
+        return json.loads(stamp.read_text()).get("version") == BUILD_VERSION
+    except (OSError, ValueError):
+        return False
+
+
+def _read_hypernyms(data_file: Path) -> dict[int, list[int]]:
+    """offset -> hypernym and instance-hypernym offsets of one data.<pos> file."""
+    parents: dict[int, list[int]] = {}
+    with data_file.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("  "):  # licence header
+                continue
+            fields = line.split(" ")
+            offset = int(fields[0])
+            words = int(fields[3], 16)
+            at = 4 + 2 * words
+            n_pointers = int(fields[at])
+            ups = []
+            for k in range(n_pointers):
+                symbol, target = fields[at + 1 + 4 * k], fields[at + 2 + 4 * k]
+                if symbol in ("@", "@i"):
+                    ups.append(int(target))
+            parents[offset] = ups
+    return parents
+
+
+def _read_sense_counts(source: Path) -> dict[str, dict[int, int]]:
+    """pos -> synset offset -> summed SemCor count of its senses."""
+    key_offset: dict[str, tuple[str, int]] = {}
+    with (source / "index.sense").open(encoding="utf-8") as fh:
+        for line in fh:
+            key, offset, _ = line.split(" ", 2)
+            pos = _SS_TYPE_POS.get(key.split("%", 1)[1][0])
+            if pos:
+                key_offset[key] = (pos, int(offset))
+    counts: dict[str, dict[int, int]] = {"n": defaultdict(int), "v": defaultdict(int)}
+    with (source / "cntlist").open(encoding="utf-8") as fh:
+        for line in fh:
+            count, key, _ = line.split(" ", 2)
+            hit = key_offset.get(key)
+            if hit:
+                counts[hit[0]][hit[1]] += int(count)
+    return counts
+
+
+def _information_content_lines(source: Path) -> list[str]:
+    counts = _read_sense_counts(source)
+    lines = ["wnver::dri-semcor-cntlist add-one smoothing, propagated to all hypernyms\n"]
+    for pos, data in (("n", "data.noun"), ("v", "data.verb")):
+        parents = _read_hypernyms(source / data)
+        freq = dict.fromkeys(parents, 0.0)
+        for offset in parents:
+            own = 1.0 + counts[pos].get(offset, 0)
+            # Each ancestor gets the count once, even when reached twice.
+            seen = {offset}
+            stack = [offset]
+            while stack:
+                node = stack.pop()
+                freq[node] += own
+                for up in parents[node]:
+                    if up not in seen:
+                        seen.add(up)
+                        stack.append(up)
+        for offset in sorted(parents):
+            root = " ROOT" if not parents[offset] else ""
+            lines.append(f"{offset}{pos} {freq[offset]:.1f}{root}\n")
+    return lines
+
+
+def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, force: bool = False) -> Path:
+    """Build (or reuse) WordNet and its IC file under ``nltk_data``; returns the corpora folder.
+
+    Raises :class:`WordNetSetupError` naming the missing Debian files when the
+    sources are absent.
+    """
+    source = Path(source or DEBIAN_WORDNET)
+    corpora = wordnet_root(nltk_data)
+    if is_built(nltk_data) and not force:
+        return corpora
+    missing = [name for name in WORDNET_FILES if not (source / name).is_file()]
+    if missing:
+        raise WordNetSetupError(
+            f"{source}: missing WordNet files {', '.join(missing)}; "
+            "install the Debian packages wordnet-base and wordnet-sense-index, then run scripts/setup-wordnet"
+        )
+    corpora.mkdir(parents=True, exist_ok=True)
+    # Build in a temporary folder and rename, so a concurrent reader never
+    # sees half a WordNet.
+    tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=corpora))
+    try:
+        wn_tmp, ic_tmp = tmp / "wordnet", tmp / "wordnet_ic"
+        wn_tmp.mkdir()
+        ic_tmp.mkdir()
+        for name in WORDNET_FILES:
+            shutil.copyfile(source / name, wn_tmp / name)
+        (wn_tmp / "lexnames").write_text(
+            "".join(f"{i:02d}\t{name}\t{cat}\n" for i, (name, cat) in enumerate(LEXNAMES)), encoding="utf-8"
+        )
+        (ic_tmp / IC_FILE).write_text("".join(_information_content_lines(source)), encoding="utf-8")
+        (wn_tmp / _STAMP).write_text(
+            json.dumps({"version": BUILD_VERSION, "source": str(source), "files": _sources_signature(source)}),
+            encoding="utf-8",
+        )
+        for name in ("wordnet_ic", "wordnet"):  # the stamp (in wordnet/) lands last
+            final = corpora / name
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(tmp / name, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return corpora
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Build the project's offline WordNet 3.0 and its IC file.")
+    parser.add_argument("--force", action="store_true", help="rebuild even when already built")
+    parser.add_argument("--source", type=Path, default=None, help=f"Debian WordNet folder (default {DEBIAN_WORDNET})")
+    args = parser.parse_args(argv)
+    try:
+        already = is_built() and not args.force
+        corpora = build_wordnet(source=args.source, force=args.force)
+    except WordNetSetupError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"WordNet {'already set up' if already else 'built'} in {corpora}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""The corpus flow: graphs, comparisons and a summary for a whole corpus.
+
+Steps (each a Prefect task wrapping a plain function of :mod:`flows.tasks`):
+
+1. discover the documents of the corpus folder;
+2. extract their ROS graphs, skipping documents whose graph (same bytes, same
+   extractor version) is already stored, and
+3. store them;
+4. plan the comparisons: ``manifest`` (the corpus's own pairs, e.g. each
+   original against its variants), ``target`` (one target against all other
+   documents, the paper's analogy search), ``all-pairs``, or ``auto``
+   (the manifest if the corpus has one, else all pairs);
+5. map and score the pairs in parallel and
+6. store the results, skipping pairs already stored for this run;
+7. write a run summary (JSON under ``data_dir()/runs`` and a Prefect artifact).
+
+Work is submitted in batches of documents and of pairs. A Prefect task costs
+tens of milliseconds of orchestration (measured in ``bench/bench_flows.py``),
+about as much as mapping a pair of short texts, so one task per pair would
+spend much of the run orchestrating.
+
+**Failures.** A bad document or pair is isolated: the run carries on, stores
+the rest and lists the failures in the summary. A run with failures ends in a
+``Failed`` state named ``Partially failed`` -- so automations and
+``prefect flow-run ls`` see it -- whose result is a :class:`PartialFailure`
+carrying the :class:`~flows.tasks.RunSummary`. Called directly,
+:func:`corpus_flow` returns the summary, or raises that exception.
+
+**Idempotence.** ``run_id`` defaults to a hash of the corpus name, mode,
+target, parameters and extractor version: a repeated run stores nothing
+twice, and new parameters or a new extractor give a new result set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.states import Completed, Failed, State
+
+from flows import tasks as steps
+from flows.progress import Reporter
+from flows.runners import RunnerConfig, make_task_runner, runner_config
+
+__all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
+
+Mode = Literal["auto", "manifest", "target", "all-pairs"]
+
+# At least this many batches per worker, so a slow batch does not leave the
+# other workers idle at the end; at most this many items per batch.
+_BATCHES_PER_WORKER = 4
+_MAX_BATCH = 50
+
+
+class PartialFailure(Exception):
+    """Some documents or pairs failed; ``summary`` says which and what was stored."""
+
+    def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+    def __reduce__(self):
+        return (PartialFailure, (self.args[0], self.summary))
+
+
+def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
+    """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
+    changes the results, so equal inputs give the same id."""
+    from extract import EXTRACTOR_VERSION
+
+    key = json.dumps({"corpus": corpus, "mode": mode, "target": target, "params": params,
+                      "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:10]
+    parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
+    return "-".join(parts)
+
+
+def _batches(items: Sequence, batch_size: int | None, workers: int) -> list[list]:
+    if not items:
+        return []
+    size = batch_size or max(1, min(_MAX_BATCH, math.ceil(len(items) / (workers * _BATCHES_PER_WORKER))))
+    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def _workers() -> int:
+    """Workers of this run's task runner, for sizing batches; a runner that
+    does not say (a remote Dask cluster) counts as ``DRI_WORKERS`` or the CPUs here."""
+    from prefect.context import FlowRunContext
+
+    ctx = FlowRunContext.get()
+    n = getattr(ctx.task_runner, "_max_workers", None) if ctx else None
+    return int(n or os.environ.get("DRI_WORKERS") or os.cpu_count() or 1)
+
+
+# -- tasks ---------------------------------------------------------------------
+
+# The store is the cache (keyed by graph_id and by run_id), so Prefect's own
+# result caching and persistence are switched off: they would only duplicate it.
+_TASK = dict(cache_policy=NO_CACHE, persist_result=False)
+
+
+@task(name="discover-documents", **_TASK)
+def discover_task(corpus_dir: str) -> list[str]:
+    return steps.discover_documents(corpus_dir)
+
+
+@task(name="extract-and-store", **_TASK)
+def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
+    done, failures = steps.extract_batch(paths, corpus, corpus_dir)
+    logger = get_run_logger()
+    for failure in failures:
+        logger.error("%s", failure)
+    return done, failures
+
+
+@task(name="plan-pairs", **_TASK)
+def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
+    manifest, problems = (steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, []))
+    plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
+    plan.problems[:0] = problems
+    return plan
+
+
+@task(name="map-and-store", **_TASK)
+def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
+    results = steps.map_batch(pairs, run_id, params)
+    logger = get_run_logger()
+    for r in results:
+        if r.error:
+            logger.error("%s -> %s: %s", r.source_id, r.target_id, r.error)
+    return results
+
+
+@task(name="write-summary", **_TASK)
+def summary_task(summary: steps.RunSummary) -> str:
+    path = steps.write_summary(summary)
+    rows = "\n".join(f"| {k} | {v} |" for k, v in [
+        ("documents", summary.documents), ("parsed", summary.parsed), ("unchanged", summary.reused),
+        ("pairs", summary.pairs), ("mapped", summary.mapped), ("already stored", summary.already_stored),
+        ("failed", len(summary.failures))])
+    failures = "\n".join(f"- `{f}`" for f in summary.failures[:50])
+    create_markdown_artifact(
+        key="corpus-run-summary",
+        markdown=f"## {summary.run_id}\n\n| | |\n|---|---|\n{rows}\n\n{failures}\n",
+        description=summary.headline(),
+    )
+    return str(path)
+
+
+# -- the flow ------------------------------------------------------------------
+
+def _run_name() -> str:
+    from prefect.runtime import flow_run
+
+    p = flow_run.parameters
+    return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'manifest')}"
+
+
+@flow(name="corpus", flow_run_name=_run_name, task_runner=make_task_runner(),
+      description="ROS graphs, comparisons and a summary for a corpus folder.")
+def corpus_flow(
+    corpus_dir: str,
+    mode: Mode = "manifest",
+    target: str | None = None,
+    run_id: str | None = None,
+    corpus: str | None = None,
+    sections: list[str] | None = None,
+    batch_size: int | None = None,
+) -> steps.RunSummary | State:
+    """Run the corpus at ``corpus_dir``; see the module docstring.
+
+    ``corpus`` names the corpus in the store (default: the folder name).
+    ``sections`` restricts both graphs of a pair to those sections (the paper
+    mapped abstract plus background). ``batch_size`` fixes the documents or
+    pairs per task (default: enough batches to keep every worker busy).
+    """
+    started = time.perf_counter()
+    logger = get_run_logger()
+    root = str(Path(corpus_dir).resolve())
+    corpus = corpus or Path(root).name
+    if mode == "auto":
+        mode = "manifest" if steps.has_manifest(root) else ("target" if target else "all-pairs")
+    params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
+    run_id = run_id or default_run_id(corpus, mode, target, params)
+    summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
+    seconds = {k: 0.0 for k in ("parse", "store_graphs", "load_graphs", "map", "store_results")}
+    workers = _workers()
+    logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
+
+    t = time.perf_counter()
+    paths = discover_task(root)
+    seconds["discover"] = time.perf_counter() - t
+    summary.documents = len(paths)
+
+    t = time.perf_counter()
+    documents: dict[str, str] = {}
+    progress = Reporter("parse", len(paths), logger)
+    futures = [extract_task.submit(batch, corpus, root) for batch in _batches(paths, batch_size, workers)]
+    for future in as_completed(futures):
+        try:
+            done, failures = future.result()
+        except Exception as err:  # a whole batch lost, e.g. a worker died
+            done, failures = [], [f"{root}: extraction batch failed: {steps.one_line(err)}"]
+        summary.failures.extend(failures)
+        for item in done:
+            documents[item.path] = item.doc_id
+            summary.parsed += item.parsed
+            summary.reused += not item.parsed
+            seconds["parse"] += item.seconds_parse
+            seconds["store_graphs"] += item.seconds_store
+        progress.advance(len(done), len(failures))
+    seconds["extract_wall"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    try:
+        plan = plan_task(mode, documents, root, target)
+    except Exception as err:
+        # Nothing to compare, but the graphs are stored: record why and stop.
+        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {steps.one_line(err)}"])
+    summary.failures.extend(plan.problems)
+    summary.pairs = len(plan.pairs)
+    seconds["plan"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
+    scored: list[tuple[float, steps.PlannedPair, dict]] = []
+    by_ids = {(p.source_id, p.target_id): p for p in plan.pairs}
+    progress = Reporter("map", len(plan.pairs), logger)
+    ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
+    futures = [map_task.submit(batch, run_id, params) for batch in _batches(ids, batch_size, workers)]
+    for future in as_completed(futures):
+        try:
+            results = future.result()
+        except Exception as err:
+            summary.failures.append(f"{root}: mapping batch failed: {steps.one_line(err)}")
+            continue
+        failed = 0
+        for r in results:
+            if r.error:
+                failed += 1
+                summary.failures.append(f"{names.get(r.source_id, r.source_id)} -> "
+                                        f"{names.get(r.target_id, r.target_id)}: {r.error}")
+            elif r.skipped:
+                summary.already_stored += 1
+            else:
+                summary.mapped += 1
+                scored.append((r.scores.get("analogy_similarity", 0.0), by_ids[(r.source_id, r.target_id)],
+                               r.scores))
+            seconds["load_graphs"] += r.seconds_load
+            seconds["map"] += r.seconds_map
+            seconds["store_results"] += r.seconds_store
+        progress.advance(len(results) - failed, failed)
+    seconds["map_wall"] = time.perf_counter() - t
+
+    scored.sort(key=lambda x: -x[0])
+    summary.top = [{"source": p.source, "target": p.target, "group": p.group, **s} for _, p, s in scored[:10]]
+    seconds["wall"] = time.perf_counter() - started
+    summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
+    summary.summary_path = summary_task(summary)
+    logger.info("%s", summary.headline())
+    if summary.failures:
+        message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"
+        return Failed(name="Partially failed", message=message, data=PartialFailure(message, summary))
+    return Completed(message=summary.headline(), data=summary)
+
+
+def run_corpus(corpus_dir: str, *, workers: int | None = None, dask_address: str | None = None,
+               runner: str | None = None, **parameters: Any) -> tuple[State, steps.RunSummary | None]:
+    """Run :func:`corpus_flow` on a chosen task runner; ``(final state, summary)``.
+
+    The summary is ``None`` only if the flow crashed before writing one.
+    """
+    config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
+    state = corpus_flow.with_options(task_runner=make_task_runner(config))(
+        corpus_dir, return_state=True, **parameters)
+    result = state.result(raise_on_failure=False)
+    if isinstance(result, PartialFailure):
+        return state, result.summary
+    return state, result if isinstance(result, steps.RunSummary) else None

@@ -1,0 +1,213 @@
+"""The corpus sensor: notice new corpus folders and announce them.
+
+A *corpus folder* is a direct sub-folder of a watched root holding at least
+one document (see :data:`flows.tasks.DOCUMENT_SUFFIXES`). Each new one is
+announced once with a Prefect event ``corpus.arrived`` whose payload carries
+``corpus_dir``; the ``on-new-corpus`` deployment in ``prefect.yaml`` has a
+trigger on that event and runs the corpus flow on the folder.
+
+The folders already announced are kept in a small JSON file under
+``data_dir()/sensor/`` (one per watched root), written atomically after each
+announcement and guarded by a lock file, so a restarted or overlapping sensor
+never announces a folder twice. A folder is announced only after delivery is
+confirmed by the server, and only once nothing in it has changed for
+``min_age`` seconds, so a corpus that is still being copied is not run half
+finished.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterator
+
+from prefect import flow, get_run_logger
+
+__all__ = [
+    "EVENT_NAME",
+    "SensorResult",
+    "Emitter",
+    "state_path",
+    "load_seen",
+    "find_new_corpora",
+    "scan",
+    "prefect_emitter",
+    "watch",
+    "corpus_sensor_flow",
+]
+
+EVENT_NAME = "corpus.arrived"
+
+#: ``emit(corpus_dir, n_documents)``; must raise if the event was not delivered.
+Emitter = Callable[[str, int], None]
+
+
+@dataclass
+class SensorResult:
+    """What one scan of a root found."""
+
+    root: str
+    announced: list[str] = field(default_factory=list)
+    already_seen: int = 0
+    waiting: list[str] = field(default_factory=list)  # changed less than min_age ago
+    errors: list[str] = field(default_factory=list)
+
+
+def state_path(root: str | Path, state_dir: str | Path | None = None) -> Path:
+    """The seen-state file for ``root``: one per watched root, keyed by its path."""
+    if state_dir is None:
+        from dri.settings import data_dir
+
+        state_dir = data_dir() / "sensor"
+    root = Path(root).resolve()
+    key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return Path(state_dir) / f"seen-{root.name or 'root'}-{key}.json"
+
+
+def load_seen(path: Path) -> dict[str, dict]:
+    """Folders already announced, ``{absolute path: record}``; empty if none."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        # Starting over would re-announce every corpus; refuse instead.
+        raise RuntimeError(f"{path}: unreadable sensor state ({err})") from err
+    return dict(data.get("seen", {}))
+
+
+def _save_seen(path: Path, root: Path, seen: dict[str, dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"root": str(root), "seen": seen}, indent=1, sort_keys=True), encoding="utf-8")
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
+    from flows.tasks import is_document
+
+    n, newest = 0, folder.stat().st_mtime
+    for path in folder.rglob("*"):
+        newest = max(newest, path.stat().st_mtime)
+        if path.is_file() and is_document(path):
+            n += 1
+    return n, now - newest
+
+
+def find_new_corpora(root: str | Path, seen: dict[str, dict], min_age: float = 0.0,
+                     now: float | None = None) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+    """``(new, waiting, errors)``: unseen settled corpus folders with their
+    document counts, unseen folders still changing, and one-line errors."""
+    root = Path(root).resolve()
+    now = time.time() if now is None else now
+    new, waiting, errors = [], [], []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        key = str(folder)
+        if key in seen:
+            continue
+        try:
+            n, age = _documents_and_age(folder, now)
+        except OSError as err:
+            errors.append(f"{folder}: {err.strerror or err}")
+            continue
+        if n == 0:
+            continue
+        if age >= min_age:
+            new.append((key, n))
+        else:
+            waiting.append(key)
+    return new, waiting, errors
+
+
+def scan(root: str | Path, emit: Emitter, *, min_age: float = 0.0,
+         state_dir: str | Path | None = None) -> SensorResult:
+    """Announce every new corpus folder under ``root`` once; see the module doc."""
+    root_path = Path(root).resolve()
+    if not root_path.is_dir():
+        raise NotADirectoryError(f"{root}: not a folder")
+    path = state_path(root_path, state_dir)
+    result = SensorResult(root=str(root_path))
+    with _locked(path):
+        seen = load_seen(path)
+        new, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
+        result.already_seen = len(seen)
+        for folder, n in new:
+            emit(folder, n)
+            seen[folder] = {"announced": datetime.now(timezone.utc).isoformat(), "documents": n}
+            # Saved per folder: a crash later in the loop must not re-announce this one.
+            _save_seen(path, root_path, seen)
+            result.announced.append(folder)
+    return result
+
+
+def prefect_emitter(folder: str, n_documents: int) -> None:
+    """Send ``corpus.arrived`` for ``folder`` and wait until the server has it."""
+    from prefect.events import Event
+    from prefect.events.clients import get_events_client
+    from prefect.utilities.asyncutils import run_coro_as_sync
+
+    event = Event(
+        event=EVENT_NAME,
+        resource={
+            "prefect.resource.id": f"dri.corpus.{folder}",
+            "prefect.resource.name": Path(folder).name,
+        },
+        payload={"corpus_dir": folder, "documents": n_documents},
+    )
+
+    async def send() -> None:
+        # checkpoint_every=1: emit() returns only after the server's pong, so
+        # the folder is never marked seen for an event that was lost.
+        async with get_events_client(checkpoint_every=1) as client:
+            await client.emit(event)
+
+    run_coro_as_sync(send())
+
+
+def watch(root: str | Path, *, interval: float = 60.0, once: bool = False, min_age: float = 30.0,
+          emit: Emitter = prefect_emitter, on_scan: Callable[[SensorResult], None] | None = None,
+          state_dir: str | Path | None = None) -> SensorResult:
+    """Scan ``root`` every ``interval`` seconds (once with ``once``); returns the last scan."""
+    while True:
+        result = scan(root, emit, min_age=min_age, state_dir=state_dir)
+        if on_scan:
+            on_scan(result)
+        if once:
+            return result
+        time.sleep(interval)
+
+
+
+@flow(name="corpus-sensor", description="Announce new corpus folders with corpus.arrived events.")
+def corpus_sensor_flow(root: str = "data/incoming", min_age_seconds: float = 30.0) -> list[str]:
+    """One scan of ``root`` as a Prefect flow (the ``corpus-sensor`` deployment
+    runs it on an interval); returns the folders announced."""
+    logger = get_run_logger()
+    result = scan(root, prefect_emitter, min_age=min_age_seconds)
+    for folder in result.announced:
+        logger.info("%s: new corpus, emitted %s", folder, EVENT_NAME)
+    for folder in result.waiting:
+        logger.info("%s: still changing, will look again", folder)
+    for error in result.errors:
+        logger.error("%s", error)
+    logger.info("%d new, %d seen before", len(result.announced), result.already_seen)
+    return result.announced

@@ -1,0 +1,444 @@
+"""The steps of a corpus run as plain functions.
+
+Each step is an ordinary function, testable without Prefect; :mod:`flows.corpus`
+wraps them as Prefect tasks. Steps pass paths and document ids, never graphs:
+a worker (thread, process or Dask worker) opens its own store connection and
+reads the graphs it needs, so nothing big crosses a process boundary.
+
+* :func:`discover_documents` lists the documents of a corpus folder.
+* :func:`extract_and_store` builds and stores one ROS graph. It is cached by
+  ``graph_id`` (hash of the bytes plus the extractor version): a document
+  whose graph is already stored is not parsed again.
+* :func:`plan_pairs` chooses the comparisons (manifest, target, all pairs).
+* :func:`map_and_store` maps and scores one pair and stores the result,
+  unless the store already holds it for this run.
+* :func:`write_summary` writes the run summary as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+__all__ = [
+    "DOCUMENT_SUFFIXES",
+    "CONTROL_FILES",
+    "MODES",
+    "RUN_MODES",
+    "has_manifest",
+    "Extracted",
+    "PlannedPair",
+    "Plan",
+    "PairResult",
+    "RunSummary",
+    "is_document",
+    "discover_documents",
+    "corpus_manifest",
+    "extract_and_store",
+    "extract_batch",
+    "plan_pairs",
+    "map_and_store",
+    "map_batch",
+    "write_summary",
+    "worker_store",
+    "one_line",
+]
+
+DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
+# Text files in corpus folders that describe the corpus instead of being part of it.
+CONTROL_FILES = frozenset({"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"})
+MODES = ("manifest", "target", "all-pairs")
+#: ``auto``: the corpus's manifest if it has one, else all pairs (for corpora that just arrived).
+RUN_MODES = ("auto", *MODES)
+
+
+def one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if hasattr(err, "path") else f"{type(err).__name__}: {text}"
+
+
+# -- discovering ---------------------------------------------------------------
+
+def is_document(path: str | Path) -> bool:
+    path = Path(path)
+    return (path.suffix.lower() in DOCUMENT_SUFFIXES and path.name.lower() not in CONTROL_FILES
+            and not path.name.startswith("."))
+
+
+def discover_documents(corpus_dir: str | Path) -> list[str]:
+    """Absolute paths of the documents under ``corpus_dir``, sorted.
+
+    Sub-folders count (the translation corpus keeps ``originals/`` and
+    ``roundtrip/<lang>/``); hidden files and folders do not.
+    """
+    root = Path(corpus_dir).resolve()
+    if not root.is_dir():
+        raise NotADirectoryError(f"{corpus_dir}: not a folder")
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.is_file() and is_document(path):
+            found.append(str(path))
+    return sorted(found)
+
+
+_MANIFEST_MARKERS = ("manifest.csv", "file_information.csv", "originals", "targets.txt")
+
+
+def has_manifest(corpus_dir: str | Path) -> bool:
+    """Whether :func:`corpus_manifest` would find pairs to read."""
+    return any((Path(corpus_dir) / marker).exists() for marker in _MANIFEST_MARKERS)
+
+
+def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``(pairs, problems)`` from the corpus's own description of its pairs.
+
+    Looked for in order: ``manifest.csv`` (columns source,target,group; see
+    :mod:`corpora.manifest`), ``file_information.csv`` (Clough & Stevenson),
+    an ``originals/`` folder (round-trip translations), ``targets.txt``
+    (analogy search). Pairs are ``(source path, target path, group)`` with
+    absolute paths. Raises :class:`corpora.text.CorpusError` if there is none.
+    """
+    from corpora.text import CorpusError
+
+    root = Path(corpus_dir)
+    if (root / "manifest.csv").is_file():
+        from corpora.manifest import read_manifest
+
+        rows, problems = read_manifest(root / "manifest.csv"), []
+    elif (root / "file_information.csv").is_file():
+        from corpora.plagiarism import load_plagiarism
+
+        loaded = load_plagiarism(root)
+        rows, problems = loaded.manifest(), list(loaded.problems)
+    elif (root / "originals").is_dir():
+        from corpora.translation import load_translation
+
+        loaded = load_translation(root)
+        rows, problems = loaded.manifest(), list(loaded.problems)
+    elif (root / "targets.txt").is_file():
+        from corpora.analogy import load_analogy
+
+        loaded = load_analogy(root)
+        rows, problems = loaded.manifest(), list(loaded.problems)
+    else:
+        raise CorpusError(root, "no manifest.csv, file_information.csv, originals/ or targets.txt "
+                                "to take pairs from (use --mode all-pairs or --mode target)")
+    pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
+    return pairs, problems
+
+
+# -- per-worker resources ------------------------------------------------------
+
+_local = threading.local()
+
+
+def worker_store():
+    """This thread's own store connection, opened on first use.
+
+    SQLite connections must not cross threads and nothing can cross
+    processes, so every worker thread keeps one. The key includes the
+    settings that choose the store, so a test that changes them gets a new one.
+    """
+    from store import open_store
+
+    key = (os.getpid(), os.environ.get("DRI_DATA_DIR"), os.environ.get("NEO4J_URI"))
+    if getattr(_local, "key", None) != key:
+        _local.store, _local.key = open_store(), key
+    return _local.store
+
+
+_GRAPH_CACHE_SIZE = 256
+_graph_cache: OrderedDict[tuple, Any] = OrderedDict()
+_graph_lock = threading.Lock()
+
+
+def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None):
+    """A stored graph, optionally restricted to ``sections``, with a small LRU
+    cache: in an all-pairs run every graph is needed n-1 times."""
+    key = (id(store), doc_id, sections)
+    with _graph_lock:
+        if key in _graph_cache:
+            _graph_cache.move_to_end(key)
+            return _graph_cache[key]
+    g = store.get_graph(doc_id)
+    if g is None:
+        raise LookupError(f"no stored graph for document {doc_id}")
+    if sections:
+        from graphs import restrict_to_sections
+
+        g = restrict_to_sections(g, sections)
+    with _graph_lock:
+        _graph_cache[key] = g
+        while len(_graph_cache) > _GRAPH_CACHE_SIZE:
+            _graph_cache.popitem(last=False)
+    return g
+
+
+# -- extracting ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Extracted:
+    """One document of the run: its ids and whether it had to be parsed."""
+
+    path: str
+    doc_id: str
+    graph_id: str
+    parsed: bool
+    seconds_parse: float = 0.0
+    seconds_store: float = 0.0
+
+
+def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
+    """Build the ROS graph of ``path`` and store it under ``corpus``.
+
+    Skips the parse when the store already has the graph for these bytes and
+    this extractor version; the file is still read, because hashing its bytes
+    is what tells an unchanged document from an edited one. Raises
+    :class:`extract.DocumentError` (one line) for bad input.
+    """
+    from extract import DocumentError, graph_from_path
+    from extract.document import content_ids
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise DocumentError(path, f"cannot read: {err.strerror or err}") from None
+    doc_id, graph_id = content_ids(data)
+    store = worker_store()
+    started = time.perf_counter()
+    if store.has_graph(graph_id):
+        return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
+    t0 = time.perf_counter()
+    g = graph_from_path(path)
+    t1 = time.perf_counter()
+    store.put_document(corpus, g, meta=dict(meta or {}))
+    t2 = time.perf_counter()
+    return Extracted(path, g.graph.get("doc_id", doc_id), g.graph.get("graph_id", graph_id), parsed=True,
+                     seconds_parse=t1 - t0, seconds_store=(t2 - t1) + (t0 - started))
+
+
+def extract_batch(paths: Sequence[str], corpus: str, corpus_dir: str | Path) -> tuple[list[Extracted], list[str]]:
+    """:func:`extract_and_store` over several documents: ``(stored, failures)``,
+    one line per failed document; a bad document does not stop the others."""
+    root = Path(corpus_dir).resolve()
+    done, failures = [], []
+    for path in paths:
+        meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
+        try:
+            done.append(extract_and_store(path, corpus, meta))
+        except Exception as err:  # noqa: BLE001 - isolate one bad document from the batch
+            failures.append(_prefixed(path, one_line(err)))
+    return done, failures
+
+
+def _relative(path: str | Path, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _prefixed(path: str | Path, message: str) -> str:
+    # DocumentError already starts with the path; other errors do not.
+    return message if message.startswith(str(path)) else f"{path}: {message}"
+
+
+# -- planning ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlannedPair:
+    source_id: str
+    target_id: str
+    source: str  # path, for messages and the summary
+    target: str
+    group: str = ""
+
+
+@dataclass
+class Plan:
+    pairs: list[PlannedPair]
+    problems: list[str] = field(default_factory=list)
+
+
+def plan_pairs(mode: str, documents: dict[str, str], *,
+               manifest: Sequence[tuple[str, str, str]] | None = None,
+               target: str | None = None) -> Plan:
+    """The comparisons of a run.
+
+    ``documents`` maps each successfully stored document's path to its doc_id.
+    ``mode``:
+
+    * ``manifest``: the ``(source, target, group)`` rows of ``manifest``;
+    * ``target``: every other document (source) against ``target`` (a path,
+      a file name or a doc_id), as in the paper's analogy search;
+    * ``all-pairs``: every unordered pair once, the earlier path as source.
+
+    Pairs whose documents failed (or are missing) are left out and named in
+    ``problems``. Documents with identical bytes share a doc_id and are
+    compared once, except in a manifest, which says exactly what it wants.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    plan = Plan(pairs=[])
+    if mode == "manifest":
+        if manifest is None:
+            raise ValueError("mode 'manifest' needs the manifest rows")
+        for source, tgt, group in manifest:
+            missing = [p for p in (source, tgt) if p not in documents]
+            if missing:
+                plan.problems.append(f"{source} -> {tgt}: skipped, no graph for {', '.join(missing)}")
+                continue
+            plan.pairs.append(PlannedPair(documents[source], documents[tgt], source, tgt, group))
+        return plan
+
+    by_id: dict[str, str] = {}
+    for path in sorted(documents):
+        by_id.setdefault(documents[path], path)  # first path names a duplicated text
+    if mode == "target":
+        if not target:
+            raise ValueError("mode 'target' needs a target document")
+        target_path = _find_target(target, documents)
+        if target_path is None:
+            raise LookupError(f"target {target!r} is not a stored document of this corpus")
+        target_id = documents[target_path]
+        plan.pairs = [PlannedPair(doc_id, target_id, path, target_path, "target")
+                      for doc_id, path in by_id.items() if doc_id != target_id]
+        return plan
+    items = sorted(by_id.items(), key=lambda kv: kv[1])
+    plan.pairs = [PlannedPair(a_id, b_id, a, b, "all-pairs")
+                  for i, (a_id, a) in enumerate(items) for b_id, b in items[i + 1:]]
+    return plan
+
+
+def _find_target(target: str, documents: dict[str, str]) -> str | None:
+    resolved = str(Path(target).resolve())
+    if resolved in documents:
+        return resolved
+    for path, doc_id in sorted(documents.items()):
+        if target in (doc_id, Path(path).name, Path(path).stem):
+            return path
+    matches = [p for p in sorted(documents) if p.endswith(os.sep + target)]
+    return matches[0] if matches else None
+
+
+# -- mapping -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairResult:
+    """What happened to one pair; ``scores`` is None when skipped or failed."""
+
+    source_id: str
+    target_id: str
+    scores: dict[str, float] | None = None
+    skipped: bool = False
+    error: str | None = None
+    seconds_load: float = 0.0
+    seconds_map: float = 0.0
+    seconds_store: float = 0.0
+
+
+def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str, Any]) -> PairResult:
+    """Map and score one pair and store the result under ``run_id``.
+
+    A pair already stored for ``run_id`` is skipped, which is what makes a
+    repeated run store nothing twice. ``params['sections']``, if given,
+    restricts both graphs to those sections first; ``params['mapping']`` is
+    passed to :func:`metrics.compare` as keyword arguments.
+    """
+    from metrics import compare
+    from store import ComparisonRecord
+
+    store = worker_store()
+    t0 = time.perf_counter()
+    if store.has_comparison(source_id, target_id, run_id):
+        return PairResult(source_id, target_id, skipped=True, seconds_store=time.perf_counter() - t0)
+    sections = tuple(params["sections"]) if params.get("sections") else None
+    source, target = _graph(store, source_id, sections), _graph(store, target_id, sections)
+    t1 = time.perf_counter()
+    comparison = compare(source, target, **(params.get("mapping") or {}))
+    t2 = time.perf_counter()
+    scores = comparison.scores
+    scores = scores if isinstance(scores, dict) else asdict(scores)
+    store.put_comparison(ComparisonRecord(
+        source_id=source_id, target_id=target_id, run_id=run_id, params=dict(params),
+        scores=comparison.scores, pairs=list(comparison.mapping.pairs),
+    ))
+    t3 = time.perf_counter()
+    return PairResult(source_id, target_id, scores=dict(scores), seconds_load=t1 - t0,
+                      seconds_map=t2 - t1, seconds_store=t3 - t2)
+
+
+def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[PairResult]:
+    """:func:`map_and_store` over several pairs; a failing pair is reported
+    in its :class:`PairResult` and the others carry on."""
+    results = []
+    for source_id, target_id in pairs:
+        try:
+            results.append(map_and_store(source_id, target_id, run_id, params))
+        except Exception as err:  # noqa: BLE001 - isolate one bad pair from the batch
+            results.append(PairResult(source_id, target_id, error=one_line(err)))
+    return results
+
+
+# -- summarising ---------------------------------------------------------------
+
+@dataclass
+class RunSummary:
+    """What a corpus run did; written as JSON and shown by ``dri run``."""
+
+    run_id: str
+    corpus: str
+    corpus_dir: str
+    mode: str
+    params: dict[str, Any]
+    documents: int = 0
+    parsed: int = 0
+    reused: int = 0
+    pairs: int = 0
+    mapped: int = 0
+    already_stored: int = 0
+    failures: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    top: list[dict[str, Any]] = field(default_factory=list)
+    summary_path: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def state(self) -> str:
+        return "completed" if self.ok else "partial failure"
+
+    def headline(self) -> str:
+        text = (f"run {self.run_id}: {self.documents} documents ({self.parsed} parsed, {self.reused} unchanged), "
+                f"{self.pairs} pairs ({self.mapped} mapped, {self.already_stored} already stored)")
+        return text + (f", {len(self.failures)} failed" if self.failures else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "state": self.state}
+
+
+def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:
+    """Write ``summary`` to ``<out_dir>/<run_id>.json`` (default ``data_dir()/runs``)."""
+    if out_dir is None:
+        from dri.settings import data_dir
+
+        out_dir = data_dir() / "runs"
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{summary.run_id.replace('/', '_').replace(':', '_')}.json"
+    summary.summary_path = str(path)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -35,7 +35,7 @@ from typing import Iterable, Protocol, runtime_checkable
 
 from corpora.manifest import write_manifest
 from corpora.text import CorpusError, read_text
-from corpora.translation import ORIGINALS, ROUNDTRIP, load_translation
+from corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
 
 __all__ = [
     "LANGUAGES",
@@ -217,7 +217,7 @@ def build_translation_corpus(
 
     ``src`` is a folder of ``.txt`` files or a list of files. Writes the
     layout of :mod:`corpora.translation` under ``out_dir``: ``originals/``,
-    ``roundtrip/<lang>/``, the one-way translations in ``pivot/<lang>/``,
+    ``roundtrip/<lang>/``, the one-way translations as ``pivot/<lang>/NAME.<lang>``,
     ``manifest.csv`` and ``translation.json``. A text or language that fails
     is noted in ``problems`` (one line each) and the rest carries on.
     """
@@ -246,8 +246,10 @@ def build_translation_corpus(
             except EngineError as err:
                 problems.append(f"{name} via {lang}: {err}")
                 continue
-            for folder, content in (("pivot", there), (ROUNDTRIP, back)):
-                target = out / folder / lang / f"{name}.txt"
+            # The one-way text is named NAME.<lang>, not .txt, so that nothing that
+            # collects English documents from the folder picks it up.
+            for target, content in ((out / PIVOT / lang / f"{name}.{lang}", there),
+                                    (out / ROUNDTRIP / lang / f"{name}.txt", back)):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(content, encoding="utf-8")
                 written.append(target)

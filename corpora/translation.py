@@ -9,6 +9,7 @@ Layout of a corpus folder::
 
     originals/NAME.txt            the English originals
     roundtrip/<lang>/NAME.txt     NAME translated to <lang> and back to English
+    pivot/<lang>/NAME.<lang>      (optional) the one-way translation, for reading
     manifest.csv                  (optional) the pairs manifest, see corpora.manifest
     translation.json              (optional) how it was built: engine, modes, date
 
@@ -35,10 +36,11 @@ from pathlib import Path
 from corpora.manifest import ManifestPair
 from corpora.text import CorpusError
 
-__all__ = ["ORIGINALS", "ROUNDTRIP", "TranslationPair", "TranslationCorpus", "load_translation"]
+__all__ = ["ORIGINALS", "ROUNDTRIP", "PIVOT", "TranslationPair", "TranslationCorpus", "load_translation"]
 
 ORIGINALS = "originals"
 ROUNDTRIP = "roundtrip"
+PIVOT = "pivot"
 TEXT_SUFFIXES = (".txt",)
 
 

@@ -1,0 +1,121 @@
+"""Expert ratings of analogies: import, validation and storage.
+
+The Dr Inventor paper ("Finding and Evaluating a Computer Graphics Analogy",
+Hurley et al., EGPAI 2016) had 12 to 13 computer-graphics researchers rate
+each analogy from 1 to 5 on novelty, usefulness and challenging the normal
+view of the topic, and reported the mean per property and Krippendorff's
+alpha (interval). A ratings file is a CSV with one row per rater and pair::
+
+    rater,pair,novelty,usefulness,challenge
+    r01,alexa2002~adams2009,5,4,4
+    r02,alexa2002~adams2009,4,3,5
+
+``pair`` is any label of the compared pair. Every property is an integer
+from 1 to 5; an empty cell means "not rated". Imported ratings are kept in
+``<data_dir>/ratings/ratings.csv``; a later rating of the same rater and pair
+replaces the earlier one.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpora.text import CorpusError
+
+__all__ = ["PROPERTIES", "COLUMNS", "ImportResult", "read_ratings", "ratings_file", "load_ratings",
+           "import_ratings"]
+
+PROPERTIES = ("novelty", "usefulness", "challenge")
+COLUMNS = ("rater", "pair", *PROPERTIES)
+SCALE = range(1, 6)
+
+
+@dataclass
+class ImportResult:
+    source: Path
+    stored: Path
+    accepted: int
+    total_stored: int
+    problems: list[str] = field(default_factory=list)
+
+
+def ratings_file() -> Path:
+    from dri.settings import data_dir
+
+    return data_dir() / "ratings" / "ratings.csv"
+
+
+def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
+    """``(rows, problems)``: the valid rows of a ratings CSV and one line per bad row.
+
+    A missing file or missing columns raise :class:`CorpusError`.
+    """
+    path = Path(path)
+    try:
+        fh = path.open(newline="", encoding="utf-8-sig")
+    except OSError as err:
+        raise CorpusError(path, f"cannot read ratings: {err.strerror or err}") from None
+    rows, problems = [], []
+    with fh:
+        reader = csv.DictReader(fh)
+        header = [(h or "").strip().lower() for h in reader.fieldnames or []]
+        missing = [c for c in COLUMNS if c not in header]
+        if missing:
+            raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
+        for line, raw in enumerate(reader, start=2):
+            row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
+            if not any(row.values()):
+                continue
+            reason = None
+            if not row["rater"] or not row["pair"]:
+                reason = "empty rater or pair"
+            out: dict[str, object] = {"rater": row["rater"], "pair": row["pair"]}
+            for prop in PROPERTIES:
+                value = row[prop]
+                if value == "":
+                    out[prop] = None
+                    continue
+                try:
+                    number = float(value)
+                except ValueError:
+                    number = None
+                if number is None or number != int(number) or int(number) not in SCALE:
+                    reason = reason or f"{prop} must be a whole number from 1 to 5, not {value!r}"
+                else:
+                    out[prop] = int(number)
+            if reason is None and all(out[p] is None for p in PROPERTIES):
+                reason = "no property rated"
+            if reason:
+                problems.append(f"{path}: line {line}: {reason}")
+            else:
+                rows.append(out)
+    return rows, problems
+
+
+def load_ratings(path: str | Path | None = None) -> list[dict[str, object]]:
+    """The stored ratings (empty if none were imported)."""
+    path = Path(path) if path else ratings_file()
+    if not path.is_file():
+        return []
+    rows, _ = read_ratings(path)
+    return rows
+
+
+def import_ratings(path: str | Path, store_path: str | Path | None = None) -> ImportResult:
+    """Validate ``path`` and merge its valid rows into the stored ratings."""
+    rows, problems = read_ratings(path)
+    target = Path(store_path) if store_path else ratings_file()
+    merged = {(str(r["rater"]), str(r["pair"])): r for r in load_ratings(target)}
+    for r in rows:
+        merged[(str(r["rater"]), str(r["pair"]))] = r
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(COLUMNS))
+        writer.writeheader()
+        for r in merged.values():
+            writer.writerow({k: ("" if r.get(k) is None else r[k]) for k in COLUMNS})
+    tmp.replace(target)
+    return ImportResult(Path(path), target, len(rows), len(merged), problems)

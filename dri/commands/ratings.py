@@ -1,0 +1,61 @@
+"""``dri ratings import FILE.csv`` / ``dri ratings show``: expert ratings of analogies.
+
+The CSV has the columns rater, pair, novelty, usefulness, challenge, each
+property a whole number from 1 to 5 (empty: not rated). Bad rows get a
+one-line error naming the file and line and are skipped; the valid ones are
+stored in ``data/ratings/ratings.csv`` (``DRI_DATA_DIR``). Both commands print
+the mean per property and Krippendorff's alpha (interval) over everything
+stored, and write it to the report ``data/reports/ratings``; analogy-search
+reports include it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["register", "run_ratings"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ratings", help="import expert ratings; agreement and means", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    imp = actions.add_parser("import", help="validate and store a ratings CSV")
+    imp.add_argument("file", type=Path, metavar="FILE.csv")
+    actions.add_parser("show", help="means and Krippendorff's alpha of the stored ratings")
+    p.set_defaults(handler=run_ratings)
+
+
+def run_ratings(args: argparse.Namespace) -> int:
+    from corpora.ratings import import_ratings, load_ratings, ratings_file
+    from corpora.text import CorpusError
+    from dri.settings import data_dir
+    from metrics.report import write_ratings_report
+    from metrics.stats import rating_stats
+
+    status = 0
+    if args.action == "import":
+        try:
+            result = import_ratings(args.file)
+        except CorpusError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        for problem in result.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print(f"{args.file}: {result.accepted} ratings imported, {len(result.problems)} rejected; "
+              f"{result.total_stored} stored in {result.stored}")
+        status = 1 if result.problems else 0
+    rows = load_ratings()
+    if not rows:
+        print(f"no ratings stored yet ({ratings_file()}); use `dri ratings import FILE.csv`", file=sys.stderr)
+        return 1
+    stats = rating_stats(rows)
+    for st in stats:
+        alpha = "–" if st.alpha is None else f"{st.alpha:.3f}"
+        print(f"{st.prop}: mean {st.mean:.2f}, Krippendorff's alpha (interval) {alpha}, "
+              f"{st.raters} raters, {st.pairs} pairs")
+    folder = write_ratings_report(stats, data_dir() / "reports" / "ratings", source=str(ratings_file()))
+    print(f"report: {folder / 'summary.md'}")
+    return status

@@ -1,0 +1,50 @@
+"""``dri report [DIR]``: print an evaluation report's summary, or open it.
+
+Without DIR, the newest report under ``data/reports/`` (``DRI_DATA_DIR``).
+``--open`` opens ``index.html`` in a web browser instead of printing;
+``--path`` prints only the report folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["register", "run_report"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="print or open an evaluation report", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="report folder (default: the newest)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--open", action="store_true", help="open index.html in a browser")
+    how.add_argument("--path", action="store_true", help="print the report folder only")
+    p.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from dri.settings import data_dir
+    from metrics.report import find_report
+
+    root = data_dir() / "reports"
+    folder = find_report(args.dir, root)
+    if folder is None:
+        where = args.dir if args.dir else root
+        print(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr)
+        return 1
+    if args.path:
+        print(folder)
+        return 0
+    if args.open:
+        import webbrowser
+
+        page = (folder / "index.html").resolve()
+        if not webbrowser.open(page.as_uri()):
+            print(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)
+        else:
+            return 0
+    print((folder / "summary.md").read_text(encoding="utf-8"))
+    print(f"\n(report folder: {folder})")
+    return 0

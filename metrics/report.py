@@ -1,0 +1,368 @@
+"""Evaluation reports: a folder with every score, box plots, statistics and a summary.
+
+What the Dr Inventor paper (Hurley et al., EGPAI 2016) showed as Figure 7
+(scores per translation language) and Figure 8 (semantic similarity per
+plagiarism level), with the numbers that back them and the text baselines of
+:mod:`metrics.baselines` beside them. A report folder holds:
+
+``scores.csv``
+    one row per compared pair: the structure scores (Analogy Similarity,
+    semantic, Jaccard, conceptual, relational), the counts of mapped
+    concepts and relations, every baseline, the time taken and any error.
+``boxplots.png``
+    one panel per structure score, one box per group (level or language).
+``boxplots_baselines.png``
+    the same for the baselines.
+``stats.json``
+    per score: the group summaries (n, median, mean, quartiles), Spearman's
+    rho with the level, Kruskal-Wallis H and p, ROC AUC, the ranking of
+    groups; plus the expert ratings (mean per property, Krippendorff's alpha)
+    when there are any.
+``summary.md`` and ``index.html``
+    the same numbers as tables with the plots embedded.
+
+Example
+-------
+>>> result = EvaluationResult("plagiarism", rows, groups=["cut", "light", "heavy", "non"],
+...                           levels=LEVEL_CODES, negative="non")          # doctest: +SKIP
+>>> write_report(result, "reports/plagiarism")                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from metrics.stats import RatingStats, ScoreStats, score_stats
+
+__all__ = [
+    "STRUCTURE_SCORES",
+    "SCORE_LABELS",
+    "EvaluationResult",
+    "ReportFiles",
+    "write_report",
+    "write_scores_csv",
+    "plot_boxes",
+    "find_report",
+    "write_ratings_report",
+]
+
+STRUCTURE_SCORES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational")
+COUNTS = ("mapped_concepts", "mapped_relations")
+SCORE_LABELS = {
+    "analogy_similarity": "Analogy Similarity",
+    "semantic": "Semantic similarity",
+    "jaccard": "Jaccard",
+    "conceptual": "Conceptual similarity",
+    "relational": "Relational similarity",
+    "tfidf_cosine": "TF-IDF cosine",
+    "ngram3_containment": "Word 3-gram containment",
+    "lcs_words": "LCS (words) / answer length",
+    "chrf": "chrF",
+    "fuzz_token": "rapidfuzz token sort ratio",
+    "embedding_cosine": "MiniLM embedding cosine",
+}
+KIND_TITLES = {
+    "plagiarism": "Plagiarism evaluation",
+    "translation": "Round-trip translation evaluation",
+    "analogy": "Analogy search",
+}
+
+
+@dataclass
+class EvaluationResult:
+    """The pairs of one evaluation and how to read them.
+
+    ``rows`` are dicts with at least ``source``, ``target`` and ``group`` and a
+    float per score (NaN or missing when the pair failed, with ``error``).
+    ``groups`` fixes the order of the boxes; ``levels`` codes groups for
+    Spearman's rho; ``negative`` is the group tested against for AUC;
+    ``rank`` ranks the groups by median (languages).
+    """
+
+    kind: str
+    rows: list[dict[str, Any]]
+    groups: list[str] | None = None
+    levels: Mapping[str, int] | None = None
+    negative: str | None = None
+    rank: bool = False
+    structure_scores: tuple[str, ...] = STRUCTURE_SCORES
+    baseline_scores: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    group_labels: Mapping[str, str] | None = None
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        return tuple(self.structure_scores) + tuple(self.baseline_scores)
+
+    def ordered_groups(self) -> list[str]:
+        seen = list(dict.fromkeys(str(r["group"]) for r in self.rows))
+        order = [g for g in (self.groups or []) if g in seen]
+        return order + [g for g in seen if g not in order]
+
+    def values(self, score: str) -> tuple[list[float], list[str]]:
+        """``(values, groups)`` of one score over the pairs that have it."""
+        vals, grps = [], []
+        for r in self.rows:
+            v = r.get(score)
+            if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
+                continue
+            vals.append(float(v))
+            grps.append(str(r["group"]))
+        return vals, grps
+
+    def stats(self) -> dict[str, ScoreStats]:
+        out = {}
+        for score in self.scores:
+            vals, grps = self.values(score)
+            if vals:
+                out[score] = score_stats(score, vals, grps, levels=self.levels, negative=self.negative,
+                                         rank=self.rank)
+        return out
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    folder: Path
+    scores_csv: Path
+    stats_json: Path
+    summary_md: Path
+    index_html: Path
+    plots: tuple[Path, ...]
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "–"
+        if x != 0 and abs(x) < 10 ** -digits:
+            return f"{x:.1e}"
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequence[str]) -> Path:
+    """Every row, the fixed columns first, then the scores, then the rest."""
+    first = ["pair", "group", "source", "target"]
+    tail = ["seconds", "error"]
+    known = set(first) | set(scores) | set(COUNTS) | set(tail)
+    extra = sorted({k for r in rows for k in r if k not in known and not k.startswith("_")})
+    columns = first + extra + list(scores) + list(COUNTS) + tail
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for i, r in enumerate(rows, start=1):
+            out = {k: r.get(k, "") for k in columns}
+            out["pair"] = r.get("pair", i)
+            for k in (*scores, "seconds"):
+                v = out.get(k)
+                if isinstance(v, float):
+                    out[k] = "" if math.isnan(v) else f"{v:.6f}"
+            writer.writerow(out)
+    return path
+
+
+def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, title: str) -> Path | None:
+    """One box-plot panel per score, one box per group; ``None`` if nothing to draw."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = [s for s in scores if result.values(s)[0]]
+    if not scores:
+        return None
+    groups = result.ordered_groups()
+    labels = [(result.group_labels or {}).get(g, g) for g in groups]
+    cols = min(3, len(scores))
+    rows = math.ceil(len(scores) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+    for ax, score in zip(axes.flat, scores):
+        vals, grps = result.values(score)
+        data = [[v for v, g in zip(vals, grps) if g == group] for group in groups]
+        ax.boxplot([d if d else [math.nan] for d in data], tick_labels=labels)
+        ax.set_title(SCORE_LABELS.get(score, score), fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.tick_params(axis="x", labelrotation=30 if len(groups) > 4 else 0, labelsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(scores):]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> tuple[list[str], list[list[str]]]:
+    groups = result.ordered_groups()
+    header = ["score", *[f"median {(result.group_labels or {}).get(g, g)}" for g in groups]]
+    if result.levels:
+        header.append("Spearman rho")
+    header += ["Kruskal-Wallis H", "p"]
+    if result.negative:
+        header.append(f"AUC (vs {result.negative})")
+    if result.rank:
+        header.append("ranking")
+    body = []
+    for score in result.scores:
+        st = stats.get(score)
+        if st is None:
+            continue
+        row = [SCORE_LABELS.get(score, score)]
+        row += [_fmt(st.groups[g].median) if g in st.groups else "–" for g in groups]
+        if result.levels:
+            row.append(_fmt(st.rho))
+        row += [_fmt(st.kruskal_h, 2), _fmt(st.kruskal_p)]
+        if result.negative:
+            row.append(_fmt(st.auc))
+        if result.rank:
+            row.append(" > ".join(st.ranking))
+        body.append(row)
+    return header, body
+
+
+def _ratings_table(ratings: Sequence[RatingStats]) -> tuple[list[str], list[list[str]]]:
+    header = ["property", "mean (1-5)", "Krippendorff alpha (interval)", "raters", "pairs", "ratings"]
+    body = [[r.prop, _fmt(r.mean, 2), _fmt(r.alpha), str(r.raters), str(r.pairs), str(r.ratings)]
+            for r in ratings]
+    return header, body
+
+
+def _md_table(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def _html_table(header: list[str], body: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _meta_lines(result: EvaluationResult) -> list[str]:
+    n_ok = sum(1 for r in result.rows if not r.get("error"))
+    lines = [f"pairs compared: {n_ok} of {len(result.rows)}"]
+    for key, value in result.meta.items():
+        if key.startswith("_") or isinstance(value, (dict, list)):
+            continue
+        lines.append(f"{key.replace('_', ' ')}: {_fmt(value, 1) if isinstance(value, float) else value}")
+    return lines
+
+
+def write_report(
+    result: EvaluationResult,
+    out_dir: str | Path,
+    ratings: Sequence[RatingStats] | None = None,
+    extra_markdown: str = "",
+) -> ReportFiles:
+    """Write the report folder of ``result`` (created if needed); returns its files."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stats = result.stats()
+    scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
+    title = KIND_TITLES.get(result.kind, result.kind)
+    plots = [p for p in (
+        plot_boxes(result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"),
+        plot_boxes(result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"),
+    ) if p is not None] if result.kind != "analogy" else []
+
+    stats_json = out / "stats.json"
+    stats_json.write_text(json.dumps({
+        "kind": result.kind,
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "meta": result.meta,
+        "groups": result.ordered_groups(),
+        "levels": dict(result.levels) if result.levels else None,
+        "pairs": len(result.rows),
+        "failed": sum(1 for r in result.rows if r.get("error")),
+        "scores": {k: asdict(v) for k, v in stats.items()},
+        "ratings": [asdict(r) for r in ratings] if ratings else None,
+        "problems": result.problems,
+    }, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+
+    header, body = _stats_table(result, stats)
+    md = [f"# {title}", "", *[f"- {line}" for line in _meta_lines(result)], ""]
+    html_parts = [f"<h1>{html.escape(title)}</h1>",
+                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _meta_lines(result)) + "</ul>"]
+    if body:
+        md += ["## Scores per group, structure and baselines side by side", "",
+               "Medians per group; Spearman's rho against the level (cut 3, light 2, heavy 1, non 0); "
+               "Kruskal-Wallis across the groups; ROC AUC of the other groups against the negative one.", "",
+               _md_table(header, body), ""]
+        html_parts += ["<h2>Scores per group, structure and baselines side by side</h2>", _html_table(header, body)]
+    for plot in plots:
+        md += [f"![{plot.stem}]({plot.name})", ""]
+        html_parts.append(f'<p><img src="{html.escape(plot.name)}" alt="{html.escape(plot.stem)}"></p>')
+    if ratings:
+        rh, rb = _ratings_table(ratings)
+        md += ["## Expert ratings", "", _md_table(rh, rb), ""]
+        html_parts += ["<h2>Expert ratings</h2>", _html_table(rh, rb)]
+    if extra_markdown:
+        md += [extra_markdown.rstrip(), ""]
+        html_parts.append(f"<pre>{html.escape(extra_markdown)}</pre>")
+    failed = [r for r in result.rows if r.get("error")]
+    if failed or result.problems:
+        md += ["## Problems", ""]
+        md += [f"- {p}" for p in result.problems]
+        md += [f"- {r['target']}: {r['error']}" for r in failed]
+        md.append("")
+        html_parts += ["<h2>Problems</h2>", "<ul>" + "".join(
+            f"<li>{html.escape(x)}</li>" for x in [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)]
+        ) + "</ul>"]
+    md += ["Files: `scores.csv` (every score of every pair), `stats.json` (all statistics).", ""]
+    summary_md = out / "summary.md"
+    summary_md.write_text("\n".join(md), encoding="utf-8")
+    index_html = out / "index.html"
+    index_html.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>body{{font-family:sans-serif;max-width:70em;margin:auto}}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+        "img{max-width:100%}</style></head><body>" + "\n".join(html_parts) + "</body></html>",
+        encoding="utf-8")
+    return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
+
+
+def find_report(path: str | Path | None, reports_root: Path) -> Path | None:
+    """The report folder ``path`` names, or the newest one under ``reports_root``."""
+    if path is not None:
+        p = Path(path)
+        if p.is_file():
+            return p.parent if p.name in ("summary.md", "index.html") else None
+        return p if (p / "summary.md").is_file() else None
+    if not reports_root.is_dir():
+        return None
+    found = sorted((d for d in reports_root.iterdir() if (d / "summary.md").is_file()),
+                   key=lambda d: (d / "summary.md").stat().st_mtime)
+    return found[-1] if found else None
+
+
+def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, source: str = "") -> Path:
+    """A report folder for the expert ratings alone: ``summary.md``, ``index.html``, ``stats.json``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    header, body = _ratings_table(ratings)
+    (out / "stats.json").write_text(json.dumps({"kind": "ratings", "source": source,
+                                                "ratings": [asdict(r) for r in ratings]}, indent=1),
+                                    encoding="utf-8")
+    intro = ("Mean rating per property (1 to 5) and Krippendorff's alpha, interval metric, "
+             "as in the Dr Inventor paper's expert evaluation.")
+    md = ["# Expert ratings", "", intro, "", _md_table(header, body), ""]
+    if source:
+        md += [f"Ratings: `{source}`", ""]
+    (out / "summary.md").write_text("\n".join(md), encoding="utf-8")
+    (out / "index.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Expert ratings</title></head><body>"
+        f"<h1>Expert ratings</h1><p>{html.escape(intro)}</p>{_html_table(header, body)}</body></html>",
+        encoding="utf-8")
+    return out

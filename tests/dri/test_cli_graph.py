@@ -1,0 +1,38 @@
+import json
+
+from dri.cli import main
+
+TEXT = "The sun attracts the planets. The planets orbit the sun because gravity holds them."
+
+
+def test_graph_prints_a_summary_per_document_and_writes_json(tmp_path, capsys):
+    src = tmp_path / "solar.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["graph", str(src), "--out", str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{src}: ") and "concepts" in line and "2 sentences" in line
+    data = json.loads((out / "solar.json").read_text())
+    lemmas = {n["lemma"] for n in data["nodes"]}
+    assert {"sun", "planet", "attract", "orbit"} <= lemmas
+
+
+def test_graph_batch_carries_on_after_a_bad_file_and_exits_1(tmp_path, capsys):
+    good = tmp_path / "good.txt"
+    good.write_text(TEXT, encoding="utf-8")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert main(["graph", str(empty), str(good), "--out", str(tmp_path), "--format", "graphml"]) == 1
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(empty) in errors[0]
+    assert str(good) in captured.out
+    assert (tmp_path / "good.graphml").read_text().startswith("<?xml")
+
+
+def test_graph_png(tmp_path):
+    src = tmp_path / "solar.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    png = tmp_path / "solar.png"
+    assert main(["graph", str(src), "--png", str(png)]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -151,7 +151,11 @@ def scan(root: str | Path, emit: Emitter, *, min_age: float = 0.0,
         new, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
         result.already_seen = len(seen)
         for folder, n in new:
-            emit(folder, n)
+            try:
+                emit(folder, n)
+            except Exception as err:  # noqa: BLE001 - not marked seen, so tried again next scan
+                result.errors.append(f"{folder}: not announced: {' '.join(str(err).split()) or type(err).__name__}")
+                continue
             seen[folder] = {"announced": datetime.now(timezone.utc).isoformat(), "documents": n}
             # Saved per folder: a crash later in the loop must not re-announce this one.
             _save_seen(path, root_path, seen)

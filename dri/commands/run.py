@@ -1,0 +1,123 @@
+"""``dri run CORPUS_DIR``: run the corpus flow here, with a progress bar.
+
+Builds (or reuses) the ROS graph of every document of the folder, maps the
+pairs chosen by ``--mode`` in parallel and stores graphs and results (Neo4j if
+``NEO4J_URI`` is set, else the embedded SQLite store). Prints the run summary;
+exit status 1 if any document or pair failed (the rest is stored).
+
+Modes: ``auto`` (the corpus's manifest if it has one, else all pairs),
+``manifest``, ``target`` (every document against ``--target``) and
+``all-pairs``. Tasks run on local processes by default, on a Dask cluster
+with ``--dask ADDRESS`` (or ``DRI_DASK_ADDRESS``). The run is recorded by the
+Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["register", "run_run", "prefect_defaults"]
+
+
+def prefect_defaults(quiet_console: bool) -> None:
+    """Offline-friendly Prefect settings, unless the user set them."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if quiet_console:
+        # The progress bar shows the same figures; the server still gets every log line.
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_TASK_RUNS_LEVEL", "WARNING")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the corpus flow on a folder of documents", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("corpus_dir", type=Path, metavar="CORPUS_DIR")
+    p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
+    p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
+    p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
+    p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--runner", choices=["processes", "threads", "dask"],
+                   help="task runner (default: processes, or dask with --dask)")
+    p.add_argument("--corpus", help="corpus name in the store (default: the folder name)")
+    p.add_argument("--run-id", help="result set to store into (default: derived from corpus, mode, parameters)")
+    p.add_argument("--sections", nargs="+", metavar="SECTION",
+                   help="compare only these sections, e.g. abstract background")
+    p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
+    p.set_defaults(handler=run_run)
+
+
+def _print_summary(summary, out=sys.stdout) -> None:
+    print(summary.headline(), file=out)
+    seconds = summary.seconds
+    print(f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
+          f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
+          "(summed over workers)", file=out)
+    if summary.top:
+        print("best pairs by analogy similarity (this run's new results):", file=out)
+        for row in summary.top[:5]:
+            print(f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
+                  + (f"  [{row['group']}]" if row.get("group") else ""), file=out)
+    if summary.summary_path:
+        print(f"summary: {summary.summary_path}", file=out)
+
+
+def run_run(args: argparse.Namespace) -> int:
+    if not args.corpus_dir.is_dir():
+        print(f"error: {args.corpus_dir}: not a folder", file=sys.stderr)
+        return 1
+    if args.mode == "target" and not args.target:
+        print("error: --mode target needs --target NAME", file=sys.stderr)
+        return 2
+    show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    prefect_defaults(quiet_console=show_progress or args.json)
+
+    from flows.corpus import run_corpus
+    from flows.progress import Progress, listening
+    from flows.runners import runner_config
+
+    try:
+        config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    parameters = dict(mode=args.mode, target=args.target, run_id=args.run_id, corpus=args.corpus,
+                      sections=args.sections, batch_size=args.batch_size)
+    run = lambda: run_corpus(str(args.corpus_dir), workers=config.workers,  # noqa: E731
+                             dask_address=config.dask_address, runner=config.kind, **parameters)
+
+    if show_progress:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+
+        with Bar(TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
+                 TextColumn("{task.fields[failed]}"), TimeElapsedColumn(), transient=False) as bar:
+            rows = {"parse": bar.add_task("documents parsed", total=None, failed=""),
+                    "map": bar.add_task("pairs mapped", total=None, failed="")}
+
+            def show(p: Progress) -> None:
+                bar.update(rows[p.stage], completed=p.done, total=p.total,
+                           failed=f"{p.failed} failed" if p.failed else "")
+
+            with listening(show):
+                state, summary = run()
+    else:
+        state, summary = run()
+
+    if summary is None:
+        reason = state.message or state.name
+        print(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
+        return 1
+    for failure in summary.failures:
+        print(f"error: {failure}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=1, default=str))
+    else:
+        _print_summary(summary)
+    return 0 if summary.ok else 1

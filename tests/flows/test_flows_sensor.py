@@ -1,0 +1,87 @@
+"""The corpus sensor's memory of folders it has announced."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from flows_corpus_helpers import write_corpus
+from flows.sensor import load_seen, scan, state_path
+
+
+class Recorder:
+    def __init__(self, fail_on: set[str] = frozenset()):
+        self.calls: list[tuple[str, int]] = []
+        self.fail_on = fail_on
+
+    def __call__(self, folder: str, n: int) -> None:
+        if os.path.basename(folder) in self.fail_on:
+            raise ConnectionError("server went away")
+        self.calls.append((folder, n))
+
+
+def test_each_new_folder_is_announced_once_even_after_a_restart(tmp_path):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    write_corpus(root / "one")
+    (root / "empty").mkdir()  # no documents: not a corpus
+    first = Recorder()
+    result = scan(root, first, state_dir=state)
+    assert first.calls == [(str((root / "one").resolve()), 4)]
+    assert result.announced == [str((root / "one").resolve())]
+
+    write_corpus(root / "two")
+    # A new Recorder and a fresh scan stand for a restarted sensor: only the state file is shared.
+    second = Recorder()
+    result = scan(root, second, state_dir=state)
+    assert [os.path.basename(f) for f, _ in second.calls] == ["two"]
+    assert result.already_seen == 1
+    third = Recorder()
+    scan(root, third, state_dir=state)
+    assert third.calls == []
+    assert set(load_seen(state_path(root, state))) == {str((root / n).resolve()) for n in ("one", "two")}
+
+
+def test_a_folder_still_being_written_waits(tmp_path):
+    root = tmp_path / "incoming"
+    write_corpus(root / "fresh")
+    rec = Recorder()
+    result = scan(root, rec, min_age=3600, state_dir=tmp_path / "state")
+    assert rec.calls == [] and [os.path.basename(f) for f in result.waiting] == ["fresh"]
+    old = time.time() - 7200
+    for path in [root / "fresh", *(root / "fresh").iterdir()]:
+        os.utime(path, (old, old))
+    assert scan(root, rec, min_age=3600, state_dir=tmp_path / "state").announced
+
+
+def test_a_failed_announcement_is_retried_next_scan(tmp_path):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    write_corpus(root / "a")
+    write_corpus(root / "b")
+    result = scan(root, Recorder(fail_on={"a"}), state_dir=state)
+    assert [os.path.basename(f) for f in result.announced] == ["b"]
+    assert len(result.errors) == 1 and "a: not announced: server went away" in result.errors[0]
+    retry = Recorder()
+    scan(root, retry, state_dir=state)
+    assert [os.path.basename(f) for f, _ in retry.calls] == ["a"]
+
+
+def test_unreadable_state_is_an_error_not_a_fresh_start(tmp_path):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    write_corpus(root / "a")
+    path = state_path(root, state)
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    with pytest.raises(RuntimeError, match="unreadable sensor state"):
+        scan(root, Recorder(), state_dir=state)
+
+
+def test_state_is_kept_per_root(tmp_path):
+    assert state_path(tmp_path / "x", tmp_path) != state_path(tmp_path / "y", tmp_path)
+    write_corpus(tmp_path / "x" / "c")
+    scan(tmp_path / "x", Recorder(), state_dir=tmp_path / "s")
+    data = json.loads(state_path(tmp_path / "x", tmp_path / "s").read_text())
+    assert data["root"] == str((tmp_path / "x").resolve())
+    assert list(data["seen"].values())[0]["documents"] == 4

@@ -1,0 +1,144 @@
+"""The plain steps of a corpus run, without Prefect."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flows_corpus_helpers import write_corpus
+from flows.runners import make_task_runner, runner_config
+from flows.tasks import (
+    RunSummary,
+    corpus_manifest,
+    discover_documents,
+    extract_and_store,
+    has_manifest,
+    map_and_store,
+    plan_pairs,
+    worker_store,
+    write_summary,
+)
+
+
+def test_discover_documents_skips_control_and_hidden_files(tmp_path):
+    root = write_corpus(tmp_path / "c")
+    (root / "targets.txt").write_text("solar.txt\n")
+    (root / ".hidden.txt").write_text("x")
+    (root / "notes.md").write_text("x")
+    (root / "sub").mkdir()
+    (root / "sub" / "extra.TXT").write_text("The cat chased the mouse.")
+    (root / ".git").mkdir()
+    (root / ".git" / "x.txt").write_text("x")
+    found = [Path(p).relative_to(root.resolve()).as_posix() for p in discover_documents(root)]
+    assert found == ["atom.txt", "fortress.txt", "solar.txt", "sub/extra.TXT", "tumour.txt"]
+
+
+def test_discover_documents_names_a_missing_folder(tmp_path):
+    with pytest.raises(NotADirectoryError, match="nowhere"):
+        discover_documents(tmp_path / "nowhere")
+
+
+def test_corpus_manifest_reads_manifest_csv(corpus):
+    pairs, problems = corpus_manifest(corpus)
+    assert problems == []
+    assert [(Path(s).name, Path(t).name, g) for s, t, g in pairs] == [
+        ("solar.txt", "atom.txt", "science"), ("fortress.txt", "tumour.txt", "story")]
+    assert all(Path(s).is_absolute() for s, _, _ in pairs)
+
+
+def test_corpus_manifest_reads_clough_stevenson_index():
+    root = Path("/work/shared/corpora/clough-stevenson")
+    pairs, _ = corpus_manifest(root)
+    assert len(pairs) == 95
+    assert all(Path(s).name.startswith("orig_task") for s, _, _ in pairs)
+    assert {g for _, _, g in pairs} == {"cut", "light", "heavy", "non"}
+
+
+def test_corpus_manifest_without_one_says_what_it_looked_for(tmp_path):
+    root = write_corpus(tmp_path / "c", manifest=None)
+    assert not has_manifest(root)
+    with pytest.raises(Exception, match="no manifest.csv"):
+        corpus_manifest(root)
+
+
+DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
+
+
+def test_plan_all_pairs_is_each_unordered_pair_once():
+    plan = plan_pairs("all-pairs", DOCS)
+    pairs = [(p.source_id, p.target_id) for p in plan.pairs]
+    assert pairs == [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+
+
+def test_plan_all_pairs_compares_duplicate_texts_once():
+    plan = plan_pairs("all-pairs", {**DOCS, "/c/a-copy.txt": "A"})
+    assert len(plan.pairs) == 6
+    assert all(p.source_id != p.target_id for p in plan.pairs)
+
+
+def test_plan_target_maps_every_other_document_onto_the_target():
+    plan = plan_pairs("target", DOCS, target="c.txt")
+    assert [(p.source_id, p.target_id) for p in plan.pairs] == [("A", "C"), ("B", "C"), ("D", "C")]
+    assert plan_pairs("target", DOCS, target="C").pairs == plan.pairs  # by doc id too
+    with pytest.raises(LookupError, match="zzz"):
+        plan_pairs("target", DOCS, target="zzz")
+
+
+def test_plan_manifest_skips_pairs_of_failed_documents():
+    rows = [("/c/a.txt", "/c/b.txt", "g1"), ("/c/a.txt", "/c/bad.txt", "g2")]
+    plan = plan_pairs("manifest", DOCS, manifest=rows)
+    assert [(p.source_id, p.target_id, p.group) for p in plan.pairs] == [("A", "B", "g1")]
+    assert len(plan.problems) == 1 and "/c/bad.txt" in plan.problems[0]
+
+
+def test_plan_rejects_unknown_mode():
+    with pytest.raises(ValueError, match="sideways"):
+        plan_pairs("sideways", DOCS)
+
+
+def test_write_summary_is_json_with_state(tmp_path):
+    summary = RunSummary(run_id="tiny-manifest-abc", corpus="tiny", corpus_dir="/c", mode="manifest",
+                         params={}, documents=4, failures=["/c/x.txt: empty file"])
+    path = write_summary(summary, tmp_path)
+    data = json.loads(path.read_text())
+    assert data["state"] == "partial failure"
+    assert data["failures"] == ["/c/x.txt: empty file"]
+    assert summary.summary_path == str(path)
+
+
+def test_runner_config_prefers_arguments_then_environment(monkeypatch):
+    monkeypatch.setenv("DRI_DASK_ADDRESS", "tcp://10.0.0.5:8786")
+    assert runner_config().kind == "dask"
+    assert make_task_runner(runner_config()).__class__.__name__ == "DaskTaskRunner"
+    assert runner_config(kind="threads").kind == "threads"
+    monkeypatch.delenv("DRI_DASK_ADDRESS")
+    monkeypatch.setenv("DRI_WORKERS", "3")
+    config = runner_config()
+    assert (config.kind, config.workers) == ("processes", 3)
+    assert make_task_runner(config).__class__.__name__ == "ProcessPoolTaskRunner"
+    with pytest.raises(ValueError, match="gpu"):
+        runner_config(kind="gpu")
+
+
+def test_extract_and_store_parses_once_per_content(corpus, data_dir):
+    path = str(corpus / "solar.txt")
+    first = extract_and_store(path, "tiny", {"name": "solar.txt"})
+    again = extract_and_store(path, "tiny", {"name": "solar.txt"})
+    assert first.parsed and not again.parsed
+    assert first.graph_id == again.graph_id
+    g = worker_store().get_graph(first.doc_id)
+    assert ("sun", "attract", "planet") in __import__("graphs").triples(g)
+    (corpus / "solar.txt").write_text("The moon circles the earth.\n")
+    edited = extract_and_store(path, "tiny", {"name": "solar.txt"})
+    assert edited.parsed and edited.doc_id != first.doc_id
+
+
+def test_map_and_store_skips_a_stored_pair(corpus, data_dir):
+    a = extract_and_store(str(corpus / "solar.txt"), "tiny")
+    b = extract_and_store(str(corpus / "atom.txt"), "tiny")
+    first = map_and_store(a.doc_id, b.doc_id, "run-1", {})
+    assert not first.skipped and 0 < first.scores["analogy_similarity"] <= 1
+    assert map_and_store(a.doc_id, b.doc_id, "run-1", {}).skipped
+    assert not map_and_store(a.doc_id, b.doc_id, "run-2", {}).skipped

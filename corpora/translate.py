@@ -75,9 +75,10 @@ APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg"
 LIBRETRANSLATE_CODES = {"eng": "en", "spa": "es", "cat": "ca", "glg": "gl", "epo": "eo", "hbs": "sr"}
 
 # Apertium marks words it could not analyse (*), generate (#) or transfer (@)
-# at the start of the word; # may also close it.
-_MARK_BEFORE = re.compile(r"(?<![\w*#@])[*#@]+(?=[\w])")
-_MARK_AFTER = re.compile(r"(?<=\w)#+(?!\w)")
+# at the start of the word; a # may also stand at the end of a word ("be#").
+# (That last rule would also turn "C#" into "C"; Apertium output is what matters here.)
+_MARKED_WORD = re.compile(r"(?<![\w*#@])[*#@]+(\w+(?:['’-]\w+)*)")
+_TRAILING_HASH = re.compile(r"(?<=\w)#+(?!\w)")
 
 
 class EngineError(Exception):
@@ -96,10 +97,10 @@ class TranslationEngine(Protocol):
 def strip_unknown_marks(text: str) -> str:
     """``text`` without Apertium's ``*``, ``#`` and ``@`` word marks.
 
-    >>> strip_unknown_marks("The #sun @*orbit the **revolve #grupa#.")
-    'The sun orbit the revolve grupa.'
+    >>> strip_unknown_marks("The #sun @*orbit the **revolve #grupa# be#.")
+    'The sun orbit the revolve grupa be.'
     """
-    return _MARK_AFTER.sub("", _MARK_BEFORE.sub("", text))
+    return _TRAILING_HASH.sub("", _MARKED_WORD.sub(r"\1", text))
 
 
 @dataclass

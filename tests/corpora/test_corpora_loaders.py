@@ -1,0 +1,186 @@
+"""Corpus formats: plagiarism (Clough & Stevenson), translation, analogy search, manifest, text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpora.analogy import load_analogy
+from corpora.manifest import ManifestPair, read_manifest, write_manifest
+from corpora.plagiarism import LEVELS, load_plagiarism
+from corpora.text import CorpusError, decode_bytes, read_text
+from corpora.translation import load_translation
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "corpora" / "demo"
+# The shared corpus sits beside the checkout (../shared), as in CI.
+CLOUGH = next((p for p in (REPO.parent / "shared" / "corpora" / "clough-stevenson",
+                           Path("/work/shared/corpora/clough-stevenson")) if p.is_dir()),
+              REPO.parent / "shared" / "corpora" / "clough-stevenson")
+
+CP1252_TEXT = "Inheritance \u2013 the \u201cis a\u201d relation \u2026 caf\u00e9"
+
+
+def _plagiarism_fixture(root: Path) -> Path:
+    root.mkdir()
+    (root / "orig_taska.txt").write_text("The original text about trees and roots.", encoding="utf-8")
+    (root / "orig_taskb.txt").write_bytes(CP1252_TEXT.encode("cp1252"))
+    (root / "g0_taska.txt").write_bytes(("Copied: " + CP1252_TEXT).encode("cp1252"))
+    (root / "g1_taska.txt").write_text("Not copied at all, caf\u00e9.", encoding="utf-8")
+    (root / "g0_taskb.txt").write_text("Heavy revision of b.", encoding="utf-8")
+    (root / "file_information.csv").write_text(
+        "File,Task,Category\n"
+        "g0_taska.txt,a,cut\n"
+        "g1_taska.txt,a,non\n"
+        "g0_taskb.txt,b,heavy\n"
+        "g2_taskb.txt,b,light\n"      # listed but missing
+        "g3_taska.txt,a,sloppy\n"     # unknown category
+        "g4_taskz.txt,z,cut\n"        # no original for task z
+        "orig_taska.txt,a,orig\n"
+        "orig_taskb.txt,b,orig\n",
+        encoding="utf-8")
+    return root
+
+
+def test_read_text_decodes_utf8_and_cp1252(tmp_path):
+    (tmp_path / "u.txt").write_text(CP1252_TEXT, encoding="utf-8")
+    (tmp_path / "w.txt").write_bytes(CP1252_TEXT.encode("cp1252"))
+    assert read_text(tmp_path / "u.txt") == CP1252_TEXT
+    assert read_text(tmp_path / "w.txt") == CP1252_TEXT
+    assert decode_bytes(CP1252_TEXT.encode("cp1252"))[1] == "cp1252"
+    assert decode_bytes(CP1252_TEXT.encode("utf-8"))[1] == "utf-8"
+
+
+@pytest.mark.parametrize("content, reason", [(None, "no such file"), (b"  \n", "empty"), (b"\x00\x01ab", "binary")])
+def test_read_text_one_line_errors(tmp_path, content, reason):
+    path = tmp_path / "bad.txt"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(CorpusError) as info:
+        read_text(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and reason in message and "\n" not in message
+
+
+def test_plagiarism_loader_pairs_and_problems(tmp_path):
+    corpus = load_plagiarism(_plagiarism_fixture(tmp_path / "c"))
+    got = {(p.answer.name, p.original.name, p.task, p.level) for p in corpus.pairs}
+    assert got == {("g0_taska.txt", "orig_taska.txt", "a", "cut"),
+                   ("g1_taska.txt", "orig_taska.txt", "a", "non"),
+                   ("g0_taskb.txt", "orig_taskb.txt", "b", "heavy")}
+    assert len(corpus.problems) == 3
+    joined = "\n".join(corpus.problems)
+    assert "g2_taskb.txt" in joined and "sloppy" in joined and "task 'z'" in joined
+    assert all("\n" not in p for p in corpus.problems)
+    # The cp1252 answer reads as the same characters as its source.
+    cut = next(p for p in corpus.pairs if p.level == "cut")
+    assert CP1252_TEXT in read_text(cut.answer)
+    assert [m.group for m in corpus.manifest()] == [p.level for p in corpus.pairs]
+    assert cut.level_code == LEVELS["cut"] == 3
+
+
+def test_plagiarism_loader_rejects_missing_index(tmp_path):
+    with pytest.raises(CorpusError, match="file_information.csv"):
+        load_plagiarism(tmp_path)
+    (tmp_path / "file_information.csv").write_text("Name,Task\nx,a\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="File, Category|File|Category"):
+        load_plagiarism(tmp_path)
+
+
+def test_full_clough_stevenson_corpus_in_place():
+    corpus = load_plagiarism(CLOUGH)
+    assert corpus.problems == []
+    assert len(corpus.pairs) == 95
+    counts = {lvl: sum(p.level == lvl for p in corpus.pairs) for lvl in LEVELS}
+    assert counts == {"cut": 19, "light": 19, "heavy": 19, "non": 38}
+    assert sorted(corpus.originals) == ["a", "b", "c", "d", "e"]
+    encodings = {decode_bytes(p.answer.read_bytes())[1] for p in corpus.pairs}
+    assert encodings == {"utf-8", "cp1252"}
+
+
+def test_demo_plagiarism_set_has_every_level_per_task():
+    corpus = load_plagiarism(DEMO / "plagiarism")
+    assert corpus.problems == []
+    assert sorted((p.task, p.level) for p in corpus.pairs) == sorted(
+        (t, lvl) for t in "abc" for lvl in LEVELS)
+    for task, original in corpus.originals.items():
+        assert 120 <= len(read_text(original).split()) <= 200, task
+
+
+def test_translation_loader(tmp_path):
+    root = tmp_path / "t"
+    (root / "originals").mkdir(parents=True)
+    (root / "originals" / "a.txt").write_text("A text.", encoding="utf-8")
+    (root / "originals" / "b.txt").write_text("B text.", encoding="utf-8")
+    for lang in ("spa", "hbs"):
+        (root / "roundtrip" / lang).mkdir(parents=True)
+        (root / "roundtrip" / lang / "a.txt").write_text("A text back.", encoding="utf-8")
+    (root / "roundtrip" / "spa" / "b.txt").write_bytes("B t\u00e9xt.".encode("cp1252"))
+    (root / "roundtrip" / "spa" / "stray.txt").write_text("no original", encoding="utf-8")
+    corpus = load_translation(root)
+    assert corpus.languages == ["hbs", "spa"]
+    assert sorted((p.name, p.language) for p in corpus.pairs) == [("a", "hbs"), ("a", "spa"), ("b", "spa")]
+    assert any("stray.txt" in p for p in corpus.problems)
+    assert any("no round trip of b" in p for p in corpus.problems)
+
+
+def test_translation_loader_needs_layout(tmp_path):
+    with pytest.raises(CorpusError, match="originals"):
+        load_translation(tmp_path)
+
+
+def test_demo_translation_set_is_complete():
+    corpus = load_translation(DEMO / "translation")
+    assert corpus.problems == []
+    assert corpus.languages == sorted(["spa", "cat", "glg", "epo", "hbs"])
+    assert len(corpus.pairs) == 5 * len(corpus.originals) == 15
+    manifest = read_manifest(DEMO / "translation" / "manifest.csv")
+    assert {(m.source.resolve(), m.target.resolve(), m.group) for m in manifest} == {
+        (p.original.resolve(), p.roundtrip.resolve(), p.language) for p in corpus.pairs}
+
+
+def test_analogy_loader_targets_and_sections(tmp_path):
+    for name in ("a.txt", "b.txt", "c.pdf"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    (tmp_path / "targets.txt").write_text("# comment\na.txt  # the first\n\n", encoding="utf-8")
+    (tmp_path / "sections.txt").write_text("Abstract\nBackground\n", encoding="utf-8")
+    corpus = load_analogy(tmp_path)
+    assert [d.name for d in corpus.documents] == ["a.txt", "b.txt", "c.pdf"]
+    assert [t.name for t in corpus.targets] == ["a.txt"]
+    assert corpus.sections == ("abstract", "background")
+    pairs = corpus.manifest()
+    assert [(p.source.name, p.target.name, p.group) for p in pairs] == [("b.txt", "a.txt", "a.txt"),
+                                                                        ("c.pdf", "a.txt", "a.txt")]
+    assert load_analogy(tmp_path, targets=["b.txt"], sections=[]).sections is None
+    with pytest.raises(CorpusError, match="not a document"):
+        load_analogy(tmp_path, targets=["zzz.txt"])
+
+
+def test_demo_analogy_set():
+    corpus = load_analogy(DEMO / "analogy")
+    assert 6 <= len(corpus.documents) <= 10
+    assert {t.name for t in corpus.targets} >= {"rutherford-atom.txt", "radiation-tumour.txt"}
+
+
+def test_manifest_round_trip(tmp_path):
+    inside = tmp_path / "docs" / "a.txt"
+    outside = Path("/elsewhere/b.txt")
+    pairs = [ManifestPair(inside, outside, "cut", {"task": "a"}), ManifestPair(outside, inside, "non")]
+    path = write_manifest(pairs, tmp_path / "manifest.csv")
+    header = path.read_text(encoding="utf-8").splitlines()[0]
+    assert header == "source,target,group,task"
+    assert "docs/a.txt" in path.read_text(encoding="utf-8")  # relative inside the folder
+    back = read_manifest(path)
+    assert [(p.source, p.target, p.group) for p in back] == [(inside, outside, "cut"), (outside, inside, "non")]
+    assert back[0].extra == {"task": "a"}
+
+
+def test_manifest_errors_are_one_line(tmp_path):
+    bad = tmp_path / "m.csv"
+    bad.write_text("source,target\na,b\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="group"):
+        read_manifest(bad)
+    bad.write_text("source,target,group\na,,cut\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="line 2: empty target"):
+        read_manifest(bad)

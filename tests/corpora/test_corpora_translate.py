@@ -1,0 +1,135 @@
+"""Round-trip translation: Apertium for real, LibreTranslate's requests on a local server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from corpora.translate import (
+    APERTIUM_MODES,
+    LANGUAGES,
+    ApertiumEngine,
+    EngineError,
+    LibreTranslateEngine,
+    TranslationEngine,
+    build_translation_corpus,
+    strip_unknown_marks,
+)
+from corpora.translation import load_translation
+
+SHORT = "The general divided his army into small groups. The groups attacked the fortress."
+
+
+def test_strip_unknown_marks():
+    assert strip_unknown_marks("@The #sun *revolve around #grupa#.") == "The sun revolve around grupa."
+    assert strip_unknown_marks("@*the **revolve, which be# called") == "the revolve, which be called"
+    # Marks inside words and free-standing symbols are left alone.
+    assert strip_unknown_marks("a@b.c cost 5 * 3, #1") == "a@b.c cost 5 * 3, 1"
+
+
+def test_apertium_has_every_round_trip_mode():
+    modes = ApertiumEngine().available_modes()
+    missing = {m for m in APERTIUM_MODES.values() if m not in modes}
+    assert not missing, f"apt packages missing for modes {missing}"
+
+
+def test_apertium_round_trip_spanish_for_real():
+    engine = ApertiumEngine()
+    assert isinstance(engine, TranslationEngine)
+    spanish = engine.translate(SHORT, "eng", "spa")
+    assert "ejército" in spanish and spanish != SHORT
+    back = engine.translate(spanish, "spa", "eng")
+    assert "army" in back and not any(c in back for c in "*#@")
+
+
+def test_apertium_unknown_pair_is_one_line_error():
+    with pytest.raises(EngineError, match="no mode known for eng -> xxx"):
+        ApertiumEngine().translate("x", "eng", "xxx")
+    with pytest.raises(EngineError, match="not installed"):
+        ApertiumEngine(command="no-such-apertium-binary").translate("x", "eng", "spa")
+
+
+def test_build_translation_corpus_all_languages_for_real(tmp_path):
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "fortress.txt").write_text(SHORT, encoding="utf-8")
+    (src / "broken.txt").write_bytes(b"")  # empty: reported, the rest carries on
+    result = build_translation_corpus(src, tmp_path / "corpus")
+    assert result.problems and "broken.txt" in result.problems[0] and "empty" in result.problems[0]
+    corpus = load_translation(tmp_path / "corpus")
+    assert corpus.languages == sorted(LANGUAGES)
+    assert corpus.problems == []
+    for pair in corpus.pairs:
+        back = pair.roundtrip.read_text(encoding="utf-8")
+        assert back.strip() and not any(c in back for c in "*#@"), pair.language
+        pivot = tmp_path / "corpus" / "pivot" / pair.language / f"fortress.{pair.language}"
+        assert pivot.read_text(encoding="utf-8") != back
+    assert (tmp_path / "corpus" / "manifest.csv").is_file()
+    meta = json.loads((tmp_path / "corpus" / "translation.json").read_text(encoding="utf-8"))
+    assert meta["engine"] == "apertium" and meta["modes"]["hbs"] == ["eng-hbs", "hbs-eng"]
+
+
+class _FakeLibreTranslate(BaseHTTPRequestHandler):
+    seen: list = []
+
+    def do_POST(self):  # noqa: N802 -- the http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append((self.path, self.headers["Content-Type"], body))
+        if body["target"] == "xx":
+            self.send_response(400)
+            self.end_headers()
+            return
+        answer = json.dumps({"translatedText": f"[{body['source']}->{body['target']}] {body['q']}"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def libre_server():
+    server = HTTPServer(("127.0.0.1", 0), _FakeLibreTranslate)
+    _FakeLibreTranslate.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_libretranslate_request_building(libre_server):
+    engine = LibreTranslateEngine(libre_server + "/", api_key="k3y", timeout=10)
+    req = engine.request("Hello", "eng", "glg")
+    assert req.full_url == libre_server + "/translate" and req.get_method() == "POST"
+    assert json.loads(req.data) == {"q": "Hello", "source": "en", "target": "gl", "format": "text", "api_key": "k3y"}
+    assert engine.translate("Hello", "eng", "spa") == "[en->es] Hello"
+    path, content_type, body = _FakeLibreTranslate.seen[-1]
+    assert path == "/translate" and content_type == "application/json" and body["api_key"] == "k3y"
+    with pytest.raises(EngineError, match="HTTP 400"):
+        engine.translate("Hello", "eng", "xx")
+
+
+def test_libretranslate_builds_a_corpus(libre_server, tmp_path):
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    result = build_translation_corpus(src, tmp_path / "out", ["spa", "epo"], LibreTranslateEngine(libre_server))
+    assert result.problems == []
+    back = (tmp_path / "out" / "roundtrip" / "epo" / "a.txt").read_text(encoding="utf-8")
+    assert back == "[eo->en] [en->eo] One line."
+
+
+def test_unreachable_libretranslate_is_reported_not_raised(tmp_path):
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    # Port 9 on loopback: nothing listens there, the connection is refused at once.
+    result = build_translation_corpus(src, tmp_path / "out", ["spa"], LibreTranslateEngine("http://127.0.0.1:9", timeout=5))
+    assert len(result.problems) == 1 and result.problems[0].startswith("a via spa: http://127.0.0.1:9/translate")

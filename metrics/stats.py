@@ -175,8 +175,12 @@ def krippendorff_alpha(reliability: Sequence[Sequence[float]], level: str = "int
     import krippendorff
 
     data = np.asarray(reliability, dtype=float)
-    pairable = (np.sum(~np.isnan(data), axis=0) >= 2).sum()
-    if data.ndim != 2 or pairable == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+    if data.ndim != 2:
+        raise ValueError(f"reliability data must be raters x units, not of shape {data.shape}")
+    # Only units rated at least twice carry information; without variation among
+    # their values the expected disagreement is 0 and alpha is undefined.
+    paired = data[:, np.sum(~np.isnan(data), axis=0) >= 2]
+    if len(np.unique(paired[~np.isnan(paired)])) < 2:
         return None
     return _clean(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
 

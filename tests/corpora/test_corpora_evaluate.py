@@ -1,0 +1,106 @@
+"""The evaluations end to end on the demo corpora, with the real spaCy model and WordNet."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import pytest
+
+from corpora.evaluate import PairScorer, analogy_search, evaluate_plagiarism, evaluate_translation
+from corpora.text import CorpusError
+
+DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
+
+
+@pytest.fixture(scope="module")
+def plagiarism(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plagiarism-report")
+    return evaluate_plagiarism(DEMO / "plagiarism", out)
+
+
+def test_plagiarism_cut_scores_above_non(plagiarism):
+    result, files = plagiarism
+    assert len(result.rows) == 12 and not [r for r in result.rows if r["error"]]
+    by = {(r["task"], r["group"]): r for r in result.rows}
+    for task in "abc":
+        for score in ("analogy_similarity", "semantic"):
+            assert by[(task, "cut")][score] > by[(task, "non")][score], (task, score)
+    stats = result.stats()
+    assert stats["analogy_similarity"].groups["cut"].median > stats["analogy_similarity"].groups["non"].median
+    assert stats["semantic"].rho > 0.5
+    assert stats["analogy_similarity"].auc > 0.8
+
+
+def test_plagiarism_report_has_scores_baselines_and_plots(plagiarism):
+    result, files = plagiarism
+    header = files.scores_csv.read_text(encoding="utf-8").splitlines()[0].split(",")
+    for column in ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational",
+                   "tfidf_cosine", "ngram3_containment", "lcs_words", "chrf", "fuzz_token"):
+        assert column in header
+    assert {p.name for p in files.plots} == {"boxplots.png", "boxplots_baselines.png"}
+    for plot in files.plots:
+        assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert mpimg.imread(plot).shape[2] in (3, 4)
+    stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
+    assert set(stats["scores"]["ngram3_containment"]["groups"]) == {"cut", "light", "heavy", "non"}
+    # Near copies share almost all their 3-grams with the original; the non answers almost none.
+    assert stats["scores"]["ngram3_containment"]["groups"]["cut"]["median"] > 0.8
+    assert stats["scores"]["ngram3_containment"]["groups"]["non"]["median"] < 0.1
+
+
+def test_bad_answer_fails_only_its_pair(tmp_path):
+    corpus = tmp_path / "plag"
+    shutil.copytree(DEMO / "plagiarism", corpus)
+    (corpus / "taskb_heavy.txt").write_bytes(b"")
+    with (corpus / "file_information.csv").open("a", encoding="utf-8") as fh:
+        fh.write("missing.txt,a,cut\n")
+    result, files = evaluate_plagiarism(corpus, False, baselines=False)
+    assert files is None
+    failed = [r for r in result.rows if r["error"]]
+    assert [Path(r["target"]).name for r in failed] == ["taskb_heavy.txt"]
+    assert "\n" not in failed[0]["error"] and "taskb_heavy.txt" in failed[0]["error"]
+    assert sum(1 for r in result.rows if not r["error"]) == 11
+    assert any("missing.txt" in p for p in result.problems)
+
+
+def test_translation_demo_ranks_all_languages(tmp_path):
+    result, files = evaluate_translation(DEMO / "translation", tmp_path, baselines=False)
+    assert len(result.rows) == 15 and not [r for r in result.rows if r["error"]]
+    ranking = result.stats()["analogy_similarity"].ranking
+    assert sorted(ranking) == ["cat", "epo", "glg", "hbs", "spa"]
+    assert all(0 < r["analogy_similarity"] < 1 for r in result.rows)
+    assert "Serbo-Croatian" in files.summary_md.read_text(encoding="utf-8") or files.plots
+
+
+def test_analogy_search_finds_the_classic_analogues(tmp_path):
+    results, files = analogy_search(DEMO / "analogy", k=3, report_dir=tmp_path, baselines=False)
+    best = {r.target.name: r.hits[0].source.name for r in results}
+    assert best["rutherford-atom.txt"] == "solar-system.txt"
+    assert best["radiation-tumour.txt"] == "fortress.txt"
+    assert best["heart-pump.txt"] == "irrigation.txt"
+    atom = next(r for r in results if r.target.name == "rutherford-atom.txt")
+    assert atom.compared == 8 and len(atom.hits) == 3
+    assert [h.rank for h in atom.hits] == [1, 2, 3]
+    assert atom.hits[0].scores["analogy_similarity"] >= atom.hits[1].scores["analogy_similarity"]
+    assert ("concept", "planet", "electron") in {m[:3] for m in atom.hits[0].mapping}
+    summary = files.summary_md.read_text(encoding="utf-8")
+    assert "## Target rutherford-atom.txt" in summary and "planet ↔ electron" in summary
+
+
+def test_sections_restrict_the_graphs(tmp_path):
+    doc = tmp_path / "paper.txt"
+    doc.write_text("Abstract\n\nThe sun attracts the planets.\n\n"
+                   "Methods\n\nThe farmer feeds the cows.\n", encoding="utf-8")
+    whole = PairScorer().graph(doc)
+    part = PairScorer(sections=("abstract",)).graph(doc)
+    lemmas = lambda g: {d["lemma"] for _, d in g.nodes(data=True)}  # noqa: E731
+    assert {"sun", "planet", "farmer", "cow"} <= lemmas(whole)
+    assert {"sun", "planet"} <= lemmas(part) and not {"farmer", "cow"} & lemmas(part)
+
+
+def test_unreadable_corpus_is_a_corpus_error(tmp_path):
+    with pytest.raises(CorpusError, match="file_information.csv"):
+        evaluate_plagiarism(tmp_path, False)

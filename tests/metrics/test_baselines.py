@@ -1,0 +1,84 @@
+"""Text baselines on hand-checked examples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from metrics.baselines import (
+    BASELINE_NAMES,
+    Baselines,
+    chrf,
+    fuzz_token,
+    lcs_words,
+    ngram_containment,
+    tfidf_cosine,
+    words,
+)
+
+SOURCE = "the cat sat on the mat and the dog sat on the log"
+ANSWER = "the cat sat on the log"
+
+
+def test_words_are_lower_case_tokens():
+    assert words("The Cat's mat, isn't it? 42!") == ["the", "cat's", "mat", "isn't", "it", "42"]
+
+
+def test_ngram_containment_by_hand():
+    # Answer 3-grams: (the cat sat) (cat sat on) (sat on the) (on the log); all but
+    # "on the log"... which the source has too ("sat on the log") -> 4 of 4.
+    assert ngram_containment(SOURCE, ANSWER) == 1.0
+    # "the cat ran on the log": (the cat ran) (cat ran on) (ran on the) (on the log) -> 1 of 4.
+    assert ngram_containment(SOURCE, "the cat ran on the log") == pytest.approx(0.25)
+    assert ngram_containment(SOURCE, "two words") == 0.0  # no 3-gram at all
+    assert ngram_containment(SOURCE, "the cat sat", n=1) == 1.0
+
+
+def test_lcs_normalised_by_answer_length():
+    # LCS of "a b c d" in "a x b y d": a b d -> 3 of 4 words.
+    assert lcs_words("a x b y d", "a b c d") == pytest.approx(0.75)
+    assert lcs_words(SOURCE, ANSWER) == 1.0
+    assert lcs_words("d c b a", "a b c d") == pytest.approx(0.25)
+    assert lcs_words("", "a") == 0.0
+
+
+def test_chrf_and_fuzz_bounds():
+    assert chrf(SOURCE, SOURCE) == pytest.approx(1.0)
+    assert chrf("aaaa bbbb", "xyz qrs") == pytest.approx(0.0)
+    assert fuzz_token(SOURCE, SOURCE) == 1.0
+    # token_sort_ratio ignores word order.
+    assert fuzz_token("red green blue", "blue red green") == 1.0
+    assert 0.0 < fuzz_token(SOURCE, ANSWER) < 1.0
+
+
+def test_tfidf_cosine_pairwise_and_corpus_fitted():
+    assert tfidf_cosine("apples and pears", "apples and pears") == pytest.approx(1.0)
+    assert tfidf_cosine("apples", "pears") == 0.0
+    corpus = ["apples and pears", "apples and plums", "apples everywhere", "apples again"]
+    # Fitted on a corpus where "apples" is everywhere, the shared word counts for less
+    # than when only the two texts are seen.
+    pair_only = tfidf_cosine("apples and pears", "apples and plums")
+    fitted = tfidf_cosine("apples and pears", "apples and plums", corpus=corpus)
+    assert 0 < fitted < pair_only < 1
+
+
+def test_baselines_bundle_agrees_with_functions():
+    texts = [SOURCE, ANSWER, "something else entirely"]
+    b = Baselines(texts)
+    scores = b.score(SOURCE, ANSWER)
+    assert tuple(scores) == BASELINE_NAMES == b.names
+    assert scores["ngram3_containment"] == ngram_containment(SOURCE, ANSWER)
+    assert scores["lcs_words"] == lcs_words(SOURCE, ANSWER)
+    assert scores["tfidf_cosine"] == pytest.approx(tfidf_cosine(SOURCE, ANSWER, corpus=texts))
+    assert all(0.0 <= v <= 1.0 and not math.isnan(v) for v in scores.values())
+    # Identical texts score (near) 1 on every baseline, unrelated ones lower.
+    same = b.score(SOURCE, SOURCE)
+    other = b.score(SOURCE, "something else entirely")
+    assert all(same[k] == pytest.approx(1.0) for k in same)
+    assert all(other[k] < same[k] for k in same)
+
+
+def test_baselines_need_a_corpus():
+    with pytest.raises(ValueError):
+        Baselines([])

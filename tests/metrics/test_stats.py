@@ -1,0 +1,108 @@
+"""Statistics against known answers: hand computations and Krippendorff's own example."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from metrics.stats import (
+    group_summary,
+    krippendorff_alpha,
+    kruskal_wallis,
+    language_ranking,
+    rating_stats,
+    roc_auc,
+    score_stats,
+    spearman,
+)
+
+LEVELS = {"cut": 3, "light": 2, "heavy": 1, "non": 0}
+
+
+def test_kruskal_wallis_by_hand():
+    # Ranks 1-3, 4-6, 7-9: H = 12/(9*10) * (6^2/3 + 15^2/3 + 24^2/3) - 3*10 = 7.2;
+    # with 2 degrees of freedom the chi-square p is exp(-H/2).
+    h, p = kruskal_wallis([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    assert h == pytest.approx(7.2)
+    assert p == pytest.approx(math.exp(-3.6))
+    assert kruskal_wallis([[1, 2, 3]]) == (None, None)
+    assert kruskal_wallis([[1, 1], [1, 1]]) == (None, None)
+
+
+def test_spearman_by_hand():
+    # d = (-1, 1, -1, 1, 0), sum d^2 = 4: rho = 1 - 6*4 / (5*24) = 0.8.
+    rho, p = spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])
+    assert rho == pytest.approx(0.8)
+    assert 0 < p < 1
+    assert spearman([1, 2, 3], [5, 5, 5]) == (None, None)
+
+
+def test_roc_auc_is_the_mann_whitney_probability():
+    # Positive-negative pairs won: 0.9 (2), 0.8 (2), 0.4 (1 of 2) -> 5/6.
+    assert roc_auc([0.9, 0.8, 0.4], [0.5, 0.3]) == pytest.approx(5 / 6)
+    assert roc_auc([0.5], [0.5]) == 0.5  # a tie counts one half
+    assert roc_auc([1.0, 0.9], [0.1]) == 1.0
+    assert roc_auc([], [0.1]) is None
+
+
+def test_group_summary_and_ranking():
+    s = group_summary([1.0, 2.0, 3.0, 4.0])
+    assert (s.n, s.median, s.mean, s.q1, s.q3) == (4, 2.5, 2.5, 1.75, 3.25)
+    ranking = language_ranking([0.9, 0.8, 0.2, 0.4, 0.6, 0.6], ["spa", "spa", "hbs", "hbs", "cat", "cat"])
+    assert ranking == [("spa", pytest.approx(0.85)), ("cat", pytest.approx(0.6)), ("hbs", pytest.approx(0.3))]
+
+
+def test_score_stats_on_perfectly_ordered_levels():
+    values = [0.9, 0.95, 0.7, 0.75, 0.4, 0.45, 0.1, 0.15, 0.2, float("nan")]
+    groups = ["cut", "cut", "light", "light", "heavy", "heavy", "non", "non", "non", "non"]
+    st = score_stats("as", values, groups, levels=LEVELS, negative="non")
+    assert list(st.groups) == ["cut", "light", "heavy", "non"]
+    assert st.groups["non"].n == 3  # the NaN pair is left out
+    assert st.groups["cut"].median == pytest.approx(0.925)
+    assert st.auc == 1.0
+    assert st.rho == pytest.approx(spearman([3, 3, 2, 2, 1, 1, 0, 0, 0], values[:9])[0])
+    assert st.rho > 0.9
+    # Ranks: non 1,2,3; heavy 4,5; light 6,7; cut 8,9 ->
+    # H = 12/(9*10) * (6^2/3 + 9^2/2 + 13^2/2 + 17^2/2) - 3*10 = 113/15.
+    assert st.kruskal_h == pytest.approx(113 / 15)
+
+
+def test_krippendorff_alpha_reference_example():
+    # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4-observer,
+    # 12-unit example with missing data: alpha = 0.743 nominal, 0.815 ordinal,
+    # 0.849 interval, 0.797 ratio.
+    nan = np.nan
+    data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    assert krippendorff_alpha(data) == pytest.approx(0.849, abs=5e-4)
+    assert krippendorff_alpha(data, "nominal") == pytest.approx(0.743, abs=5e-4)
+    assert krippendorff_alpha(data, "ordinal") == pytest.approx(0.815, abs=5e-4)
+    assert krippendorff_alpha(data, "ratio") == pytest.approx(0.797, abs=5e-4)
+
+
+def test_krippendorff_alpha_by_hand_and_degenerate():
+    # Units (3,3) and (2,3): D_o = 0.5, D_e = 0.5 over the pooled 3,3,2,3 -> alpha 0.
+    assert krippendorff_alpha([[3, 2], [3, 3]]) == pytest.approx(0.0)
+    assert krippendorff_alpha([[1, 5], [1, 5]]) == pytest.approx(1.0)
+    assert krippendorff_alpha([[4, 4], [4, 4]]) is None  # no variation: undefined
+
+
+def test_rating_stats_mean_and_alpha_per_property():
+    rows = [
+        {"rater": "r1", "pair": "p1", "novelty": 5, "usefulness": 4, "challenge": 1},
+        {"rater": "r2", "pair": "p1", "novelty": 5, "usefulness": 3, "challenge": None},
+        {"rater": "r1", "pair": "p2", "novelty": 1, "usefulness": 4, "challenge": 2},
+        {"rater": "r2", "pair": "p2", "novelty": 1, "usefulness": 3, "challenge": 2},
+    ]
+    by_prop = {s.prop: s for s in rating_stats(rows)}
+    assert by_prop["novelty"].mean == 3.0 and by_prop["novelty"].alpha == pytest.approx(1.0)
+    assert by_prop["usefulness"].mean == 3.5
+    # usefulness: raters disagree within units exactly as much as overall -> alpha < 0.
+    assert by_prop["usefulness"].alpha < 0
+    assert by_prop["challenge"].ratings == 3 and by_prop["challenge"].mean == pytest.approx(5 / 3)
+    assert by_prop["challenge"].alpha is None  # the only unit rated twice has no variation
+    assert (by_prop["novelty"].raters, by_prop["novelty"].pairs) == (2, 2)

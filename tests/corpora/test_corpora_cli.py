@@ -1,0 +1,75 @@
+"""``dri evaluate``, ``dri report`` and ``dri ratings`` through the real CLI entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dri.cli import main
+
+DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def test_ratings_import_validates_and_reports(data_dir, tmp_path, capsys):
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("rater,pair,novelty,usefulness,challenge\n"
+                       "r1,p1,5,4,4\nr2,p1,4,4,5\nr1,p2,2,3,1\nr2,p2,2,2,1\n"
+                       "r3,p1,6,4,4\n"        # out of range
+                       "r3,p2,,,\n"           # nothing rated
+                       ",p2,3,3,3\n",         # no rater
+                       encoding="utf-8")
+    assert main(["ratings", "import", str(ratings)]) == 1
+    out, err = capsys.readouterr()
+    errors = err.strip().splitlines()
+    assert len(errors) == 3 and all(line.startswith(f"error: {ratings}: line ") for line in errors)
+    assert "novelty must be a whole number from 1 to 5, not '6'" in errors[0]
+    assert "4 ratings imported, 3 rejected" in out
+    assert "novelty: mean 3.25, Krippendorff's alpha (interval)" in out
+    assert (data_dir / "ratings" / "ratings.csv").is_file()
+    # Re-importing the same rater and pair replaces, never duplicates.
+    fix = tmp_path / "fix.csv"
+    fix.write_text("rater,pair,novelty,usefulness,challenge\nr1,p1,3,4,4\n", encoding="utf-8")
+    assert main(["ratings", "import", str(fix)]) == 0
+    out, _ = capsys.readouterr()
+    assert "4 stored" in out and "novelty: mean 2.75" in out
+    assert main(["report", str(data_dir / "reports" / "ratings")]) == 0
+    assert "| novelty | 2.75 |" in capsys.readouterr().out
+
+
+def test_ratings_bad_file_is_one_line(data_dir, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("who,what\nx,y\n", encoding="utf-8")
+    assert main(["ratings", "import", str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith(f"error: {bad}:") and "missing rater" in err
+
+
+def test_report_without_any_report(data_dir, capsys):
+    assert main(["report"]) == 1
+    assert "no report here" in capsys.readouterr().err
+
+
+def test_evaluate_plagiarism_then_report(data_dir, capsys):
+    assert main(["evaluate", "plagiarism", str(DEMO / "plagiarism"), "--no-baselines", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "plagiarism: 12 of 12 pairs compared" in out and "rho" in out
+    report_line = [line for line in out.splitlines() if line.startswith("report: ")][0]
+    summary = Path(report_line.removeprefix("report: "))
+    assert summary.parent.parent == data_dir / "reports" and summary.is_file()
+    assert main(["report"]) == 0
+    assert "# Plagiarism evaluation" in capsys.readouterr().out
+    assert main(["report", "--path"]) == 0
+    assert capsys.readouterr().out.strip() == str(summary.parent)
+
+
+def test_evaluate_missing_corpus_exit_2(data_dir, tmp_path, capsys):
+    assert main(["evaluate", "translation", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {tmp_path / 'nope'}: no such corpus folder"

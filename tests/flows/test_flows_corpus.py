@@ -1,0 +1,106 @@
+"""The corpus flow end to end under the Prefect test server, with the real
+spaCy model, WordNet, store and task runners."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flows.corpus import PartialFailure, corpus_flow, default_run_id, run_corpus
+from flows.progress import listening
+from flows.tasks import worker_store
+
+
+def stored(run_id: str) -> dict[tuple[str, str], dict]:
+    """The results of ``run_id`` in the current store, by pair."""
+    rows = worker_store().comparisons(run_id=run_id)
+    return {(r["source_id"], r["target_id"]): r["scores"] for r in (_as_dict(x) for x in rows)}
+
+
+def _as_dict(row) -> dict:
+    return row if isinstance(row, dict) else row.__dict__
+
+
+@pytest.mark.slow
+def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(prefect_server, corpus, data_dir):
+    seen = []
+    with listening(seen.append):
+        state, summary = run_corpus(str(corpus), workers=2)  # the default: worker processes
+    assert state.is_completed(), state.message
+    assert (summary.documents, summary.parsed, summary.pairs, summary.mapped) == (4, 4, 2, 2)
+    assert summary.failures == []
+    counts = worker_store().counts()
+    results = stored(summary.run_id)
+    assert len(results) == 2
+    assert all(0 <= s["analogy_similarity"] <= 1 for s in results.values())
+    # The solar system and the atom share their whole relational structure.
+    top = summary.top[0]
+    assert (top["source"].endswith("solar.txt"), top["target"].endswith("atom.txt")) == (True, True)
+    assert [p.done for p in seen if p.stage == "map"][-1] == 2
+    assert json.loads(open(summary.summary_path).read())["state"] == "completed"
+
+    state, again = run_corpus(str(corpus), workers=2)
+    assert state.is_completed()
+    assert again.run_id == summary.run_id
+    assert (again.parsed, again.reused, again.mapped, again.already_stored) == (0, 4, 0, 2)
+    assert worker_store().counts() == counts
+    assert stored(summary.run_id) == results
+
+
+def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_server, corpus, data_dir):
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (corpus / "manifest.csv").write_text(
+        "source,target,group\nsolar.txt,atom.txt,science\nfortress.txt,broken.pdf,story\n")
+    state = corpus_flow.with_options(task_runner=_threads())(str(corpus), return_state=True)
+    assert state.is_failed() and state.name == "Partially failed"
+    failure = state.result(raise_on_failure=False)
+    assert isinstance(failure, PartialFailure)
+    summary = failure.summary
+    assert summary.parsed == 4 and summary.mapped == 1
+    assert len(summary.failures) == 2
+    assert summary.failures[0].startswith(str(corpus / "broken.pdf") + ": ")
+    assert "broken.pdf" in summary.failures[1] and "skipped" in summary.failures[1]
+    assert len(stored(summary.run_id)) == 1
+    with pytest.raises(PartialFailure):  # called like a function, the failure is an exception
+        corpus_flow.with_options(task_runner=_threads())(str(corpus))
+
+
+def test_new_parameters_give_a_new_result_set(prefect_server, corpus, data_dir):
+    base = default_run_id("tiny", "manifest", None, {"sections": None})
+    assert base == default_run_id("tiny", "manifest", None, {"sections": None})
+    assert base != default_run_id("tiny", "manifest", None, {"sections": ["abstract"]})
+    summary = corpus_flow.with_options(task_runner=_threads())(str(corpus), mode="target", target="atom.txt")
+    assert summary.run_id.startswith("tiny-target-atom-")
+    assert {p["target"].rsplit("/", 1)[1] for p in summary.top} == {"atom.txt"}
+    assert summary.pairs == 3
+
+
+def _threads():
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    return ThreadPoolTaskRunner(max_workers=2)
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_gives_exactly_the_results_of_a_local_run(prefect_server, corpus, tmp_path, monkeypatch):
+    from distributed import LocalCluster
+
+    from graphs import to_json
+
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    results = {}
+    for where in ("local", "dask"):
+        monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / where))
+        if where == "local":
+            state, summary = run_corpus(str(corpus), mode="all-pairs", runner="threads", workers=2)
+        else:
+            # Started after DRI_DATA_DIR is set, so the worker processes inherit it.
+            with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+                state, summary = run_corpus(str(corpus), mode="all-pairs", dask_address=cluster.scheduler_address)
+        assert state.is_completed(), state.message
+        store = worker_store()
+        graphs = {doc: to_json(store.get_graph(doc)) for pair in stored(summary.run_id) for doc in pair}
+        results[where] = (summary.run_id, stored(summary.run_id), graphs)
+    assert len(results["local"][1]) == 6
+    assert results["dask"] == results["local"]

@@ -1,0 +1,79 @@
+"""build_graphs: order, graph attributes, empty documents, convenience functions."""
+
+import pytest
+
+from extract import (
+    EXTRACTOR_VERSION,
+    DocumentError,
+    build_graphs,
+    document_from_text,
+    graph_from_path,
+    graph_from_text,
+    load_nlp,
+)
+from graphs import from_json, summary, to_json, triples
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_nlp()
+
+
+def test_load_nlp_is_cached_and_lean():
+    nlp = load_nlp()
+    assert load_nlp() is nlp
+    assert "ner" not in nlp.pipe_names
+    assert {"tagger", "parser", "lemmatizer"} <= set(nlp.pipe_names)
+
+
+def test_graphs_come_out_in_document_order_with_attributes(nlp):
+    texts = [
+        "The sun attracts the planets.",
+        "",  # no sentences: still one (empty) graph, in its place
+        "Electrons orbit the nucleus. The nucleus contains protons.",
+        "Nothing to see",
+    ]
+    docs = [document_from_text(t, name=f"d{i}") for i, t in enumerate(texts)]
+    graphs = list(build_graphs(iter(docs), nlp=nlp, batch_size=2))
+    assert [g.graph["name"] for g in graphs] == ["d0", "d1", "d2", "d3"]
+    assert triples(graphs[0]) == [("sun", "attract", "planet")]
+    assert graphs[1].number_of_nodes() == 0 and graphs[1].graph["sentences"] == 0
+    assert triples(graphs[2]) == [("electron", "orbit", "nucleus"), ("nucleus", "contain", "proton")]
+    assert triples(graphs[3]) == []
+    g = graphs[2]
+    assert g.graph["doc_id"] == docs[2].doc_id and g.graph["graph_id"] == docs[2].graph_id
+    assert g.graph["extractor_version"] == EXTRACTOR_VERSION
+    assert g.graph["kind"] == "text" and g.graph["path"] == "d2" and g.graph["title"] is None
+    assert g.graph["sentences"] == 2
+    assert summary(g).triples == 2 and summary(g).sentences == 2
+    nucleus = g.nodes["c:nucleus"]
+    assert nucleus["sentences"] == [0, 1] and nucleus["pos"] == "n"
+
+
+def test_empty_input_and_trailing_empty_documents(nlp):
+    assert list(build_graphs([], nlp=nlp)) == []
+    docs = [document_from_text("Dogs chase cats.", "a"), document_from_text("", "b"), document_from_text("", "c")]
+    assert [g.graph["name"] for g in build_graphs(docs, nlp=nlp)] == ["a", "b", "c"]
+
+
+def test_graph_round_trips_through_json(nlp):
+    g = graph_from_text("The planets orbit the sun. They are attracted by gravity.", nlp=nlp)
+    back = from_json(to_json(g))
+    assert triples(back) == triples(g)
+    assert back.nodes["c:planet"]["mentions"] == ["planets", "They"]
+
+
+def test_graph_from_path_and_bad_file(tmp_path, nlp):
+    path = tmp_path / "doc.txt"
+    path.write_text("Bees pollinate flowers.\n", encoding="utf-8")
+    g = graph_from_path(path, nlp=nlp)
+    assert triples(g) == [("bee", "pollinate", "flower")]
+    assert g.graph["name"] == "doc.txt" and g.graph["path"] == str(path)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    with pytest.raises(DocumentError, match="empty file"):
+        graph_from_path(tmp_path / "empty.txt", nlp=nlp)
+
+
+def test_same_text_gives_same_graph_ids():
+    a, b = document_from_text("Same words.", "x"), document_from_text("Same words.", "y")
+    assert a.graph_id == b.graph_id and a.doc_id == b.doc_id

@@ -103,11 +103,9 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
             for item in page:
                 if isinstance(item, LTTextBox):
                     box_no += 1
-                    for line in item:
-                        if isinstance(line, LTTextLine):
-                            facts = _line_facts(line, page_no, box_no, page.height)
-                            if facts is not None:
-                                lines.append(facts)
+                    facts = (_line_facts(line, page_no, box_no, page.height) for line in item
+                             if isinstance(line, LTTextLine))
+                    lines.extend(_merge_baselines([f for f in facts if f is not None]))
                 elif not any_chars and hasattr(item, "__iter__"):
                     # Text inside figures is not body text, but it is a text layer.
                     any_chars = any(isinstance(c, LTChar) for c in _walk(item))
@@ -122,6 +120,32 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     if not lines and not any_chars:
         raise DocumentError(path, f"PDF has no text layer ({pages} page(s) without text; scanned?)")
     return lines
+
+
+def _merge_baselines(lines: list[PdfLine]) -> list[PdfLine]:
+    """Rejoin pieces of one visual line, top to bottom.
+
+    pdfminer splits a justified line where the word spacing is wide, and may
+    list the pieces out of order.
+    """
+    groups: list[list[PdfLine]] = []
+    for line in sorted(lines, key=lambda line: -line.y0):
+        last = groups[-1][0] if groups else None
+        if last is not None and abs(last.y0 - line.y0) < 0.5 * max(last.size, line.size, 1.0):
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    merged = []
+    for group in groups:
+        group.sort(key=lambda line: line.x0)
+        first = group[0]
+        if len(group) > 1:
+            chars = sum(len(line.text) for line in group)
+            first.bold = sum(line.bold * len(line.text) for line in group) / chars
+            first.y1 = max(line.y1 for line in group)
+            first.text = " ".join(line.text for line in group)
+        merged.append(first)
+    return merged
 
 
 def _walk(item):

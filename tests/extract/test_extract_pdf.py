@@ -163,3 +163,25 @@ def test_empty_and_too_large_pdf(tmp_path, paper_pdf):
     assert _error(tmp_path / "empty.pdf") == "empty file"
     with pytest.raises(DocumentError, match="too large"):
         read_document(paper_pdf, max_bytes=100)
+
+
+def test_two_columns_read_in_order_with_justified_lines_rejoined(tmp_path):
+    pdf = FPDF()
+    pdf.add_page()
+    _para(pdf, "Two Column Paper", 16, "B")
+    _para(pdf, "Abstract. This abstract spans the full width of the page above both columns.")
+    top = pdf.get_y() + 5
+    pdf.set_font("helvetica", "", 10)
+    pdf.set_xy(10, top)
+    pdf.multi_cell(90, 5, " ".join(f"Left sentence number {i} describes the sun." for i in range(1, 25)))
+    pdf.set_xy(110, top)
+    pdf.multi_cell(90, 5, " ".join(f"Right sentence number {i} describes the atom." for i in range(1, 25)))
+    path = tmp_path / "two.pdf"
+    pdf.output(str(path))
+    doc = read_document(path)
+    assert doc.title == "Two Column Paper"
+    assert [s.text for s in doc.sentences] == (
+        ["This abstract spans the full width of the page above both columns."]
+        + [f"Left sentence number {i} describes the sun." for i in range(1, 25)]
+        + [f"Right sentence number {i} describes the atom." for i in range(1, 25)]
+    )

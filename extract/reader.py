@@ -41,6 +41,7 @@ DEFAULT_MAX_BYTES = 20_000_000
 _MAX_CONTROL_SHARE = 0.01
 _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n|\f")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
 _HEADING_MAX_WORDS = 10
 _HEADING_MAX_CHARS = 80
 
@@ -89,7 +90,7 @@ def _is_text_heading(paragraph: str) -> bool:
     if "\n" in paragraph or len(paragraph) > _HEADING_MAX_CHARS:
         return False
     line = paragraph.strip()
-    if paragraph.lstrip().startswith("#"):
+    if _MARKDOWN_HEADING.match(line):
         return True
     if len(line.split()) > _HEADING_MAX_WORDS or (line[-1] in ".?!,;" and not is_known_section(line)):
         return False

@@ -31,10 +31,16 @@ The search (VF2's state-space growth, greedy with bounded restarts):
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
-* Bounded restarts: the search is run again from each of the next
-  ``restarts`` best seeds and the largest mapping (then the greatest total
-  Lin) is kept. It stops early when a run maps every node it possibly can,
-  so a graph mapped to its clone takes one run.
+* Bounded restarts: if the first run (Dr Inventor's rule above) leaves
+  relations unmapped, the search runs again with a VF2-style look-ahead
+  ordering (prefer new argument pairs that can anchor the most further
+  relation pairs, then similarity) and then from the next-best seeds of both
+  orderings, up to ``restarts`` runs and ``work_limit`` feasibility checks
+  (a count, so results do not depend on the machine). The mapping with the
+  most relation pairs wins -- each is two mapped edges, so this is the
+  largest common subgraph by edges, i.e. the most systematic structure --
+  then the one with most nodes, then the greatest total Lin. A graph mapped
+  to its clone is complete after the first run.
 
 Swapping the inputs: the constraints, Lin similarity (symmetric) and every
 score are symmetric, and so is the search except for its last tie-break by
@@ -42,9 +48,8 @@ node id, which looks at the source's ids first. Swapping source and target
 therefore gives the inverse mapping unless two candidates tie exactly on
 structure, similarity and identical lemmas; then a different but equally
 scored pair may be chosen, and the greedy search may end with a different
-size. In the project's tests and benchmarks the swapped size rarely differs;
-``metrics`` computes Jaccard and the means symmetrically, so any difference
-comes from the mapping alone.
+size. ``metrics`` computes Jaccard and the means symmetrically, so any
+difference in the scores comes from the mapping alone.
 
 Identical lemmas always count as similarity 1.0, whatever ``similarity`` says.
 """
@@ -123,6 +128,8 @@ _NUMBER = re.compile(r"(\d+)")
 
 def _natural(node: Any) -> tuple:
     text = str(node)
+    if text.startswith("r:") and text[2:].isdigit():  # the common case, fast
+        return ("r:", int(text[2:]))
     return tuple(int(part) if part.isdigit() else part for part in _NUMBER.split(text))
 
 
@@ -143,22 +150,31 @@ class _Side:
 
     @classmethod
     def of(cls, g: nx.DiGraph) -> "_Side":
-        rels = sorted((n for n, t in g.nodes(data="type") if t == RELATION), key=_natural)
-        cons = sorted((n for n, t in g.nodes(data="type") if t == CONCEPT), key=_natural)
+        nodes = g.nodes
+        rels, cons = [], []
+        for n, kind in nodes(data="type"):
+            if kind == RELATION:
+                rels.append(n)
+            elif kind == CONCEPT:
+                cons.append(n)
+        rels.sort(key=_natural)
+        cons.sort(key=_natural)
+        rindex = {r: i for i, r in enumerate(rels)}
         cindex = {c: j for j, c in enumerate(cons)}
-        subj, obj = [], []
+        subj, obj = [-1] * len(rels), [-1] * len(rels)
+        for u, v, label in g.edges(data="label"):
+            # The first subj/obj edge wins, as graphs.ros reads them.
+            if label == "subj" and v in rindex and u in cindex and subj[rindex[v]] < 0:
+                subj[rindex[v]] = cindex[u]
+            elif label == "obj" and u in rindex and v in cindex and obj[rindex[u]] < 0:
+                obj[rindex[u]] = cindex[v]
         subj_of: list[list[int]] = [[] for _ in cons]
         obj_of: list[list[int]] = [[] for _ in cons]
-        for i, r in enumerate(rels):
-            s = next((cindex[u] for u, _, lab in g.in_edges(r, data="label") if lab == "subj" and u in cindex), -1)
-            o = next((cindex[v] for _, v, lab in g.out_edges(r, data="label") if lab == "obj" and v in cindex), -1)
-            subj.append(s)
-            obj.append(o)
-            if s >= 0:
-                subj_of[s].append(i)
-            if o >= 0:
-                obj_of[o].append(i)
-        nodes = g.nodes
+        for i in range(len(rels)):
+            if subj[i] >= 0:
+                subj_of[subj[i]].append(i)
+            if obj[i] >= 0:
+                obj_of[obj[i]].append(i)
         side = cls(
             relations=rels,
             concepts=cons,
@@ -177,8 +193,12 @@ class _Side:
 # -- the search -------------------------------------------------------------
 
 class _Search:
-    def __init__(self, s: _Side, t: _Side, sim: Callable[[str, str, str], float]):
+    def __init__(self, s: _Side, t: _Side, sim: Callable[[str, str, str], float], structure: bool = False):
         self.s, self.t, self.sim = s, t, sim
+        # Look-ahead mode: prefer candidates whose new argument pairs can anchor
+        # the most further relation pairs (VF2's look-ahead), then similarity.
+        self.structure = structure
+        self.work = 0  # feasibility checks made, a machine-independent effort count
         self._seeds: list[tuple] | None = None
         self._exact_seeds: list[tuple] | None = None
 
@@ -188,6 +208,7 @@ class _Search:
 
     def _args(self, i: int, k: int, cmap: list[int], cinv: list[int]):
         """(feasible, anchors, new concept pairs) for relation pair (i, k)."""
+        self.work += 1
         s, t = self.s, self.t
         si, oi, sk, ok = s.subj[i], s.obj[i], t.subj[k], t.obj[k]
         if (si == oi) != (sk == ok):
@@ -220,6 +241,11 @@ class _Search:
             total += self.lin(la, lb, s.con_pos[a])
             same += la == lb
         score = total / (1 + len(new))
+        if self.structure:
+            potential = 0
+            for a, b in new:
+                potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(len(s.obj_of[a]), len(t.obj_of[b]))
+            return (-anchors, -potential, -round(score, 12), -same, i, k)
         return (-anchors, -round(score, 12), -same, i, k)
 
     def seeds(self) -> list[tuple]:
@@ -261,7 +287,7 @@ class _Search:
                 trip = triple(s, i)
                 same = 1 + (trip[0] is not None) + (trip[2] is not None and not trip[3])
                 for k in index.get(trip, ()):
-                    out.append((0, -1.0, -same, i, k))
+                    out.append((0, -1.0, -same, i, k) if not self.structure else (0, 0, -1.0, -same, i, k))
             out.sort()
             self._exact_seeds = out
         return self._exact_seeds
@@ -273,7 +299,7 @@ class _Search:
         rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
         order: list[tuple[str, int, int]] = []
         heap: list[tuple] = []
-        seed_lists = [self.exact_seeds(), None]
+        seed_lists = [[] if self.structure else self.exact_seeds(), None]
         seed_pos = [0, 0]
 
         def push_around(a: int, b: int) -> None:
@@ -308,7 +334,7 @@ class _Search:
                 while seed_pos[tier] < len(keys):
                     key = keys[seed_pos[tier]]
                     seed_pos[tier] += 1
-                    i, k = key[3], key[4]
+                    i, k = key[-2], key[-1]
                     if rmap[i] < 0 and rinv[k] < 0:
                         ok, anchors, new = self._args(i, k, cmap, cinv)
                         if ok:
@@ -316,14 +342,14 @@ class _Search:
             return None
 
         if first is not None:
-            ok, _, new = self._args(first[3], first[4], cmap, cinv)
+            ok, _, new = self._args(first[-2], first[-1], cmap, cinv)
             if ok:
-                take(first[3], first[4], new)
+                take(first[-2], first[-1], new)
         limit = min(len(s.relations), len(t.relations))
         while mapped[0] < limit:
             if heap:
                 key = heapq.heappop(heap)
-                i, k = key[3], key[4]
+                i, k = key[-2], key[-1]
                 if rmap[i] >= 0 or rinv[k] >= 0:
                     continue
                 ok, anchors, new = self._args(i, k, cmap, cinv)
@@ -362,7 +388,8 @@ def map_graphs(
     *,
     similarity: Similarity | None = None,
     generic: Generic | None = None,
-    restarts: int = 8,
+    restarts: int = 64,
+    work_limit: int = 300_000,
 ) -> Mapping:
     """Map ``source`` onto ``target``; see the module docstring for the rules.
 
@@ -370,15 +397,18 @@ def map_graphs(
     WordNet Lin (:func:`mapping.wordnet.lin_similarity`), and then ``generic``
     defaults to :func:`mapping.wordnet.generic_space`. With a custom
     similarity and no ``generic``, pairs have no generic space. ``restarts``
-    bounds the extra greedy runs from the next-best seeds (0 for one run).
+    bounds the extra greedy runs (0 for one run) and ``work_limit`` the
+    feasibility checks they may spend in all (a count, not a clock, so
+    results do not depend on the machine).
     """
-    started = time.perf_counter()
     name = "wordnet-lin"
     if similarity is None:
+        # Loading WordNet is a one-off per process, not part of the mapping time.
         similarity, default_generic = _wordnet_similarity()
         generic = generic or default_generic
     else:
         name = getattr(similarity, "__name__", "custom")
+    started = time.perf_counter()
 
     cache: dict[tuple[str, str, str], float] = {}
 
@@ -394,37 +424,48 @@ def map_graphs(
 
     s, t = _Side.of(source), _Side.of(target)
     search = _Search(s, t, cached)
-    bound = min(len(s.relations), len(t.relations)) + min(s.reachable_concepts, t.reachable_concepts)
+    relation_bound = min(len(s.relations), len(t.relations))
+    bound = (relation_bound, relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound))
 
-    def quality(order: list) -> tuple[int, float]:
-        total = 0.0
+    def quality(order: list) -> tuple[int, int, float]:
+        # Relation pairs first (each is two mapped edges: the largest common
+        # subgraph by edges, i.e. systematic structure), then nodes, then Lin.
+        total, relations = 0.0, 0
         for kind, a, b in order:
             if kind == RELATION:
+                relations += 1
                 total += search.lin(s.rel_lemma[a], t.rel_lemma[b], "v")
             else:
                 total += search.lin(s.con_lemma[a], t.con_lemma[b], s.con_pos[a])
-        return len(order), round(total, 9)
+        return relations, len(order), round(total, 9)
 
     best = search.run(None)
     best_quality = quality(best)
     runs = 1
-    if best and best_quality[0] < bound and restarts > 0:
-        # Restart from the next-best seeds (the first run began at the best).
-        tried = {best[0][1:]}
-        candidates = search.exact_seeds() + search.seeds()
-        for key in candidates:
-            if runs > restarts:
-                break
-            if (key[3], key[4]) in tried:
-                continue
-            tried.add((key[3], key[4]))
-            order = search.run(key)
+    if best and best_quality[:2] < bound and restarts > 0:
+        # Bounded restarts: the look-ahead search from its best seed, then both
+        # searches from their next-best seeds in turn; the largest mapping wins.
+        ahead = _Search(s, t, cached, structure=True)
+        tried: list[set] = [{best[0][1:]}, set()]
+        queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
+        plans = [(1, None)]
+        while runs <= restarts and best_quality[:2] < bound and search.work + ahead.work < work_limit:
+            if not plans:
+                for mode in (0, 1):
+                    for key in queues[mode]:
+                        if (key[-2], key[-1]) not in tried[mode]:
+                            plans.append((mode, key))
+                            break
+                if not plans:
+                    break
+            mode, key = plans.pop(0)
+            order = (search, ahead)[mode].run(key)
             runs += 1
+            if order:
+                tried[mode].add(order[0][1:])
             q = quality(order)
             if q > best_quality:
                 best, best_quality = order, q
-                if q[0] >= bound:
-                    break
 
     pairs = []
     for kind, a, b in best:

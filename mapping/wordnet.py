@@ -73,10 +73,7 @@ def normalise(word: str) -> str:
 class _Synset:
     offset: int
     ic: float
-    # Ancestors (self included) as (IC, offset), most informative first, and
-    # the same offsets as a set for membership tests.
-    ancestors: tuple[tuple[float, int], ...]
-    ancestor_set: frozenset[int]
+    ancestors: frozenset[int]  # hypernyms and instance hypernyms, self included
 
 
 class WordNet:
@@ -89,8 +86,10 @@ class WordNet:
         self._index: dict[str, dict[str, tuple[int, ...]]] = {}
         self._freq: dict[str, dict[int, float]] = {"n": {}, "v": {}}
         self._total: dict[str, float] = {"n": 0.0, "v": 0.0}
+        self._icv: dict[str, dict[int, float]] = {"n": {}, "v": {}}
+        self._closure: dict[str, dict[int, frozenset[int]]] = {"n": {}, "v": {}}
         self._synsets: dict[tuple[str, int], _Synset] = {}
-        self._words: dict[tuple[str, str], tuple[_Synset, ...]] = {}
+        self._words: dict[tuple[str, str], tuple[int, ...]] = {}
         self._pairs: dict[tuple[str, str, str], tuple[float, int | None]] = {}
         self._exceptions: dict[str, dict[str, list[str]]] = {}
         for pos in POS:
@@ -148,29 +147,27 @@ class WordNet:
                 self._freq[pos][offset] = value
                 if len(fields) == 3:  # ROOT, as NLTK sums them
                     self._total[pos] += value
+        for pos in POS:
+            total = self._total[pos]
+            self._icv[pos] = {o: -math.log(f / total) for o, f in self._freq[pos].items() if f > 0}
 
     # -- synsets -------------------------------------------------------------
-    def _ic(self, pos: str, offset: int) -> float:
-        freq = self._freq[pos].get(offset, 0.0)
-        return -math.log(freq / self._total[pos]) if freq > 0 else math.inf
+    def _ancestors(self, pos: str, offset: int) -> frozenset[int]:
+        memo = self._closure[pos]
+        hit = memo.get(offset)
+        if hit is None:
+            # Hypernym chains are shared, so closures are built from memoised parents.
+            hit = frozenset({offset}).union(*(self._ancestors(pos, up) for up in self._parents[pos].get(offset, ())))
+            memo[offset] = hit
+        return hit
 
     def _synset(self, pos: str, offset: int) -> _Synset:
         key = (pos, offset)
         hit = self._synsets.get(key)
-        if hit is not None:
-            return hit
-        parents = self._parents[pos]
-        seen = {offset}
-        stack = [offset]
-        while stack:
-            for up in parents.get(stack.pop(), ()):
-                if up not in seen:
-                    seen.add(up)
-                    stack.append(up)
-        ancestors = tuple(sorted(((self._ic(pos, o), o) for o in seen), key=lambda t: (-t[0], t[1])))
-        synset = _Synset(offset, self._ic(pos, offset), ancestors, frozenset(seen))
-        self._synsets[key] = synset
-        return synset
+        if hit is None:
+            hit = _Synset(offset, self._icv[pos].get(offset, math.inf), self._ancestors(pos, offset))
+            self._synsets[key] = hit
+        return hit
 
     def _morphy(self, word: str, pos: str) -> list[str]:
         """NLTK's ``_morphy``: the word and its base forms that WordNet lists."""
@@ -186,20 +183,27 @@ class WordNet:
                 result.append(form)
         return result
 
-    def synsets(self, word: str, pos: str = "n") -> tuple[_Synset, ...]:
-        """The synsets of ``word`` in WordNet's sense order (after morphology)."""
+    def offsets(self, word: str, pos: str = "n") -> tuple[int, ...]:
+        """Synset offsets of ``word`` in NLTK's order (after morphology)."""
         if pos not in POS:
             raise ValueError(f"pos must be 'n' or 'v', not {pos!r}")
         key = (pos, word)
         hit = self._words.get(key)
-        if hit is not None:
-            return hit
-        offsets: list[int] = []
-        for form in self._morphy(word, pos) if word else ():
-            offsets.extend(o for o in self._index[pos][form] if o not in offsets)
-        result = tuple(self._synset(pos, o) for o in offsets)
-        self._words[key] = result
-        return result
+        if hit is None:
+            offsets: list[int] = []
+            for form in self._morphy(word, pos) if word else ():
+                offsets.extend(o for o in self._index[pos][form] if o not in offsets)
+            hit = tuple(offsets)
+            self._words[key] = hit
+        return hit
+
+    def synsets(self, word: str, pos: str = "n") -> tuple[_Synset, ...]:
+        """The synsets of ``word`` in NLTK's order (after morphology)."""
+        return tuple(self._synset(pos, o) for o in self.offsets(word, pos))
+
+    def lemmas(self, pos: str = "n") -> list[str]:
+        """Every lemma WordNet lists for ``pos``, sorted."""
+        return sorted(self._index[pos])
 
     def synset_name(self, pos: str, offset: int) -> str:
         """NLTK's name of a synset, e.g. ``instrumentality.n.03``."""
@@ -211,6 +215,10 @@ class WordNet:
     # -- similarity ------------------------------------------------------------
     def lin(self, a: str, b: str, pos: str = "n") -> tuple[float, int | None]:
         """(Lin similarity, offset of the generic-space synset or None) of two words."""
+        hit = self._pairs.get((pos, a, b))
+        if hit is not None:
+            return hit
+        raw = (pos, a, b)
         a, b = normalise(a), normalise(b)
         if a > b:  # symmetric, so one cache entry serves both orders
             a, b = b, a
@@ -218,33 +226,34 @@ class WordNet:
         hit = self._pairs.get(key)
         if hit is not None:
             return hit
-        sa, sb = self.synsets(a, pos), self.synsets(b, pos)
         if a == b:
-            result = (1.0, sa[0].offset if sa else None)
+            offsets = self.offsets(a, pos)
+            result = (1.0, offsets[0] if offsets else None)
         else:
-            result = _best_pair(sa, sb)
+            result = _best_pair(self.synsets(a, pos), self.synsets(b, pos), self._icv[pos])
         self._pairs[key] = result
+        self._pairs[raw] = result
         return result
 
 
-def _best_pair(sa: Sequence[_Synset], sb: Sequence[_Synset]) -> tuple[float, int | None]:
-    best, generic = 0.0, None
-    found = False
+def _best_pair(sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]) -> tuple[float, int | None]:
+    best, generic = -1.0, None
     for x in sa:
         for y in sb:
             if x.offset == y.offset:
                 return 1.0, x.offset
-            small, big = (x, y) if len(x.ancestors) <= len(y.ancestors) else (y, x)
-            for ic, offset in small.ancestors:
-                if offset in big.ancestor_set:
-                    denominator = x.ic + y.ic
-                    score = 2.0 * ic / denominator if denominator > 0 else 0.0
-                    score = min(1.0, max(0.0, score))
-                    # Strictly greater keeps the first pair in sense order on ties.
-                    if score > best or not found:
-                        best, generic, found = score, offset, True
-                    break
-    return best, generic
+            common = x.ancestors & y.ancestors
+            if not common:
+                continue
+            # The most informative subsumer; equal IC goes to the lower offset.
+            lcs = max(common, key=lambda o: (ic.get(o, 0.0), -o))
+            denominator = x.ic + y.ic
+            score = 2.0 * ic.get(lcs, 0.0) / denominator if 0 < denominator < math.inf else 0.0
+            score = min(1.0, max(0.0, score))
+            # Strictly greater keeps the first pair in sense order on ties.
+            if score > best:
+                best, generic = score, lcs
+    return max(best, 0.0), generic
 
 
 _instance: WordNet | None = None

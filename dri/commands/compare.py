@@ -1,0 +1,109 @@
+"""``dri compare A B``: map one document onto another and score the analogy.
+
+A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
+``dri graph --out``). Prints the scores (Jaccard, semantic, conceptual,
+relational similarity and the Unified Analogy Similarity) and the mapping
+table: source term, target term, Lin, generic space. ``--json`` prints the
+same as one JSON object. A bad input gets a one-line error naming the file
+and the reason, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import networkx as nx
+
+__all__ = ["register", "run_compare", "load_graph", "format_comparison"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="map document A onto document B and score the analogy",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("source", type=Path, metavar="A", help="source: text, PDF or graph JSON")
+    p.add_argument("target", type=Path, metavar="B", help="target: text, PDF or graph JSON")
+    p.add_argument("--json", action="store_true", help="print the scores and mapping as JSON")
+    p.set_defaults(handler=run_compare)
+
+
+class InputError(Exception):
+    """One line: ``<path>: <reason>``."""
+
+
+def load_graph(path: Path) -> nx.DiGraph:
+    """A ROS graph from a stored graph JSON, a text file or a PDF."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a document")
+    if path.suffix.lower() == ".json":
+        from graphs import load_json
+
+        try:
+            return load_json(path)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise InputError(f"{path}: not a stored ROS graph ({reason})") from err
+    from extract import DocumentError, graph_from_path
+
+    try:
+        return graph_from_path(path)
+    except DocumentError as err:
+        raise InputError(str(err).splitlines()[0]) from err
+
+
+def format_comparison(comparison) -> str:
+    s, m = comparison.scores, comparison.mapping
+    lines = [
+        f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
+        f"analogy similarity (AS)  {s.analogy_similarity:.4f}",
+        f"jaccard                  {s.jaccard:.4f}",
+        f"semantic similarity      {s.semantic:.4f}",
+        f"conceptual similarity    {s.conceptual:.4f}   ({s.mapped_concepts} concept pairs)",
+        f"relational similarity    {s.relational:.4f}   ({s.mapped_relations} relation pairs)",
+        f"mapping time             {m.seconds * 1000:.1f} ms",
+    ]
+    if s.message:
+        lines.append(f"note: {s.message}")
+    if m.pairs:
+        rows = [("source term", "target term", "lin", "generic space")]
+        for kind in ("relation", "concept"):
+            rows += [(p.source_lemma, p.target_lemma, f"{p.lin:.3f}", p.generic or "-")
+                     for p in m.pairs if p.kind == kind]
+        widths = [max(len(r[c]) for r in rows) for c in range(4)]
+        lines.append("")
+        for n, row in enumerate(rows):
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+            if n == 0:
+                lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    graphs = []
+    failed = False
+    for path in (args.source, args.target):
+        try:
+            graphs.append(load_graph(path))
+        except InputError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed = True
+    if failed:
+        return 1
+    from mapping.wordnet import WordNetSetupError
+    from metrics import compare
+
+    try:
+        comparison = compare(*graphs)
+    except WordNetSetupError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(format_comparison(comparison))
+    return 0

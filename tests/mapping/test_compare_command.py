@@ -1,0 +1,65 @@
+"""``dri compare``: texts, stored graphs, JSON output and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dri.cli import main
+from graphs import add_triple, new_graph, save_json
+
+CORPUS = Path("/work/shared/corpora/clough-stevenson")
+
+
+def _graphs(tmp_path: Path) -> tuple[Path, Path]:
+    solar = new_graph("solar", name="solar")
+    add_triple(solar, "sun", "attract", "planet")
+    add_triple(solar, "planet", "revolve", "sun")
+    atom = new_graph("atom", name="atom")
+    add_triple(atom, "nucleus", "attract", "electron")
+    add_triple(atom, "electron", "revolve", "nucleus")
+    a, b = tmp_path / "solar.json", tmp_path / "atom.json"
+    save_json(solar, a)
+    save_json(atom, b)
+    return a, b
+
+
+def test_stored_graphs_table(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "analogy similarity (AS)" in out
+    assert "source term" in out and "generic space" in out
+    row = next(line for line in out.splitlines() if line.startswith("sun "))
+    assert row.split()[1] == "nucleus" and row.split()[3] == "object.n.01"
+
+
+def test_json_output(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    assert main(["compare", "--json", str(a), str(b)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scores"]["mapped_relations"] == 2
+    assert data["scores"]["relational"] == 1.0
+    assert len(data["mapping"]["pairs"]) == 4
+
+
+def test_texts(tmp_path, capsys):
+    assert main(["compare", "--json", str(CORPUS / "orig_taske.txt"), str(CORPUS / "g0pE_taske.txt")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scores"]["mapped_relations"] > 0
+    assert 0 < data["scores"]["analogy_similarity"] <= 1
+
+
+def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
+    a, _ = _graphs(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert main(["compare", str(bad), str(tmp_path / "missing.txt")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2
+    assert err[0].startswith(f"error: {bad}: ") and err[1] == f"error: {tmp_path / 'missing.txt'}: no such file"
+    binary = tmp_path / "noise.txt"
+    binary.write_bytes(bytes(range(256)) * 40)
+    assert main(["compare", str(binary), str(a)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {binary}")

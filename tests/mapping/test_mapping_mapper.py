@@ -1,0 +1,185 @@
+"""The structure mapper: clones, hand-built analogies, SMT constraints (property test)."""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphs import add_concept, add_triple, new_graph
+from mapping import Mapping, map_graphs
+from mapping.random_graphs import random_ros_graph
+from metrics import compare, score_mapping
+
+
+def _args(g: nx.DiGraph, rel: str) -> tuple[str | None, str | None]:
+    s = next((u for u, _, lab in g.in_edges(rel, data="label") if lab == "subj"), None)
+    o = next((v for _, v, lab in g.out_edges(rel, data="label") if lab == "obj"), None)
+    return s, o
+
+
+def assert_smt(source: nx.DiGraph, target: nx.DiGraph, m: Mapping) -> None:
+    """1-to-1, type-consistent and parallel-connected."""
+    forward = m.as_dict()
+    assert len(forward) == len(m.pairs), "a source node is mapped twice"
+    assert len(set(forward.values())) == len(m.pairs), "a target node is mapped twice"
+    for p in m.pairs:
+        assert source.nodes[p.source]["type"] == target.nodes[p.target]["type"] == p.kind
+        assert p.source_lemma == source.nodes[p.source]["lemma"]
+        assert p.target_lemma == target.nodes[p.target]["lemma"]
+        assert 0.0 <= p.lin <= 1.0
+        if p.kind == "relation":
+            (s, o), (ts, to) = _args(source, p.source), _args(target, p.target)
+            assert forward.get(s) == ts and forward.get(o) == to
+    # Every mapped concept is an argument of a mapped relation.
+    args = {a for p in m.relation_pairs for a in _args(source, p.source)}
+    assert {p.source for p in m.concept_pairs} == args
+
+
+def solar_and_atom() -> tuple[nx.DiGraph, nx.DiGraph]:
+    solar = new_graph("solar", name="solar system")
+    add_triple(solar, "sun", "attract", "planet")
+    add_triple(solar, "planet", "revolve", "sun")
+    add_triple(solar, "sun", "heat", "planet")
+    add_triple(solar, "sun", "be", "star")
+    atom = new_graph("atom", name="atom")
+    add_triple(atom, "nucleus", "attract", "electron")
+    add_triple(atom, "electron", "revolve", "nucleus")
+    add_triple(atom, "nucleus", "be", "atom")
+    return solar, atom
+
+
+@pytest.mark.parametrize("nodes, seed", [(60, 1), (150, 2), (300, 3)])
+def test_clone_maps_every_node(nodes, seed):
+    g = random_ros_graph(nodes, random.Random(seed))
+    comparison = compare(g, g.copy())
+    assert len(comparison.mapping) == nodes
+    assert all(p.source_lemma == p.target_lemma for p in comparison.mapping.pairs)
+    assert comparison.scores.analogy_similarity == pytest.approx(1.0)
+    assert comparison.scores.jaccard == pytest.approx(1.0)
+    assert comparison.mapping.runs == 1
+    assert_smt(g, g, comparison.mapping)
+
+
+def test_solar_system_maps_onto_atom():
+    solar, atom = solar_and_atom()
+    m = map_graphs(solar, atom)
+    assert_smt(solar, atom, m)
+    pairs = {(p.source_lemma, p.target_lemma) for p in m.pairs}
+    assert {("sun", "nucleus"), ("planet", "electron"), ("attract", "attract"), ("revolve", "revolve")} <= pairs
+    assert ("star", "atom") in pairs  # via "be"
+    assert len(m.relation_pairs) == 3
+    scores = score_mapping(m)
+    assert scores.relational == pytest.approx(1.0)
+    assert 0 < scores.conceptual < 1
+    assert scores.analogy_similarity == pytest.approx(scores.jaccard * scores.semantic)
+
+
+def test_swapping_inputs_gives_the_inverse_here():
+    solar, atom = solar_and_atom()
+    there = {(p.source, p.target) for p in map_graphs(solar, atom).pairs}
+    back = {(p.target, p.source) for p in map_graphs(atom, solar).pairs}
+    assert there == back
+
+
+def test_leg_maps_to_bus_by_lin():
+    # Structure alone cannot decide between bus and ticket; Lin picks bus.
+    walker = new_graph("walk", name="walking")
+    add_triple(walker, "person", "use", "leg")
+    add_triple(walker, "leg", "carry", "person")
+    commuter = new_graph("bus", name="commuting")
+    add_triple(commuter, "commuter", "use", "ticket")
+    add_triple(commuter, "commuter", "use", "bus")
+    add_triple(commuter, "bus", "carry", "commuter")
+    add_triple(commuter, "ticket", "carry", "commuter")
+    m = map_graphs(walker, commuter)
+    assert_smt(walker, commuter, m)
+    leg = next(p for p in m.concept_pairs if p.source_lemma == "leg")
+    assert leg.target_lemma == "bus"
+    assert leg.generic == "device.n.01"  # a kind of instrumentality.n.03
+    person = next(p for p in m.concept_pairs if p.source_lemma == "person")
+    assert person.target_lemma == "commuter" and person.generic == "person.n.01"
+
+
+def test_greatest_similarity_wins_with_a_custom_similarity():
+    table = {("alpha", "beta"): 0.2, ("alpha", "gamma"): 0.9}
+
+    def sim(a: str, b: str, pos: str) -> float:
+        return table.get((a, b), table.get((b, a), 0.0))
+
+    s = new_graph("s")
+    add_triple(s, "hub", "link", "alpha")
+    t = new_graph("t")
+    add_triple(t, "hub", "link", "beta")
+    add_triple(t, "hub", "link", "gamma")
+    m = map_graphs(s, t, similarity=sim)
+    assert {(p.source_lemma, p.target_lemma) for p in m.concept_pairs} == {("hub", "hub"), ("alpha", "gamma")}
+    assert all(p.generic is None for p in m.pairs)
+    table[("alpha", "beta")] = 0.95
+    m = map_graphs(s, t, similarity=sim)
+    assert ("alpha", "beta") in {(p.source_lemma, p.target_lemma) for p in m.concept_pairs}
+
+
+def test_results_are_deterministic():
+    rng = random.Random(7)
+    a, b = random_ros_graph(80, rng), random_ros_graph(90, rng)
+    first, second = map_graphs(a, b), map_graphs(a, b)
+    assert [(p.source, p.target) for p in first.pairs] == [(p.source, p.target) for p in second.pairs]
+
+
+def test_empty_and_verbless_graphs_score_zero_with_a_message():
+    solar, _ = solar_and_atom()
+    empty = new_graph("empty")
+    nouns = new_graph("nouns")
+    add_concept(nouns, "sun")
+    add_concept(nouns, "planet")
+    for a, b, why in ((empty, solar, "empty"), (solar, empty, "empty"), (nouns, solar, "no relations"),
+                      (solar, nouns, "no relations"), (empty, empty, "empty")):
+        comparison = compare(a, b)
+        s = comparison.scores
+        assert len(comparison.mapping) == 0
+        assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (0, 0, 0, 0, 0)
+        assert s.message and why in s.message
+
+
+def test_relations_missing_an_argument_do_not_crash():
+    s = new_graph("s")
+    add_triple(s, "sun", "attract", "planet")
+    s.remove_node("c:planet")  # a relation without an object
+    t = new_graph("t")
+    add_triple(t, "nucleus", "attract", "electron")
+    m = map_graphs(s, t)
+    assert len(m) == 0
+    assert score_mapping(m).message
+
+
+NOUNS = ("dog", "cat", "sun", "planet", "atom", "leg", "bus", "idea", "tree", "car", "person", "xqzzyword")
+VERBS = ("be", "have", "attract", "use", "carry", "walk", "ride", "revolve")
+
+
+@st.composite
+def ros_graphs(draw) -> nx.DiGraph:
+    triples = draw(st.lists(st.tuples(st.sampled_from(NOUNS), st.sampled_from(VERBS), st.sampled_from(NOUNS)),
+                            max_size=14))
+    g = new_graph("h")
+    for s, v, o in triples:
+        add_triple(g, s, v, o)
+    for extra in draw(st.lists(st.sampled_from(NOUNS), max_size=2)):
+        add_concept(g, extra)  # isolated concepts are allowed in a graph
+    return g
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ros_graphs(), ros_graphs(), st.integers(min_value=0, max_value=4))
+def test_property_mappings_obey_smt_and_scores_lie_in_unit_interval(source, target, restarts):
+    comparison = compare(source, target, restarts=restarts)
+    assert_smt(source, target, comparison.mapping)
+    s = comparison.scores
+    for value in (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity):
+        assert 0.0 <= value <= 1.0
+    assert s.mapped_concepts + s.mapped_relations == len(comparison.mapping)
+    if source.number_of_nodes() and list(source.edges) and list(target.edges):
+        assert s.mapped_relations >= 1 or s.message  # something maps when both have relations

@@ -1,0 +1,61 @@
+"""Scores of a mapping: Jaccard, semantic, conceptual, relational, AS."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphs import add_triple, new_graph
+from mapping import MappedPair, Mapping
+from metrics import Comparison, compare, score_mapping
+
+
+def _mapping(pairs: list[MappedPair], source_size: int, target_size: int) -> Mapping:
+    return Mapping(pairs=pairs, source_size=source_size, target_size=target_size, seconds=0.0,
+                   source_relations=1, target_relations=1)
+
+
+def test_formulas_on_a_hand_made_mapping():
+    pairs = [
+        MappedPair("r:0", "r:0", "relation", "attract", "attract", 1.0, "attract.v.01"),
+        MappedPair("r:1", "r:3", "relation", "revolve", "orbit", 0.5, None),
+        MappedPair("c:sun", "c:nucleus", "concept", "sun", "nucleus", 0.1, "object.n.01"),
+        MappedPair("c:planet", "c:electron", "concept", "planet", "electron", 0.5, None),
+    ]
+    s = score_mapping(_mapping(pairs, source_size=6, target_size=10))
+    assert s.jaccard == pytest.approx(4 / (6 + 10 - 4))
+    assert s.semantic == pytest.approx((1.0 + 0.5 + 0.1 + 0.5) / 4)
+    assert s.relational == pytest.approx(0.75)
+    assert s.conceptual == pytest.approx(0.3)
+    assert s.analogy_similarity == pytest.approx(s.jaccard * s.semantic)
+    assert (s.mapped_concepts, s.mapped_relations, s.message) == (2, 2, None)
+
+
+def test_identical_graphs_score_one():
+    g = new_graph("g")
+    add_triple(g, "sun", "attract", "planet")
+    add_triple(g, "planet", "orbit", "sun")
+    s = compare(g, g.copy()).scores
+    assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (1.0, 1.0, 1.0, 1.0, 1.0)
+
+
+def test_no_pairs_scores_zero_with_a_reason():
+    s = score_mapping(_mapping([], 5, 7))
+    assert (s.jaccard, s.semantic, s.analogy_similarity) == (0.0, 0.0, 0.0)
+    assert "constraints" in s.message
+    s = score_mapping(Mapping([], 0, 3, 0.0, source_relations=0, target_relations=1))
+    assert "source graph is empty" in s.message
+
+
+def test_comparison_to_dict_is_json():
+    a, b = new_graph("a", name="A"), new_graph("b", name="B")
+    add_triple(a, "dog", "chase", "cat")
+    add_triple(b, "cat", "chase", "mouse")
+    comparison = compare(a, b)
+    assert isinstance(comparison, Comparison)
+    data = json.loads(json.dumps(comparison.to_dict()))
+    assert data["source"] == "A" and data["target"] == "B"
+    assert data["scores"]["mapped_relations"] == 1
+    assert {(p["source_lemma"], p["target_lemma"]) for p in data["mapping"]["pairs"]} >= {("chase", "chase")}
+    assert data["scores"]["analogy_similarity"] == pytest.approx(comparison.scores.analogy_similarity)

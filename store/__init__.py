@@ -1,1 +1,78 @@
-"""store"""
+"""One store for ROS graphs and similarity results, with two backends.
+
+* **Neo4j** (:class:`store.neo4j_store.Neo4jStore`), over Bolt with the
+  official driver, when ``NEO4J_URI`` is set (with ``NEO4J_USER``,
+  ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) or a Prefect Secret block named
+  by ``DRI_NEO4J_SECRET_BLOCK`` holds the connection;
+* **SQLite** (:class:`store.sqlite_store.SQLiteStore`), the embedded default,
+  in ``data/dri.sqlite`` (``DRI_DATA_DIR``), so a fresh machine needs no server.
+
+Both implement :class:`Store` and pass the same contract tests. The schema,
+the semantics of each method and the environment are in ``docs/store.md``;
+ready Cypher queries in ``docs/cypher.md``. Issue 4 of the project asks for
+this store; Dr Inventor kept its ROS graphs in Neo4j too (Hurley et al.,
+EGPAI 2016, section 4).
+
+Example
+-------
+>>> with open_store("sqlite://:memory:") as store:
+...     store.corpora()
+[]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store.base import Store, default_sqlite_path
+from store.records import (
+    Analogue,
+    ComparisonRecord,
+    DocumentRecord,
+    EvaluationRecord,
+    RunRecord,
+    StoreError,
+)
+
+__all__ = [
+    "open_store",
+    "Store",
+    "StoreError",
+    "DocumentRecord",
+    "ComparisonRecord",
+    "Analogue",
+    "RunRecord",
+    "EvaluationRecord",
+]
+
+_NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def open_store(uri: str | None = None) -> Store:
+    """The configured store.
+
+    ``uri`` chooses explicitly: a Neo4j URI (``bolt://``, ``neo4j://``, with
+    ``+s``/``+ssc``), ``sqlite:///path/to/file.sqlite``, ``sqlite://:memory:``,
+    or a plain file path for SQLite. Without it, Neo4j when ``NEO4J_URI`` (or
+    the Secret block) is configured, else SQLite at ``data_dir()/dri.sqlite``.
+    Raises :class:`StoreError` (one line, naming the server or file) when the
+    store cannot be opened.
+    """
+    from store.neo4j_store import Neo4jSettings, Neo4jStore
+    from store.sqlite_store import SQLiteStore
+
+    if uri:
+        scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+        if scheme in _NEO4J_SCHEMES:
+            return Neo4jStore(Neo4jSettings.from_env(uri))  # type: ignore[arg-type]
+        if scheme == "sqlite":
+            target = uri.split("://", 1)[1]
+            return SQLiteStore(target if target == ":memory:" else Path(target))
+        if scheme:
+            raise StoreError(uri.split("@")[-1], f"unknown store URI scheme {scheme!r}; "
+                                                 f"use bolt://, neo4j:// or sqlite:///")
+        return SQLiteStore(Path(uri))
+    settings = Neo4jSettings.from_env()
+    if settings is not None:
+        return Neo4jStore(settings)
+    return SQLiteStore(default_sqlite_path())

@@ -1,0 +1,203 @@
+"""The store interface that both backends implement.
+
+The flows, the CLI and the evaluations code against :class:`Store` only; the
+contract tests in ``tests/store/test_store_contract.py`` run unchanged against
+both backends. See ``docs/store.md`` for the semantics of each method.
+"""
+
+from __future__ import annotations
+
+import abc
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import networkx as nx
+
+from store.records import (
+    Analogue,
+    ComparisonRecord,
+    DocumentRecord,
+    EvaluationRecord,
+    RunRecord,
+    StoreError,
+)
+
+__all__ = ["Store"]
+
+
+class Store(abc.ABC):
+    """Documents with their ROS graphs, and comparison results, by run."""
+
+    #: ``"sqlite"`` or ``"neo4j"``.
+    backend: str = ""
+    #: Where the data lives: the SQLite file or the Neo4j URI without credentials.
+    location: str = ""
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.location}>"
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the connection; the store cannot be used afterwards."""
+
+    # -- documents -----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+        """Store ``graph`` and its document as a member of ``corpus``.
+
+        Idempotent: the same call twice leaves the same data. A document may
+        belong to several corpora; ``meta`` is recorded per corpus and merged
+        into the document's own meta. A graph of a newer extractor version
+        replaces the document's stored graph.
+        """
+
+    @abc.abstractmethod
+    def has_graph(self, graph_id: str) -> bool:
+        """Whether the graph ``graph_id`` (source bytes + extractor version) was stored."""
+
+    @abc.abstractmethod
+    def get_graph(self, doc_id: str) -> nx.DiGraph | None:
+        """The document's graph of the latest extractor version stored, or ``None``."""
+
+    @abc.abstractmethod
+    def get_document(self, doc_id: str) -> DocumentRecord | None:
+        """The document ``doc_id``, with its merged meta and all its corpora."""
+
+    @abc.abstractmethod
+    def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
+        """Documents whose id, path or name equals one of the spellings of ``text``."""
+
+    def find_document(self, name_or_path: str, corpus: str | None = None) -> DocumentRecord | None:
+        """The document with this id, path or name (in that order of preference).
+
+        Raises :class:`StoreError` if a name matches several documents.
+        """
+        text = str(name_or_path)
+        found = self._document_candidates(text, corpus)
+        spellings = {text}
+        try:
+            spellings.add(str(Path(text).expanduser().resolve()))
+        except (OSError, RuntimeError):
+            pass
+        for matches in (
+            [d for d in found if d.doc_id == text],
+            [d for d in found if d.path in spellings],
+            [d for d in found if d.name == text],
+        ):
+            unique = {d.doc_id: d for d in matches}
+            if len(unique) == 1:
+                return next(iter(unique.values()))
+            if len(unique) > 1:
+                where = f" in corpus {corpus!r}" if corpus else ""
+                raise StoreError(self.location, f"{text!r} names {len(unique)} documents{where}; "
+                                                f"use a path or a document id")
+        return None
+
+    @abc.abstractmethod
+    def corpora(self) -> list[str]:
+        """The corpus names, sorted."""
+
+    @abc.abstractmethod
+    def documents(self, corpus: str) -> list[DocumentRecord]:
+        """The documents of ``corpus`` by name, each with that corpus's meta."""
+
+    # -- comparisons ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def put_comparison(self, result: ComparisonRecord) -> None:
+        """Store a scored comparison with its mapping pairs.
+
+        Idempotent on ``(source_id, target_id, run_id)``: storing it again
+        replaces that result; another run id adds a new result set. Both
+        documents must have been stored.
+        """
+
+    @abc.abstractmethod
+    def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
+        """Whether this pair was stored under ``run_id``."""
+
+    @abc.abstractmethod
+    def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
+        """One stored comparison with its mapping pairs, or ``None``."""
+
+    @abc.abstractmethod
+    def comparisons(
+        self, run_id: str | None = None, corpus: str | None = None, *, pairs: bool = False
+    ) -> list[ComparisonRecord]:
+        """Stored comparisons, optionally of one run and/or between documents
+        of one corpus (both ends in it), ordered by source, target, run.
+        ``pairs=True`` also loads the mapping pairs."""
+
+    @abc.abstractmethod
+    def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
+        """The ``k`` documents most analogous to ``doc_id``.
+
+        Both directions of a comparison count. Each other document appears
+        once, with its best result (highest analogy similarity; ties to the
+        smaller run id, then the outgoing direction); documents are ranked by
+        analogy similarity, then name, then id.
+        """
+
+    @abc.abstractmethod
+    def runs(self) -> list[RunRecord]:
+        """The run ids with their comparison counts, oldest first."""
+
+    # -- evaluations ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
+        """Store the rows of one evaluation; returns its id (a hash of the
+        content, so saving the same evaluation twice stores it once)."""
+
+    @abc.abstractmethod
+    def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
+        """Stored evaluations, oldest first."""
+
+    # -- housekeeping --------------------------------------------------------------
+
+    @abc.abstractmethod
+    def counts(self) -> dict[str, int]:
+        """Sizes of what is stored, by kind of record (for checks and ``dri store info``)."""
+
+    @abc.abstractmethod
+    def clear(self) -> None:
+        """Delete everything in this store."""
+
+
+# -- helpers shared by the backends ----------------------------------------------
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def to_json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def evaluation_id(kind: str, corpus: str, rows: Iterable[dict[str, Any]]) -> str:
+    payload = to_json_text([kind, corpus, list(rows)])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+
+
+def default_sqlite_path() -> Path:
+    from dri.settings import data_dir
+
+    return data_dir() / "dri.sqlite"
+
+
+def env(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else None

@@ -1,0 +1,574 @@
+"""The Neo4j store: ROS graphs and similarity results as a property graph.
+
+The schema (documented with ready queries in ``docs/store.md`` and
+``docs/cypher.md``) follows issue 4 and Dr Inventor's ROS:
+
+* ``(:Corpus {name})-[:CONTAINS {meta...}]->(:Document {id, name, path, ...})``;
+* ``(:Document)-[:HAS_NODE]->(:Concept {doc_id, lemma, key, ...})`` and
+  ``(:Relation {doc_id, key, lemma, ...})``, with
+  ``(:Concept)-[:SUBJ]->(:Relation)-[:OBJ]->(:Concept)``;
+* ``(:Document)-[:HAS_GRAPH]->(:Graph {id, extractor_version})`` per graph version seen;
+* ``(:Document)-[:SIMILAR {run_id, analogy_similarity, jaccard, semantic,
+  conceptual, relational, params, mapping_id}]->(:Document)``;
+* ``(:Mapping {id, source_id, target_id, run_id, ...})-[:HAS_PAIR]->(:Pair {kind,
+  source_lemma, target_lemma, lin, generic})``, each pair linked ``-[:SOURCE]->``
+  and ``-[:TARGET]->`` to the mapped Concept/Relation nodes and
+  ``-[:GENERIC]->(:Generic {name})`` to its generic-space concept.
+
+Every write is a managed transaction (``session.execute_write``), which the
+driver retries on transient errors (ServiceUnavailable, SessionExpired,
+TransientError) for up to ``max_transaction_retry_time``; the rows go in
+with ``UNWIND $rows`` and every value is a parameter. No Cypher text is ever
+built from data: the only variable parts of a query are labels and
+relationship types chosen from fixed sets.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import networkx as nx
+
+from graphs import from_json
+from graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
+from store.base import Store, env, evaluation_id, now, to_json_text
+from store.records import (
+    PAIR_FIELDS,
+    SCORE_FIELDS,
+    Analogue,
+    ComparisonRecord,
+    DocumentRecord,
+    EvaluationRecord,
+    RunRecord,
+    StoreError,
+    clean_meta,
+    document_fields,
+    safe_uri,
+    scalar_meta,
+    version_key,
+)
+
+__all__ = ["Neo4jSettings", "Neo4jStore", "SCHEMA_STATEMENTS", "LABELS", "RELATIONSHIP_TYPES"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_STATEMENTS = (
+    "CREATE CONSTRAINT corpus_name IF NOT EXISTS FOR (c:Corpus) REQUIRE c.name IS UNIQUE",
+    "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
+    "CREATE CONSTRAINT graph_id IF NOT EXISTS FOR (g:Graph) REQUIRE g.id IS UNIQUE",
+    "CREATE CONSTRAINT concept_doc_lemma IF NOT EXISTS FOR (n:Concept) REQUIRE (n.doc_id, n.lemma) IS UNIQUE",
+    "CREATE CONSTRAINT relation_doc_key IF NOT EXISTS FOR (n:Relation) REQUIRE (n.doc_id, n.key) IS UNIQUE",
+    "CREATE CONSTRAINT mapping_id IF NOT EXISTS FOR (m:Mapping) REQUIRE m.id IS UNIQUE",
+    "CREATE CONSTRAINT pair_id IF NOT EXISTS FOR (p:Pair) REQUIRE p.id IS UNIQUE",
+    "CREATE CONSTRAINT generic_name IF NOT EXISTS FOR (g:Generic) REQUIRE g.name IS UNIQUE",
+    "CREATE CONSTRAINT evaluation_id IF NOT EXISTS FOR (e:Evaluation) REQUIRE e.id IS UNIQUE",
+    "CREATE INDEX concept_doc_key IF NOT EXISTS FOR (n:Concept) ON (n.doc_id, n.key)",
+    "CREATE INDEX concept_lemma IF NOT EXISTS FOR (n:Concept) ON (n.lemma)",
+    "CREATE INDEX relation_lemma IF NOT EXISTS FOR (n:Relation) ON (n.lemma)",
+    "CREATE INDEX document_name IF NOT EXISTS FOR (d:Document) ON (d.name)",
+    "CREATE INDEX document_path IF NOT EXISTS FOR (d:Document) ON (d.path)",
+    "CREATE INDEX mapping_run IF NOT EXISTS FOR (m:Mapping) ON (m.run_id)",
+    "CREATE INDEX similar_run IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.run_id)",
+    "CREATE INDEX similar_score IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.analogy_similarity)",
+)
+
+LABELS = ("Corpus", "Document", "Graph", "Concept", "Relation", "Mapping", "Pair", "Generic", "Evaluation")
+RELATIONSHIP_TYPES = ("CONTAINS", "HAS_GRAPH", "HAS_NODE", "SUBJ", "OBJ", "LINK", "SIMILAR",
+                      "HAS_PAIR", "SOURCE", "TARGET", "GENERIC")
+
+# Graph edge labels and the relationship types that hold them; any other
+# label is kept as a LINK relationship with a ``label`` property.
+_EDGE_TYPES = {"subj": "SUBJ", "obj": "OBJ"}
+# Document properties a caller's meta may not overwrite.
+_DOCUMENT_PROPS = frozenset({"id", "graph_id", "name", "path", "kind", "extractor_version", "title", "concepts",
+                             "relations", "sentences", "meta", "graph", "updated"})
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    """How to reach Neo4j. The password never appears in ``repr`` or logs."""
+
+    uri: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    database: str = "neo4j"
+    #: Upper bound on the driver's retries of one transaction, in seconds.
+    retry_seconds: float = 30.0
+    connection_timeout: float = 10.0
+    #: Rows per ``UNWIND $rows`` statement; 1 gives one write per row (for benchmarks).
+    batch_size: int = 10_000
+
+    @classmethod
+    def from_env(cls, uri: str | None = None) -> "Neo4jSettings | None":
+        """Settings from ``NEO4J_URI``/``USER``/``PASSWORD``/``DATABASE``, completed
+        by the Prefect Secret block named in ``DRI_NEO4J_SECRET_BLOCK``;
+        ``None`` when no URI is configured anywhere."""
+        secret = _secret_block(env("DRI_NEO4J_SECRET_BLOCK"))
+        uri = uri or env("NEO4J_URI") or secret.get("uri")
+        if not uri:
+            return None
+        return cls(
+            uri=uri,
+            user=env("NEO4J_USER") or secret.get("user") or secret.get("username"),
+            password=env("NEO4J_PASSWORD") or secret.get("password"),
+            database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
+            retry_seconds=float(env("DRI_NEO4J_RETRY_SECONDS") or 30.0),
+            connection_timeout=float(env("DRI_NEO4J_CONNECTION_TIMEOUT") or 10.0),
+        )
+
+
+def _secret_block(name: str | None) -> dict[str, Any]:
+    """The content of a Prefect Secret block: a JSON object with any of uri,
+    user, password and database, or a bare password."""
+    if not name:
+        return {}
+    try:
+        from prefect.blocks.system import Secret
+
+        value = Secret.load(name).get()
+    except Exception as err:  # noqa: BLE001 - Prefect raises many kinds; the message names the block
+        raise StoreError(f"Prefect Secret block {name!r}", f"cannot load it: {err}") from None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {"password": value}
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    return {"password": str(value)}
+
+
+class Neo4jStore(Store):
+    """The store in a Neo4j 5 database, over Bolt with the official driver."""
+
+    backend = "neo4j"
+
+    def __init__(self, settings: Neo4jSettings):
+        import neo4j
+
+        self.settings = settings
+        self.location = f"Neo4j at {safe_uri(settings.uri)}"
+        self.database = settings.database
+        self.batch_size = max(1, int(settings.batch_size))
+        auth = (settings.user, settings.password) if settings.user and settings.password else None
+        with self._errors():
+            self._driver = neo4j.GraphDatabase.driver(
+                settings.uri,
+                auth=auth,
+                max_transaction_retry_time=settings.retry_seconds,
+                connection_timeout=settings.connection_timeout,
+                connection_acquisition_timeout=settings.connection_timeout + settings.retry_seconds,
+                notifications_min_severity="OFF",
+                user_agent="dri-store",
+            )
+        try:
+            self._create_schema()
+        except BaseException:
+            self._driver.close()
+            raise
+        log.debug("opened %s (database %s)", self.location, self.database)
+
+    # -- plumbing --------------------------------------------------------------------
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Driver and server errors as one-line :class:`StoreError`s naming the server."""
+        from neo4j import exceptions as ex
+
+        try:
+            yield
+        except StoreError:
+            raise
+        except ex.AuthError as err:
+            raise StoreError(self.location, f"authentication failed ({_message(err)}); "
+                                            "check NEO4J_USER and NEO4J_PASSWORD") from None
+        except (ex.ServiceUnavailable, ex.SessionExpired, ex.TransientError,
+                ex.ConnectionAcquisitionTimeoutError) as err:
+            raise StoreError(self.location, f"unavailable after retrying for up to "
+                                            f"{self.settings.retry_seconds:g} s: {_message(err)}") from None
+        except ex.Neo4jError as err:
+            raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
+        except (ex.DriverError, ValueError) as err:
+            if isinstance(err, ValueError) and "URI" not in str(err) and "scheme" not in str(err):
+                raise
+            raise StoreError(self.location, _message(err)) from None
+        except OSError as err:
+            raise StoreError(self.location, f"connection failed: {err}") from None
+
+    def _write(self, work: Callable[..., Any], *args: Any) -> Any:
+        with self._errors(), self._driver.session(database=self.database) as session:
+            return session.execute_write(work, *args)
+
+    def _read(self, query: str, **params: Any) -> list[Any]:
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(query, params))
+
+        with self._errors(), self._driver.session(database=self.database) as session:
+            return session.execute_read(work)
+
+    def _unwind(self, tx: Any, query: str, rows: Sequence[dict[str, Any]], **params: Any) -> None:
+        """``query`` (which reads ``$rows``) over ``rows`` in batches of ``batch_size``."""
+        for start in range(0, len(rows), self.batch_size):
+            tx.run(query, {**params, "rows": list(rows[start:start + self.batch_size])}).consume()
+
+    def _create_schema(self) -> None:
+        def work(tx: Any, statement: str) -> None:
+            tx.run(statement).consume()
+
+        for statement in SCHEMA_STATEMENTS:
+            # Schema changes cannot share a transaction with each other or with writes.
+            self._write(work, statement)
+
+    def close(self) -> None:
+        self._driver.close()
+
+    # -- documents -------------------------------------------------------------------
+
+    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+        if not isinstance(corpus, str) or not corpus:
+            raise ValueError("corpus must be a non-empty string")
+        fields = document_fields(graph, meta)
+        meta = clean_meta(meta)
+        nodes, edges = _graph_rows(graph)
+        try:
+            graph_attrs = json.dumps(dict(graph.graph), ensure_ascii=False)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
+        doc_id = fields["doc_id"]
+
+        def work(tx: Any) -> None:
+            old = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
+                         "d.extractor_version AS version, d.meta AS meta", id=doc_id).single()
+            newest = old is None or version_key(fields["extractor_version"]) >= version_key(old["version"] or "")
+            changed = old is None or (newest and old["graph_id"] != fields["graph_id"])
+            merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
+            props = {k: v for k, v in scalar_meta(merged).items() if k not in _DOCUMENT_PROPS}
+            props.update(name=fields["name"], path=fields["path"], meta=to_json_text(merged), updated=now())
+            if newest:
+                props.update({k: fields[k] for k in ("graph_id", "kind", "extractor_version", "title",
+                                                     "concepts", "relations")})
+                props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
+            member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
+            member["meta"] = to_json_text(meta)
+            tx.run(
+                "MERGE (c:Corpus {name: $corpus}) "
+                "MERGE (d:Document {id: $id}) SET d += $props "
+                "MERGE (c)-[m:CONTAINS]->(d) SET m = $member "
+                "MERGE (g:Graph {id: $graph_id}) "
+                "ON CREATE SET g.extractor_version = $version, g.stored = $stored "
+                "MERGE (d)-[:HAS_GRAPH]->(g)",
+                corpus=corpus, id=doc_id, props=props, member=member, graph_id=fields["graph_id"],
+                version=fields["extractor_version"], stored=now(),
+            ).consume()
+            if not changed:
+                return
+            # A new graph version replaces the old nodes; pairs of earlier
+            # comparisons keep their lemmas and scores as properties.
+            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) DETACH DELETE n", id=doc_id).consume()
+            self._unwind(
+                tx,
+                "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
+                "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n += row.props "
+                "MERGE (d)-[:HAS_NODE]->(n)",
+                [n for n in nodes if n["label"] == "Concept"], id=doc_id,
+            )
+            self._unwind(
+                tx,
+                "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
+                "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n += row.props "
+                "MERGE (d)-[:HAS_NODE]->(n)",
+                [n for n in nodes if n["label"] == "Relation"], id=doc_id,
+            )
+            for (source_label, target_label, rel_type), rows in _group_edges(edges).items():
+                # Labels and types come from fixed sets (see _graph_rows), never from data.
+                self._unwind(
+                    tx,
+                    f"UNWIND $rows AS row "
+                    f"MATCH (a:{source_label} {{doc_id: $id, key: row.source}}) "
+                    f"MATCH (b:{target_label} {{doc_id: $id, key: row.target}}) "
+                    f"MERGE (a)-[e:{rel_type}]->(b) SET e.label = row.label, e.ord = row.ord",
+                    rows, id=doc_id,
+                )
+
+        self._write(work)
+        return self.get_document(doc_id)  # type: ignore[return-value]
+
+    def has_graph(self, graph_id: str) -> bool:
+        return bool(self._read("MATCH (g:Graph {id: $id}) RETURN 1 LIMIT 1", id=graph_id))
+
+    def get_graph(self, doc_id: str) -> nx.DiGraph | None:
+        def work(tx: Any) -> tuple[Any, list[Any], list[Any]]:
+            head = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph AS graph", id=doc_id).single()
+            nodes = list(tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) "
+                                "RETURN n.key AS key, n.attrs AS attrs ORDER BY n.ord", id=doc_id))
+            edges = list(tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(a)-[e:SUBJ|OBJ|LINK]->(b) "
+                                "WHERE b.doc_id = $id "
+                                "RETURN a.key AS source, b.key AS target, e.label AS label ORDER BY e.ord",
+                                id=doc_id))
+            return head, nodes, edges
+
+        with self._errors(), self._driver.session(database=self.database) as session:
+            head, nodes, edges = session.execute_read(work)
+        if head is None or head["graph"] is None:
+            return None
+        return from_json({
+            "schema_version": GRAPH_SCHEMA_VERSION,
+            "graph": json.loads(head["graph"]),
+            "nodes": [{"id": r["key"], **json.loads(r["attrs"])} for r in nodes],
+            "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
+        })
+
+    _DOCUMENT_RETURN = (
+        "RETURN d.id AS doc_id, d.graph_id AS graph_id, d.name AS name, d.path AS path, d.kind AS kind, "
+        "d.extractor_version AS extractor_version, d.title AS title, d.concepts AS concepts, "
+        "d.relations AS relations, COLLECT { MATCH (c:Corpus)-[:CONTAINS]->(d) RETURN c.name ORDER BY c.name } "
+        "AS corpora, $$META AS meta ORDER BY d.name, d.id"
+    )
+
+    def _records(self, match: str, meta: str = "d.meta", **params: Any) -> list[DocumentRecord]:
+        rows = self._read(match + " " + self._DOCUMENT_RETURN.replace("$$META", meta), **params)
+        return [_document(r) for r in rows]
+
+    def get_document(self, doc_id: str) -> DocumentRecord | None:
+        found = self._records("MATCH (d:Document {id: $id})", id=doc_id)
+        return found[0] if found else None
+
+    def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
+        from store.sqlite_store import _resolved
+
+        return self._records(
+            "MATCH (d:Document) WHERE (d.id = $text OR d.path IN [$text, $resolved] OR d.name = $text) "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) })",
+            text=text, resolved=_resolved(text), corpus=corpus,
+        )
+
+    def corpora(self) -> list[str]:
+        return [r["name"] for r in self._read("MATCH (c:Corpus) RETURN c.name AS name ORDER BY name")]
+
+    def documents(self, corpus: str) -> list[DocumentRecord]:
+        return self._records("MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document)", meta="m.meta",
+                             corpus=corpus)
+
+    # -- comparisons -----------------------------------------------------------------
+
+    def put_comparison(self, result: ComparisonRecord) -> None:
+        mapping_id = result.key
+        scores = {f: result.scores[f] for f in SCORE_FIELDS}
+        scores.update(mapped_concepts=result.scores.get("mapped_concepts", 0),
+                      mapped_relations=result.scores.get("mapped_relations", 0))
+        pairs = [{"id": f"{mapping_id}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
+        created = result.created or now()
+
+        def work(tx: Any) -> None:
+            found = tx.run(
+                "MATCH (s:Document {id: $source}) MATCH (t:Document {id: $target}) "
+                "MERGE (m:Mapping {id: $mid}) "
+                "ON CREATE SET m.created = $created "
+                "SET m += $scores, m.source_id = $source, m.target_id = $target, m.run_id = $run, "
+                "    m.params = $params, m.scores = $scores_json, m.pairs = $npairs "
+                "MERGE (m)-[:SOURCE]->(s) MERGE (m)-[:TARGET]->(t) "
+                "MERGE (s)-[r:SIMILAR {run_id: $run}]->(t) "
+                "ON CREATE SET r.created = $created "
+                "SET r += $scores, r.params = $params, r.mapping_id = $mid "
+                "RETURN count(*) AS n",
+                source=result.source_id, target=result.target_id, run=result.run_id, mid=mapping_id,
+                scores=scores, scores_json=to_json_text(result.scores), params=to_json_text(result.params),
+                npairs=len(pairs), created=created,
+            ).single()
+            if not found or not found["n"]:
+                missing = [d for d in (result.source_id, result.target_id)
+                           if tx.run("MATCH (d:Document {id: $id}) RETURN 1", id=d).single() is None]
+                raise StoreError(self.location, f"comparison of unknown document "
+                                                f"{missing[0] if missing else result.source_id} "
+                                                f"(store the documents first)")
+            tx.run("MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
+                   mid=mapping_id, n=len(pairs)).consume()
+            self._unwind(
+                tx,
+                "MATCH (m:Mapping {id: $mid}) UNWIND $rows AS row "
+                "MERGE (p:Pair {id: row.id}) "
+                "SET p.idx = row.idx, p.kind = row.kind, p.source = row.source, p.target = row.target, "
+                "    p.source_lemma = row.source_lemma, p.target_lemma = row.target_lemma, p.lin = row.lin, "
+                "    p.generic = row.generic, p.run_id = $run, p.source_id = $source, p.target_id = $target "
+                "MERGE (m)-[:HAS_PAIR]->(p)",
+                pairs, mid=mapping_id, run=result.run_id, source=result.source_id, target=result.target_id,
+            )
+            for label, kind in (("Concept", "concept"), ("Relation", "relation")):
+                self._unwind(
+                    tx,
+                    f"UNWIND $rows AS row MATCH (p:Pair {{id: row.id}}) "
+                    f"OPTIONAL MATCH (x:{label} {{doc_id: $source, key: row.source}}) "
+                    f"OPTIONAL MATCH (y:{label} {{doc_id: $target, key: row.target}}) "
+                    "FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END | MERGE (p)-[:SOURCE]->(x)) "
+                    "FOREACH (_ IN CASE WHEN y IS NULL THEN [] ELSE [1] END | MERGE (p)-[:TARGET]->(y))",
+                    [p for p in pairs if p["kind"] == kind], source=result.source_id, target=result.target_id,
+                )
+            self._unwind(
+                tx,
+                "UNWIND $rows AS row MATCH (p:Pair {id: row.id}) "
+                "OPTIONAL MATCH (p)-[old:GENERIC]->() DELETE old "
+                "WITH p, row WHERE row.generic IS NOT NULL "
+                "MERGE (g:Generic {name: row.generic}) MERGE (p)-[:GENERIC]->(g)",
+                pairs,
+            )
+
+        self._write(work)
+
+    def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
+        key = ComparisonRecord(source_id, target_id, run_id).key
+        return bool(self._read("MATCH (m:Mapping {id: $id}) RETURN 1 LIMIT 1", id=key))
+
+    def _comparisons(self, where: str, pairs: bool, **params: Any) -> list[ComparisonRecord]:
+        rows = self._read(
+            f"MATCH (m:Mapping) WHERE {where} "
+            "RETURN m.id AS id, m.source_id AS source_id, m.target_id AS target_id, m.run_id AS run_id, "
+            "m.params AS params, m.scores AS scores, m.created AS created, "
+            + ("COLLECT { MATCH (m)-[:HAS_PAIR]->(p:Pair) RETURN p ORDER BY p.idx } AS pairs " if pairs else
+               "[] AS pairs ")
+            + "ORDER BY source_id, target_id, run_id",
+            **params,
+        )
+        return [
+            ComparisonRecord(r["source_id"], r["target_id"], r["run_id"], json.loads(r["params"] or "{}"),
+                             json.loads(r["scores"] or "{}"),
+                             [{f: p.get(f) for f in PAIR_FIELDS} for p in r["pairs"]], r["created"] or "")
+            for r in rows
+        ]
+
+    def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
+        key = ComparisonRecord(source_id, target_id, run_id).key
+        found = self._comparisons("m.id = $id", True, id=key)
+        return found[0] if found else None
+
+    def comparisons(
+        self, run_id: str | None = None, corpus: str | None = None, *, pairs: bool = False
+    ) -> list[ComparisonRecord]:
+        return self._comparisons(
+            "($run IS NULL OR m.run_id = $run) AND ($corpus IS NULL OR ("
+            " EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(:Document {id: m.source_id}) } AND"
+            " EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(:Document {id: m.target_id}) }))",
+            pairs, run=run_id, corpus=corpus,
+        )
+
+    TOP_ANALOGUES = (
+        "MATCH (d:Document {id: $id})-[r:SIMILAR]-(o:Document) "
+        "WHERE o.id <> $id AND ($run IS NULL OR r.run_id = $run) "
+        "WITH o, r, CASE WHEN startNode(r) = d THEN 'out' ELSE 'in' END AS direction "
+        "ORDER BY r.analogy_similarity DESC, r.run_id ASC, direction DESC "
+        "WITH o, collect({r: r, direction: direction})[0] AS best "
+        "RETURN o.id AS doc_id, coalesce(o.name, '') AS name, "
+        "best.r.analogy_similarity AS analogy_similarity, best.r.jaccard AS jaccard, "
+        "best.r.semantic AS semantic, best.r.conceptual AS conceptual, best.r.relational AS relational, "
+        "best.r.run_id AS run_id, best.direction AS direction "
+        "ORDER BY analogy_similarity DESC, name ASC, doc_id ASC LIMIT $k"
+    )
+
+    def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
+        rows = self._read(self.TOP_ANALOGUES, id=doc_id, run=run_id, k=int(k))
+        return [Analogue(**dict(r)) for r in rows]
+
+    def runs(self) -> list[RunRecord]:
+        rows = self._read("MATCH (m:Mapping) WITH m.run_id AS run_id, count(*) AS n, min(m.created) AS first, "
+                          "max(m.created) AS last RETURN run_id, n, first, last ORDER BY first, run_id")
+        return [RunRecord(r["run_id"], r["n"], r["first"] or "", r["last"] or "") for r in rows]
+
+    # -- evaluations -----------------------------------------------------------------
+
+    def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
+        rows = clean_meta({"rows": list(rows)})["rows"]
+        ident = evaluation_id(kind, corpus, rows)
+
+        def work(tx: Any) -> None:
+            tx.run("MERGE (e:Evaluation {id: $id}) ON CREATE SET e.kind = $kind, e.corpus = $corpus, "
+                   "e.created = $created, e.rows = $rows",
+                   id=ident, kind=kind, corpus=corpus, created=now(),
+                   rows=json.dumps(rows, ensure_ascii=False)).consume()
+
+        self._write(work)
+        return ident
+
+    def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
+        rows = self._read("MATCH (e:Evaluation) WHERE $kind IS NULL OR e.kind = $kind "
+                          "RETURN e ORDER BY e.created, e.id", kind=kind)
+        return [EvaluationRecord(e["id"], e["kind"], e["corpus"], e["created"], json.loads(e["rows"]))
+                for e in (r["e"] for r in rows)]
+
+    # -- housekeeping ----------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        # Counts by a single label or type come from Neo4j's count store, not a scan.
+        parts = [f"COUNT {{ MATCH (:{label}) }} AS `{label}`" for label in LABELS]
+        parts += [f"COUNT {{ MATCH ()-[:{t}]->() }} AS `{t}`" for t in RELATIONSHIP_TYPES]
+        parts += ["COUNT { MATCH (n) } AS nodes", "COUNT { MATCH ()-[r]->() } AS relationships"]
+        row = self._read("RETURN " + ", ".join(parts))[0]
+        return {k: int(v) for k, v in dict(row).items()}
+
+    def clear(self) -> None:
+        with self._errors(), self._driver.session(database=self.database) as session:
+            # An implicit transaction: CALL IN TRANSACTIONS cannot run in a managed one.
+            session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+
+
+# -- rows ----------------------------------------------------------------------------
+
+def _property(value: Any) -> Any:
+    """``value`` if Neo4j can hold it as a property, else ``None`` (the full
+    attributes are kept as JSON in ``attrs`` anyway)."""
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)) and value:
+        kinds = {type(v) for v in value}
+        if len(kinds) == 1 and kinds <= {str, int, float, bool}:
+            return list(value)
+    if isinstance(value, (list, tuple)):
+        return [] if not value else None
+    return None
+
+
+def _graph_rows(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    nodes, labels = [], {}
+    for ord_, (node, attrs) in enumerate(graph.nodes(data=True)):
+        label = "Relation" if attrs.get("type") == "relation" else "Concept"
+        key = str(node)
+        labels[node] = label
+        try:
+            attrs_json = json.dumps(attrs, ensure_ascii=False)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"node {key!r} has attributes JSON cannot hold: {err}") from None
+        props = {name: _property(attrs.get(name)) for name in ("type", "pos", "sentences", "sections", "mentions")
+                 if name in attrs}
+        props = {k: v for k, v in props.items() if v is not None}
+        lemma = str(attrs.get("lemma", key))
+        props.update(key=key, lemma=lemma, ord=ord_, attrs=attrs_json)
+        nodes.append({"label": label, "key": key, "lemma": lemma, "props": props})
+    edges = []
+    for ord_, (u, v, label) in enumerate(graph.edges(data="label")):
+        edges.append({"source": str(u), "target": str(v), "source_label": labels[u], "target_label": labels[v],
+                      "type": _EDGE_TYPES.get(label, "LINK"), "label": label, "ord": ord_})
+    return nodes, edges
+
+
+def _group_edges(edges: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for e in edges:
+        groups.setdefault((e["source_label"], e["target_label"], e["type"]), []).append(
+            {"source": e["source"], "target": e["target"], "label": e["label"], "ord": e["ord"]})
+    return groups
+
+
+def _document(row: Any) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id=row["doc_id"], graph_id=row["graph_id"] or "", name=row["name"] or "", path=row["path"] or "",
+        kind=row["kind"] or "", extractor_version=row["extractor_version"] or "", title=row["title"] or "",
+        concepts=int(row["concepts"] or 0), relations=int(row["relations"] or 0),
+        corpora=tuple(row["corpora"]), meta=json.loads(row["meta"] or "{}"),
+    )
+
+
+def _message(err: BaseException) -> str:
+    text = getattr(err, "message", None) or str(err) or type(err).__name__
+    return " ".join(str(text).split())

@@ -1,0 +1,244 @@
+"""The records the store reads and writes, shared by both backends.
+
+Both backends take and return exactly these dataclasses, so the flows, the
+CLI and the evaluations never see a backend's own types. Conversions from the
+mapper's and the scorer's dataclasses (``mapping.MappedPair``,
+``metrics.Scores``) happen here, once, in :class:`ComparisonRecord`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import networkx as nx
+
+__all__ = [
+    "SCORE_FIELDS",
+    "PAIR_FIELDS",
+    "StoreError",
+    "DocumentRecord",
+    "ComparisonRecord",
+    "Analogue",
+    "RunRecord",
+    "EvaluationRecord",
+]
+
+SCORE_FIELDS = ("analogy_similarity", "jaccard", "semantic", "conceptual", "relational")
+COUNT_FIELDS = ("mapped_concepts", "mapped_relations")
+PAIR_FIELDS = ("source", "target", "kind", "source_lemma", "target_lemma", "lin", "generic")
+
+# Graph attributes that become fields of the document record; everything else
+# the graph carries is kept too, but only in the stored graph itself.
+DOCUMENT_FIELDS = ("doc_id", "graph_id", "name", "path", "kind", "extractor_version", "title")
+# Meta keys a caller may not use to overwrite a document's identity.
+RESERVED_META = frozenset({"id", "doc_id", "graph_id", "graph_ids", "graph", "meta", "corpora"})
+
+
+class StoreError(RuntimeError):
+    """A store operation failed. ``str()`` is one line naming the store
+    (the Neo4j URI without credentials, or the SQLite file) and the reason."""
+
+    def __init__(self, where: str, reason: str):
+        self.where = where
+        self.reason = _one_line(reason)
+        super().__init__(f"{where}: {self.reason}")
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """A stored document: who it is, where it came from and its corpora.
+
+    ``meta`` holds what the caller passed to ``put_document`` (e.g. level,
+    task, language); :meth:`Store.documents` gives the meta recorded for
+    that corpus, the other methods the document's merged meta.
+    """
+
+    doc_id: str
+    graph_id: str
+    name: str
+    path: str = ""
+    kind: str = ""
+    extractor_version: str = ""
+    title: str = ""
+    concepts: int = 0
+    relations: int = 0
+    corpora: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass
+class ComparisonRecord:
+    """One scored comparison of ``source_id`` with ``target_id`` in a run.
+
+    ``scores`` may be given as a dict or as :class:`metrics.Scores`;
+    ``pairs`` as dicts or :class:`mapping.MappedPair`. Both are normalised to
+    plain dicts (scores: the five score fields plus the mapped counts;
+    pairs: :data:`PAIR_FIELDS`), which is what the store gives back.
+    """
+
+    source_id: str
+    target_id: str
+    run_id: str
+    params: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, Any] = field(default_factory=dict)
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    created: str = ""
+
+    def __post_init__(self) -> None:
+        self.scores = normalise_scores(self.scores)
+        self.pairs = [normalise_pair(p) for p in self.pairs]
+        self.params = dict(self.params or {})
+        for name in ("source_id", "target_id", "run_id"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"ComparisonRecord.{name} must be a non-empty string")
+
+    @property
+    def key(self) -> str:
+        """The comparison's identity, also the Neo4j ``Mapping.id``."""
+        return json.dumps([self.source_id, self.target_id, self.run_id], ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Analogue:
+    """A document ranked by its best analogy similarity with another.
+
+    ``direction`` is ``"out"`` when the asked-about document was the source
+    of the comparison and ``"in"`` when it was the target.
+    """
+
+    doc_id: str
+    name: str
+    analogy_similarity: float
+    jaccard: float
+    semantic: float
+    conceptual: float
+    relational: float
+    run_id: str
+    direction: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run id with the number of comparisons stored under it and when."""
+
+    run_id: str
+    comparisons: int
+    first: str
+    last: str
+
+
+@dataclass(frozen=True)
+class EvaluationRecord:
+    """The rows of one evaluation (plagiarism, translation, analogy search)."""
+
+    id: str
+    kind: str
+    corpus: str
+    created: str
+    rows: list[dict[str, Any]] = field(compare=False, hash=False)
+
+
+# -- normalisation ---------------------------------------------------------------
+
+def _as_mapping(value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return value
+    raise TypeError(f"expected a dict or a dataclass, got {type(value).__name__}")
+
+
+def normalise_scores(scores: Any) -> dict[str, Any]:
+    raw = dict(_as_mapping(scores))
+    out: dict[str, Any] = {name: float(raw.pop(name, 0.0) or 0.0) for name in SCORE_FIELDS}
+    out.update({name: int(raw.pop(name, 0) or 0) for name in COUNT_FIELDS})
+    # Extra score fields (e.g. the scorer's message) are kept if JSON can hold them.
+    out.update({k: v for k, v in raw.items() if v is None or isinstance(v, (str, int, float, bool))})
+    return out
+
+
+def normalise_pair(pair: Any) -> dict[str, Any]:
+    raw = _as_mapping(pair)
+    out = {name: raw.get(name) for name in PAIR_FIELDS}
+    out["lin"] = float(out["lin"] or 0.0)
+    for name in ("source", "target", "kind", "source_lemma", "target_lemma"):
+        out[name] = "" if out[name] is None else str(out[name])
+    out["generic"] = None if out["generic"] in (None, "") else str(out["generic"])
+    return out
+
+
+def document_fields(graph: nx.DiGraph, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The document record's fields from a graph and the caller's meta."""
+    attrs = graph.graph
+    doc_id, graph_id = attrs.get("doc_id"), attrs.get("graph_id")
+    if not doc_id or not isinstance(doc_id, str):
+        raise ValueError("the graph has no doc_id attribute")
+    if not graph_id:
+        # A graph built without the extractor has no graph id; its content
+        # is then identified by the document id and its version.
+        graph_id = f"{doc_id}:{attrs.get('extractor_version', '')}"
+    meta = dict(meta or {})
+    fields = {
+        "doc_id": doc_id,
+        "graph_id": str(graph_id),
+        "name": str(meta.get("name", attrs.get("name", "")) or ""),
+        "path": str(meta.get("path", attrs.get("path", "")) or ""),
+        "kind": str(attrs.get("kind", "") or ""),
+        "extractor_version": str(attrs.get("extractor_version", "") or ""),
+        "title": str(attrs.get("title", "") or ""),
+        "concepts": sum(1 for _, t in graph.nodes(data="type") if t != "relation"),
+        "relations": sum(1 for _, t in graph.nodes(data="type") if t == "relation"),
+    }
+    return fields
+
+
+def clean_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The caller's meta as JSON-safe data (keys are strings)."""
+    return json.loads(json.dumps(dict(meta or {}), ensure_ascii=False, default=str))
+
+
+def scalar_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The meta entries that can be plain properties (for Cypher and SQL
+    filters such as ``d.level``); identity keys are left out."""
+    return {
+        k: v for k, v in meta.items()
+        if k not in RESERVED_META and isinstance(v, (str, int, float, bool)) and k not in DOCUMENT_FIELDS
+    }
+
+
+def version_key(version: str) -> tuple:
+    """Sort key of extractor versions: ``1.10`` after ``1.9``."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-+_]", version or ""))
+
+
+def rank_key(analogy_similarity: float, name: str, doc_id: str) -> tuple:
+    return (-analogy_similarity, name, doc_id)
+
+
+def safe_uri(uri: str) -> str:
+    """``uri`` without user name and password, fit for messages and logs."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return "<unparsable URI>"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split()) or "unknown error"
+
+
+def first_lines(items: Iterable[str], limit: int = 3) -> str:
+    items = list(items)
+    more = f" (and {len(items) - limit} more)" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more

@@ -1,0 +1,412 @@
+"""The embedded default store: one SQLite file, no server.
+
+Used when no Neo4j is configured, so that the README's main job runs on a
+fresh machine. Graphs are kept whole, as the JSON of :func:`graphs.to_json`,
+one row per graph version; documents, corpus memberships, comparisons and
+mapping pairs are plain tables. The file is opened in WAL mode with a busy
+timeout, so several worker processes of a flow can write to it at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import networkx as nx
+
+from graphs import from_json, to_json
+from store.base import Store, evaluation_id, now, to_json_text
+from store.records import (
+    PAIR_FIELDS,
+    SCORE_FIELDS,
+    Analogue,
+    ComparisonRecord,
+    DocumentRecord,
+    EvaluationRecord,
+    RunRecord,
+    StoreError,
+    clean_meta,
+    document_fields,
+    version_key,
+)
+
+__all__ = ["SQLiteStore", "SCHEMA"]
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS corpora (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    title TEXT NOT NULL,
+    concepts INTEGER NOT NULL,
+    relations INTEGER NOT NULL,
+    meta TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_name ON documents (name);
+CREATE INDEX IF NOT EXISTS documents_path ON documents (path);
+CREATE TABLE IF NOT EXISTS members (
+    corpus TEXT NOT NULL REFERENCES corpora (name),
+    doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+    meta TEXT NOT NULL,
+    PRIMARY KEY (corpus, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS members_doc ON members (doc_id);
+CREATE TABLE IF NOT EXISTS graphs (
+    graph_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+    extractor_version TEXT NOT NULL,
+    data TEXT NOT NULL,
+    stored TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS graphs_doc ON graphs (doc_id);
+CREATE TABLE IF NOT EXISTS comparisons (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    analogy_similarity REAL NOT NULL,
+    jaccard REAL NOT NULL,
+    semantic REAL NOT NULL,
+    conceptual REAL NOT NULL,
+    relational REAL NOT NULL,
+    scores TEXT NOT NULL,
+    params TEXT NOT NULL,
+    created TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, run_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS comparisons_target ON comparisons (target_id);
+CREATE INDEX IF NOT EXISTS comparisons_run ON comparisons (run_id);
+CREATE TABLE IF NOT EXISTS pairs (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    source_lemma TEXT NOT NULL,
+    target_lemma TEXT NOT NULL,
+    lin REAL NOT NULL,
+    generic TEXT,
+    PRIMARY KEY (source_id, target_id, run_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS pairs_generic ON pairs (generic);
+CREATE TABLE IF NOT EXISTS evaluations (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    corpus TEXT NOT NULL,
+    created TEXT NOT NULL,
+    rows TEXT NOT NULL
+);
+"""
+
+_DOC_COLUMNS = "doc_id, graph_id, name, path, kind, extractor_version, title, concepts, relations"
+
+
+class SQLiteStore(Store):
+    """The store in one SQLite file (default ``data/dri.sqlite``)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, *, timeout: float = 60.0):
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection shared by the threads of this process, serialised by _lock.
+            self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._create_schema()
+        except sqlite3.Error as err:
+            raise StoreError(self.location, f"cannot open the SQLite store: {err}") from None
+        except OSError as err:
+            raise StoreError(self.location, f"cannot open the SQLite store: {err.strerror or err}") from None
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        with self._lock:
+            self._db.executescript(SCHEMA)
+            row = self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                self._db.execute("INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(self.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; BEGIN IMMEDIATE takes the file's write lock
+        up front, so concurrent writers wait instead of failing mid-way."""
+        with self._lock:
+            self._check_open()
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as err:
+                raise StoreError(self.location, str(err)) from None
+
+    def _query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
+        with self._lock:
+            self._check_open()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as err:
+                raise StoreError(self.location, str(err)) from None
+
+    def _check_open(self) -> None:
+        if self._db is None:
+            raise StoreError(self.location, "the store is closed")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None  # type: ignore[assignment]
+
+    # -- documents -------------------------------------------------------------------
+
+    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+        if not isinstance(corpus, str) or not corpus:
+            raise ValueError("corpus must be a non-empty string")
+        fields = document_fields(graph, meta)
+        meta = clean_meta(meta)
+        try:
+            data = json.dumps(to_json(graph), ensure_ascii=False)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
+        stamp = now()
+        with self._write() as db:
+            old = db.execute("SELECT extractor_version, meta FROM documents WHERE doc_id = ?",
+                             (fields["doc_id"],)).fetchone()
+            merged = {**json.loads(old[1]), **meta} if old else meta
+            newest = old is None or version_key(fields["extractor_version"]) >= version_key(old[0])
+            db.execute("INSERT OR IGNORE INTO corpora (name) VALUES (?)", (corpus,))
+            if old is None:
+                db.execute(
+                    f"INSERT INTO documents ({_DOC_COLUMNS}, meta, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (*(fields[k] for k in _DOC_COLUMNS.split(", ")), to_json_text(merged), stamp),
+                )
+            elif newest:
+                db.execute(
+                    "UPDATE documents SET graph_id=?, name=?, path=?, kind=?, extractor_version=?, title=?, "
+                    "concepts=?, relations=?, meta=?, updated=? WHERE doc_id=?",
+                    (*(fields[k] for k in _DOC_COLUMNS.split(", ")[1:]), to_json_text(merged), stamp,
+                     fields["doc_id"]),
+                )
+            else:
+                db.execute("UPDATE documents SET name=?, path=?, meta=?, updated=? WHERE doc_id=?",
+                           (fields["name"], fields["path"], to_json_text(merged), stamp, fields["doc_id"]))
+            db.execute(
+                "INSERT INTO members (corpus, doc_id, meta) VALUES (?,?,?) "
+                "ON CONFLICT (corpus, doc_id) DO UPDATE SET meta = excluded.meta",
+                (corpus, fields["doc_id"], to_json_text(meta)),
+            )
+            db.execute(
+                "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored) VALUES (?,?,?,?,?) "
+                "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data",
+                (fields["graph_id"], fields["doc_id"], fields["extractor_version"], data, stamp),
+            )
+        return self.get_document(fields["doc_id"])  # type: ignore[return-value]
+
+    def has_graph(self, graph_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM graphs WHERE graph_id = ?", (graph_id,)))
+
+    def get_graph(self, doc_id: str) -> nx.DiGraph | None:
+        rows = self._query("SELECT extractor_version, stored, data FROM graphs WHERE doc_id = ?", (doc_id,))
+        if not rows:
+            return None
+        latest = max(rows, key=lambda r: (version_key(r[0]), r[1]))
+        return from_json(json.loads(latest[2]))
+
+    def _records(self, where: str, params: Sequence[Any]) -> list[DocumentRecord]:
+        rows = self._query(
+            f"SELECT {_DOC_COLUMNS}, meta, "
+            "(SELECT json_group_array(corpus) FROM (SELECT corpus FROM members m "
+            " WHERE m.doc_id = documents.doc_id ORDER BY corpus)) "
+            f"FROM documents WHERE {where} ORDER BY name, doc_id",
+            params,
+        )
+        return [_document(r[:9], r[9], json.loads(r[10])) for r in rows]
+
+    def get_document(self, doc_id: str) -> DocumentRecord | None:
+        found = self._records("doc_id = ?", (doc_id,))
+        return found[0] if found else None
+
+    def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
+        resolved = _resolved(text)
+        where = "(doc_id = ? OR path = ? OR path = ? OR name = ?)"
+        params: list[Any] = [text, text, resolved, text]
+        if corpus is not None:
+            where += " AND doc_id IN (SELECT doc_id FROM members WHERE corpus = ?)"
+            params.append(corpus)
+        return self._records(where, params)
+
+    def corpora(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT name FROM corpora ORDER BY name")]
+
+    def documents(self, corpus: str) -> list[DocumentRecord]:
+        rows = self._query(
+            f"SELECT {', '.join('d.' + c for c in _DOC_COLUMNS.split(', '))}, m.meta, "
+            "(SELECT json_group_array(corpus) FROM (SELECT corpus FROM members x "
+            " WHERE x.doc_id = d.doc_id ORDER BY corpus)) "
+            "FROM members m JOIN documents d ON d.doc_id = m.doc_id WHERE m.corpus = ? ORDER BY d.name, d.doc_id",
+            (corpus,),
+        )
+        return [_document(r[:9], r[9], json.loads(r[10])) for r in rows]
+
+    # -- comparisons -----------------------------------------------------------------
+
+    def put_comparison(self, result: ComparisonRecord) -> None:
+        key = (result.source_id, result.target_id, result.run_id)
+        with self._write() as db:
+            known = {r[0] for r in db.execute("SELECT doc_id FROM documents WHERE doc_id IN (?, ?)", key[:2])}
+            missing = [d for d in key[:2] if d not in known]
+            if missing:
+                raise StoreError(self.location, f"comparison of unknown document {missing[0]} "
+                                                f"(store the documents first)")
+            db.execute(
+                "INSERT INTO comparisons (source_id, target_id, run_id, analogy_similarity, jaccard, semantic, "
+                "conceptual, relational, scores, params, created) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (source_id, target_id, run_id) DO UPDATE SET "
+                "analogy_similarity=excluded.analogy_similarity, jaccard=excluded.jaccard, "
+                "semantic=excluded.semantic, conceptual=excluded.conceptual, relational=excluded.relational, "
+                "scores=excluded.scores, params=excluded.params",
+                (*key, *(result.scores[f] for f in SCORE_FIELDS), to_json_text(result.scores),
+                 to_json_text(result.params), result.created or now()),
+            )
+            db.execute("DELETE FROM pairs WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
+            db.executemany(
+                f"INSERT INTO pairs (source_id, target_id, run_id, idx, {', '.join(PAIR_FIELDS)}) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [(*key, i, *(p[f] for f in PAIR_FIELDS)) for i, p in enumerate(result.pairs)],
+            )
+
+    def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM comparisons WHERE source_id = ? AND target_id = ? AND run_id = ?",
+                                (source_id, target_id, run_id)))
+
+    def _comparisons(self, where: str, params: Sequence[Any], pairs: bool) -> list[ComparisonRecord]:
+        rows = self._query(
+            f"SELECT source_id, target_id, run_id, params, scores, created FROM comparisons c WHERE {where} "
+            "ORDER BY source_id, target_id, run_id",
+            params,
+        )
+        found = [ComparisonRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), [], r[5]) for r in rows]
+        if pairs and found:
+            by_key = {(c.source_id, c.target_id, c.run_id): c for c in found}
+            pair_rows = self._query(
+                f"SELECT p.source_id, p.target_id, p.run_id, {', '.join('p.' + f for f in PAIR_FIELDS)} "
+                f"FROM pairs p JOIN comparisons c USING (source_id, target_id, run_id) WHERE {where} "
+                "ORDER BY p.source_id, p.target_id, p.run_id, p.idx",
+                params,
+            )
+            for r in pair_rows:
+                by_key[r[:3]].pairs.append(dict(zip(PAIR_FIELDS, r[3:])))
+        return found
+
+    def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
+        found = self._comparisons("c.source_id = ? AND c.target_id = ? AND c.run_id = ?",
+                                  (source_id, target_id, run_id), pairs=True)
+        return found[0] if found else None
+
+    def comparisons(
+        self, run_id: str | None = None, corpus: str | None = None, *, pairs: bool = False
+    ) -> list[ComparisonRecord]:
+        clauses, params = ["1 = 1"], []
+        if run_id is not None:
+            clauses.append("c.run_id = ?")
+            params.append(run_id)
+        if corpus is not None:
+            clauses.append("c.source_id IN (SELECT doc_id FROM members WHERE corpus = ?)")
+            clauses.append("c.target_id IN (SELECT doc_id FROM members WHERE corpus = ?)")
+            params += [corpus, corpus]
+        return self._comparisons(" AND ".join(clauses), params, pairs)
+
+    def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
+        scores = ", ".join(SCORE_FIELDS)
+        rows = self._query(
+            f"""
+            WITH candidates AS (
+                SELECT target_id AS other, run_id, 'out' AS direction, {scores} FROM comparisons
+                WHERE source_id = :doc AND target_id <> :doc AND (:run IS NULL OR run_id = :run)
+                UNION ALL
+                SELECT source_id AS other, run_id, 'in' AS direction, {scores} FROM comparisons
+                WHERE target_id = :doc AND source_id <> :doc AND (:run IS NULL OR run_id = :run)
+            ), best AS (
+                SELECT *, ROW_NUMBER() OVER (
+                    PARTITION BY other ORDER BY analogy_similarity DESC, run_id ASC, direction DESC) AS rank
+                FROM candidates
+            )
+            SELECT b.other, COALESCE(d.name, ''), {', '.join('b.' + f for f in SCORE_FIELDS)}, b.run_id, b.direction
+            FROM best b LEFT JOIN documents d ON d.doc_id = b.other
+            WHERE b.rank = 1
+            ORDER BY b.analogy_similarity DESC, COALESCE(d.name, '') ASC, b.other ASC
+            LIMIT :k
+            """,
+            {"doc": doc_id, "run": run_id, "k": int(k)},
+        )
+        return [Analogue(*r) for r in rows]
+
+    def runs(self) -> list[RunRecord]:
+        rows = self._query("SELECT run_id, COUNT(*), MIN(created), MAX(created) FROM comparisons "
+                           "GROUP BY run_id ORDER BY MIN(created), run_id")
+        return [RunRecord(*r) for r in rows]
+
+    # -- evaluations -----------------------------------------------------------------
+
+    def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
+        rows = clean_meta({"rows": list(rows)})["rows"]
+        ident = evaluation_id(kind, corpus, rows)
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO evaluations (id, kind, corpus, created, rows) VALUES (?,?,?,?,?)",
+                       (ident, kind, corpus, now(), json.dumps(rows, ensure_ascii=False)))
+        return ident
+
+    def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
+        rows = self._query("SELECT id, kind, corpus, created, rows FROM evaluations "
+                           "WHERE (? IS NULL OR kind = ?) ORDER BY created, id", (kind, kind))
+        return [EvaluationRecord(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    # -- housekeeping ----------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        tables = ("corpora", "documents", "members", "graphs", "comparisons", "pairs", "evaluations")
+        row = self._query("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {t})" for t in tables))[0]
+        return dict(zip(tables, row))
+
+    def clear(self) -> None:
+        with self._write() as db:
+            for table in ("pairs", "comparisons", "graphs", "members", "corpora", "documents", "evaluations"):
+                db.execute(f"DELETE FROM {table}")
+
+
+def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentRecord:
+    doc_id, graph_id, name, path, kind, version, title, concepts, relations = row
+    return DocumentRecord(doc_id, graph_id, name, path, kind, version, title, int(concepts), int(relations),
+                          tuple(corpora), json.loads(meta))
+
+
+def _resolved(text: str) -> str:
+    try:
+        return str(Path(text).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return text

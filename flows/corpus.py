@@ -15,9 +15,9 @@ Steps (each a Prefect task wrapping a plain function of :mod:`flows.tasks`):
 7. write a run summary (JSON under ``data_dir()/runs`` and a Prefect artifact).
 
 Work is submitted in batches of documents and of pairs. A Prefect task costs
-tens of milliseconds of orchestration (measured in ``bench/bench_flows.py``),
-about as much as mapping a pair of short texts, so one task per pair would
-spend much of the run orchestrating.
+about 0.1 s of orchestration on a process pool (measured in
+``bench/bench_flows.py``), ten times the mapping of a pair of short texts,
+so one task per pair would spend most of the run orchestrating.
 
 **Failures.** A bad document or pair is isolated: the run carries on, stores
 the rest and lists the failures in the summary. A run with failures ends in a
@@ -56,9 +56,12 @@ __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 Mode = Literal["auto", "manifest", "target", "all-pairs"]
 
 # At least this many batches per worker, so a slow batch does not leave the
-# other workers idle at the end; at most this many items per batch.
+# other workers idle at the end; at most this many items per batch, so the
+# progress bar and the logs still move. A batch of 20 documents or 200 pairs
+# is a second or two of work against ~0.1 s of orchestration per task.
 _BATCHES_PER_WORKER = 4
-_MAX_BATCH = 50
+_MAX_DOCUMENTS_PER_BATCH = 20
+_MAX_PAIRS_PER_BATCH = 200
 
 
 class PartialFailure(Exception):
@@ -84,10 +87,10 @@ def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str,
     return "-".join(parts)
 
 
-def _batches(items: Sequence, batch_size: int | None, workers: int) -> list[list]:
+def _batches(items: Sequence, batch_size: int | None, workers: int, largest: int) -> list[list]:
     if not items:
         return []
-    size = batch_size or max(1, min(_MAX_BATCH, math.ceil(len(items) / (workers * _BATCHES_PER_WORKER))))
+    size = batch_size or max(1, min(largest, math.ceil(len(items) / (workers * _BATCHES_PER_WORKER))))
     return [list(items[i:i + size]) for i in range(0, len(items), size)]
 
 
@@ -194,6 +197,7 @@ def corpus_flow(
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
     seconds = {k: 0.0 for k in ("parse", "store_graphs", "load_graphs", "map", "store_results")}
     workers = _workers()
+    pids: set[int] = set()
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
@@ -204,7 +208,8 @@ def corpus_flow(
     t = time.perf_counter()
     documents: dict[str, str] = {}
     progress = Reporter("parse", len(paths), logger)
-    futures = [extract_task.submit(batch, corpus, root) for batch in _batches(paths, batch_size, workers)]
+    batches = _batches(paths, batch_size, workers, _MAX_DOCUMENTS_PER_BATCH)
+    futures = [extract_task.submit(batch, corpus, root) for batch in batches]
     for future in as_completed(futures):
         try:
             done, failures = future.result()
@@ -217,6 +222,7 @@ def corpus_flow(
             summary.reused += not item.parsed
             seconds["parse"] += item.seconds_parse
             seconds["store_graphs"] += item.seconds_store
+            pids.add(item.pid)
         progress.advance(len(done), len(failures))
     seconds["extract_wall"] = time.perf_counter() - t
 
@@ -236,7 +242,8 @@ def corpus_flow(
     by_ids = {(p.source_id, p.target_id): p for p in plan.pairs}
     progress = Reporter("map", len(plan.pairs), logger)
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
-    futures = [map_task.submit(batch, run_id, params) for batch in _batches(ids, batch_size, workers)]
+    batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
+    futures = [map_task.submit(batch, run_id, params) for batch in batches]
     for future in as_completed(futures):
         try:
             results = future.result()
@@ -258,6 +265,7 @@ def corpus_flow(
             seconds["load_graphs"] += r.seconds_load
             seconds["map"] += r.seconds_map
             seconds["store_results"] += r.seconds_store
+            pids.add(r.pid)
         progress.advance(len(results) - failed, failed)
     seconds["map_wall"] = time.perf_counter() - t
 
@@ -265,6 +273,7 @@ def corpus_flow(
     summary.top = [{"source": p.source, "target": p.target, "group": p.group, **s} for _, p, s in scored[:10]]
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
+    summary.worker_pids = sorted(pids)
     summary.summary_path = summary_task(summary)
     logger.info("%s", summary.headline())
     if summary.failures:

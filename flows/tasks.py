@@ -195,6 +195,7 @@ class Extracted:
     parsed: bool
     seconds_parse: float = 0.0
     seconds_store: float = 0.0
+    pid: int = field(default_factory=os.getpid)  # the worker process that did it
 
 
 def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
@@ -216,6 +217,10 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     store = worker_store()
     started = time.perf_counter()
     if store.has_graph(graph_id):
+        known = store.get_document(doc_id)
+        if known is None or corpus not in known.corpora:
+            # Parsed for another corpus: enrol it in this one too, from the stored graph.
+            store.put_document(corpus, store.get_graph(doc_id), meta=dict(meta or {}))
         return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
     t0 = time.perf_counter()
     g = graph_from_path(path)
@@ -344,6 +349,7 @@ class PairResult:
     seconds_load: float = 0.0
     seconds_map: float = 0.0
     seconds_store: float = 0.0
+    pid: int = field(default_factory=os.getpid)
 
 
 def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str, Any]) -> PairResult:
@@ -409,6 +415,7 @@ class RunSummary:
     failures: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     top: list[dict[str, Any]] = field(default_factory=list)
+    worker_pids: list[int] = field(default_factory=list)
     summary_path: str | None = None
 
     @property

@@ -4,6 +4,7 @@ spaCy model, WordNet, store and task runners."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -13,13 +14,8 @@ from flows.tasks import worker_store
 
 
 def stored(run_id: str) -> dict[tuple[str, str], dict]:
-    """The results of ``run_id`` in the current store, by pair."""
-    rows = worker_store().comparisons(run_id=run_id)
-    return {(r["source_id"], r["target_id"]): r["scores"] for r in (_as_dict(x) for x in rows)}
-
-
-def _as_dict(row) -> dict:
-    return row if isinstance(row, dict) else row.__dict__
+    """The scores of ``run_id`` in the current store, by pair."""
+    return {(r.source_id, r.target_id): r.scores for r in worker_store().comparisons(run_id=run_id)}
 
 
 @pytest.mark.slow
@@ -30,6 +26,8 @@ def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(p
     assert state.is_completed(), state.message
     assert (summary.documents, summary.parsed, summary.pairs, summary.mapped) == (4, 4, 2, 2)
     assert summary.failures == []
+    # The work was done in worker processes, not in the flow's own process.
+    assert summary.worker_pids and os.getpid() not in summary.worker_pids
     counts = worker_store().counts()
     results = stored(summary.run_id)
     assert len(results) == 2

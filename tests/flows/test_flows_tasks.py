@@ -133,6 +133,10 @@ def test_extract_and_store_parses_once_per_content(corpus, data_dir):
     (corpus / "solar.txt").write_text("The moon circles the earth.\n")
     edited = extract_and_store(path, "tiny", {"name": "solar.txt"})
     assert edited.parsed and edited.doc_id != first.doc_id
+    # Unchanged bytes in another corpus: not parsed again, but listed there too.
+    other = extract_and_store(str(corpus / "atom.txt"), "other")
+    assert extract_and_store(str(corpus / "atom.txt"), "tiny").parsed is False
+    assert other.doc_id in {d.doc_id for d in worker_store().documents("tiny")}
 
 
 def test_map_and_store_skips_a_stored_pair(corpus, data_dir):

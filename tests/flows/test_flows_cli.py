@@ -1,0 +1,49 @@
+"""``dri run`` and ``dri watch`` through the real command line parser."""
+
+from __future__ import annotations
+
+import json
+
+from dri.cli import main
+
+
+def test_dri_run_prints_the_summary_and_exit_status(prefect_server, corpus, data_dir, capsys, monkeypatch):
+    monkeypatch.setenv("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+    assert main(["run", str(corpus), "--runner", "threads", "--workers", "2", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["state"], summary["documents"], summary["pairs"], summary["mapped"]) == ("completed", 4, 2, 2)
+
+    (corpus / "empty.txt").write_text("")
+    assert main(["run", str(corpus), "--runner", "threads", "--mode", "all-pairs"]) == 1
+    out, err = capsys.readouterr()
+    assert f"error: {corpus / 'empty.txt'}: " in err
+    assert len([line for line in err.splitlines() if line.startswith("error:")]) == 1
+    assert "5 documents (0 parsed, 4 unchanged)" in out  # the first run's graphs are reused
+    assert "6 pairs (6 mapped" in out
+
+
+def test_dri_run_names_a_missing_folder(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nowhere")]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nowhere'}: not a folder"
+
+
+def test_dri_watch_once_announces_new_folders_to_the_server(prefect_server, tmp_path, data_dir, capsys):
+    from flows_corpus_helpers import write_corpus
+
+    write_corpus(tmp_path / "root" / "new")
+    argv = ["watch", str(tmp_path / "root"), "--once", "--min-age", "0"]
+    assert main(argv) == 0
+    assert "new: new corpus of 4 documents, emitted corpus.arrived" in capsys.readouterr().out
+    assert main(argv) == 0  # remembered in data_dir()/sensor
+    assert "emitted" not in capsys.readouterr().out
+
+
+def test_dri_watch_run_runs_each_new_corpus_here(prefect_server, tmp_path, data_dir, capsys, monkeypatch):
+    from flows_corpus_helpers import write_corpus
+
+    monkeypatch.setenv("DRI_TASK_RUNNER", "threads")
+    write_corpus(tmp_path / "root" / "arrived")
+    assert main(["watch", str(tmp_path / "root"), "--once", "--min-age", "0", "--run"]) == 0
+    out = capsys.readouterr().out
+    assert "arrived: new corpus of 4 documents, running it" in out
+    assert "4 documents (4 parsed, 0 unchanged), 2 pairs (2 mapped" in out

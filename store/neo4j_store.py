@@ -244,7 +244,6 @@ class Neo4jStore(Store):
             old = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
                          "d.extractor_version AS version, d.meta AS meta", id=doc_id).single()
             newest = old is None or version_key(fields["extractor_version"]) >= version_key(old["version"] or "")
-            changed = old is None or (newest and old["graph_id"] != fields["graph_id"])
             merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
             props = {k: v for k, v in scalar_meta(merged).items() if k not in _DOCUMENT_PROPS}
             props.update(name=fields["name"], path=fields["path"], meta=to_json_text(merged), updated=now())
@@ -264,22 +263,26 @@ class Neo4jStore(Store):
                 corpus=corpus, id=doc_id, props=props, member=member, graph_id=fields["graph_id"],
                 version=fields["extractor_version"], stored=now(),
             ).consume()
-            if not changed:
+            if not newest:
                 return
-            # A new graph version replaces the old nodes; pairs of earlier
-            # comparisons keep their lemmas and scores as properties.
-            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) DETACH DELETE n", id=doc_id).consume()
+            # The stored graph becomes exactly this one: nodes it lacks go, its
+            # edges are laid anew, and nodes it shares stay, so the SOURCE and
+            # TARGET links of stored mapping pairs to them survive a re-put.
+            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n",
+                   id=doc_id, keys=[n["key"] for n in nodes]).consume()
+            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e",
+                   id=doc_id).consume()
             self._unwind(
                 tx,
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
-                "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n += row.props "
+                "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n = row.props "
                 "MERGE (d)-[:HAS_NODE]->(n)",
                 [n for n in nodes if n["label"] == "Concept"], id=doc_id,
             )
             self._unwind(
                 tx,
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
-                "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n += row.props "
+                "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n = row.props "
                 "MERGE (d)-[:HAS_NODE]->(n)",
                 [n for n in nodes if n["label"] == "Relation"], id=doc_id,
             )
@@ -543,7 +546,7 @@ def _graph_rows(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], list[dict[str,
                  if name in attrs}
         props = {k: v for k, v in props.items() if v is not None}
         lemma = str(attrs.get("lemma", key))
-        props.update(key=key, lemma=lemma, ord=ord_, attrs=attrs_json)
+        props.update(doc_id=str(graph.graph["doc_id"]), key=key, lemma=lemma, ord=ord_, attrs=attrs_json)
         nodes.append({"label": label, "key": key, "lemma": lemma, "props": props})
     edges = []
     for ord_, (u, v, label) in enumerate(graph.edges(data="label")):

@@ -161,18 +161,85 @@ def summary_task(summary: steps.RunSummary) -> str:
 
 # -- the flow ------------------------------------------------------------------
 
+def _extract_stage(paths: list[str], corpus: str, root: str, batch_size: int | None, workers: int,
+                   summary: steps.RunSummary, seconds: dict[str, float], pids: set[int], logger) -> dict[str, str]:
+    """Steps 2-3 in parallel batches; ``{path: doc_id}`` of the stored documents."""
+    documents: dict[str, str] = {}
+    progress = Reporter("parse", len(paths), logger)
+    batches = _batches(paths, batch_size, workers, _MAX_DOCUMENTS_PER_BATCH)
+    futures = [extract_task.submit(batch, corpus, root) for batch in batches]
+    for future in as_completed(futures):
+        try:
+            done, failures = future.result()
+        except Exception as err:  # a whole batch lost, e.g. a worker died
+            done, failures = [], [f"{root}: extraction batch failed: {steps.one_line(err)}"]
+        summary.failures.extend(failures)
+        for item in done:
+            documents[item.path] = item.doc_id
+            summary.parsed += item.parsed
+            summary.reused += not item.parsed
+            seconds["parse"] += item.seconds_parse
+            seconds["store_graphs"] += item.seconds_store
+            pids.add(item.pid)
+        progress.advance(len(done), len(failures))
+    return documents
+
+
+def _map_stage(plan: steps.Plan, run_id: str, params: dict[str, Any], batch_size: int | None, workers: int,
+               summary: steps.RunSummary, seconds: dict[str, float], pids: set[int], logger) -> None:
+    """Steps 5-6 in parallel batches."""
+    names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
+    progress = Reporter("map", len(plan.pairs), logger)
+    ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
+    batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
+    futures = [map_task.submit(batch, run_id, params) for batch in batches]
+    for future in as_completed(futures):
+        try:
+            results = future.result()
+        except Exception as err:  # a whole batch lost
+            summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {steps.one_line(err)}")
+            continue
+        failed = 0
+        for r in results:
+            if r.error:
+                failed += 1
+                summary.failures.append(f"{names.get(r.source_id, r.source_id)} -> "
+                                        f"{names.get(r.target_id, r.target_id)}: {r.error}")
+            elif r.skipped:
+                summary.already_stored += 1
+            else:
+                summary.mapped += 1
+            seconds["load_graphs"] += r.seconds_load
+            seconds["map"] += r.seconds_map
+            seconds["store_results"] += r.seconds_store
+            pids.add(r.pid)
+        progress.advance(len(results) - failed, failed)
+
+
+def _best(run_id: str, planned: dict[tuple[str, str], steps.PlannedPair], k: int = 10) -> list[dict[str, Any]]:
+    """The ``k`` planned pairs with the highest analogy similarity in the
+    result set, whether mapped by this run or an earlier one."""
+    rows = [r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned]
+    rows.sort(key=lambda r: (-r.scores["analogy_similarity"], r.source_id, r.target_id))
+    best = []
+    for r in rows[:k]:
+        p = planned[(r.source_id, r.target_id)]
+        best.append({"source": p.source, "target": p.target, "group": p.group, **r.scores})
+    return best
+
+
 def _run_name() -> str:
     from prefect.runtime import flow_run
 
     p = flow_run.parameters
-    return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'manifest')}"
+    return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'auto')}"
 
 
 @flow(name="corpus", flow_run_name=_run_name, task_runner=make_task_runner(),
       description="ROS graphs, comparisons and a summary for a corpus folder.")
 def corpus_flow(
     corpus_dir: str,
-    mode: Mode = "manifest",
+    mode: Mode = "auto",
     target: str | None = None,
     run_id: str | None = None,
     corpus: str | None = None,
@@ -206,24 +273,7 @@ def corpus_flow(
     summary.documents = len(paths)
 
     t = time.perf_counter()
-    documents: dict[str, str] = {}
-    progress = Reporter("parse", len(paths), logger)
-    batches = _batches(paths, batch_size, workers, _MAX_DOCUMENTS_PER_BATCH)
-    futures = [extract_task.submit(batch, corpus, root) for batch in batches]
-    for future in as_completed(futures):
-        try:
-            done, failures = future.result()
-        except Exception as err:  # a whole batch lost, e.g. a worker died
-            done, failures = [], [f"{root}: extraction batch failed: {steps.one_line(err)}"]
-        summary.failures.extend(failures)
-        for item in done:
-            documents[item.path] = item.doc_id
-            summary.parsed += item.parsed
-            summary.reused += not item.parsed
-            seconds["parse"] += item.seconds_parse
-            seconds["store_graphs"] += item.seconds_store
-            pids.add(item.pid)
-        progress.advance(len(done), len(failures))
+    documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
     seconds["extract_wall"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -237,40 +287,10 @@ def corpus_flow(
     seconds["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
-    scored: list[tuple[float, steps.PlannedPair, dict]] = []
-    by_ids = {(p.source_id, p.target_id): p for p in plan.pairs}
-    progress = Reporter("map", len(plan.pairs), logger)
-    ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
-    batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
-    futures = [map_task.submit(batch, run_id, params) for batch in batches]
-    for future in as_completed(futures):
-        try:
-            results = future.result()
-        except Exception as err:
-            summary.failures.append(f"{root}: mapping batch failed: {steps.one_line(err)}")
-            continue
-        failed = 0
-        for r in results:
-            if r.error:
-                failed += 1
-                summary.failures.append(f"{names.get(r.source_id, r.source_id)} -> "
-                                        f"{names.get(r.target_id, r.target_id)}: {r.error}")
-            elif r.skipped:
-                summary.already_stored += 1
-            else:
-                summary.mapped += 1
-                scored.append((r.scores.get("analogy_similarity", 0.0), by_ids[(r.source_id, r.target_id)],
-                               r.scores))
-            seconds["load_graphs"] += r.seconds_load
-            seconds["map"] += r.seconds_map
-            seconds["store_results"] += r.seconds_store
-            pids.add(r.pid)
-        progress.advance(len(results) - failed, failed)
+    _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger)
     seconds["map_wall"] = time.perf_counter() - t
 
-    scored.sort(key=lambda x: -x[0])
-    summary.top = [{"source": p.source, "target": p.target, "group": p.group, **s} for _, p, s in scored[:10]]
+    summary.top = _best(run_id, {(p.source_id, p.target_id): p for p in plan.pairs})
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)

@@ -61,7 +61,7 @@ def _print_summary(summary, out=sys.stdout) -> None:
           f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
           "(summed over workers)", file=out)
     if summary.top:
-        print("best pairs by analogy similarity (this run's new results):", file=out)
+        print(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
         for row in summary.top[:5]:
             print(f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
                   + (f"  [{row['group']}]" if row.get("group") else ""), file=out)

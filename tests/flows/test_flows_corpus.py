@@ -44,6 +44,7 @@ def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(p
     assert (again.parsed, again.reused, again.mapped, again.already_stored) == (0, 4, 0, 2)
     assert worker_store().counts() == counts
     assert stored(summary.run_id) == results
+    assert again.top == summary.top  # the best pairs come from the result set, not only from new work
 
 
 def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_server, corpus, data_dir):

@@ -13,11 +13,23 @@ structure-based similarity three ways, each reproduced here:
   by Analogy Similarity, top k with their mappings ("Finding and Evaluating
   a Computer Graphics Analogy"), optionally on some sections only.
 
-Each pair gets the structure scores of ``metrics.compare`` and the text
-baselines of :mod:`metrics.baselines` on the same texts, and the evaluation
-writes a report folder (:mod:`metrics.report`). A document that cannot be
-read fails only its own pairs: the row carries a one-line ``error`` and the
-batch carries on.
+Each runner goes through the corpus flow (:func:`flows.corpus.run_corpus`)
+and the store: the flow extracts and stores every document's ROS graph and
+maps and stores every pair of the corpus's manifest (scores and mapping
+pairs with Lin similarity and generic space), skipping what the store
+already holds for the run, so a repeated evaluation stores nothing twice.
+The runner then records each document's group in the corpus -- ``level``
+for plagiarism (``orig`` for the originals), ``language`` for the round trips
+-- so the same numbers can be queried from Neo4j (``docs/cypher.md``), and
+reads the structure scores back from the store by ``run_id``. The text
+baselines of :mod:`metrics.baselines` are computed on the same texts and
+added to the rows, which are also saved with ``Store.save_evaluation``; the
+evaluation writes a report folder (:mod:`metrics.report`).
+
+A document that cannot be read fails only its own pairs: the row carries a
+one-line ``error`` and the batch carries on. :func:`score_pairs` and
+:class:`PairScorer` remain for scoring pairs directly, without the flow or
+the store.
 """
 
 from __future__ import annotations
@@ -42,6 +54,8 @@ __all__ = [
     "Hit",
     "SearchResult",
     "score_pairs",
+    "flow_rows",
+    "GROUP_KEYS",
     "evaluate_plagiarism",
     "evaluate_translation",
     "analogy_search",
@@ -198,8 +212,173 @@ def score_pairs(
     return rows
 
 
+# -- through the corpus flow and the store ---------------------------------------
+
+#: The corpus meta key under which an evaluation records each compared
+#: document's group, as ``docs/cypher.md`` queries it.
+GROUP_KEYS: dict[str, str] = {"plagiarism": "level", "translation": "language"}
+#: The group recorded for the source documents (the originals), if any.
+_SOURCE_GROUPS: dict[str, str] = {"plagiarism": "orig"}
+#: Manifest extras that are not a document's group meta (they name the document).
+_NOT_META = frozenset({"name", "path"})
+
+
+def _resolved(path: str | Path) -> str:
+    return str(Path(path).resolve())
+
+
+def _doc_ids(paths: Iterable[Path]) -> dict[str, str]:
+    """``{resolved path: doc_id}`` for the readable paths (the store's content hash)."""
+    from extract.document import content_ids
+
+    ids = {}
+    for path in dict.fromkeys(_resolved(p) for p in paths):
+        try:
+            ids[path] = content_ids(Path(path).read_bytes())[0]
+        except OSError:
+            continue  # the flow names the unreadable file in its failures
+    return ids
+
+
+def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[Any]:
+    """Run the corpus flow once per parameter set; the run summaries, in order."""
+    from flows.corpus import run_corpus
+
+    summaries = []
+    for params in runs:
+        state, summary = run_corpus(str(root), **params)
+        if summary is None:
+            message = " ".join(str(getattr(state, "message", "") or state).split())
+            raise CorpusError(root, f"the corpus flow crashed: {message}")
+        summaries.append(summary)
+    return summaries
+
+
+def _record_groups(store: Any, corpus: str, kind: str, pairs: Sequence[ManifestPair],
+                   ids: dict[str, str]) -> int:
+    """Record each compared document's group in its corpus meta; returns how
+    many documents changed. Documents already carrying it are left alone, so
+    a repeated evaluation writes nothing."""
+    key = GROUP_KEYS.get(kind)
+    if key is None:
+        return 0
+    wanted: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        extra = {k: v for k, v in pair.extra.items() if k not in _NOT_META and v}
+        target_id = ids.get(_resolved(pair.target))
+        if target_id:
+            wanted.setdefault(target_id, {}).update({**extra, key: pair.group})
+        source_id = ids.get(_resolved(pair.source))
+        if source_id and kind in _SOURCE_GROUPS:
+            meta = wanted.setdefault(source_id, {})
+            for k, v in {**extra, key: _SOURCE_GROUPS[kind]}.items():
+                meta.setdefault(k, v)  # a document that is also a target keeps the target's group
+    members = {d.doc_id: d for d in store.documents(corpus)}
+    changed = 0
+    for doc_id, meta in wanted.items():
+        member = members.get(doc_id)
+        if member is None or all(member.meta.get(k) == v for k, v in meta.items()):
+            continue  # not stored (its extraction failed), or already recorded
+        graph = store.get_graph(doc_id)
+        if graph is not None:
+            store.put_document(corpus, graph, meta={**member.meta, **meta})
+            changed += 1
+    return changed
+
+
+def _pair_error(pair: ManifestPair, failures: Sequence[str], run_ids: Sequence[str]) -> str:
+    """The flow's one-line reason for a pair it did not store."""
+    ends = (_resolved(pair.source), _resolved(pair.target))
+    own = [f for f in failures if f.startswith(ends)]
+    mentioned = [f for f in failures if any(e in f for e in ends)]
+    found = own or mentioned
+    if found:
+        return "; ".join(dict.fromkeys(" ".join(f.split()) for f in found))
+    return f"{pair.source} -> {pair.target}: not compared by the corpus flow (run {', '.join(run_ids)})"
+
+
+def flow_rows(
+    pairs: Sequence[ManifestPair],
+    corpus_dir: str | Path,
+    *,
+    kind: str,
+    runs: Sequence[dict[str, Any]] | None = None,
+    baselines: bool = True,
+    embeddings: bool = False,
+    progress: Progress | None = None,
+    scorer: PairScorer | None = None,
+    mappings: bool = False,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Report rows for ``pairs`` through the corpus flow and the store.
+
+    Runs :func:`flows.corpus.run_corpus` on ``corpus_dir`` once per dict of
+    flow parameters in ``runs`` (default: one run in ``manifest`` mode), which
+    stores the graphs and the comparisons; records the documents' groups
+    (:data:`GROUP_KEYS`); then reads each pair's structure scores back from
+    the store by ``run_id`` (with the mapping pairs as ``row["_mapping"]``
+    when ``mappings``) and adds the text baselines. A pair the flow could not
+    compare gets NaN scores and the flow's one-line reason as ``error``.
+    Returns ``(rows, meta)``; ``meta`` names the runs, the corpus and the store.
+    """
+    from store import open_store
+
+    root = Path(corpus_dir).resolve()
+    started = time.perf_counter()
+    summaries = _run_flows(root, runs or [{"mode": "manifest"}])
+    flow_seconds = time.perf_counter() - started
+    run_ids = list(dict.fromkeys(s.run_id for s in summaries))
+    failures = [f for s in summaries for f in s.failures]
+    corpus = summaries[0].corpus
+    ids = _doc_ids(p for pair in pairs for p in (pair.source, pair.target))
+    with open_store() as store:
+        grouped = _record_groups(store, corpus, kind, pairs, ids)
+        stored = {(r.source_id, r.target_id): r
+                  for run_id in run_ids for r in store.comparisons(run_id=run_id, pairs=mappings)}
+        where = f"{store.backend} ({store.location})"
+    scorer = scorer or PairScorer()
+    if baselines and scorer.baselines is None:
+        scorer.baselines = _fit_baselines(pairs, embeddings, scorer)
+    rows = []
+    for i, pair in enumerate(pairs, start=1):
+        t = time.perf_counter()
+        row: dict[str, Any] = {"pair": i, "group": pair.group, "source": str(pair.source),
+                               "target": str(pair.target), **pair.extra}
+        errors = []
+        record = stored.get((ids.get(_resolved(pair.source)), ids.get(_resolved(pair.target))))
+        if record is None:
+            errors.append(_pair_error(pair, failures, run_ids))
+            for name in STRUCTURE_SCORES:
+                row[name] = math.nan
+        else:
+            for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
+                row[name] = record.scores.get(name, math.nan)
+            if mappings:
+                row["_mapping"] = [(p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""),
+                                    p.get("generic")) for p in record.pairs]
+        if scorer.baselines is not None:
+            try:
+                row.update(scorer.baselines.score(scorer.text(pair.source), scorer.text(pair.target)))
+            except Exception as err:  # noqa: BLE001
+                errors.append(_one_line(err))
+        row["seconds"] = time.perf_counter() - t
+        row["error"] = "; ".join(dict.fromkeys(errors))
+        rows.append(row)
+        if progress:
+            progress(i, len(pairs), row)
+    meta = {"run_id": ", ".join(run_ids), "store_corpus": corpus, "store": where,
+            "flow_seconds": round(flow_seconds, 1),
+            "flow_mapped": sum(s.mapped for s in summaries),
+            "flow_already_stored": sum(s.already_stored for s in summaries),
+            "groups_recorded": grouped}
+    return rows, meta
+
+
 def _store_results(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
-    """Save graphs and scores in the configured store when it offers a way to; else ``None``."""
+    """Save the rows with ``Store.save_evaluation``; the store's name, or ``None``.
+
+    Per-row timings are left out: the evaluation's id is a hash of its
+    content, so the same results saved again are stored once.
+    """
     try:
         from store import open_store
     except ImportError:
@@ -209,15 +388,18 @@ def _store_results(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str |
     except Exception as err:  # noqa: BLE001 -- the report does not depend on the store
         log.warning("store not available, results not stored: %s", _one_line(err))
         return None
-    saver = getattr(store, "save_evaluation", None)
-    if saver is None:
-        return None
     try:
-        saver(kind, str(corpus), [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
+        saver = getattr(store, "save_evaluation", None)
+        if saver is None:
+            return None
+        saver(kind, str(corpus), [{k: v for k, v in r.items() if not k.startswith("_") and k != "seconds"}
+                                  for r in rows])
         return type(store).__name__
     except Exception as err:  # noqa: BLE001
         log.warning("could not store the results: %s", _one_line(err))
         return None
+    finally:
+        store.close()
 
 
 def _finish(result: EvaluationResult, report_dir: str | Path | None | bool, corpus_dir: Path,
@@ -242,20 +424,21 @@ def evaluate_plagiarism(
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every answer of a Clough & Stevenson corpus against its original.
 
-    Writes the report to ``report_dir`` (default :func:`default_report_dir`;
-    ``False`` for none). Raises :class:`CorpusError` if the corpus cannot be
-    read at all.
+    Goes through the corpus flow and the store (:func:`flow_rows`). Writes the
+    report to ``report_dir`` (default :func:`default_report_dir`; ``False``
+    for none). Raises :class:`CorpusError` if the corpus cannot be read at all.
     """
     started = time.perf_counter()
     corpus = load_plagiarism(corpus_dir)
     if not corpus.pairs:
         raise CorpusError(corpus.root, "no answer/original pairs to compare")
     pairs = corpus.manifest()
-    rows = score_pairs(pairs, baselines=baselines, embeddings=embeddings, progress=progress)
+    rows, meta = flow_rows(pairs, corpus.root, kind="plagiarism", baselines=baselines,
+                           embeddings=embeddings, progress=progress)
     result = EvaluationResult(
         "plagiarism", rows, groups=list(LEVEL_ORDER), levels=LEVELS, negative="non",
         baseline_scores=_baseline_names(rows), problems=list(corpus.problems),
-        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs)},
+        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), **meta},
     )
     return _finish(result, report_dir, corpus.root, started)
 
@@ -268,18 +451,21 @@ def evaluate_translation(
     embeddings: bool = False,
     progress: Progress | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
-    """Every original of a translation corpus against each of its round trips."""
+    """Every original of a translation corpus against each of its round trips,
+    through the corpus flow and the store (:func:`flow_rows`)."""
     started = time.perf_counter()
     corpus = load_translation(corpus_dir)
     if not corpus.pairs:
         raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
     pairs = corpus.manifest()
-    rows = score_pairs(pairs, baselines=baselines, embeddings=embeddings, progress=progress)
+    rows, meta = flow_rows(pairs, corpus.root, kind="translation", baselines=baselines,
+                           embeddings=embeddings, progress=progress)
     result = EvaluationResult(
         "translation", rows, groups=[lang for lang in LANGUAGES if lang in corpus.languages] + sorted(
             set(corpus.languages) - set(LANGUAGES)),
         rank=True, baseline_scores=_baseline_names(rows), problems=list(corpus.problems),
-        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), "originals": len(corpus.originals)},
+        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), "originals": len(corpus.originals),
+              **meta},
         group_labels={k: v for k, v in LANGUAGES.items()},
     )
     return _finish(result, report_dir, corpus.root, started)
@@ -342,9 +528,14 @@ def analogy_search(
     started = time.perf_counter()
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
     corpus = load_analogy(corpus_dir, targets=targets, sections=sections)
-    scorer = PairScorer(sections=corpus.sections)
     pairs = corpus.manifest()
-    rows = score_pairs(pairs, baselines=baselines, progress=progress, scorer=scorer)
+    sections_param = sorted(corpus.sections) if corpus.sections else None
+    # The corpus's own targets are one manifest run; targets given here are
+    # not in targets.txt, so each is a run of the flow's target mode.
+    runs = ([{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
+            if targets else [{"mode": "manifest", "sections": sections_param}])
+    rows, flow_meta = flow_rows(pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines,
+                                progress=progress, mappings=True)
     results = []
     for tgt in corpus.targets:
         mine = [r for r in rows if r["target"] == str(tgt)]
@@ -353,12 +544,12 @@ def analogy_search(
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
         hits = [Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES},
-                    _mapping_pairs(r.get("_comparison"))) for r in ok[:k]]
+                    r.get("_mapping") or _mapping_pairs(r.get("_comparison"))) for r in ok[:k]]
         results.append(SearchResult(tgt, hits, len(mine), corpus.sections))
     result = EvaluationResult(
         "analogy", rows, groups=[t.name for t in corpus.targets], baseline_scores=_baseline_names(rows),
         meta={"corpus": str(corpus.root.resolve()), "targets": len(corpus.targets), "k": k,
-              "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents"},
+              "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents", **flow_meta},
     )
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     files = None

@@ -25,6 +25,7 @@ relationship types chosen from fixed sets.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from contextlib import contextmanager
@@ -52,7 +53,7 @@ from store.records import (
     version_key,
 )
 
-__all__ = ["Neo4jSettings", "Neo4jStore", "SCHEMA_STATEMENTS", "LABELS", "RELATIONSHIP_TYPES"]
+__all__ = ["Neo4jSettings", "Neo4jStore", "split_userinfo", "SCHEMA_STATEMENTS", "LABELS", "RELATIONSHIP_TYPES"]
 
 log = logging.getLogger(__name__)
 
@@ -111,14 +112,32 @@ class Neo4jSettings:
         uri = uri or env("NEO4J_URI") or secret.get("uri")
         if not uri:
             return None
+        uri, uri_user, uri_password = split_userinfo(uri)
         return cls(
             uri=uri,
-            user=env("NEO4J_USER") or secret.get("user") or secret.get("username"),
-            password=env("NEO4J_PASSWORD") or secret.get("password"),
+            user=env("NEO4J_USER") or uri_user or secret.get("user") or secret.get("username"),
+            password=env("NEO4J_PASSWORD") or uri_password or secret.get("password"),
             database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
             retry_seconds=float(env("DRI_NEO4J_RETRY_SECONDS") or 30.0),
             connection_timeout=float(env("DRI_NEO4J_CONNECTION_TIMEOUT") or 10.0),
         )
+
+
+def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:
+    """``(uri without user:password@, user, password)``. The driver refuses
+    user info in a URI, and its error message would quote the password."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(uri)
+        if "@" not in parts.netloc:
+            return uri, None, None
+        user, password = parts.username, parts.password
+        host = parts.netloc.rsplit("@", 1)[1]
+    except ValueError:
+        return uri, None, None
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return clean, unquote(user) if user else None, unquote(password) if password else None
 
 
 def _secret_block(name: str | None) -> dict[str, Any]:
@@ -150,6 +169,10 @@ class Neo4jStore(Store):
     def __init__(self, settings: Neo4jSettings):
         import neo4j
 
+        clean, user, password = split_userinfo(settings.uri)
+        if clean != settings.uri:
+            settings = dataclasses.replace(settings, uri=clean, user=settings.user or user,
+                                           password=settings.password or password)
         self.settings = settings
         self.location = f"Neo4j at {safe_uri(settings.uri)}"
         self.database = settings.database
@@ -259,19 +282,19 @@ class Neo4jStore(Store):
                 "MERGE (c)-[m:CONTAINS]->(d) SET m = $member "
                 "MERGE (g:Graph {id: $graph_id}) "
                 "ON CREATE SET g.extractor_version = $version, g.stored = $stored "
-                "MERGE (d)-[:HAS_GRAPH]->(g)",
+                "MERGE (d)-[:HAS_GRAPH]->(g) "
+                # The stored graph becomes exactly this one: nodes it lacks go,
+                # its edges are laid anew, and nodes it shares stay, so the
+                # SOURCE/TARGET links of stored mapping pairs survive a re-put.
+                "WITH d WHERE $newest "
+                "CALL { WITH d MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
+                "CALL { WITH d MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
                 corpus=corpus, id=doc_id, props=props, member=member, graph_id=fields["graph_id"],
-                version=fields["extractor_version"], stored=now(),
+                version=fields["extractor_version"], stored=now(), newest=newest,
+                keys=[n["key"] for n in nodes],
             ).consume()
             if not newest:
-                return
-            # The stored graph becomes exactly this one: nodes it lacks go, its
-            # edges are laid anew, and nodes it shares stay, so the SOURCE and
-            # TARGET links of stored mapping pairs to them survive a re-put.
-            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n",
-                   id=doc_id, keys=[n["key"] for n in nodes]).consume()
-            tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e",
-                   id=doc_id).consume()
+                return self._document_in(tx, doc_id)
             self._unwind(
                 tx,
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
@@ -296,9 +319,13 @@ class Neo4jStore(Store):
                     f"MERGE (a)-[e:{rel_type}]->(b) SET e.label = row.label, e.ord = row.ord",
                     rows, id=doc_id,
                 )
+            return self._document_in(tx, doc_id)
 
-        self._write(work)
-        return self.get_document(doc_id)  # type: ignore[return-value]
+        return self._write(work)
+
+    def _document_in(self, tx: Any, doc_id: str) -> DocumentRecord:
+        query = "MATCH (d:Document {id: $id}) " + self._DOCUMENT_RETURN.replace("$$META", "d.meta")
+        return _document(tx.run(query, id=doc_id).single())
 
     def has_graph(self, graph_id: str) -> bool:
         return bool(self._read("MATCH (g:Graph {id: $id}) RETURN 1 LIMIT 1", id=graph_id))

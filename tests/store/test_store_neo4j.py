@@ -1,0 +1,139 @@
+"""What only the Neo4j backend has: its schema, its errors, its credentials."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import tempfile
+import time
+
+import pytest
+
+from store import StoreError, open_store
+from store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
+from store_test_helpers import SOLAR, comparison, corpus_graphs, make_graph
+
+PASSWORD = "s3cret-Pa55word-never-logged"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def neo4j_store(neo4j_uri):
+    with open_store(neo4j_uri) as store:
+        store.clear()
+        yield store
+
+
+def test_constraints_and_indexes_exist_after_start_up(neo4j_store):
+    import re
+
+    names = {re.search(r"(?:CONSTRAINT|INDEX) (\w+) IF NOT EXISTS", s).group(1) for s in SCHEMA_STATEMENTS}
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        found = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name RETURN name")}
+        found |= {r["name"] for r in session.run("SHOW INDEXES YIELD name, state WHERE state = 'ONLINE' "
+                                                 "RETURN name")}
+    assert names <= found
+    # Opening again finds them in place and changes nothing.
+    with open_store(neo4j_store.settings.uri) as again:
+        assert again.counts() == neo4j_store.counts()
+
+
+def test_the_graph_is_queryable_as_subject_relation_object(neo4j_store):
+    neo4j_store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR))
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        rows = session.run("MATCH (:Document {id: 'solar'})-[:HAS_NODE]->(r:Relation) "
+                           "MATCH (s:Concept)-[:SUBJ]->(r)-[:OBJ]->(o:Concept) "
+                           "RETURN s.lemma AS s, r.lemma AS v, o.lemma AS o ORDER BY r.ord").data()
+    assert [(r["s"], r["v"], r["o"]) for r in rows] == SOLAR
+
+
+def test_a_mapping_is_linked_to_the_mapped_nodes_and_its_generic_space(neo4j_store):
+    for g in corpus_graphs():
+        neo4j_store.put_document("tiny", g)
+    neo4j_store.put_comparison(comparison("solar", "atom", "run-1", 0.8, pairs=[
+        {"source": "c:sun", "target": "c:nucleus", "kind": "concept", "source_lemma": "sun",
+         "target_lemma": "nucleus", "lin": 0.3, "generic": "entity.n.01"},
+        {"source": "r:0", "target": "r:0", "kind": "relation", "source_lemma": "attract",
+         "target_lemma": "attract", "lin": 1.0, "generic": "attract.v.01"}]))
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        rows = session.run(
+            "MATCH (:Document {id: 'solar'})-[s:SIMILAR {run_id: 'run-1'}]->(:Document {id: 'atom'}) "
+            "MATCH (:Mapping {id: s.mapping_id})-[:HAS_PAIR]->(p)-[:SOURCE]->(a), (p)-[:TARGET]->(b), "
+            "      (p)-[:GENERIC]->(g) "
+            "RETURN labels(a)[0] AS label, a.lemma AS a, b.lemma AS b, g.name AS g, s.analogy_similarity AS score "
+            "ORDER BY p.idx").data()
+    assert rows == [
+        {"label": "Concept", "a": "sun", "b": "nucleus", "g": "entity.n.01", "score": 0.8},
+        {"label": "Relation", "a": "attract", "b": "attract", "g": "attract.v.01", "score": 0.8},
+    ]
+
+
+def test_a_dead_server_gives_one_line_naming_the_server_without_credentials(monkeypatch):
+    port = _free_port()
+    monkeypatch.setenv("DRI_NEO4J_RETRY_SECONDS", "2")
+    monkeypatch.setenv("DRI_NEO4J_CONNECTION_TIMEOUT", "2")
+    started = time.monotonic()
+    with pytest.raises(StoreError) as err:
+        open_store(f"bolt://neo4j:{PASSWORD}@127.0.0.1:{port}")
+    message = str(err.value)
+    assert message.startswith(f"Neo4j at bolt://127.0.0.1:{port}: unavailable after retrying for up to 2 s")
+    assert "\n" not in message and PASSWORD not in message and "neo4j:" not in message.split(": ", 1)[0]
+    assert time.monotonic() - started < 30
+
+
+def test_an_unknown_scheme_is_a_clear_error():
+    with pytest.raises(StoreError, match="unknown store URI scheme 'postgres'") as err:
+        open_store(f"postgres://user:{PASSWORD}@db/x")
+    assert PASSWORD not in str(err.value)
+
+
+def test_credentials_are_never_logged_nor_shown(neo4j_uri, monkeypatch, caplog):
+    monkeypatch.setenv("NEO4J_URI", neo4j_uri)
+    monkeypatch.setenv("NEO4J_USER", "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", PASSWORD)
+    caplog.set_level(logging.DEBUG)  # the driver's own debug log included
+    with open_store() as store:  # the project's server has auth off, so any password is accepted
+        assert store.backend == "neo4j" and store.settings.password == PASSWORD
+        store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR))
+        shown = " ".join([repr(store), repr(store.settings), store.location])
+    assert caplog.records, "the driver should have logged its debug messages"
+    assert PASSWORD not in caplog.text and PASSWORD not in shown
+
+
+def test_the_connection_can_come_from_a_prefect_secret_block(neo4j_uri, monkeypatch):
+    from prefect.blocks.system import Secret
+    from prefect.testing.utilities import prefect_test_harness
+
+    monkeypatch.setenv("PREFECT_HOME", tempfile.mkdtemp(prefix="dri-store-prefect-"))
+    monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+        monkeypatch.delenv(name, raising=False)
+    with prefect_test_harness(server_startup_timeout=180):
+        Secret(value={"uri": neo4j_uri, "user": "neo4j", "password": PASSWORD}).save("dri-test-neo4j")
+        monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "dri-test-neo4j")
+        settings = Neo4jSettings.from_env()
+        assert (settings.uri, settings.user, settings.password) == (neo4j_uri, "neo4j", PASSWORD)
+        with open_store() as store:
+            assert isinstance(store, Neo4jStore) and store.location == f"Neo4j at {neo4j_uri}"
+        monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "no-such-block")
+        with pytest.raises(StoreError, match="Prefect Secret block 'no-such-block': cannot load it"):
+            open_store()
+
+
+def test_one_write_per_row_stores_the_same_as_unwind_batches(neo4j_uri):
+    """The benchmark's baseline mode must write exactly what the batched mode writes."""
+    counts = {}
+    for batch in (10_000, 1):
+        settings = Neo4jSettings(neo4j_uri, batch_size=batch)
+        with Neo4jStore(settings) as store:
+            store.clear()
+            for g in corpus_graphs():
+                store.put_document("tiny", g)
+            store.put_comparison(comparison("solar", "atom", "run-1", 0.5))
+            counts[batch] = (store.counts(), store.get_comparison("solar", "atom", "run-1").pairs)
+    assert counts[1] == counts[10_000]

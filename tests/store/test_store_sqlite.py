@@ -1,0 +1,72 @@
+"""What only the embedded SQLite store has: its default place, its file
+errors and several processes writing one file."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from pathlib import Path
+
+import pytest
+
+from graphs import to_json
+from store import StoreError, open_store
+from store.sqlite_store import SQLiteStore
+from store_test_helpers import SOLAR, comparison, make_graph
+
+
+def test_without_neo4j_settings_the_store_is_sqlite_in_the_data_folder(tmp_path, monkeypatch):
+    for name in ("NEO4J_URI", "DRI_NEO4J_SECRET_BLOCK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    with open_store() as store:
+        assert isinstance(store, SQLiteStore) and store.backend == "sqlite"
+        assert store.location == str(tmp_path / "data" / "dri.sqlite")
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+    with open_store(str(tmp_path / "data" / "dri.sqlite")) as again:
+        assert again.corpora() == ["c"]
+
+
+def test_a_file_that_is_not_a_store_gives_one_line_naming_it(tmp_path):
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    with pytest.raises(StoreError) as err:
+        open_store(str(folder))
+    assert str(err.value).startswith(f"{folder}: cannot open the SQLite store")
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database, just text " * 200)
+    with pytest.raises(StoreError) as err:
+        open_store(str(junk))
+    assert str(err.value).startswith(f"{junk}: ") and "\n" not in str(err.value)
+
+
+def test_a_closed_store_says_so(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path / 's.sqlite'}")
+    store.close()
+    with pytest.raises(StoreError, match="the store is closed"):
+        store.corpora()
+
+
+def _writer(path: str, worker: int, documents: int) -> None:
+    with SQLiteStore(Path(path)) as store:
+        for i in range(documents):
+            doc = f"w{worker}-d{i}"
+            store.put_document("shared", make_graph(doc, f"{doc}.txt", SOLAR))
+            store.put_document("shared", make_graph("common", "common.txt", SOLAR))
+            store.put_comparison(comparison(doc, "common", f"run-{worker}", i / documents))
+
+
+def test_worker_processes_can_write_one_file_at_once(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    SQLiteStore(path).close()
+    ctx = mp.get_context("spawn")
+    workers = [ctx.Process(target=_writer, args=(str(path), w, 15)) for w in range(3)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(120)
+    assert [p.exitcode for p in workers] == [0, 0, 0]
+    with SQLiteStore(path) as store:
+        counts = store.counts()
+        assert (counts["documents"], counts["comparisons"], counts["members"]) == (46, 45, 46)
+        assert to_json(store.get_graph("w2-d14")) == to_json(make_graph("w2-d14", "w2-d14.txt", SOLAR))
+        assert [r.comparisons for r in store.runs()] == [15, 15, 15]

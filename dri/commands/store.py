@@ -1,0 +1,146 @@
+"""``dri store``: look into the store of graphs and results.
+
+  dri store info                  backend, location, counts, corpora and runs
+  dri store corpora               the corpus names
+  dri store documents CORPUS      the documents of a corpus
+  dri store runs                  the run ids with their comparison counts
+  dri store top DOCUMENT          the most analogous documents (-k, --run, --corpus)
+  dri store mapping SOURCE TARGET --run RUN
+                                  the mapped pairs of one comparison, with Lin
+                                  similarity and generic space
+  dri store clear --yes           delete everything in the store
+
+DOCUMENT, SOURCE and TARGET are document ids, paths or names. The store is
+Neo4j when NEO4J_URI is set, else the embedded SQLite file; --uri picks
+another. Errors are one line on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["register", "run_store"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("store", help="look into the store of graphs and results", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--uri", help="store to open (bolt://…, neo4j://…, sqlite:///file); default: configured one")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("info", help="backend, location, counts, corpora and runs")
+    actions.add_parser("corpora", help="the corpus names")
+    docs = actions.add_parser("documents", help="the documents of a corpus")
+    docs.add_argument("corpus")
+    actions.add_parser("runs", help="the run ids with their comparison counts")
+    top = actions.add_parser("top", help="the most analogous documents")
+    top.add_argument("document", help="document id, path or name")
+    top.add_argument("-k", type=int, default=10, help="how many (default 10)")
+    top.add_argument("--run", help="only this run id")
+    top.add_argument("--corpus", help="look the document up in this corpus")
+    mapping = actions.add_parser("mapping", help="the mapped pairs of one comparison")
+    mapping.add_argument("source")
+    mapping.add_argument("target")
+    mapping.add_argument("--run", required=True, help="run id")
+    mapping.add_argument("--corpus", help="look the documents up in this corpus")
+    clear = actions.add_parser("clear", help="delete everything in the store")
+    clear.add_argument("--yes", action="store_true", help="really delete")
+    p.set_defaults(handler=run_store)
+
+
+def run_store(args: argparse.Namespace) -> int:
+    from store import StoreError, open_store
+
+    if args.action == "clear" and not args.yes:
+        print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
+        return 2
+    try:
+        with open_store(args.uri) as store:
+            return _ACTIONS[args.action](store, args)
+    except StoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+def _info(store: Any, args: argparse.Namespace) -> int:
+    print(f"backend: {store.backend}")
+    print(f"location: {store.location}")
+    counts = store.counts()
+    print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    corpora = store.corpora()
+    print(f"corpora ({len(corpora)}): " + ", ".join(corpora))
+    runs = store.runs()
+    print(f"runs ({len(runs)}): " + ", ".join(f"{r.run_id} ({r.comparisons})" for r in runs))
+    return 0
+
+
+def _corpora(store: Any, args: argparse.Namespace) -> int:
+    for name in store.corpora():
+        print(name)
+    return 0
+
+
+def _documents(store: Any, args: argparse.Namespace) -> int:
+    documents = store.documents(args.corpus)
+    if not documents:
+        print(f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)", file=sys.stderr)
+        return 1
+    for d in documents:
+        meta = " ".join(f"{k}={v}" for k, v in sorted(d.meta.items()) if k not in ("name", "path"))
+        print(f"{d.doc_id}  {d.name}  {d.concepts} concepts, {d.relations} relations  {meta}".rstrip())
+    return 0
+
+
+def _runs(store: Any, args: argparse.Namespace) -> int:
+    for r in store.runs():
+        print(f"{r.run_id}  {r.comparisons} comparisons  {r.first} .. {r.last}")
+    return 0
+
+
+def _find(store: Any, text: str, corpus: str | None):
+    found = store.find_document(text, corpus)
+    if found is None:
+        where = f" in corpus {corpus!r}" if corpus else ""
+        print(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr)
+    return found
+
+
+def _top(store: Any, args: argparse.Namespace) -> int:
+    doc = _find(store, args.document, args.corpus)
+    if doc is None:
+        return 1
+    analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
+    print(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")
+    for rank, a in enumerate(analogues, start=1):
+        print(f"{rank:3d}. {a.analogy_similarity:.4f}  {a.name}  (jaccard {a.jaccard:.3f}, "
+              f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})")
+    return 0
+
+
+def _mapping(store: Any, args: argparse.Namespace) -> int:
+    source, target = _find(store, args.source, args.corpus), _find(store, args.target, args.corpus)
+    if source is None or target is None:
+        return 1
+    result = store.get_comparison(source.doc_id, target.doc_id, args.run)
+    if result is None:
+        print(f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
+              file=sys.stderr)
+        return 1
+    scores = result.scores
+    print(f"{source.name} -> {target.name}, run {result.run_id}: analogy similarity "
+          f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}")
+    for p in result.pairs:
+        print(f"  {p['kind']:8s} {p['source_lemma']} ~ {p['target_lemma']}  lin {p['lin']:.3f}  "
+              f"generic {p['generic'] or '-'}")
+    return 0
+
+
+def _clear(store: Any, args: argparse.Namespace) -> int:
+    store.clear()
+    print(f"cleared {store.location}")
+    return 0
+
+
+_ACTIONS = {"info": _info, "corpora": _corpora, "documents": _documents, "runs": _runs, "top": _top,
+            "mapping": _mapping, "clear": _clear}

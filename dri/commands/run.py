@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -77,7 +78,12 @@ def run_run(args: argparse.Namespace) -> int:
         print("error: --mode target needs --target NAME", file=sys.stderr)
         return 2
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    prefect_defaults(quiet_console=show_progress or args.json)
+    quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
+    prefect_defaults(quiet_console=quiet)
+    if quiet:
+        # Prefect's loggers also propagate to the root handler of dri.cli; keep it to warnings.
+        for handler in logging.getLogger().handlers:
+            handler.setLevel(max(handler.level, logging.WARNING))
 
     from flows.corpus import run_corpus
     from flows.progress import Progress, listening

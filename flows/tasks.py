@@ -161,10 +161,12 @@ _graph_cache: OrderedDict[tuple, Any] = OrderedDict()
 _graph_lock = threading.Lock()
 
 
-def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None):
+def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: str):
     """A stored graph, optionally restricted to ``sections``, with a small LRU
-    cache: in an all-pairs run every graph is needed n-1 times."""
-    key = (id(store), doc_id, sections)
+    cache: in an all-pairs run every graph is needed n-1 times. The run id is
+    part of the key because a later run may have stored a newer graph of the
+    same document (a new extractor version gives a new default run id)."""
+    key = (id(store), doc_id, sections, run_id)
     with _graph_lock:
         if key in _graph_cache:
             _graph_cache.move_to_end(key)
@@ -368,7 +370,7 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     if store.has_comparison(source_id, target_id, run_id):
         return PairResult(source_id, target_id, skipped=True, seconds_store=time.perf_counter() - t0)
     sections = tuple(params["sections"]) if params.get("sections") else None
-    source, target = _graph(store, source_id, sections), _graph(store, target_id, sections)
+    source, target = _graph(store, source_id, sections, run_id), _graph(store, target_id, sections, run_id)
     t1 = time.perf_counter()
     comparison = compare(source, target, **(params.get("mapping") or {}))
     t2 = time.perf_counter()

@@ -30,8 +30,9 @@ from pathlib import Path
 
 from extract import build_graphs, load_nlp, read_document
 from extract.reader import decode_text
+from dri.settings import clough_stevenson_dir
 
-DEFAULT_CORPUS = Path("/work/shared/corpora/clough-stevenson")
+DEFAULT_CORPUS = clough_stevenson_dir()
 
 
 def _timed(job) -> tuple[float, float]:

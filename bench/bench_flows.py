@@ -45,8 +45,9 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from dri.settings import clough_stevenson_dir
 
-DEFAULT_CORPUS = Path("/work/shared/corpora/clough-stevenson")
+DEFAULT_CORPUS = clough_stevenson_dir()
 PARTS = ("parse", "map", "store")
 
 

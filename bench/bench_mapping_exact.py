@@ -43,8 +43,9 @@ from networkx.algorithms.isomorphism import ISMAGS  # noqa: E402
 
 from mapping import map_graphs  # noqa: E402
 from mapping.wordnet import wordnet  # noqa: E402
+from dri.settings import clough_stevenson_dir
 
-CORPUS = Path("/work/shared/corpora/clough-stevenson")
+CORPUS = clough_stevenson_dir()
 
 
 def relation_graph(g: nx.DiGraph) -> nx.DiGraph:

@@ -11,13 +11,12 @@ from corpora.manifest import ManifestPair, read_manifest, write_manifest
 from corpora.plagiarism import LEVELS, load_plagiarism
 from corpora.text import CorpusError, decode_bytes, read_text
 from corpora.translation import load_translation
+from dri.settings import clough_stevenson_dir
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "corpora" / "demo"
 # The shared corpus sits beside the checkout (../shared), as in CI.
-CLOUGH = next((p for p in (REPO.parent / "shared" / "corpora" / "clough-stevenson",
-                           Path("/work/shared/corpora/clough-stevenson")) if p.is_dir()),
-              REPO.parent / "shared" / "corpora" / "clough-stevenson")
+CLOUGH = clough_stevenson_dir()
 
 CP1252_TEXT = "Inheritance \u2013 the \u201cis a\u201d relation \u2026 caf\u00e9"
 

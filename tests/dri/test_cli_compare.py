@@ -7,8 +7,9 @@ from pathlib import Path
 
 from dri.cli import main
 from graphs import add_triple, new_graph, save_json
+from dri.settings import clough_stevenson_dir
 
-CORPUS = Path("/work/shared/corpora/clough-stevenson")
+CORPUS = clough_stevenson_dir()
 
 
 def _graphs(tmp_path: Path) -> tuple[Path, Path]:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from extract import EXTRACTOR_VERSION, DocumentError, document_from_text, read_document
+from dri.settings import clough_stevenson_dir
 
-CORPUS = Path(os.environ.get("DRI_CLOUGH_CORPUS", "/work/shared/corpora/clough-stevenson"))
+CORPUS = clough_stevenson_dir()
 
 
 def test_utf8_text_with_wrapped_lines_and_paragraphs(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from flows_corpus_helpers import write_corpus
 from flows.runners import make_task_runner, runner_config
+from dri.settings import clough_stevenson_dir
 from flows.tasks import (
     RunSummary,
     corpus_manifest,
@@ -49,7 +50,7 @@ def test_corpus_manifest_reads_manifest_csv(corpus):
 
 
 def test_corpus_manifest_reads_clough_stevenson_index():
-    root = Path("/work/shared/corpora/clough-stevenson")
+    root = clough_stevenson_dir()
     pairs, _ = corpus_manifest(root)
     assert len(pairs) == 95
     assert all(Path(s).name.startswith("orig_task") for s, _, _ in pairs)

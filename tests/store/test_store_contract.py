@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from graphs import add_triple, new_graph, to_json
 from store import Analogue, ComparisonRecord, DocumentRecord, StoreError
 from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
+from dri.settings import clough_stevenson_dir
 
-CLOUGH = Path("/work/shared/corpora/clough-stevenson")
+CLOUGH = clough_stevenson_dir()
 
 
 def _store_corpus(store, corpus: str = "tiny") -> None:

@@ -6,6 +6,7 @@ so these tests get one Prefect test server for the session, worker threads
 them again in every worker process) and, for the whole session, their own
 data folder with the embedded SQLite store -- never the store of whoever
 runs the tests. The Neo4j test asks for ``neo4j_store`` explicitly.
+The settings are applied per module and undone afterwards.
 """
 
 from __future__ import annotations
@@ -27,25 +28,40 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="dri-prefect-home-
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session", autouse=True)
-def evaluation_environment(tmp_path_factory):
-    """A private SQLite store, worker threads and a Prefect test server for the session."""
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One Prefect test server for the session (it takes seconds to start)."""
     from prefect.testing.utilities import prefect_test_harness
 
-    data = tmp_path_factory.mktemp("evaluation-data")
+    with prefect_test_harness(server_startup_timeout=None):
+        yield
+
+
+@pytest.fixture(scope="session")
+def evaluation_data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("evaluation-data")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def evaluation_environment(prefect_harness, evaluation_data_dir):
+    """A private SQLite store and worker threads for each module of this folder.
+
+    Module-scoped, so the module-scoped evaluations see it, and undone after
+    each module, so the settings never leak into other folders' tests (the
+    flow tests check the default task runner; the store tests read NEO4J_URI).
+    """
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DRI_DATA_DIR", str(data))
+        mp.setenv("DRI_DATA_DIR", str(evaluation_data_dir))
         mp.delenv("NEO4J_URI", raising=False)
         mp.setenv("DRI_TASK_RUNNER", "threads")
         mp.setenv("DRI_WORKERS", "2")
-        with prefect_test_harness(server_startup_timeout=None):
-            yield data
+        yield evaluation_data_dir
 
 
 @pytest.fixture(scope="session")
 def neo4j_uri() -> str:
     """The real Neo4j of the tests: ``NEO4J_URI`` as ``scripts/test`` sets it
-    (read before this folder's session fixture hides it), else the project's
+    (read before this folder's fixtures hide it), else the project's
     own server started on ``DRI_TEST_NEO4J_PORT`` (default 7697)."""
     uri = _NEO4J_URI_AT_START
     if uri:

@@ -39,7 +39,7 @@ def restartable_server():
     neo4j_script("wipe", PORT)
 
 
-def _batch(documents: int = 40, nodes: int = 150):
+def _batch(documents: int = 24, nodes: int = 120):
     from mapping.random_graphs import random_ros_graph
 
     rng = random.Random(4)
@@ -102,9 +102,9 @@ def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing
     impatient = Neo4jStore(Neo4jSettings(restartable_server, retry_seconds=2, connection_timeout=2))
     paused, resume, outcome = threading.Event(), threading.Event(), {}
     writer = threading.Thread(target=lambda: outcome.update(result=_write(
-        patient, graphs, comparisons, pause_after=10, paused=paused, resume=resume)))
+        patient, graphs, comparisons, pause_after=8, paused=paused, resume=resume)))
     writer.start()
-    assert paused.wait(120), "the writer did not get through its first ten documents"
+    assert paused.wait(120), "the writer did not get through its first eight documents"
 
     stopping = threading.Thread(target=lambda: outcome.update(stop=neo4j_script("stop", PORT)))
     stopping.start()
@@ -132,8 +132,8 @@ def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing
 
     # The re-run completes the work; nothing is there twice, nothing is missing.
     _write(patient, graphs, comparisons)
-    assert _snapshot(patient, graphs)[0] == expected[0]
     got = _snapshot(patient, graphs)
+    assert got[0] == expected[0]
     assert got[1] == expected[1]
     assert [(c.source_id, c.target_id, c.run_id, c.scores, c.pairs) for c in got[2]] == [
         (c.source_id, c.target_id, c.run_id, c.scores, c.pairs) for c in expected[2]]

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphs import add_triple, new_graph, to_json
 from store import Analogue, ComparisonRecord, DocumentRecord, StoreError
-from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
 from dri.settings import clough_stevenson_dir
+from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
 
 CLOUGH = clough_stevenson_dir()
 

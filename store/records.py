@@ -12,7 +12,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
@@ -218,10 +218,6 @@ def version_key(version: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-+_]", version or ""))
 
 
-def rank_key(analogy_similarity: float, name: str, doc_id: str) -> tuple:
-    return (-analogy_similarity, name, doc_id)
-
-
 def safe_uri(uri: str) -> str:
     """``uri`` without user name and password, fit for messages and logs."""
     try:
@@ -236,9 +232,3 @@ def safe_uri(uri: str) -> str:
 
 def _one_line(text: Any) -> str:
     return " ".join(str(text).split()) or "unknown error"
-
-
-def first_lines(items: Iterable[str], limit: int = 3) -> str:
-    items = list(items)
-    more = f" (and {len(items) - limit} more)" if len(items) > limit else ""
-    return ", ".join(items[:limit]) + more

@@ -105,6 +105,7 @@ def test_credentials_are_never_logged_nor_shown(neo4j_uri, monkeypatch, caplog):
     assert PASSWORD not in caplog.text and PASSWORD not in shown
 
 
+@pytest.mark.slow
 def test_the_connection_can_come_from_a_prefect_secret_block(neo4j_uri, monkeypatch):
     from prefect.blocks.system import Secret
     from prefect.testing.utilities import prefect_test_harness

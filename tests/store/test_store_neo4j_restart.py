@@ -88,6 +88,7 @@ def _snapshot(store, graphs):
             store.comparisons(pairs=True))
 
 
+@pytest.mark.slow
 def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing(restartable_server, neo4j_uri):
     graphs, comparisons = _batch()
 

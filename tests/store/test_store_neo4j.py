@@ -8,6 +8,8 @@ import tempfile
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from store import StoreError, open_store
 from store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
@@ -138,3 +140,28 @@ def test_one_write_per_row_stores_the_same_as_unwind_batches(neo4j_uri):
             store.put_comparison(comparison("solar", "atom", "run-1", 0.5))
             counts[batch] = (store.counts(), store.get_comparison("solar", "atom", "run-1").pairs)
     assert counts[1] == counts[10_000]
+
+
+_edges = st.lists(st.tuples(st.sampled_from(["solar", "atom", "water", "heat"]),
+                            st.sampled_from(["solar", "atom", "water", "heat"]),
+                            st.sampled_from(["run-1", "run-2", "run-3"]),
+                            st.sampled_from([0.1, 0.5, 0.9])), max_size=14)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edges=_edges, k=st.integers(1, 4))
+def test_both_backends_rank_analogues_alike(neo4j_store, tmp_path_factory, edges, k):
+    """Ties, both directions, repeated runs: SQL and Cypher must agree exactly."""
+    neo4j_store.clear()
+    with open_store(f"sqlite:///{tmp_path_factory.mktemp('rank') / 's.sqlite'}") as lite:
+        for store in (lite, neo4j_store):
+            for g in corpus_graphs():
+                store.put_document("tiny", g)
+            for source, target, run, score in edges:
+                store.put_comparison(comparison(source, target, run, score))
+        for doc in ("solar", "atom"):
+            for run in (None, "run-2"):
+                assert lite.top_analogues(doc, k, run) == neo4j_store.top_analogues(doc, k, run)
+        assert [c.key for c in lite.comparisons()] == [c.key for c in neo4j_store.comparisons()]
+        assert [(r.run_id, r.comparisons) for r in lite.runs()] == [
+            (r.run_id, r.comparisons) for r in neo4j_store.runs()]

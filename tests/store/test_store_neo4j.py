@@ -165,3 +165,23 @@ def test_both_backends_rank_analogues_alike(neo4j_store, tmp_path_factory, edges
         assert [c.key for c in lite.comparisons()] == [c.key for c in neo4j_store.comparisons()]
         assert [(r.run_id, r.comparisons) for r in lite.runs()] == [
             (r.run_id, r.comparisons) for r in neo4j_store.runs()]
+
+
+def test_concurrent_writers_of_the_same_documents_leave_one_copy(neo4j_store):
+    """Flows write from several workers; the same documents and generic-space
+    concepts arrive from all of them at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def job(worker: int) -> None:
+        for g in corpus_graphs():
+            neo4j_store.put_document(f"corpus-{worker % 2}", g)
+        for source, target in (("solar", "atom"), ("water", "heat"), ("heat", "solar")):
+            neo4j_store.put_comparison(comparison(source, target, "run-1", 0.5))
+
+    job(0)
+    job(1)
+    expected = neo4j_store.counts()
+    neo4j_store.clear()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(job, range(8)))
+    assert neo4j_store.counts() == expected

@@ -69,7 +69,7 @@ __all__ = ["MappedPair", "Mapping", "Similarity", "Generic", "map_graphs"]
 Similarity = Callable[[str, str, str], float]
 Generic = Callable[[str, str, str], "str | None"]
 
-CONCEPT, RELATION = "concept", "relation"
+from graphs.ros import CONCEPT, RELATION
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from metrics.scores import COUNT_NAMES, SCORE_NAMES
 from metrics.stats import RatingStats, ScoreStats, score_stats
 
 __all__ = [
@@ -53,8 +54,8 @@ __all__ = [
     "write_ratings_report",
 ]
 
-STRUCTURE_SCORES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational")
-COUNTS = ("mapped_concepts", "mapped_relations")
+STRUCTURE_SCORES = SCORE_NAMES
+COUNTS = COUNT_NAMES
 SCORE_LABELS = {
     "analogy_similarity": "Analogy Similarity",
     "semantic": "Semantic similarity",

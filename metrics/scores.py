@@ -27,11 +27,13 @@ import networkx as nx
 
 from mapping.mapper import CONCEPT, RELATION, Mapping, map_graphs
 
-__all__ = ["Scores", "Comparison", "score_mapping", "compare"]
+__all__ = ["Scores", "Comparison", "SCORE_NAMES", "COUNT_NAMES", "score_mapping", "compare"]
 
 
 @dataclass(frozen=True)
 class Scores:
+    # Field names are listed in SCORE_NAMES and COUNT_NAMES below, the one
+    # place that reports and their CSV columns take them from.
     jaccard: float
     semantic: float
     conceptual: float
@@ -43,6 +45,12 @@ class Scores:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+#: The five similarity scores, in the order reports show them.
+SCORE_NAMES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational")
+#: The mapped-pair counts that come with them.
+COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 
 
 @dataclass

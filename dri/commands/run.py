@@ -55,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_run)
 
 
-def _print_summary(summary, out=sys.stdout) -> None:
+def _print_summary(summary, out=None) -> None:
+    # Looked up at call time: a stream bound at import time may since have been replaced and closed.
+    out = out or sys.stdout
     print(summary.headline(), file=out)
     seconds = summary.seconds
     print(f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "

@@ -20,7 +20,7 @@ import networkx as nx
 
 from extract.document import EXTRACTOR_VERSION, Document, Sentence
 from extract.reader import document_from_text, read_document
-from extract.rules import Mention, sentence_triples
+from extract.rules import Antecedent, sentence_triples
 from graphs.ros import add_triple, new_graph
 
 __all__ = ["MODEL", "EXCLUDED_COMPONENTS", "load_nlp", "build_graphs", "graph_from_path", "graph_from_text"]
@@ -58,7 +58,7 @@ class _GraphBuilder:
             sentences=len(document.sentences),
             title=document.title,
         )
-        self.previous: list[Mention] = []
+        self.previous: list[Antecedent] = []
 
     def add(self, sentence: Sentence, parsed) -> None:
         found = sentence_triples(parsed, self.previous)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 __all__ = ["EXTRACTOR_VERSION", "DocumentError", "Sentence", "Document", "content_ids"]
 
 #: Bump whenever reading or extraction rules change what a graph contains.
-EXTRACTOR_VERSION = "1.0"
+EXTRACTOR_VERSION = "1.1"
 
 
 class DocumentError(Exception):

@@ -38,9 +38,13 @@ Missing arguments
     that map onto each other and inflate similarity scores.
 Pronouns
     A third-person personal or demonstrative pronoun (it, they, them, this,
-    these, that, those, he, she, ...) resolves to the most recent noun
-    before it in the same or the previous sentence that agrees in number,
-    where spaCy's morphology gives a number. A relative pronoun (which,
+    these, that, those, he, she, ...) resolves to a noun before it in the
+    same or the previous sentence that agrees in number, where spaCy's
+    morphology gives a number. Subjects come first, as in centering theory's
+    preference for the previous utterance's subject: the most recent
+    agreeing subject (``nsubj``, ``nsubjpass``, a passive's agent, or their
+    conjuncts) wins, else the most recent agreeing noun. So "The sun is a
+    star. It shines." resolves "It" to the sun, not the star. A relative pronoun (which,
     that, who, whom) inside a relative clause resolves to the noun the clause
     modifies; a relative clause with a subject of its own and no object
     ("the model (that) the researchers proposed") takes the modified noun as
@@ -60,7 +64,7 @@ from typing import Iterable, Sequence
 
 from spacy.tokens import Doc, Token
 
-__all__ = ["Mention", "Triple", "SentenceTriples", "concept_mention", "sentence_triples"]
+__all__ = ["Antecedent", "Mention", "Triple", "SentenceTriples", "concept_mention", "sentence_triples"]
 
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _PREDICATES = frozenset({"VERB", "AUX"})
@@ -89,12 +93,20 @@ class Triple:
     object: Mention
 
 
+@dataclass(frozen=True)
+class Antecedent:
+    """A noun mention a later pronoun may refer to, and whether it was a subject."""
+
+    mention: Mention
+    subject: bool = False
+
+
 @dataclass
 class SentenceTriples:
     """The triples of one sentence and its noun mentions (antecedents for the next)."""
 
     triples: list[Triple] = field(default_factory=list)
-    nouns: list[Mention] = field(default_factory=list)
+    nouns: list[Antecedent] = field(default_factory=list)
 
 
 def _clean(word: str) -> str:
@@ -129,21 +141,26 @@ def concept_mention(token: Token) -> Mention | None:
 class _Resolver:
     """Noun mentions of the previous and current sentence, for pronouns."""
 
-    def __init__(self, doc: Doc, previous: Sequence[Mention]) -> None:
+    def __init__(self, doc: Doc, previous: Sequence[Antecedent]) -> None:
         self.previous = previous
-        self.nouns: list[tuple[int, Mention]] = []
+        self.nouns: list[tuple[int, Antecedent]] = []
         for token in doc:
             if token.pos_ in _NOUNS and token.dep_ != "compound":
                 mention = concept_mention(token)
                 if mention is not None:
-                    self.nouns.append((token.i, mention))
+                    self.nouns.append((token.i, Antecedent(mention, _is_subject(token))))
 
     def _antecedent(self, token: Token, number: str | None) -> Mention | None:
-        before = [m for i, m in self.nouns if i < token.i]
-        for mention in reversed(list(self.previous) + before):
-            if number is None or mention.number is None or mention.number == number:
-                return mention
-        return None
+        before = [a for i, a in self.nouns if i < token.i]
+        agreeing = [
+            a
+            for a in reversed(list(self.previous) + before)
+            if number is None or a.mention.number is None or a.mention.number == number
+        ]
+        for candidate in agreeing:
+            if candidate.subject:
+                return candidate.mention
+        return agreeing[0].mention if agreeing else None
 
     def mention(self, token: Token, depth: int = 0) -> Mention | None:
         if token.pos_ in _NOUNS:
@@ -169,6 +186,15 @@ class _Resolver:
         else:
             return None
         return Mention(found.lemma, token.text, found.number) if found else None
+
+
+def _is_subject(token: Token) -> bool:
+    """Whether a noun is a logical subject: nsubj, nsubjpass, an agent, or a conjunct of one."""
+    while token.dep_ == "conj" and token.head is not token:
+        token = token.head
+    if token.dep_ in _SUBJECTS:
+        return True
+    return token.dep_ == "pobj" and token.head.dep_ == "agent"
 
 
 def _expand(tokens: Iterable[Token]) -> list[Token]:
@@ -252,7 +278,7 @@ def _gapped_object(verb: Token, subjects: list[Token]) -> bool:
     )
 
 
-def sentence_triples(doc: Doc, previous: Sequence[Mention] = ()) -> SentenceTriples:
+def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceTriples:
     """The triples of one parsed sentence.
 
     ``previous`` holds the noun mentions of the sentence before, the only
@@ -298,4 +324,4 @@ def sentence_triples(doc: Doc, previous: Sequence[Mention] = ()) -> SentenceTrip
         for prep, obj in _prepositional(verb):
             for subject in subjects:
                 emit(subject, f"{label}_{prep}", obj)
-    return SentenceTriples(triples, [m for _, m in resolver.nouns])
+    return SentenceTriples(triples, [a for _, a in resolver.nouns])

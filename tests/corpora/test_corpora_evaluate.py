@@ -72,14 +72,15 @@ def test_translation_demo_ranks_all_languages(tmp_path):
     ranking = result.stats()["analogy_similarity"].ranking
     assert sorted(ranking) == ["cat", "epo", "glg", "hbs", "spa"]
     assert all(0 < r["analogy_similarity"] < 1 for r in result.rows)
-    assert "Serbo-Croatian" in files.summary_md.read_text(encoding="utf-8") or files.plots
+    assert "median Serbo-Croatian" in files.summary_md.read_text(encoding="utf-8")
 
 
 def test_analogy_search_finds_the_classic_analogues(tmp_path):
     results, files = analogy_search(DEMO / "analogy", k=3, report_dir=tmp_path, baselines=False)
     best = {r.target.name: r.hits[0].source.name for r in results}
     assert best["rutherford-atom.txt"] == "solar-system.txt"
-    assert best["radiation-tumour.txt"] == "fortress.txt"
+    # Both the fortress and the fire-chief story are Gick & Holyoak's convergence analogues.
+    assert best["radiation-tumour.txt"] in {"fortress.txt", "fire-chief.txt"}
     assert best["heart-pump.txt"] == "irrigation.txt"
     atom = next(r for r in results if r.target.name == "rutherford-atom.txt")
     assert atom.compared == 8 and len(atom.hits) == 3

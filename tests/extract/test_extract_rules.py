@@ -75,6 +75,26 @@ def test_pronoun_agrees_in_number(nlp):
     assert "It" in g.nodes[concept_id("sun")]["mentions"]
 
 
+def test_pronoun_prefers_the_previous_subject_over_a_nearer_noun(nlp):
+    # "star" is nearer, but the subject "sun" is the preferred antecedent.
+    g = graph_from_text("The sun is a star. It emits light.", nlp=nlp)
+    assert ("sun", "emit", "light") in triples(g)
+    assert "It" in g.nodes[concept_id("sun")]["mentions"]
+
+
+def test_pronoun_without_an_agreeing_subject_takes_the_nearest_noun(nlp):
+    # The subject "planets" is plural, so the singular "it" falls back to "sun";
+    # the plural "them" goes to the subject "planets".
+    g = graph_from_text("The planets orbit the sun because it attracts them.", nlp=nlp)
+    assert triples(g) == [("planet", "orbit", "sun"), ("sun", "attract", "planet")]
+
+
+def test_a_passive_agent_counts_as_the_subject(nlp):
+    # The agent "nucleus" is the logical subject, preferred over the nearer "atom".
+    g = graph_from_text("The electron is attracted by the nucleus of the atom. It holds the electron.", nlp=nlp)
+    assert triples(g) == [("nucleus", "attract", "electron"), ("nucleus", "hold", "electron")]
+
+
 def test_pronoun_does_not_reach_two_sentences_back(nlp):
     g = graph_from_text("The sun shines. Birds sing loudly. It emits light.", nlp=nlp)
     assert all(t[1] != "emit" for t in triples(g))
@@ -99,7 +119,7 @@ def test_concepts_merge_case_insensitively_relations_do_not(nlp):
 
 def test_sentence_triples_passes_nouns_to_the_next_sentence(nlp):
     first = sentence_triples(nlp("The electrons orbit the nucleus."))
-    assert [m.lemma for m in first.nouns] == ["electron", "nucleus"]
+    assert [(a.mention.lemma, a.subject) for a in first.nouns] == [("electron", True), ("nucleus", False)]
     second = sentence_triples(nlp("It attracts them."), first.nouns)
     assert [(t.subject.lemma, t.relation, t.object.lemma) for t in second.triples] == [
         ("nucleus", "attract", "electron")

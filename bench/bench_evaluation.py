@@ -24,6 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from dri.settings import prefect_defaults  # noqa: E402
+
+prefect_defaults(quiet_console=True)
+
 from corpora.evaluate import evaluate_plagiarism, evaluate_translation  # noqa: E402
 from corpora.plagiarism import load_plagiarism  # noqa: E402
 from corpora.translate import LANGUAGES, build_translation_corpus  # noqa: E402

@@ -36,10 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    level = logging.DEBUG if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    # Libraries with their own logger levels (Prefect's are INFO) propagate to
+    # this handler too; Prefect has its own console handler for what it shows.
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["PROJECT_ROOT", "data_dir", "cache_dir", "nltk_data_dir", "clough_stevenson_dir"]
+__all__ = ["PROJECT_ROOT", "data_dir", "cache_dir", "nltk_data_dir", "clough_stevenson_dir", "prefect_defaults"]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,3 +39,23 @@ def nltk_data_dir() -> Path:
 def clough_stevenson_dir() -> Path:
     default = PROJECT_ROOT.parent / "shared" / "corpora" / "clough-stevenson"
     return Path(os.environ.get("DRI_CLOUGH_CORPUS") or default)
+
+
+def prefect_defaults(quiet_console: bool) -> None:
+    """Offline-friendly Prefect settings, unless the user set them.
+
+    Call before Prefect is imported. Server analytics and client telemetry
+    off (``DO_NOT_TRACK``), because the machine may have no route out: the
+    temporary server would log a telemetry error and the client would print
+    a telemetry notice on a terminal;
+    a generous start-up timeout, because a first server start can be slow.
+    ``quiet_console`` keeps Prefect's console to warnings for commands that
+    print their own progress; the Prefect server still gets every log line.
+    """
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if quiet_console:
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_TASK_RUNS_LEVEL", "WARNING")

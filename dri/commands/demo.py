@@ -15,10 +15,11 @@ It prints each report's summary file; ``dri report`` shows the newest.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
-from dri.settings import PROJECT_ROOT
+from dri.settings import PROJECT_ROOT, prefect_defaults
 
 __all__ = ["register", "run_demo", "DEMO_ROOT"]
 
@@ -32,7 +33,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_demo)
 
 
+def _ticker():
+    """One self-overwriting progress line on a terminal, nothing in a log."""
+    if not sys.stderr.isatty():
+        return None
+
+    def report(i: int, n: int, row: dict) -> None:
+        print(f"\r    {i}/{n} pairs compared", end="\n" if i >= n else "", file=sys.stderr, flush=True)
+
+    return report
+
+
 def run_demo(args: argparse.Namespace) -> int:
+    prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     from corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, format_search
 
     def report_dir(kind: str) -> Path | None:
@@ -42,7 +55,7 @@ def run_demo(args: argparse.Namespace) -> int:
     failed = 0
     for kind, run in (("plagiarism", evaluate_plagiarism), ("translation", evaluate_translation)):
         print(f"==> {kind}: {DEMO_ROOT / kind}")
-        result, files = run(DEMO_ROOT / kind, report_dir(kind))
+        result, files = run(DEMO_ROOT / kind, report_dir(kind), progress=_ticker())
         failed += sum(1 for row in result.rows if row.get("error"))
         analogy = result.stats().get("analogy_similarity")
         if analogy:
@@ -53,7 +66,7 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"    report: {files.summary_md}")
 
     print(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
-    results, files = analogy_search(DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"))
+    results, files = analogy_search(DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"), progress=_ticker())
     for res in results:
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"

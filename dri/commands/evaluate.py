@@ -20,6 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.settings import prefect_defaults
+
 __all__ = ["register", "run_evaluate"]
 
 
@@ -94,6 +96,8 @@ def _print_stats(result) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    # The progress lines below say what Prefect's INFO lines would.
+    prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     from corpora import evaluate as ev
     from corpora.text import CorpusError
 

@@ -16,23 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["register", "run_run", "prefect_defaults"]
+from dri.settings import prefect_defaults
 
-
-def prefect_defaults(quiet_console: bool) -> None:
-    """Offline-friendly Prefect settings, unless the user set them."""
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    if quiet_console:
-        # The progress bar shows the same figures; the server still gets every log line.
-        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
-        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")
-        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_TASK_RUNS_LEVEL", "WARNING")
+__all__ = ["register", "run_run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,10 +72,6 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
-    if quiet:
-        # Prefect's loggers also propagate to the root handler of dri.cli; keep it to warnings.
-        for handler in logging.getLogger().handlers:
-            handler.setLevel(max(handler.level, logging.WARNING))
 
     from flows.corpus import run_corpus
     from flows.progress import Progress, listening

@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.settings import prefect_defaults
+
 __all__ = ["register", "run_watch"]
 
 
@@ -34,8 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from dri.commands.run import prefect_defaults
-
     if not args.root.is_dir():
         print(f"error: {args.root}: not a folder", file=sys.stderr)
         return 1

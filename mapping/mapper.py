@@ -369,15 +369,16 @@ class _Search:
 
 
 def _wordnet_similarity() -> tuple[Similarity, Generic]:
-    from mapping.wordnet import lin_and_generic, wordnet
+    from mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
 
     wn = wordnet()
 
+    # Relations ("v") are labels such as base_on; they compare by head verb.
     def similarity(a: str, b: str, pos: str) -> float:
-        return wn.lin(a, b, pos)[0]
+        return relation_similarity(a, b) if pos == "v" else wn.lin(a, b, pos)[0]
 
     def generic(a: str, b: str, pos: str) -> str | None:
-        return lin_and_generic(a, b, pos)[1]
+        return relation_generic_space(a, b) if pos == "v" else lin_and_generic(a, b, pos)[1]
 
     return similarity, generic
 

@@ -183,3 +183,13 @@ def test_property_mappings_obey_smt_and_scores_lie_in_unit_interval(source, targ
     assert s.mapped_concepts + s.mapped_relations == len(comparison.mapping)
     if source.number_of_nodes() and list(source.edges) and list(target.edges):
         assert s.mapped_relations >= 1 or s.message  # something maps when both have relations
+
+
+def test_relation_labels_with_prepositions_compare_by_their_verbs():
+    # "base_on" is no WordNet verb; its head "base" still relates to "build".
+    a, b = new_graph("a"), new_graph("b")
+    add_triple(a, "theory", "base_on", "evidence")
+    add_triple(b, "theory", "build_on", "evidence")
+    relation = map_graphs(a, b).relation_pairs[0]
+    assert (relation.source_lemma, relation.target_lemma) == ("base_on", "build_on")
+    assert relation.lin > 0.5 and relation.generic is not None

@@ -9,7 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from mapping.wordnet import WordNet, generic_space, lin_and_generic, lin_similarity, similarity_matrix, wordnet
+from mapping.wordnet import (
+    TAIL_MISMATCH,
+    WordNet,
+    generic_space,
+    lin_and_generic,
+    lin_similarity,
+    relation_generic_space,
+    relation_heads,
+    relation_similarity,
+    similarity_matrix,
+    wordnet,
+)
 from mapping.wordnet_data import IC_FILE, LEXNAMES, WordNetSetupError, build_wordnet, is_built, wordnet_root
 
 
@@ -129,3 +140,31 @@ def test_concurrent_calls_agree_with_serial(corpora):
         t.join()
     assert not errors
     assert results and all(math.isclose(v, lin_similarity(a, b)) for (a, b), v in results.items())
+
+
+@pytest.mark.parametrize(
+    "label, expected",
+    [
+        ("base_on", (("base", "on"),)),                       # verb + preposition
+        ("take_over", (("take_over", ""), ("take", "over"))),  # a phrasal verb WordNet knows whole
+        ("want_to_capture", (("capture", ""),)),               # a chain: its last verb
+        ("need_to_store_about", (("store", "about"),)),
+        ("xyzzy_on", (("xyzzy", "on"),)),                      # unknown verb: its first word
+    ],
+)
+def test_relation_heads(label, expected):
+    assert relation_heads(label) == expected
+
+
+def test_relation_similarity_compares_head_verbs_and_weighs_the_tail():
+    assert lin_similarity("base_on", "build_on", "v") == 0.0  # base_on is no WordNet verb
+    heads = lin_similarity("base", "build", "v")
+    assert heads > 0
+    assert relation_similarity("base_on", "build_on") == pytest.approx(heads)
+    assert relation_similarity("base_on", "build_from") == pytest.approx(heads * TAIL_MISMATCH)
+    assert relation_similarity("build_from", "base_on") == relation_similarity("base_on", "build_from")
+    assert relation_similarity("destroy", "destroy_on") == TAIL_MISMATCH
+    assert relation_similarity("try_to_capture", "want_to_capture") == 1.0
+    assert relation_similarity("base_on", "base_on") == 1.0
+    assert relation_similarity("take_over", "take_over") == 1.0
+    assert relation_generic_space("base_on", "build_on") == generic_space("base", "build", "v")

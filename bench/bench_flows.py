@@ -47,7 +47,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from dri.settings import clough_stevenson_dir
+from dri.settings import clough_stevenson_dir, prefect_defaults
 
 DEFAULT_CORPUS = clough_stevenson_dir()
 PARTS = ("parse", "map", "store")
@@ -165,8 +165,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+    prefect_defaults(quiet_console=True)
     # The figures, not Prefect's per-task log lines, are the output.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     from prefect.testing.utilities import prefect_test_harness

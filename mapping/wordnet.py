@@ -347,10 +347,11 @@ def relation_heads(label: str) -> tuple[tuple[str, str], ...]:
         label = label.rsplit("_to_", 1)[1]
     parts = label.split("_")
     wn = wordnet()
-    readings = [("_".join(parts[:end]), "_".join(parts[end:]))
-                for end in range(len(parts), 1, -1) if wn.offsets("_".join(parts[:end]), "v")][:1]
-    readings.append((parts[0], "_".join(parts[1:])))
-    return tuple(readings)
+    whole = next((end for end in range(len(parts), 1, -1) if wn.offsets("_".join(parts[:end]), "v")), None)
+    first_word = (parts[0], "_".join(parts[1:]))
+    if whole is None:
+        return (first_word,)
+    return ("_".join(parts[:whole]), "_".join(parts[whole:])), first_word
 
 
 @lru_cache(maxsize=262144)

@@ -28,9 +28,9 @@ from dri.settings import prefect_defaults  # noqa: E402
 
 prefect_defaults(quiet_console=True)
 
-from corpora.evaluate import evaluate_plagiarism, evaluate_translation  # noqa: E402
-from corpora.plagiarism import load_plagiarism  # noqa: E402
-from corpora.translate import LANGUAGES, build_translation_corpus  # noqa: E402
+from dri.corpora.evaluate import evaluate_plagiarism, evaluate_translation  # noqa: E402
+from dri.corpora.plagiarism import load_plagiarism  # noqa: E402
+from dri.corpora.translate import LANGUAGES, build_translation_corpus  # noqa: E402
 
 
 def _table(result) -> list[str]:
@@ -50,8 +50,12 @@ def _table(result) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora" / "clough-stevenson")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=REPO.parent / "shared" / "corpora" / "clough-stevenson"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "data" / "bench" / "evaluation")
     parser.add_argument("--languages", default=",".join(LANGUAGES))
     parser.add_argument("--skip-plagiarism", action="store_true")
@@ -68,8 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== plagiarism: {len(result.rows)} pairs ({failed} failed), wall {wall:.1f} s")
         print("\n".join(_table(result)))
         print(f"report: {files.summary_md}\n")
-        figures["plagiarism"] = {"pairs": len(result.rows), "failed": failed, "wall_seconds": round(wall, 1),
-                                 "report": str(files.folder)}
+        figures["plagiarism"] = {
+            "pairs": len(result.rows),
+            "failed": failed,
+            "wall_seconds": round(wall, 1),
+            "report": str(files.folder),
+        }
 
     if not args.skip_translation:
         languages = [lang for lang in args.languages.split(",") if lang]
@@ -83,12 +91,19 @@ def main(argv: list[str] | None = None) -> int:
         result, files = evaluate_translation(args.out / "translation-corpus", args.out / "translation")
         wall = time.perf_counter() - t
         failed = sum(1 for r in result.rows if r.get("error"))
-        print(f"== translation: {len(originals)} originals x {len(languages)} languages = {len(result.rows)} pairs "
-              f"({failed} failed); Apertium round trips {build_wall:.1f} s, evaluation {wall:.1f} s")
+        print(
+            f"== translation: {len(originals)} originals x {len(languages)} languages = {len(result.rows)} pairs "
+            f"({failed} failed); Apertium round trips {build_wall:.1f} s, evaluation {wall:.1f} s"
+        )
         print("\n".join(_table(result)))
         print(f"report: {files.summary_md}")
-        figures["translation"] = {"pairs": len(result.rows), "failed": failed, "build_seconds": round(build_wall, 1),
-                                  "wall_seconds": round(wall, 1), "report": str(files.folder)}
+        figures["translation"] = {
+            "pairs": len(result.rows),
+            "failed": failed,
+            "build_seconds": round(build_wall, 1),
+            "wall_seconds": round(wall, 1),
+            "report": str(files.folder),
+        }
 
     (args.out / "bench.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return 0

@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from extract import build_graphs, load_nlp, read_document
-from extract.reader import decode_text
+from dri.extract import build_graphs, load_nlp, read_document
+from dri.extract.reader import decode_text
 from dri.settings import clough_stevenson_dir
 
 DEFAULT_CORPUS = clough_stevenson_dir()
@@ -70,12 +70,16 @@ def _compare(label: str, paths: list[Path], nlp, runs: int, batch_size: int) -> 
     print(f"{label}: {len(paths)} file(s), {words} words")
     for clock, k in (("wall", 0), ("cpu", 1)):
         bare_wps, ours_wps = words / best["bare"][k], words / best["ours"][k]
-        print(f"  [{clock:4}] bare spaCy nlp.pipe {bare_wps:8.0f} words/s | extractor {ours_wps:8.0f} words/s"
-              f" | ratio {ours_wps / bare_wps:.2f} (target >= 0.80)")
+        print(
+            f"  [{clock:4}] bare spaCy nlp.pipe {bare_wps:8.0f} words/s | extractor {ours_wps:8.0f} words/s"
+            f" | ratio {ours_wps / bare_wps:.2f} (target >= 0.80)"
+        )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=5, help="copies of the corpus in the long text")

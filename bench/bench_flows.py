@@ -47,6 +47,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+
 from dri.settings import clough_stevenson_dir, prefect_defaults
 
 DEFAULT_CORPUS = clough_stevenson_dir()
@@ -65,7 +66,7 @@ def _subset(corpus: Path, n_docs: int | None, scratch: Path) -> Path:
     """``corpus`` itself, or a folder of links to ``n_docs`` of its documents."""
     if not n_docs:
         return corpus
-    from flows.tasks import corpus_manifest, discover_documents
+    from dri.flows.tasks import corpus_manifest, discover_documents
 
     # Originals first, so that the manifest keeps the pairs among the kept documents.
     documents = sorted(discover_documents(corpus), key=lambda p: not Path(p).name.startswith("orig"))
@@ -91,7 +92,7 @@ def _fresh_data_dir(scratch: Path, name: str) -> None:
 
 def run_plain(corpus: Path) -> list[dict]:
     """Both stages with the plain step functions, in this process."""
-    from flows.tasks import corpus_manifest, discover_documents, extract_batch, map_batch, plan_pairs
+    from dri.flows.tasks import corpus_manifest, discover_documents, extract_batch, map_batch, plan_pairs
 
     rows = []
     t0 = time.perf_counter()
@@ -101,16 +102,40 @@ def run_plain(corpus: Path) -> list[dict]:
     manifest, _ = corpus_manifest(corpus)
     plan = plan_pairs("manifest", documents, manifest=manifest)
     results = map_batch([(p.source_id, p.target_id) for p in plan.pairs], "bench-manifest", {})
-    seconds = {"parse": sum(d.seconds_parse for d in done), "store_graphs": sum(d.seconds_store for d in done)}
+    seconds = {
+        "parse": sum(d.seconds_parse for d in done),
+        "store_graphs": sum(d.seconds_store for d in done),
+    }
     seconds |= _sum_pairs(results)
-    rows.append(dict(config="plain", workers=1, stage="manifest", wall=time.perf_counter() - t0, load=_load(),
-                     documents=len(paths), pairs=len(plan.pairs), failures=len(failures), **_parts(seconds)))
+    rows.append(
+        dict(
+            config="plain",
+            workers=1,
+            stage="manifest",
+            wall=time.perf_counter() - t0,
+            load=_load(),
+            documents=len(paths),
+            pairs=len(plan.pairs),
+            failures=len(failures),
+            **_parts(seconds),
+        )
+    )
     t0 = time.perf_counter()
     plan = plan_pairs("all-pairs", documents)
     results = map_batch([(p.source_id, p.target_id) for p in plan.pairs], "bench-all", {})
-    rows.append(dict(config="plain", workers=1, stage="all-pairs", wall=time.perf_counter() - t0, load=_load(),
-                     documents=len(paths), pairs=len(plan.pairs),
-                     failures=sum(1 for r in results if r.error), **_parts(_sum_pairs(results))))
+    rows.append(
+        dict(
+            config="plain",
+            workers=1,
+            stage="all-pairs",
+            wall=time.perf_counter() - t0,
+            load=_load(),
+            documents=len(paths),
+            pairs=len(plan.pairs),
+            failures=sum(1 for r in results if r.error),
+            **_parts(_sum_pairs(results)),
+        )
+    )
     return rows
 
 
@@ -119,12 +144,15 @@ def _load() -> float:
 
 
 def _sum_pairs(results) -> dict[str, float]:
-    return {"load_graphs": sum(r.seconds_load for r in results), "map": sum(r.seconds_map for r in results),
-            "store_results": sum(r.seconds_store for r in results)}
+    return {
+        "load_graphs": sum(r.seconds_load for r in results),
+        "map": sum(r.seconds_map for r in results),
+        "store_results": sum(r.seconds_store for r in results),
+    }
 
 
 def run_prefect(corpus: Path, workers: int) -> list[dict]:
-    from flows.corpus import run_corpus
+    from dri.flows.corpus import run_corpus
 
     rows = []
     for mode in ("manifest", "all-pairs"):
@@ -133,16 +161,29 @@ def run_prefect(corpus: Path, workers: int) -> list[dict]:
         wall = time.perf_counter() - t0
         if summary is None:
             raise SystemExit(f"{corpus}: {mode} run {state.name}: {state.message}")
-        rows.append(dict(config="prefect", workers=workers, stage=mode, wall=wall, load=_load(),
-                         flow_wall=summary.seconds["wall"], worker_pids=len(summary.worker_pids),
-                         documents=summary.documents, pairs=summary.pairs, failures=len(summary.failures),
-                         **_parts(summary.seconds)))
+        rows.append(
+            dict(
+                config="prefect",
+                workers=workers,
+                stage=mode,
+                wall=wall,
+                load=_load(),
+                flow_wall=summary.seconds["wall"],
+                worker_pids=len(summary.worker_pids),
+                documents=summary.documents,
+                pairs=summary.pairs,
+                failures=len(summary.failures),
+                **_parts(summary.seconds),
+            )
+        )
     return rows
 
 
 def _print(rows: list[dict]) -> None:
-    head = (f"{'config':<8} {'N':>2} {'stage':<10} {'docs':>5} {'pairs':>6} {'fail':>4} {'wall s':>8} "
-            f"{'parse':>13} {'map':>13} {'store':>13} {'overhead':>14} {'busy/wall':>9} {'load':>5}")
+    head = (
+        f"{'config':<8} {'N':>2} {'stage':<10} {'docs':>5} {'pairs':>6} {'fail':>4} {'wall s':>8} "
+        f"{'parse':>13} {'map':>13} {'store':>13} {'overhead':>14} {'busy/wall':>9} {'load':>5}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -150,9 +191,11 @@ def _print(rows: list[dict]) -> None:
         busy = sum(r[p] for p in PARTS)
         overhead = r["wall"] - busy / n
         cells = [f"{r[p]:6.1f} {100 * r[p] / n / r['wall']:4.0f}%" for p in PARTS]
-        print(f"{r['config']:<8} {n:>2} {r['stage']:<10} {r['documents']:>5} {r['pairs']:>6} {r['failures']:>4} "
-              f"{r['wall']:8.1f} {cells[0]:>13} {cells[1]:>13} {cells[2]:>13} "
-              f"{overhead:7.1f} {100 * overhead / r['wall']:4.0f}% {busy / r['wall']:9.2f} {r['load']:5.2f}")
+        print(
+            f"{r['config']:<8} {n:>2} {r['stage']:<10} {r['documents']:>5} {r['pairs']:>6} {r['failures']:>4} "
+            f"{r['wall']:8.1f} {cells[0]:>13} {cells[1]:>13} {cells[2]:>13} "
+            f"{overhead:7.1f} {100 * overhead / r['wall']:4.0f}% {busy / r['wall']:9.2f} {r['load']:5.2f}"
+        )
 
 
 def main() -> None:
@@ -161,7 +204,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--docs", type=int, help="only the first N documents")
     parser.add_argument("--skip-plain", action="store_true")
-    parser.add_argument("--repeat", type=int, default=1, help="run each worker count this many times, alternating")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run each worker count this many times, alternating"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -192,7 +237,10 @@ def main() -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print("\nend to end (manifest run + all-pairs run), wall seconds" + (", best of repeats:" if args.repeat > 1 else ":"))
+    print(
+        "\nend to end (manifest run + all-pairs run), wall seconds"
+        + (", best of repeats:" if args.repeat > 1 else ":")
+    )
     totals: dict[tuple[str, int], float] = {}
     for i in range(0, len(rows), 2):  # rows come in (manifest, all-pairs) couples
         key = (rows[i]["config"], rows[i]["workers"])
@@ -203,8 +251,10 @@ def main() -> None:
         print(f"  speed-up 1 -> 2 workers: {totals[('prefect', 1)] / totals[('prefect', 2)]:.2f}x")
     if ("plain", 1) in totals and ("prefect", 1) in totals:
         extra = totals[("prefect", 1)] - totals[("plain", 1)]
-        print(f"  Prefect on 1 worker vs plain loop: +{extra:.1f} s ({100 * extra / totals[('prefect', 1)]:.0f}% "
-              "of the Prefect run)")
+        print(
+            f"  Prefect on 1 worker vs plain loop: +{extra:.1f} s ({100 * extra / totals[('prefect', 1)]:.0f}% "
+            "of the Prefect run)"
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mapping import map_graphs  # noqa: E402
-from mapping.random_graphs import random_ros_graph  # noqa: E402
-from mapping.wordnet import wordnet  # noqa: E402
+from dri.mapping import map_graphs
+from dri.mapping.random_graphs import random_ros_graph
+from dri.mapping.wordnet import wordnet
 
 SIZES = (100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
 
@@ -50,15 +50,19 @@ def main(argv: list[str] | None = None) -> int:
         times[size].append(m.seconds)
         optimal[size] += len(m) == size
         runs[size] += m.runs
-    print(f"{'nodes':>6} {'graphs':>6} {'optimal':>8} {'median ms':>10} {'mean ms':>8} {'max ms':>8} {'runs':>5}")
+    print(
+        f"{'nodes':>6} {'graphs':>6} {'optimal':>8} {'median ms':>10} {'mean ms':>8} {'max ms':>8} {'runs':>5}"
+    )
     total_opt = 0
     for size in SIZES:
         if not times[size]:
             continue
         t = times[size]
         total_opt += optimal[size]
-        print(f"{size:>6} {len(t):>6} {optimal[size] / len(t):>8.0%} {statistics.median(t) * 1000:>10.1f} "
-              f"{statistics.mean(t) * 1000:>8.1f} {max(t) * 1000:>8.1f} {runs[size] / len(t):>5.1f}")
+        print(
+            f"{size:>6} {len(t):>6} {optimal[size] / len(t):>8.0%} {statistics.median(t) * 1000:>10.1f} "
+            f"{statistics.mean(t) * 1000:>8.1f} {max(t) * 1000:>8.1f} {runs[size] / len(t):>5.1f}"
+        )
     print(f"optimal overall: {total_opt}/{args.graphs} = {total_opt / args.graphs:.1%}")
     med500 = statistics.median(times[500]) * 1000 if times[500] else float("nan")
     print(f"median at 500 nodes: {med500:.1f} ms (target <= 50 ms)")

@@ -38,11 +38,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import networkx as nx  # noqa: E402
-from networkx.algorithms.isomorphism import ISMAGS  # noqa: E402
+import networkx as nx
+from networkx.algorithms.isomorphism import ISMAGS
 
-from mapping import map_graphs  # noqa: E402
-from mapping.wordnet import wordnet  # noqa: E402
+from dri.mapping import map_graphs
+from dri.mapping.wordnet import wordnet
 from dri.settings import clough_stevenson_dir
 
 CORPUS = clough_stevenson_dir()
@@ -77,8 +77,12 @@ def relation_graph(g: nx.DiGraph) -> nx.DiGraph:
 def _smt_exact(a: nx.DiGraph, b: nx.DiGraph, queue) -> None:
     la, lb = relation_graph(a), relation_graph(b)
     t = time.perf_counter()
-    ism = ISMAGS(lb, la, node_match=lambda x, y: x["loop"] == y["loop"],
-                 edge_match=lambda x, y: x["roles"] == y["roles"])
+    ism = ISMAGS(
+        lb,
+        la,
+        node_match=lambda x, y: x["loop"] == y["loop"],
+        edge_match=lambda x, y: x["roles"] == y["roles"],
+    )
     best = next(ism.largest_common_subgraph(), {})
     args = {c for r in best for c in (lb.nodes[r]["s"], lb.nodes[r]["o"]) if c is not None}
     queue.put((len(best), len(best) + len(args), time.perf_counter() - t))
@@ -86,8 +90,9 @@ def _smt_exact(a: nx.DiGraph, b: nx.DiGraph, queue) -> None:
 
 def _ros_exact(a: nx.DiGraph, b: nx.DiGraph, queue) -> None:
     t = time.perf_counter()
-    ism = ISMAGS(b, a, node_match=lambda x, y: x["type"] == y["type"],
-                 edge_match=lambda x, y: x["label"] == y["label"])
+    ism = ISMAGS(
+        b, a, node_match=lambda x, y: x["type"] == y["type"], edge_match=lambda x, y: x["label"] == y["label"]
+    )
     best = next(ism.largest_common_subgraph(), {})
     relations = sum(1 for n in best if b.nodes[n]["type"] == "relation")
     queue.put((relations, len(best), time.perf_counter() - t))
@@ -113,11 +118,11 @@ def choose_pairs(n: int, seed: int) -> list[tuple[str, str]]:
     candidates = []
     for task, files in sorted(by_task.items()):
         candidates += [(f"orig_task{task}.txt", f) for f in sorted(files)]
-        candidates += [(x, y) for i, x in enumerate(sorted(files)) for y in sorted(files)[i + 1:]]
+        candidates += [(x, y) for i, x in enumerate(sorted(files)) for y in sorted(files)[i + 1 :]]
     rng = random.Random(seed)
     first = ("orig_taska.txt", "g0pA_taska.txt")
     rest = [p for p in candidates if p != first]
-    return [first] + rng.sample(rest, max(0, n - 1))
+    return [first, *rng.sample(rest, max(0, n - 1))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,14 +131,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=10.0, help="seconds per ISMAGS run")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    from extract import graph_from_path
+    from dri.extract import graph_from_path
 
     wordnet()
     pairs = choose_pairs(args.pairs, args.seed)
     graphs = {name: graph_from_path(CORPUS / name) for pair in pairs for name in pair}
     print(f"{len(pairs)} pairs, ISMAGS limit {args.limit:g} s each")
-    print(f"{'source':<16}{'target':<16}{'nodes':>9} {'ours r/n':>9} {'ms':>7} "
-          f"{'smt r/n':>9} {'s':>7} {'ros r/n':>9} {'s':>7}")
+    print(
+        f"{'source':<16}{'target':<16}{'nodes':>9} {'ours r/n':>9} {'ms':>7} "
+        f"{'smt r/n':>9} {'s':>7} {'ros r/n':>9} {'s':>7}"
+    )
     smt_ratios, smt_node_ratios, ros_ratios, smt_speed, ros_speed = [], [], [], [], []
     smt_timeouts = ros_timeouts = 0
     sums = [0, 0]  # ours, exact relation pairs where the exact run finished
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         smt = run_limited(_smt_exact, a, b, args.limit)
         ros = run_limited(_ros_exact, a, b, args.limit)
         cells = []
-        for result, ratios in ((smt, smt_ratios), (ros, ros_ratios)):
+        for result, _ratios in ((smt, smt_ratios), (ros, ros_ratios)):
             cells.append("timeout" if result is None else f"{result[0]}/{result[1]}")
             cells.append("-" if result is None else f"{result[2]:.2f}")
         if smt is None:
@@ -160,16 +167,20 @@ def main(argv: list[str] | None = None) -> int:
         else:
             ros_ratios.append(ours_n / ros[1] if ros[1] else 1.0)
             ros_speed.append(ros[2] / m.seconds)
-        print(f"{a_name[:-4]:<16}{b_name[:-4]:<16}{a.number_of_nodes():>4}/{b.number_of_nodes():<4} "
-              f"{ours_r:>4}/{ours_n:<4} {m.seconds * 1000:>7.1f} {cells[0]:>9} {cells[1]:>7} {cells[2]:>9} {cells[3]:>7}",
-              flush=True)
+        print(
+            f"{a_name[:-4]:<16}{b_name[:-4]:<16}{a.number_of_nodes():>4}/{b.number_of_nodes():<4} "
+            f"{ours_r:>4}/{ours_n:<4} {m.seconds * 1000:>7.1f} {cells[0]:>9} {cells[1]:>7} {cells[2]:>9} {cells[3]:>7}",
+            flush=True,
+        )
 
     def summary(label: str, ratios: list[float], speed: list[float], timeouts: int, what: str) -> None:
         if ratios:
-            print(f"{label}: finished {len(ratios)}/{len(pairs)}, timed out {timeouts} ({timeouts / len(pairs):.0%}); "
-                  f"{what} mean {statistics.mean(ratios):.3f}, min {min(ratios):.3f}, "
-                  f">=0.95 in {sum(r >= 0.95 for r in ratios)}/{len(ratios)}; "
-                  f"ISMAGS/ours time median {statistics.median(speed):.0f}x")
+            print(
+                f"{label}: finished {len(ratios)}/{len(pairs)}, timed out {timeouts} ({timeouts / len(pairs):.0%}); "
+                f"{what} mean {statistics.mean(ratios):.3f}, min {min(ratios):.3f}, "
+                f">=0.95 in {sum(r >= 0.95 for r in ratios)}/{len(ratios)}; "
+                f"ISMAGS/ours time median {statistics.median(speed):.0f}x"
+            )
         else:
             print(f"{label}: finished 0/{len(pairs)}, timed out {timeouts}")
 
@@ -178,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ismags-smt nodes: ours/exact-solution nodes mean {statistics.mean(smt_node_ratios):.3f}")
     summary("ismags-ros (induced, upper bound)", ros_ratios, ros_speed, ros_timeouts, "ours/ISMAGS nodes")
     if sums[1]:
-        print(f"relation pairs where exact finished: ours {sums[0]} / exact {sums[1]} = {sums[0] / sums[1]:.3f}")
+        print(
+            f"relation pairs where exact finished: ours {sums[0]} / exact {sums[1]} = {sums[0] / sums[1]:.3f}"
+        )
     return 0
 
 

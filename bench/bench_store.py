@@ -41,15 +41,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from store import ComparisonRecord, open_store
-from store.neo4j_store import Neo4jSettings, Neo4jStore
 from dri.settings import clough_stevenson_dir
+from dri.store import ComparisonRecord, open_store
+from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
 
 DEFAULT_CORPUS = clough_stevenson_dir()
 
 
 def clough_graphs(corpus: Path) -> tuple[list, float]:
-    from extract import build_graphs, read_document
+    from dri.extract import build_graphs, read_document
 
     started = time.perf_counter()
     documents = [read_document(p) for p in sorted(corpus.glob("*.txt"))]
@@ -58,7 +58,7 @@ def clough_graphs(corpus: Path) -> tuple[list, float]:
 
 
 def synthetic_graphs(count: int, nodes: int, seed: int = 7) -> list:
-    from mapping.random_graphs import random_ros_graph
+    from dri.mapping.random_graphs import random_ros_graph
 
     rng = random.Random(seed)
     graphs = []
@@ -69,21 +69,40 @@ def synthetic_graphs(count: int, nodes: int, seed: int = 7) -> list:
     return graphs
 
 
-def comparisons_for(graphs: list, *, targets: list[int] | None, fan: int, seed: int = 11) -> list[ComparisonRecord]:
+def comparisons_for(
+    graphs: list, *, targets: list[int] | None, fan: int, seed: int = 11
+) -> list[ComparisonRecord]:
     rng = random.Random(seed)
     out = []
     for i, a in enumerate(graphs):
-        others = [j for j in (targets if targets is not None else rng.sample(range(len(graphs)), fan + 1)) if j != i]
+        others = [
+            j for j in (targets if targets is not None else rng.sample(range(len(graphs)), fan + 1)) if j != i
+        ]
         for j in others[: (len(others) if targets is not None else fan)]:
             b = graphs[j]
-            pairs = [{"source": u, "target": v, "kind": a.nodes[u]["type"], "source_lemma": a.nodes[u]["lemma"],
-                      "target_lemma": b.nodes[v]["lemma"], "lin": rng.random(),
-                      "generic": f"generic.n.{rng.randrange(50):02d}"}
-                     for u, v in zip(list(a)[:10], list(b)[:10])]
+            pairs = [
+                {
+                    "source": u,
+                    "target": v,
+                    "kind": a.nodes[u]["type"],
+                    "source_lemma": a.nodes[u]["lemma"],
+                    "target_lemma": b.nodes[v]["lemma"],
+                    "lin": rng.random(),
+                    "generic": f"generic.n.{rng.randrange(50):02d}",
+                }
+                for u, v in zip(list(a)[:10], list(b)[:10])
+            ]
             score = rng.random()
-            out.append(ComparisonRecord(a.graph["doc_id"], b.graph["doc_id"], "bench",
-                                        {"bench": True}, {"analogy_similarity": score, "jaccard": score,
-                                                          "semantic": score}, pairs))
+            out.append(
+                ComparisonRecord(
+                    a.graph["doc_id"],
+                    b.graph["doc_id"],
+                    "bench",
+                    {"bench": True},
+                    {"analogy_similarity": score, "jaccard": score, "semantic": score},
+                    pairs,
+                )
+            )
     return out
 
 
@@ -120,24 +139,30 @@ def top10_times(store, doc_ids: list[str], queries: int, seed: int = 3) -> list[
 
 def _ms(times: list[float]) -> str:
     ordered = sorted(times)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return f"median {statistics.median(ordered):.1f} ms, p95 {p95:.1f} ms, max {ordered[-1]:.1f} ms"
 
 
 def bench_neo4j(uri: str, name: str, graphs: list, records: list[ComparisonRecord], args) -> None:
     nodes = sum(g.number_of_nodes() for g in graphs)
     edges = sum(g.number_of_edges() for g in graphs)
-    print(f"\n== {name}: {len(graphs)} graphs, {nodes} nodes, {edges} edges "
-          f"({nodes / len(graphs):.0f} nodes per graph); {len(records)} comparisons")
+    print(
+        f"\n== {name}: {len(graphs)} graphs, {nodes} nodes, {edges} edges "
+        f"({nodes / len(graphs):.0f} nodes per graph); {len(records)} comparisons"
+    )
     with Neo4jStore(Neo4jSettings(uri, batch_size=10_000)) as store:
         store.clear()
         seconds, created = write_documents(store, name, graphs)
-        print(f"Neo4j UNWIND batches:     {created / seconds:10,.0f} nodes+relationships/s "
-              f"({created:,} in {seconds:.1f} s, {len(graphs) / seconds:.1f} documents/s)")
+        print(
+            f"Neo4j UNWIND batches:     {created / seconds:10,.0f} nodes+relationships/s "
+            f"({created:,} in {seconds:.1f} s, {len(graphs) / seconds:.1f} documents/s)"
+        )
         batched_rate = created / seconds
         seconds = write_comparisons(store, records)
-        print(f"Neo4j comparisons:        {len(records) / seconds:10,.1f} comparisons/s "
-              f"({len(records)} with {sum(len(r.pairs) for r in records)} pairs in {seconds:.1f} s)")
+        print(
+            f"Neo4j comparisons:        {len(records) / seconds:10,.1f} comparisons/s "
+            f"({len(records)} with {sum(len(r.pairs) for r in records)} pairs in {seconds:.1f} s)"
+        )
         times = top10_times(store, [g.graph["doc_id"] for g in graphs], args.queries)
         print(f"Neo4j top-10 analogues:   {_ms(times)} ({args.queries} queries)")
     sample = graphs[: args.row_sample]
@@ -145,20 +170,26 @@ def bench_neo4j(uri: str, name: str, graphs: list, records: list[ComparisonRecor
         store.clear()
         seconds, created = write_documents(store, name, sample)
         per_row_rate = created / seconds
-        print(f"Neo4j one write per row:  {per_row_rate:10,.0f} nodes+relationships/s "
-              f"(measured on a sample of {len(sample)} graphs: {created:,} in {seconds:.1f} s; "
-              f"the whole workload would take ~{seconds * len(graphs) / len(sample):.0f} s)")
+        print(
+            f"Neo4j one write per row:  {per_row_rate:10,.0f} nodes+relationships/s "
+            f"(measured on a sample of {len(sample)} graphs: {created:,} in {seconds:.1f} s; "
+            f"the whole workload would take ~{seconds * len(graphs) / len(sample):.0f} s)"
+        )
     print(f"UNWIND speed-up:          {batched_rate / per_row_rate:10.1f}x")
     with tempfile.TemporaryDirectory() as folder, open_store(f"sqlite:///{folder}/bench.sqlite") as lite:
         started = time.perf_counter()
         for g in graphs:
             lite.put_document(name, g)
         seconds = time.perf_counter() - started
-        print(f"SQLite (reference):       {len(graphs) / seconds:10.1f} documents/s "
-              f"({(nodes + edges) / seconds:,.0f} graph nodes+edges/s)")
+        print(
+            f"SQLite (reference):       {len(graphs) / seconds:10.1f} documents/s "
+            f"({(nodes + edges) / seconds:,.0f} graph nodes+edges/s)"
+        )
         seconds = write_comparisons(lite, records)
         print(f"SQLite comparisons:       {len(records) / seconds:10,.1f} comparisons/s")
-        print(f"SQLite top-10 analogues:  {_ms(top10_times(lite, [g.graph['doc_id'] for g in graphs], args.queries))}")
+        print(
+            f"SQLite top-10 analogues:  {_ms(top10_times(lite, [g.graph['doc_id'] for g in graphs], args.queries))}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,8 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.clear:
         parser.error("this benchmark deletes everything in the database; add --clear to agree")
 
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, {os.cpu_count()} cores; "
-          f"Neo4j at {args.uri}", flush=True)
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, {os.cpu_count()} cores; "
+        f"Neo4j at {args.uri}",
+        flush=True,
+    )
     graphs, parse_seconds = clough_graphs(args.corpus)
     print(f"Clough & Stevenson graphs built with extract.build_graphs in {parse_seconds:.1f} s (not counted)")
     originals = [i for i, g in enumerate(graphs) if "orig" in str(g.graph.get("name", ""))]
@@ -186,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     synthetic = synthetic_graphs(args.synthetic, args.nodes)
     print(f"\nsynthetic graphs generated in {time.perf_counter() - started:.1f} s (not counted)", flush=True)
-    bench_neo4j(args.uri, "synthetic", synthetic, comparisons_for(synthetic, targets=None, fan=args.fan), args)
+    bench_neo4j(
+        args.uri, "synthetic", synthetic, comparisons_for(synthetic, targets=None, fan=args.fan), args
+    )
     with open_store(args.uri) as store:
         store.clear()
     return 0

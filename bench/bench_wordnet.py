@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scipy.stats import spearmanr  # noqa: E402
+from scipy.stats import spearmanr
 
-from dri.settings import cache_dir  # noqa: E402
-from mapping.wordnet import wordnet  # noqa: E402
+from dri.mapping.wordnet import wordnet
+from dri.settings import cache_dir
 
 FILES = {"WordSim-353": "wordsim353.tsv", "SimLex-999": "simlex999.txt"}
 GENSIM = "gensim==4.4.0"
@@ -40,7 +40,9 @@ def datasets() -> Path:
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", GENSIM, "--no-deps", "-q", "-d", tmp], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", GENSIM, "--no-deps", "-q", "-d", tmp], check=True
+        )
         wheel = glob.glob(f"{tmp}/gensim-*.whl")[0]
         with zipfile.ZipFile(wheel) as z:
             for name in FILES.values():
@@ -80,8 +82,10 @@ def main() -> int:
         rho_all = spearmanr(lins, human).statistic
         sub = [(x, h) for x, h, c in zip(lins, human, covered) if c]
         rho_cov = spearmanr([x for x, _ in sub], [h for _, h in sub]).statistic
-        print(f"{label}: {len(pairs)} pairs, {len(sub)} covered by WordNet; Spearman rho all = {rho_all:.3f}, "
-              f"covered = {rho_cov:.3f}; {cold * 1e6:.0f} us/pair cold, {warm * 1e6:.1f} us/pair warm")
+        print(
+            f"{label}: {len(pairs)} pairs, {len(sub)} covered by WordNet; Spearman rho all = {rho_all:.3f}, "
+            f"covered = {rho_cov:.3f}; {cold * 1e6:.0f} us/pair cold, {warm * 1e6:.1f} us/pair warm"
+        )
     return 0
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.manifest import ManifestPair
-from corpora.text import CorpusError
+from dri.corpora.manifest import ManifestPair
+from dri.corpora.text import CorpusError
 
 __all__ = ["DOCUMENT_SUFFIXES", "AnalogyCorpus", "load_analogy", "read_list"]
 
@@ -80,9 +80,11 @@ def load_analogy(
     root = Path(corpus_dir)
     if not root.is_dir():
         raise CorpusError(root, "no such corpus folder")
-    documents = sorted(p for p in root.iterdir()
-                       if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES
-                       and p.name.lower() not in CONTROL_FILES)
+    documents = sorted(
+        p
+        for p in root.iterdir()
+        if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES and p.name.lower() not in CONTROL_FILES
+    )
     if len(documents) < 2:
         raise CorpusError(root, "an analogy-search corpus needs at least two .txt or .pdf documents")
     if targets is None:

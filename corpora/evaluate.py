@@ -37,30 +37,31 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
-from corpora.analogy import load_analogy
-from corpora.manifest import ManifestPair
-from corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
-from corpora.text import CorpusError, read_text
-from corpora.translate import LANGUAGES
-from corpora.translation import load_translation
-from metrics.report import STRUCTURE_SCORES, EvaluationResult, ReportFiles, write_report
+from dri.corpora.analogy import load_analogy
+from dri.corpora.manifest import ManifestPair
+from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
+from dri.corpora.text import CorpusError, read_text
+from dri.corpora.translate import LANGUAGES
+from dri.corpora.translation import load_translation
+from dri.metrics.report import STRUCTURE_SCORES, EvaluationResult, ReportFiles, write_report
 
 __all__ = [
-    "PairScorer",
-    "Hit",
-    "SearchResult",
-    "score_pairs",
-    "flow_rows",
     "GROUP_KEYS",
-    "evaluate_plagiarism",
-    "evaluate_translation",
+    "Hit",
+    "PairScorer",
+    "SearchResult",
     "analogy_search",
     "default_report_dir",
+    "evaluate_plagiarism",
+    "evaluate_translation",
+    "flow_rows",
     "format_search",
+    "score_pairs",
 ]
 
 log = logging.getLogger(__name__)
@@ -98,16 +99,16 @@ class PairScorer:
         """The ROS graph of ``path`` (restricted to ``sections``); raises one-line errors."""
         path = Path(path)
         if path not in self._graphs:
-            from extract import graph_from_path
+            from dri.extract import graph_from_path
 
             try:
                 g = graph_from_path(path)
                 if self.sections:
-                    from graphs import restrict_to_sections
+                    from dri.graphs import restrict_to_sections
 
                     g = restrict_to_sections(g, self.sections)
                 self._graphs[path] = g
-            except Exception as err:  # noqa: BLE001 -- a bad document fails only its own pairs
+            except Exception as err:
                 self._graphs[path] = err
         g = self._graphs[path]
         if isinstance(g, BaseException):
@@ -120,7 +121,7 @@ class PairScorer:
         if not todo:
             return
         try:
-            from extract import build_graphs, read_document
+            from dri.extract import build_graphs, read_document
         except ImportError:
             return  # graph() builds them one by one
         docs, paths_ok = [], []
@@ -128,11 +129,11 @@ class PairScorer:
             try:
                 docs.append(read_document(p))
                 paths_ok.append(p)
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 self._graphs[p] = err
         for p, g in zip(paths_ok, build_graphs(docs)):
             if self.sections:
-                from graphs import restrict_to_sections
+                from dri.graphs import restrict_to_sections
 
                 g = restrict_to_sections(g, self.sections)
             self._graphs[p] = g
@@ -142,7 +143,7 @@ class PairScorer:
         path = Path(path)
         if path not in self._texts:
             if path.suffix.lower() == ".pdf":
-                from extract import read_document
+                from dri.extract import read_document
 
                 self._texts[path] = "\n".join(s.text for s in read_document(path).sentences)
             else:
@@ -151,10 +152,15 @@ class PairScorer:
 
     def score(self, pair: ManifestPair, index: int = 0) -> dict[str, Any]:
         """One row of the report: ids, structure scores, baselines, time, error."""
-        from metrics import compare
+        from dri.metrics import compare
 
-        row: dict[str, Any] = {"pair": index, "group": pair.group, "source": str(pair.source),
-                               "target": str(pair.target), **pair.extra}
+        row: dict[str, Any] = {
+            "pair": index,
+            "group": pair.group,
+            "source": str(pair.source),
+            "target": str(pair.target),
+            **pair.extra,
+        }
         started = time.perf_counter()
         errors = []
         try:
@@ -163,14 +169,14 @@ class PairScorer:
             for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
                 row[name] = getattr(scores, name, math.nan)
             row["_comparison"] = comparison
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             errors.append(_one_line(err))
             for name in STRUCTURE_SCORES:
                 row[name] = math.nan
         if self.baselines is not None:
             try:
                 row.update(self.baselines.score(self.text(pair.source), self.text(pair.target)))
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 errors.append(_one_line(err))
         row["seconds"] = time.perf_counter() - started
         row["error"] = "; ".join(dict.fromkeys(errors))
@@ -178,13 +184,13 @@ class PairScorer:
 
 
 def _fit_baselines(pairs: Sequence[ManifestPair], embeddings: bool, scorer: PairScorer) -> Any:
-    from metrics.baselines import Baselines
+    from dri.metrics.baselines import Baselines
 
     texts = []
     for path in dict.fromkeys(p for pair in pairs for p in (pair.source, pair.target)):
         try:
             texts.append(scorer.text(path))
-        except Exception:  # noqa: BLE001 -- the pair's row will carry the error
+        except Exception:
             continue
     return Baselines(texts, embeddings=embeddings) if texts else None
 
@@ -229,7 +235,7 @@ def _resolved(path: str | Path) -> str:
 
 def _doc_ids(paths: Iterable[Path]) -> dict[str, str]:
     """``{resolved path: doc_id}`` for the readable paths (the store's content hash)."""
-    from extract.document import content_ids
+    from dri.extract.document import content_ids
 
     ids = {}
     for path in dict.fromkeys(_resolved(p) for p in paths):
@@ -242,7 +248,7 @@ def _doc_ids(paths: Iterable[Path]) -> dict[str, str]:
 
 def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[Any]:
     """Run the corpus flow once per parameter set; the run summaries, in order."""
-    from flows.corpus import run_corpus
+    from dri.flows.corpus import run_corpus
 
     summaries = []
     for params in runs:
@@ -254,8 +260,9 @@ def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[Any]:
     return summaries
 
 
-def _record_groups(store: Any, corpus: str, kind: str, pairs: Sequence[ManifestPair],
-                   ids: dict[str, str]) -> int:
+def _record_groups(
+    store: Any, corpus: str, kind: str, pairs: Sequence[ManifestPair], ids: dict[str, str]
+) -> int:
     """Record each compared document's group in its corpus meta; returns how
     many documents changed. Documents already carrying it are left alone, so
     a repeated evaluation writes nothing."""
@@ -320,7 +327,7 @@ def flow_rows(
     compare gets NaN scores and the flow's one-line reason as ``error``.
     Returns ``(rows, meta)``; ``meta`` names the runs, the corpus and the store.
     """
-    from store import open_store
+    from dri.store import open_store
 
     root = Path(corpus_dir).resolve()
     started = time.perf_counter()
@@ -332,8 +339,11 @@ def flow_rows(
     ids = _doc_ids(p for pair in pairs for p in (pair.source, pair.target))
     with open_store() as store:
         grouped = _record_groups(store, corpus, kind, pairs, ids)
-        stored = {(r.source_id, r.target_id): r
-                  for run_id in run_ids for r in store.comparisons(run_id=run_id, pairs=mappings)}
+        stored = {
+            (r.source_id, r.target_id): r
+            for run_id in run_ids
+            for r in store.comparisons(run_id=run_id, pairs=mappings)
+        }
         where = f"{store.backend} ({store.location})"
     scorer = scorer or PairScorer()
     if baselines and scorer.baselines is None:
@@ -341,8 +351,13 @@ def flow_rows(
     rows = []
     for i, pair in enumerate(pairs, start=1):
         t = time.perf_counter()
-        row: dict[str, Any] = {"pair": i, "group": pair.group, "source": str(pair.source),
-                               "target": str(pair.target), **pair.extra}
+        row: dict[str, Any] = {
+            "pair": i,
+            "group": pair.group,
+            "source": str(pair.source),
+            "target": str(pair.target),
+            **pair.extra,
+        }
         errors = []
         record = stored.get((ids.get(_resolved(pair.source)), ids.get(_resolved(pair.target))))
         if record is None:
@@ -353,23 +368,34 @@ def flow_rows(
             for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
                 row[name] = record.scores.get(name, math.nan)
             if mappings:
-                row["_mapping"] = [(p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""),
-                                    p.get("generic")) for p in record.pairs]
+                row["_mapping"] = [
+                    (
+                        p.get("kind", ""),
+                        p.get("source_lemma", ""),
+                        p.get("target_lemma", ""),
+                        p.get("generic"),
+                    )
+                    for p in record.pairs
+                ]
         if scorer.baselines is not None:
             try:
                 row.update(scorer.baselines.score(scorer.text(pair.source), scorer.text(pair.target)))
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 errors.append(_one_line(err))
         row["seconds"] = time.perf_counter() - t
         row["error"] = "; ".join(dict.fromkeys(errors))
         rows.append(row)
         if progress:
             progress(i, len(pairs), row)
-    meta = {"run_id": ", ".join(run_ids), "store_corpus": corpus, "store": where,
-            "flow_seconds": round(flow_seconds, 1),
-            "flow_mapped": sum(s.mapped for s in summaries),
-            "flow_already_stored": sum(s.already_stored for s in summaries),
-            "groups_recorded": grouped}
+    meta = {
+        "run_id": ", ".join(run_ids),
+        "store_corpus": corpus,
+        "store": where,
+        "flow_seconds": round(flow_seconds, 1),
+        "flow_mapped": sum(s.mapped for s in summaries),
+        "flow_already_stored": sum(s.already_stored for s in summaries),
+        "groups_recorded": grouped,
+    }
     return rows, meta
 
 
@@ -380,30 +406,38 @@ def _store_results(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str |
     content, so the same results saved again are stored once.
     """
     try:
-        from store import open_store
+        from dri.store import open_store
     except ImportError:
         return None
     try:
         store = open_store()
-    except Exception as err:  # noqa: BLE001 -- the report does not depend on the store
+    except Exception as err:
         log.warning("store not available, results not stored: %s", _one_line(err))
         return None
     try:
         saver = getattr(store, "save_evaluation", None)
         if saver is None:
             return None
-        saver(kind, str(corpus), [{k: v for k, v in r.items() if not k.startswith("_") and k != "seconds"}
-                                  for r in rows])
+        saver(
+            kind,
+            str(corpus),
+            [{k: v for k, v in r.items() if not k.startswith("_") and k != "seconds"} for r in rows],
+        )
         return type(store).__name__
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         log.warning("could not store the results: %s", _one_line(err))
         return None
     finally:
         store.close()
 
 
-def _finish(result: EvaluationResult, report_dir: str | Path | None | bool, corpus_dir: Path,
-            started: float, ratings: Any = None) -> tuple[EvaluationResult, ReportFiles | None]:
+def _finish(
+    result: EvaluationResult,
+    report_dir: str | Path | bool | None,
+    corpus_dir: Path,
+    started: float,
+    ratings: Any = None,
+) -> tuple[EvaluationResult, ReportFiles | None]:
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     stored = _store_results(result.kind, corpus_dir, result.rows)
     if stored:
@@ -416,7 +450,7 @@ def _finish(result: EvaluationResult, report_dir: str | Path | None | bool, corp
 
 def evaluate_plagiarism(
     corpus_dir: str | Path,
-    report_dir: str | Path | None | bool = None,
+    report_dir: str | Path | bool | None = None,
     *,
     baselines: bool = True,
     embeddings: bool = False,
@@ -433,11 +467,17 @@ def evaluate_plagiarism(
     if not corpus.pairs:
         raise CorpusError(corpus.root, "no answer/original pairs to compare")
     pairs = corpus.manifest()
-    rows, meta = flow_rows(pairs, corpus.root, kind="plagiarism", baselines=baselines,
-                           embeddings=embeddings, progress=progress)
+    rows, meta = flow_rows(
+        pairs, corpus.root, kind="plagiarism", baselines=baselines, embeddings=embeddings, progress=progress
+    )
     result = EvaluationResult(
-        "plagiarism", rows, groups=list(LEVEL_ORDER), levels=LEVELS, negative="non",
-        baseline_scores=_baseline_names(rows), problems=list(corpus.problems),
+        "plagiarism",
+        rows,
+        groups=list(LEVEL_ORDER),
+        levels=LEVELS,
+        negative="non",
+        baseline_scores=_baseline_names(rows),
+        problems=list(corpus.problems),
         meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), **meta},
     )
     return _finish(result, report_dir, corpus.root, started)
@@ -445,7 +485,7 @@ def evaluate_plagiarism(
 
 def evaluate_translation(
     corpus_dir: str | Path,
-    report_dir: str | Path | None | bool = None,
+    report_dir: str | Path | bool | None = None,
     *,
     baselines: bool = True,
     embeddings: bool = False,
@@ -458,27 +498,37 @@ def evaluate_translation(
     if not corpus.pairs:
         raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
     pairs = corpus.manifest()
-    rows, meta = flow_rows(pairs, corpus.root, kind="translation", baselines=baselines,
-                           embeddings=embeddings, progress=progress)
+    rows, meta = flow_rows(
+        pairs, corpus.root, kind="translation", baselines=baselines, embeddings=embeddings, progress=progress
+    )
     result = EvaluationResult(
-        "translation", rows, groups=[lang for lang in LANGUAGES if lang in corpus.languages] + sorted(
-            set(corpus.languages) - set(LANGUAGES)),
-        rank=True, baseline_scores=_baseline_names(rows), problems=list(corpus.problems),
-        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), "originals": len(corpus.originals),
-              **meta},
-        group_labels={k: v for k, v in LANGUAGES.items()},
+        "translation",
+        rows,
+        groups=[lang for lang in LANGUAGES if lang in corpus.languages]
+        + sorted(set(corpus.languages) - set(LANGUAGES)),
+        rank=True,
+        baseline_scores=_baseline_names(rows),
+        problems=list(corpus.problems),
+        meta={
+            "corpus": str(corpus.root.resolve()),
+            "pairs": len(pairs),
+            "originals": len(corpus.originals),
+            **meta,
+        },
+        group_labels=dict(LANGUAGES.items()),
     )
     return _finish(result, report_dir, corpus.root, started)
 
 
 def _baseline_names(rows: list[dict[str, Any]]) -> tuple[str, ...]:
-    from metrics.baselines import BASELINE_NAMES, EMBEDDING
+    from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING
 
     present = {k for r in rows for k in r}
     return tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present)
 
 
 # -- analogy search -------------------------------------------------------------
+
 
 @dataclass
 class Hit:
@@ -504,8 +554,14 @@ def _mapping_pairs(comparison: Any) -> list[tuple[str, str, str, str | None]]:
     pairs = getattr(mapping, "pairs", None) or []
     out = []
     for p in pairs:
-        out.append((getattr(p, "kind", ""), getattr(p, "source_lemma", str(getattr(p, "source", ""))),
-                    getattr(p, "target_lemma", str(getattr(p, "target", ""))), getattr(p, "generic", None)))
+        out.append(
+            (
+                getattr(p, "kind", ""),
+                getattr(p, "source_lemma", str(getattr(p, "source", ""))),
+                getattr(p, "target_lemma", str(getattr(p, "target", ""))),
+                getattr(p, "generic", None),
+            )
+        )
     return out
 
 
@@ -515,7 +571,7 @@ def analogy_search(
     k: int = 5,
     *,
     sections: Sequence[str] | None = None,
-    report_dir: str | Path | None | bool = None,
+    report_dir: str | Path | bool | None = None,
     baselines: bool = True,
     progress: Progress | None = None,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
@@ -532,40 +588,64 @@ def analogy_search(
     sections_param = sorted(corpus.sections) if corpus.sections else None
     # The corpus's own targets are one manifest run; targets given here are
     # not in targets.txt, so each is a run of the flow's target mode.
-    runs = ([{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
-            if targets else [{"mode": "manifest", "sections": sections_param}])
-    rows, flow_meta = flow_rows(pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines,
-                                progress=progress, mappings=True)
+    runs = (
+        [{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
+        if targets
+        else [{"mode": "manifest", "sections": sections_param}]
+    )
+    rows, flow_meta = flow_rows(
+        pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines, progress=progress, mappings=True
+    )
     results = []
     for tgt in corpus.targets:
         mine = [r for r in rows if r["target"] == str(tgt)]
-        ok = sorted((r for r in mine if not math.isnan(r.get("analogy_similarity", math.nan))),
-                    key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]))
+        ok = sorted(
+            (r for r in mine if not math.isnan(r.get("analogy_similarity", math.nan))),
+            key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
+        )
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
-        hits = [Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES},
-                    r.get("_mapping") or _mapping_pairs(r.get("_comparison"))) for r in ok[:k]]
+        hits = [
+            Hit(
+                r["rank"],
+                Path(r["source"]),
+                {s: r[s] for s in STRUCTURE_SCORES},
+                r.get("_mapping") or _mapping_pairs(r.get("_comparison")),
+            )
+            for r in ok[:k]
+        ]
         results.append(SearchResult(tgt, hits, len(mine), corpus.sections))
     result = EvaluationResult(
-        "analogy", rows, groups=[t.name for t in corpus.targets], baseline_scores=_baseline_names(rows),
-        meta={"corpus": str(corpus.root.resolve()), "targets": len(corpus.targets), "k": k,
-              "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents", **flow_meta},
+        "analogy",
+        rows,
+        groups=[t.name for t in corpus.targets],
+        baseline_scores=_baseline_names(rows),
+        meta={
+            "corpus": str(corpus.root.resolve()),
+            "targets": len(corpus.targets),
+            "k": k,
+            "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents",
+            **flow_meta,
+        },
     )
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     files = None
     if report_dir is not False:
-        from metrics.stats import rating_stats
+        from dri.metrics.stats import rating_stats
 
         ratings = _stored_ratings()
-        files = write_report(result, report_dir or default_report_dir("analogy", corpus.root),
-                             ratings=rating_stats(ratings) if ratings else None,
-                             extra_markdown=format_search(results))
+        files = write_report(
+            result,
+            report_dir or default_report_dir("analogy", corpus.root),
+            ratings=rating_stats(ratings) if ratings else None,
+            extra_markdown=format_search(results),
+        )
     return results, files
 
 
 def _stored_ratings() -> list[dict[str, Any]]:
     try:
-        from corpora.ratings import load_ratings
+        from dri.corpora.ratings import load_ratings
 
         return load_ratings()
     except (ImportError, CorpusError):
@@ -577,20 +657,27 @@ def format_search(results: Sequence[SearchResult], mapped: int = 8) -> str:
     lines = []
     for res in results:
         where = f", sections {', '.join(res.sections)}" if res.sections else ""
-        lines += [f"## Target {res.target.name}", "",
-                  f"{res.compared} comparisons{where}; top {len(res.hits)} by Analogy Similarity.", "",
-                  "| rank | source | AS | semantic | Jaccard | conceptual | relational |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## Target {res.target.name}",
+            "",
+            f"{res.compared} comparisons{where}; top {len(res.hits)} by Analogy Similarity.",
+            "",
+            "| rank | source | AS | semantic | Jaccard | conceptual | relational |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for h in res.hits:
             s = h.scores
-            lines.append(f"| {h.rank} | {h.source.name} | {s['analogy_similarity']:.3f} | {s['semantic']:.3f} "
-                         f"| {s['jaccard']:.3f} | {s['conceptual']:.3f} | {s['relational']:.3f} |")
+            lines.append(
+                f"| {h.rank} | {h.source.name} | {s['analogy_similarity']:.3f} | {s['semantic']:.3f} "
+                f"| {s['jaccard']:.3f} | {s['conceptual']:.3f} | {s['relational']:.3f} |"
+            )
         lines.append("")
         for h in res.hits:
             if h.mapping:
-                shown = ", ".join(f"{a} ↔ {b}" + (f" ({g})" if g else "") for _, a, b, g in h.mapping[:mapped])
+                shown = ", ".join(
+                    f"{a} ↔ {b}" + (f" ({g})" if g else "") for _, a, b, g in h.mapping[:mapped]
+                )
                 more = f" … (+{len(h.mapping) - mapped})" if len(h.mapping) > mapped else ""
                 lines.append(f"- {h.source.name}: {shown}{more}")
         lines.append("")
     return "\n".join(lines)
-

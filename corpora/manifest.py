@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
-from corpora.text import CorpusError
+from dri.corpora.text import CorpusError
 
-__all__ = ["MANIFEST_COLUMNS", "ManifestPair", "write_manifest", "read_manifest"]
+__all__ = ["MANIFEST_COLUMNS", "ManifestPair", "read_manifest", "write_manifest"]
 
 MANIFEST_COLUMNS = ("source", "target", "group")
 
@@ -58,8 +58,14 @@ def write_manifest(pairs: Iterable[ManifestPair], path: str | Path) -> Path:
         writer = csv.writer(fh)
         writer.writerow([*MANIFEST_COLUMNS, *extra_cols])
         for p in pairs:
-            writer.writerow([_portable(p.source, base), _portable(p.target, base), p.group,
-                             *(p.extra.get(c, "") for c in extra_cols)])
+            writer.writerow(
+                [
+                    _portable(p.source, base),
+                    _portable(p.target, base),
+                    p.group,
+                    *(p.extra.get(c, "") for c in extra_cols),
+                ]
+            )
     return path
 
 
@@ -87,10 +93,12 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
             if empty:
                 raise CorpusError(path, f"line {line}: empty {', '.join(empty)}")
             extra = {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS and k is not None}
-            pairs.append(ManifestPair(
-                source=Path(os.path.join(base, values["source"])),
-                target=Path(os.path.join(base, values["target"])),
-                group=values["group"],
-                extra={k: (v or "") for k, v in extra.items()},
-            ))
+            pairs.append(
+                ManifestPair(
+                    source=Path(os.path.join(base, values["source"])),
+                    target=Path(os.path.join(base, values["target"])),
+                    group=values["group"],
+                    extra={k: (v or "") for k, v in extra.items()},
+                )
+            )
     return pairs

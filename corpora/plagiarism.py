@@ -29,10 +29,10 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.manifest import ManifestPair
-from corpora.text import CorpusError
+from dri.corpora.manifest import ManifestPair
+from dri.corpora.text import CorpusError
 
-__all__ = ["LEVELS", "LEVEL_ORDER", "PlagiarismPair", "PlagiarismCorpus", "load_plagiarism"]
+__all__ = ["LEVELS", "LEVEL_ORDER", "PlagiarismCorpus", "PlagiarismPair", "load_plagiarism"]
 
 # The ordinal coding used for Spearman's rho: more copying, higher number.
 LEVELS = {"cut": 3, "light": 2, "heavy": 1, "non": 0}
@@ -81,15 +81,19 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
         raise CorpusError(root, "no such corpus folder")
     info = root / INFO_FILE
     if not info.is_file():
-        raise CorpusError(info, "missing: a plagiarism corpus needs file_information.csv (File,Task,Category)")
+        raise CorpusError(
+            info, "missing: a plagiarism corpus needs file_information.csv (File,Task,Category)"
+        )
     with info.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         fields = [f.strip() for f in reader.fieldnames or []]
         missing = [c for c in COLUMNS if c not in fields]
         if missing:
             raise CorpusError(info, f"lacks column(s) {', '.join(missing)}")
-        rows = [(line, {(k or "").strip(): (v or "").strip() for k, v in row.items()})
-                for line, row in enumerate(reader, start=2)]
+        rows = [
+            (line, {(k or "").strip(): (v or "").strip() for k, v in row.items()})
+            for line, row in enumerate(reader, start=2)
+        ]
 
     problems: list[str] = []
     originals: dict[str, Path] = {}

@@ -22,10 +22,17 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.text import CorpusError
+from dri.corpora.text import CorpusError
 
-__all__ = ["PROPERTIES", "COLUMNS", "ImportResult", "read_ratings", "ratings_file", "load_ratings",
-           "import_ratings"]
+__all__ = [
+    "COLUMNS",
+    "PROPERTIES",
+    "ImportResult",
+    "import_ratings",
+    "load_ratings",
+    "ratings_file",
+    "read_ratings",
+]
 
 PROPERTIES = ("novelty", "usefulness", "challenge")
 COLUMNS = ("rater", "pair", *PROPERTIES)
@@ -63,7 +70,9 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
         header = [(h or "").strip().lower() for h in reader.fieldnames or []]
         missing = [c for c in COLUMNS if c not in header]
         if missing:
-            raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
+            raise CorpusError(
+                path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}"
+            )
         for line, raw in enumerate(reader, start=2):
             row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
             if not any(row.values()):

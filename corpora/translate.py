@@ -29,24 +29,25 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from corpora.manifest import write_manifest
-from corpora.text import CorpusError, read_text
-from corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
+from dri.corpora.manifest import write_manifest
+from dri.corpora.text import CorpusError, read_text
+from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
 
 __all__ = [
-    "LANGUAGES",
     "APERTIUM_MODES",
-    "EngineError",
-    "TranslationEngine",
+    "LANGUAGES",
     "ApertiumEngine",
-    "LibreTranslateEngine",
-    "strip_unknown_marks",
     "BuildResult",
+    "EngineError",
+    "LibreTranslateEngine",
+    "TranslationEngine",
     "build_translation_corpus",
+    "strip_unknown_marks",
 ]
 
 # The pivot languages of the round trips, with a readable name for reports.
@@ -62,14 +63,24 @@ LANGUAGES = {
 # apertium-eng-spa, apertium-eng-cat, apertium-en-gl, apertium-eo-en and
 # apertium-hbs-eng (see /usr/share/apertium/modes or `apertium -l`).
 APERTIUM_MODES = {
-    ("eng", "spa"): "eng-spa", ("spa", "eng"): "spa-eng",
-    ("eng", "cat"): "eng-cat", ("cat", "eng"): "cat-eng",
-    ("eng", "glg"): "en-gl", ("glg", "eng"): "gl-en",
-    ("eng", "epo"): "en-eo", ("epo", "eng"): "eo-en",
-    ("eng", "hbs"): "eng-hbs", ("hbs", "eng"): "hbs-eng",
+    ("eng", "spa"): "eng-spa",
+    ("spa", "eng"): "spa-eng",
+    ("eng", "cat"): "eng-cat",
+    ("cat", "eng"): "cat-eng",
+    ("eng", "glg"): "en-gl",
+    ("glg", "eng"): "gl-en",
+    ("eng", "epo"): "en-eo",
+    ("epo", "eng"): "eo-en",
+    ("eng", "hbs"): "eng-hbs",
+    ("hbs", "eng"): "hbs-eng",
 }
-APERTIUM_PACKAGES = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
-                     "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
+APERTIUM_PACKAGES = {
+    "spa": "apertium-eng-spa",
+    "cat": "apertium-eng-cat",
+    "glg": "apertium-en-gl",
+    "epo": "apertium-eo-en",
+    "hbs": "apertium-hbs-eng",
+}
 
 # LibreTranslate speaks ISO 639-1; it has no Serbo-Croatian, Serbian is closest.
 LIBRETRANSLATE_CODES = {"eng": "en", "spa": "es", "cat": "ca", "glg": "gl", "epo": "eo", "hbs": "sr"}
@@ -135,8 +146,13 @@ class ApertiumEngine:
         if exe is None:
             raise EngineError(f"{self.command}: not installed (apt-get install apertium)")
         try:
-            out = subprocess.run([exe, "-u", "-f", "txt", mode], input=text, capture_output=True,
-                                 text=True, timeout=self.timeout)
+            out = subprocess.run(
+                [exe, "-u", "-f", "txt", mode],
+                input=text,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+            )
         except subprocess.TimeoutExpired:
             raise EngineError(f"apertium {mode}: no answer within {self.timeout:.0f} s") from None
         if out.returncode != 0:
@@ -159,8 +175,12 @@ class LibreTranslateEngine:
 
     def request(self, text: str, src: str, dst: str) -> urllib.request.Request:
         """The HTTP request :meth:`translate` sends (separate so it can be checked)."""
-        body = {"q": text, "source": self.codes.get(src, src), "target": self.codes.get(dst, dst),
-                "format": "text"}
+        body = {
+            "q": text,
+            "source": self.codes.get(src, src),
+            "target": self.codes.get(dst, dst),
+            "format": "text",
+        }
         if self.api_key:
             body["api_key"] = self.api_key
         return urllib.request.Request(
@@ -249,8 +269,10 @@ def build_translation_corpus(
                 continue
             # The one-way text is named NAME.<lang>, not .txt, so that nothing that
             # collects English documents from the folder picks it up.
-            for target, content in ((out / PIVOT / lang / f"{name}.{lang}", there),
-                                    (out / ROUNDTRIP / lang / f"{name}.txt", back)):
+            for target, content in (
+                (out / PIVOT / lang / f"{name}.{lang}", there),
+                (out / ROUNDTRIP / lang / f"{name}.txt", back),
+            ):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(content, encoding="utf-8")
                 written.append(target)
@@ -258,8 +280,12 @@ def build_translation_corpus(
         "engine": getattr(engine, "name", type(engine).__name__),
         "source_language": source_language,
         "languages": {lang: LANGUAGES.get(lang, lang) for lang in languages},
-        "modes": {lang: [APERTIUM_MODES.get((source_language, lang)), APERTIUM_MODES.get((lang, source_language))]
-                  for lang in languages} if isinstance(engine, ApertiumEngine) else None,
+        "modes": {
+            lang: [APERTIUM_MODES.get((source_language, lang)), APERTIUM_MODES.get((lang, source_language))]
+            for lang in languages
+        }
+        if isinstance(engine, ApertiumEngine)
+        else None,
         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "problems": problems,
     }

@@ -33,10 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.manifest import ManifestPair
-from corpora.text import CorpusError
+from dri.corpora.manifest import ManifestPair
+from dri.corpora.text import CorpusError
 
-__all__ = ["ORIGINALS", "ROUNDTRIP", "PIVOT", "TranslationPair", "TranslationCorpus", "load_translation"]
+__all__ = ["ORIGINALS", "PIVOT", "ROUNDTRIP", "TranslationCorpus", "TranslationPair", "load_translation"]
 
 ORIGINALS = "originals"
 ROUNDTRIP = "roundtrip"

@@ -13,13 +13,15 @@ import importlib
 import logging
 import sys
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dri", description="Dr Inventor-style analogy and document similarity.")
+    parser = argparse.ArgumentParser(
+        prog="dri", description="Dr Inventor-style analogy and document similarity."
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -15,7 +15,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["PROJECT_ROOT", "data_dir", "cache_dir", "nltk_data_dir", "clough_stevenson_dir", "prefect_defaults"]
+__all__ = [
+    "PROJECT_ROOT",
+    "cache_dir",
+    "clough_stevenson_dir",
+    "data_dir",
+    "nltk_data_dir",
+    "prefect_defaults",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

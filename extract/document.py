@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-__all__ = ["EXTRACTOR_VERSION", "DocumentError", "Sentence", "Document", "content_ids"]
+__all__ = ["EXTRACTOR_VERSION", "Document", "DocumentError", "Sentence", "content_ids"]
 
 #: Bump whenever reading or extraction rules change what a graph contains.
 EXTRACTOR_VERSION = "1.1"

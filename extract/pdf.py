@@ -36,8 +36,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from extract.document import DocumentError
-from extract.sections import is_known_section, is_reference_section, section_name
+from dri.extract.document import DocumentError
+from dri.extract.sections import is_known_section, is_reference_section, section_name
 
 __all__ = ["PdfLine", "pdf_blocks", "pdf_lines"]
 
@@ -103,8 +103,11 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
             for item in page:
                 if isinstance(item, LTTextBox):
                     box_no += 1
-                    facts = (_line_facts(line, page_no, box_no, page.height) for line in item
-                             if isinstance(line, LTTextLine))
+                    facts = (
+                        _line_facts(line, page_no, box_no, page.height)
+                        for line in item
+                        if isinstance(line, LTTextLine)
+                    )
                     lines.extend(_merge_baselines([f for f in facts if f is not None]))
                 elif not any_chars and hasattr(item, "__iter__"):
                     # Text inside figures is not body text, but it is a text layer.
@@ -210,7 +213,8 @@ def _join(paragraph: str, line: str) -> str:
 def _title(lines: list[PdfLine], body: float, skip: set[int]) -> tuple[str | None, set[int]]:
     # A title sits in the upper half of the first page.
     first_page = [
-        i for i, line in enumerate(lines)
+        i
+        for i, line in enumerate(lines)
         if line.page == 0 and i not in skip and line.y0 > line.page_height / 2
     ]
     if not first_page:
@@ -266,7 +270,7 @@ def pdf_blocks(data: bytes, path: str) -> tuple[str | None, list[Block], list[st
         if inline:
             flush()
             section = "abstract"
-            text = text[inline.end():]
+            text = text[inline.end() :]
         elif line.box != box:
             continues = paragraph and paragraph[-1] not in ".!?:" and text[:1].islower()
             if not continues:

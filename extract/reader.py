@@ -27,11 +27,11 @@ import os
 import re
 from pathlib import Path
 
-from extract.document import Document, DocumentError, Sentence, content_ids
-from extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
-from extract.sentences import split_sentences
+from dri.extract.document import Document, DocumentError, Sentence, content_ids
+from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
+from dri.extract.sentences import split_sentences
 
-__all__ = ["DEFAULT_MAX_BYTES", "read_document", "document_from_text", "decode_text", "text_blocks"]
+__all__ = ["DEFAULT_MAX_BYTES", "decode_text", "document_from_text", "read_document", "text_blocks"]
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +136,15 @@ def document_from_text(text: str, name: str = "text") -> Document:
     source = text.encode("utf-8", errors="surrogatepass")
     doc_id, graph_id = content_ids(source)
     return Document(
-        path=name, name=name, kind="text", doc_id=doc_id, graph_id=graph_id, title=None,
-        sentences=_sentences(text_blocks(text)), encoding="utf-8", warnings=[],
+        path=name,
+        name=name,
+        kind="text",
+        doc_id=doc_id,
+        graph_id=graph_id,
+        title=None,
+        sentences=_sentences(text_blocks(text)),
+        encoding="utf-8",
+        warnings=[],
     )
 
 
@@ -169,7 +176,7 @@ def read_document(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES
     doc_id, graph_id = content_ids(data)
 
     if _is_pdf(p, data[:1024]):
-        from extract.pdf import pdf_blocks
+        from dri.extract.pdf import pdf_blocks
 
         title, blocks, warnings = pdf_blocks(data, where)
         kind, encoding = "pdf", None
@@ -178,8 +185,17 @@ def read_document(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES
         title, blocks, kind = None, text_blocks(text), "text"
     sentences = _sentences(blocks)
     if not sentences:
-        raise DocumentError(where, "no text" if kind == "text" else "no text outside dropped parts (headers, references)")
+        raise DocumentError(
+            where, "no text" if kind == "text" else "no text outside dropped parts (headers, references)"
+        )
     return Document(
-        path=where, name=p.name, kind=kind, doc_id=doc_id, graph_id=graph_id, title=title,
-        sentences=sentences, encoding=encoding, warnings=warnings,
+        path=where,
+        name=p.name,
+        kind=kind,
+        doc_id=doc_id,
+        graph_id=graph_id,
+        title=title,
+        sentences=sentences,
+        encoding=encoding,
+        warnings=warnings,
     )

@@ -59,12 +59,12 @@ sentence length.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from spacy.tokens import Doc, Token
 
-__all__ = ["Antecedent", "Mention", "Triple", "SentenceTriples", "concept_mention", "sentence_triples"]
+__all__ = ["Antecedent", "Mention", "SentenceTriples", "Triple", "concept_mention", "sentence_triples"]
 
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _PREDICATES = frozenset({"VERB", "AUX"})
@@ -246,8 +246,11 @@ def _chain(verb: Token) -> tuple[Token, str]:
         if any(c.dep_ in _DIRECT_OBJECTS for c in current.children):
             break
         nxt = next(
-            (c for c in current.children
-             if c.dep_ == "xcomp" and c.pos_ == "VERB" and not any(g.dep_ in _SUBJECTS for g in c.children)),
+            (
+                c
+                for c in current.children
+                if c.dep_ == "xcomp" and c.pos_ == "VERB" and not any(g.dep_ in _SUBJECTS for g in c.children)
+            ),
             None,
         )
         if nxt is None:
@@ -303,7 +306,9 @@ def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceT
         subjects = _expand(subject_tokens)
         verb, label = _chain(token)
         if passive:
-            agents = _expand(g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj")
+            agents = _expand(
+                g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
+            )
             if agents:
                 for agent in agents:
                     for subject in subjects:

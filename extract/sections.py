@@ -16,29 +16,64 @@ import re
 __all__ = [
     "KNOWN_SECTIONS",
     "REFERENCE_SECTIONS",
-    "section_name",
     "is_known_section",
     "is_reference_section",
     "looks_numbered",
+    "section_name",
 ]
 
 #: Section names recognised even without layout cues.
 KNOWN_SECTIONS = frozenset(
     {
-        "abstract", "introduction", "background", "related work", "related works",
-        "previous work", "prior work", "motivation", "method", "methods", "methodology",
-        "approach", "materials and methods", "model", "implementation", "experiments",
-        "experimental results", "experimental setup", "evaluation", "results",
-        "results and discussion", "discussion", "analysis", "conclusion", "conclusions",
-        "conclusions and future work", "future work", "summary", "limitations",
-        "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment",
-        "appendix", "keywords", "overview", "references", "bibliography",
-        "works cited", "literature cited", "reference list", "literature",
+        "abstract",
+        "introduction",
+        "background",
+        "related work",
+        "related works",
+        "previous work",
+        "prior work",
+        "motivation",
+        "method",
+        "methods",
+        "methodology",
+        "approach",
+        "materials and methods",
+        "model",
+        "implementation",
+        "experiments",
+        "experimental results",
+        "experimental setup",
+        "evaluation",
+        "results",
+        "results and discussion",
+        "discussion",
+        "analysis",
+        "conclusion",
+        "conclusions",
+        "conclusions and future work",
+        "future work",
+        "summary",
+        "limitations",
+        "acknowledgements",
+        "acknowledgments",
+        "acknowledgement",
+        "acknowledgment",
+        "appendix",
+        "keywords",
+        "overview",
+        "references",
+        "bibliography",
+        "works cited",
+        "literature cited",
+        "reference list",
+        "literature",
     }
 )
 
 #: Sections dropped by the readers.
-REFERENCE_SECTIONS = frozenset({"references", "bibliography", "works cited", "literature cited", "reference list"})
+REFERENCE_SECTIONS = frozenset(
+    {"references", "bibliography", "works cited", "literature cited", "reference list"}
+)
 
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVXivx]+[.)]|[A-Z][.)])\s+")
 _MARKDOWN = re.compile(r"^#{1,6}\s+")

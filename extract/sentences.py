@@ -25,16 +25,66 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ABBREVIATIONS", "NUMBER_ABBREVIATIONS", "MAX_SENTENCE_CHARS", "split_sentences"]
+__all__ = ["ABBREVIATIONS", "MAX_SENTENCE_CHARS", "NUMBER_ABBREVIATIONS", "split_sentences"]
 
 #: Lower-cased abbreviations (without their final full stop) that never end a sentence.
 ABBREVIATIONS = frozenset(
-    """
-    al e.g i.e cf vs viz fig figs eq eqs eqn eqns sec secs sect ref refs
-    tab tabs vol vols pp ch chap ed eds approx resp dept univ
-    dr mr mrs ms prof st jr sr inc ltd co corp
-    jan feb mar apr jun jul aug sep sept oct nov dec
-    """.split()
+    [
+        "al",
+        "e.g",
+        "i.e",
+        "cf",
+        "vs",
+        "viz",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "eqn",
+        "eqns",
+        "sec",
+        "secs",
+        "sect",
+        "ref",
+        "refs",
+        "tab",
+        "tabs",
+        "vol",
+        "vols",
+        "pp",
+        "ch",
+        "chap",
+        "ed",
+        "eds",
+        "approx",
+        "resp",
+        "dept",
+        "univ",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "st",
+        "jr",
+        "sr",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
 )
 
 #: Abbreviations that are ordinary words too ("the answer is no."), so they

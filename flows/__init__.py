@@ -13,5 +13,5 @@
 * :mod:`flows.progress` -- progress reports for logs and progress bars.
 
 Deployments are in ``prefect.yaml``; how to run them is in ``docs/prefect.md``.
-The submodules are imported on demand, so ``import flows`` stays cheap.
+The submodules are imported on demand, so ``import dri.flows`` stays cheap.
 """

@@ -38,8 +38,9 @@ import json
 import math
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
@@ -47,9 +48,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.states import Completed, Failed, State
 
-from flows import tasks as steps
-from flows.progress import Reporter
-from flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.flows import tasks as steps
+from dri.flows.progress import Reporter
+from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -78,10 +79,13 @@ class PartialFailure(Exception):
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id."""
-    from extract import EXTRACTOR_VERSION
+    from dri.extract import EXTRACTOR_VERSION
 
-    key = json.dumps({"corpus": corpus, "mode": mode, "target": target, "params": params,
-                      "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
+    key = json.dumps(
+        {"corpus": corpus, "mode": mode, "target": target, "params": params, "extractor": EXTRACTOR_VERSION},
+        sort_keys=True,
+        default=str,
+    )
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
     return "-".join(parts)
@@ -91,7 +95,7 @@ def _batches(items: Sequence, batch_size: int | None, workers: int, largest: int
     if not items:
         return []
     size = batch_size or max(1, min(largest, math.ceil(len(items) / (workers * _BATCHES_PER_WORKER))))
-    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
 def _workers() -> int:
@@ -127,7 +131,7 @@ def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[s
 
 @task(name="plan-pairs", **_TASK)
 def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
-    manifest, problems = (steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, []))
+    manifest, problems = steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
     plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
     plan.problems[:0] = problems
     return plan
@@ -146,10 +150,18 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 @task(name="write-summary", **_TASK)
 def summary_task(summary: steps.RunSummary) -> str:
     path = steps.write_summary(summary)
-    rows = "\n".join(f"| {k} | {v} |" for k, v in [
-        ("documents", summary.documents), ("parsed", summary.parsed), ("unchanged", summary.reused),
-        ("pairs", summary.pairs), ("mapped", summary.mapped), ("already stored", summary.already_stored),
-        ("failed", len(summary.failures))])
+    rows = "\n".join(
+        f"| {k} | {v} |"
+        for k, v in [
+            ("documents", summary.documents),
+            ("parsed", summary.parsed),
+            ("unchanged", summary.reused),
+            ("pairs", summary.pairs),
+            ("mapped", summary.mapped),
+            ("already stored", summary.already_stored),
+            ("failed", len(summary.failures)),
+        ]
+    )
     failures = "\n".join(f"- `{f}`" for f in summary.failures[:50])
     create_markdown_artifact(
         key="corpus-run-summary",
@@ -161,8 +173,18 @@ def summary_task(summary: steps.RunSummary) -> str:
 
 # -- the flow ------------------------------------------------------------------
 
-def _extract_stage(paths: list[str], corpus: str, root: str, batch_size: int | None, workers: int,
-                   summary: steps.RunSummary, seconds: dict[str, float], pids: set[int], logger) -> dict[str, str]:
+
+def _extract_stage(
+    paths: list[str],
+    corpus: str,
+    root: str,
+    batch_size: int | None,
+    workers: int,
+    summary: steps.RunSummary,
+    seconds: dict[str, float],
+    pids: set[int],
+    logger,
+) -> dict[str, str]:
     """Steps 2-3 in parallel batches; ``{path: doc_id}`` of the stored documents."""
     documents: dict[str, str] = {}
     progress = Reporter("parse", len(paths), logger)
@@ -185,8 +207,17 @@ def _extract_stage(paths: list[str], corpus: str, root: str, batch_size: int | N
     return documents
 
 
-def _map_stage(plan: steps.Plan, run_id: str, params: dict[str, Any], batch_size: int | None, workers: int,
-               summary: steps.RunSummary, seconds: dict[str, float], pids: set[int], logger) -> None:
+def _map_stage(
+    plan: steps.Plan,
+    run_id: str,
+    params: dict[str, Any],
+    batch_size: int | None,
+    workers: int,
+    summary: steps.RunSummary,
+    seconds: dict[str, float],
+    pids: set[int],
+    logger,
+) -> None:
     """Steps 5-6 in parallel batches."""
     names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
     progress = Reporter("map", len(plan.pairs), logger)
@@ -203,8 +234,10 @@ def _map_stage(plan: steps.Plan, run_id: str, params: dict[str, Any], batch_size
         for r in results:
             if r.error:
                 failed += 1
-                summary.failures.append(f"{names.get(r.source_id, r.source_id)} -> "
-                                        f"{names.get(r.target_id, r.target_id)}: {r.error}")
+                summary.failures.append(
+                    f"{names.get(r.source_id, r.source_id)} -> "
+                    f"{names.get(r.target_id, r.target_id)}: {r.error}"
+                )
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -216,10 +249,14 @@ def _map_stage(plan: steps.Plan, run_id: str, params: dict[str, Any], batch_size
         progress.advance(len(results) - failed, failed)
 
 
-def _best(run_id: str, planned: dict[tuple[str, str], steps.PlannedPair], k: int = 10) -> list[dict[str, Any]]:
+def _best(
+    run_id: str, planned: dict[tuple[str, str], steps.PlannedPair], k: int = 10
+) -> list[dict[str, Any]]:
     """The ``k`` planned pairs with the highest analogy similarity in the
     result set, whether mapped by this run or an earlier one."""
-    rows = [r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned]
+    rows = [
+        r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned
+    ]
     rows.sort(key=lambda r: (-r.scores["analogy_similarity"], r.source_id, r.target_id))
     best = []
     for r in rows[:k]:
@@ -235,8 +272,12 @@ def _run_name() -> str:
     return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'auto')}"
 
 
-@flow(name="corpus", flow_run_name=_run_name, task_runner=make_task_runner(),
-      description="ROS graphs, comparisons and a summary for a corpus folder.")
+@flow(
+    name="corpus",
+    flow_run_name=_run_name,
+    task_runner=make_task_runner(),
+    description="ROS graphs, comparisons and a summary for a corpus folder.",
+)
 def corpus_flow(
     corpus_dir: str,
     mode: Mode = "auto",
@@ -262,7 +303,7 @@ def corpus_flow(
     params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
-    seconds = {k: 0.0 for k in ("parse", "store_graphs", "load_graphs", "map", "store_results")}
+    seconds = dict.fromkeys(("parse", "store_graphs", "load_graphs", "map", "store_results"), 0.0)
     workers = _workers()
     pids: set[int] = set()
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
@@ -302,15 +343,22 @@ def corpus_flow(
     return Completed(message=summary.headline(), data=summary)
 
 
-def run_corpus(corpus_dir: str, *, workers: int | None = None, dask_address: str | None = None,
-               runner: str | None = None, **parameters: Any) -> tuple[State, steps.RunSummary | None]:
+def run_corpus(
+    corpus_dir: str,
+    *,
+    workers: int | None = None,
+    dask_address: str | None = None,
+    runner: str | None = None,
+    **parameters: Any,
+) -> tuple[State, steps.RunSummary | None]:
     """Run :func:`corpus_flow` on a chosen task runner; ``(final state, summary)``.
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     state = corpus_flow.with_options(task_runner=make_task_runner(config))(
-        corpus_dir, return_state=True, **parameters)
+        corpus_dir, return_state=True, **parameters
+    )
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

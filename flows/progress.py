@@ -21,11 +21,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
-__all__ = ["Progress", "Listener", "listening", "report", "Reporter"]
+__all__ = ["Listener", "Progress", "Reporter", "listening", "report"]
 
 Listener = Callable[["Progress"], None]
 
@@ -75,8 +75,9 @@ class Reporter:
     the Prefect API while the progress bar still moves on every item.
     """
 
-    def __init__(self, stage: str, total: int, logger: logging.Logger | logging.LoggerAdapter,
-                 log_every: float = 5.0) -> None:
+    def __init__(
+        self, stage: str, total: int, logger: logging.Logger | logging.LoggerAdapter, log_every: float = 5.0
+    ) -> None:
         self.stage, self.total, self.logger, self.log_every = stage, total, logger, log_every
         self.done = self.failed = 0
         self._last_log = float("-inf")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["RUNNER_KINDS", "RunnerConfig", "runner_config", "make_task_runner"]
+__all__ = ["RUNNER_KINDS", "RunnerConfig", "make_task_runner", "runner_config"]
 
 RUNNER_KINDS = ("processes", "threads", "dask")
 
@@ -37,8 +37,9 @@ class RunnerConfig:
         return f"{self.workers or os.cpu_count()} local {self.kind}"
 
 
-def runner_config(workers: int | None = None, dask_address: str | None = None,
-                  kind: str | None = None) -> RunnerConfig:
+def runner_config(
+    workers: int | None = None, dask_address: str | None = None, kind: str | None = None
+) -> RunnerConfig:
     """Arguments first, then the environment, then the defaults."""
     dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
     kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")

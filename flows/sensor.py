@@ -22,25 +22,25 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator
 
 from prefect import flow, get_run_logger
 
 __all__ = [
     "EVENT_NAME",
-    "SensorResult",
     "Emitter",
-    "state_path",
-    "load_seen",
-    "find_new_corpora",
-    "scan",
-    "prefect_emitter",
-    "watch",
+    "SensorResult",
     "corpus_sensor_flow",
+    "find_new_corpora",
+    "load_seen",
+    "prefect_emitter",
+    "scan",
+    "state_path",
+    "watch",
 ]
 
 EVENT_NAME = "corpus.arrived"
@@ -103,7 +103,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
-    from flows.tasks import is_document
+    from dri.flows.tasks import is_document
 
     n, newest = 0, folder.stat().st_mtime
     for path in folder.rglob("*"):
@@ -113,8 +113,9 @@ def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
     return n, now - newest
 
 
-def find_new_corpora(root: str | Path, seen: dict[str, dict], min_age: float = 0.0,
-                     now: float | None = None) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+def find_new_corpora(
+    root: str | Path, seen: dict[str, dict], min_age: float = 0.0, now: float | None = None
+) -> tuple[list[tuple[str, int]], list[str], list[str]]:
     """``(new, waiting, errors)``: unseen settled corpus folders with their
     document counts, unseen folders still changing, and one-line errors."""
     root = Path(root).resolve()
@@ -138,8 +139,9 @@ def find_new_corpora(root: str | Path, seen: dict[str, dict], min_age: float = 0
     return new, waiting, errors
 
 
-def scan(root: str | Path, emit: Emitter, *, min_age: float = 0.0,
-         state_dir: str | Path | None = None) -> SensorResult:
+def scan(
+    root: str | Path, emit: Emitter, *, min_age: float = 0.0, state_dir: str | Path | None = None
+) -> SensorResult:
     """Announce every new corpus folder under ``root`` once; see the module doc."""
     root_path = Path(root).resolve()
     if not root_path.is_dir():
@@ -153,10 +155,12 @@ def scan(root: str | Path, emit: Emitter, *, min_age: float = 0.0,
         for folder, n in new:
             try:
                 emit(folder, n)
-            except Exception as err:  # noqa: BLE001 - not marked seen, so tried again next scan
-                result.errors.append(f"{folder}: not announced: {' '.join(str(err).split()) or type(err).__name__}")
+            except Exception as err:
+                result.errors.append(
+                    f"{folder}: not announced: {' '.join(str(err).split()) or type(err).__name__}"
+                )
                 continue
-            seen[folder] = {"announced": datetime.now(timezone.utc).isoformat(), "documents": n}
+            seen[folder] = {"announced": datetime.now(UTC).isoformat(), "documents": n}
             # Saved per folder: a crash later in the loop must not re-announce this one.
             _save_seen(path, root_path, seen)
             result.announced.append(folder)
@@ -187,9 +191,16 @@ def prefect_emitter(folder: str, n_documents: int) -> None:
     run_coro_as_sync(send())
 
 
-def watch(root: str | Path, *, interval: float = 60.0, once: bool = False, min_age: float = 30.0,
-          emit: Emitter = prefect_emitter, on_scan: Callable[[SensorResult], None] | None = None,
-          state_dir: str | Path | None = None) -> SensorResult:
+def watch(
+    root: str | Path,
+    *,
+    interval: float = 60.0,
+    once: bool = False,
+    min_age: float = 30.0,
+    emit: Emitter = prefect_emitter,
+    on_scan: Callable[[SensorResult], None] | None = None,
+    state_dir: str | Path | None = None,
+) -> SensorResult:
     """Scan ``root`` every ``interval`` seconds (once with ``once``); returns the last scan."""
     while True:
         result = scan(root, emit, min_age=min_age, state_dir=state_dir)
@@ -198,7 +209,6 @@ def watch(root: str | Path, *, interval: float = 60.0, once: bool = False, min_a
         if once:
             return result
         time.sleep(interval)
-
 
 
 @flow(name="corpus-sensor", description="Announce new corpus folders with corpus.arrived events.")

@@ -22,37 +22,40 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 __all__ = [
-    "DOCUMENT_SUFFIXES",
     "CONTROL_FILES",
+    "DOCUMENT_SUFFIXES",
     "MODES",
     "RUN_MODES",
-    "has_manifest",
     "Extracted",
-    "PlannedPair",
-    "Plan",
     "PairResult",
+    "Plan",
+    "PlannedPair",
     "RunSummary",
-    "is_document",
-    "discover_documents",
     "corpus_manifest",
+    "discover_documents",
     "extract_and_store",
     "extract_batch",
-    "plan_pairs",
+    "has_manifest",
+    "is_document",
     "map_and_store",
     "map_batch",
-    "write_summary",
-    "worker_store",
     "one_line",
+    "plan_pairs",
+    "worker_store",
+    "write_summary",
 ]
 
 DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
 # Text files in corpus folders that describe the corpus instead of being part of it.
-CONTROL_FILES = frozenset({"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"})
+CONTROL_FILES = frozenset(
+    {"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"}
+)
 MODES = ("manifest", "target", "all-pairs")
 #: ``auto``: the corpus's manifest if it has one, else all pairs (for corpora that just arrived).
 RUN_MODES = ("auto", *MODES)
@@ -65,10 +68,14 @@ def one_line(err: BaseException) -> str:
 
 # -- discovering ---------------------------------------------------------------
 
+
 def is_document(path: str | Path) -> bool:
     path = Path(path)
-    return (path.suffix.lower() in DOCUMENT_SUFFIXES and path.name.lower() not in CONTROL_FILES
-            and not path.name.startswith("."))
+    return (
+        path.suffix.lower() in DOCUMENT_SUFFIXES
+        and path.name.lower() not in CONTROL_FILES
+        and not path.name.startswith(".")
+    )
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:
@@ -107,31 +114,34 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
     (analogy search). Pairs are ``(source path, target path, group)`` with
     absolute paths. Raises :class:`corpora.text.CorpusError` if there is none.
     """
-    from corpora.text import CorpusError
+    from dri.corpora.text import CorpusError
 
     root = Path(corpus_dir)
     if (root / "manifest.csv").is_file():
-        from corpora.manifest import read_manifest
+        from dri.corpora.manifest import read_manifest
 
         rows, problems = read_manifest(root / "manifest.csv"), []
     elif (root / "file_information.csv").is_file():
-        from corpora.plagiarism import load_plagiarism
+        from dri.corpora.plagiarism import load_plagiarism
 
         loaded = load_plagiarism(root)
         rows, problems = loaded.manifest(), list(loaded.problems)
     elif (root / "originals").is_dir():
-        from corpora.translation import load_translation
+        from dri.corpora.translation import load_translation
 
         loaded = load_translation(root)
         rows, problems = loaded.manifest(), list(loaded.problems)
     elif (root / "targets.txt").is_file():
-        from corpora.analogy import load_analogy
+        from dri.corpora.analogy import load_analogy
 
         loaded = load_analogy(root)
         rows, problems = loaded.manifest(), list(loaded.problems)
     else:
-        raise CorpusError(root, "no manifest.csv, file_information.csv, originals/ or targets.txt "
-                                "to take pairs from (use --mode all-pairs or --mode target)")
+        raise CorpusError(
+            root,
+            "no manifest.csv, file_information.csv, originals/ or targets.txt "
+            "to take pairs from (use --mode all-pairs or --mode target)",
+        )
     pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
     return pairs, problems
 
@@ -148,7 +158,7 @@ def worker_store():
     processes, so every worker thread keeps one. The key includes the
     settings that choose the store, so a test that changes them gets a new one.
     """
-    from store import open_store
+    from dri.store import open_store
 
     key = (os.getpid(), os.environ.get("DRI_DATA_DIR"), os.environ.get("NEO4J_URI"))
     if getattr(_local, "key", None) != key:
@@ -175,7 +185,7 @@ def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: st
     if g is None:
         raise LookupError(f"no stored graph for document {doc_id}")
     if sections:
-        from graphs import restrict_to_sections
+        from dri.graphs import restrict_to_sections
 
         g = restrict_to_sections(g, sections)
     with _graph_lock:
@@ -186,6 +196,7 @@ def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: st
 
 
 # -- extracting ----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Extracted:
@@ -208,8 +219,8 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     is what tells an unchanged document from an edited one. Raises
     :class:`extract.DocumentError` (one line) for bad input.
     """
-    from extract import DocumentError, graph_from_path
-    from extract.document import content_ids
+    from dri.extract import DocumentError, graph_from_path
+    from dri.extract.document import content_ids
 
     try:
         data = Path(path).read_bytes()
@@ -229,11 +240,19 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     t1 = time.perf_counter()
     store.put_document(corpus, g, meta=dict(meta or {}))
     t2 = time.perf_counter()
-    return Extracted(path, g.graph.get("doc_id", doc_id), g.graph.get("graph_id", graph_id), parsed=True,
-                     seconds_parse=t1 - t0, seconds_store=(t2 - t1) + (t0 - started))
+    return Extracted(
+        path,
+        g.graph.get("doc_id", doc_id),
+        g.graph.get("graph_id", graph_id),
+        parsed=True,
+        seconds_parse=t1 - t0,
+        seconds_store=(t2 - t1) + (t0 - started),
+    )
 
 
-def extract_batch(paths: Sequence[str], corpus: str, corpus_dir: str | Path) -> tuple[list[Extracted], list[str]]:
+def extract_batch(
+    paths: Sequence[str], corpus: str, corpus_dir: str | Path
+) -> tuple[list[Extracted], list[str]]:
     """:func:`extract_and_store` over several documents: ``(stored, failures)``,
     one line per failed document; a bad document does not stop the others."""
     root = Path(corpus_dir).resolve()
@@ -242,7 +261,7 @@ def extract_batch(paths: Sequence[str], corpus: str, corpus_dir: str | Path) -> 
         meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
         try:
             done.append(extract_and_store(path, corpus, meta))
-        except Exception as err:  # noqa: BLE001 - isolate one bad document from the batch
+        except Exception as err:
             failures.append(_prefixed(path, one_line(err)))
     return done, failures
 
@@ -261,6 +280,7 @@ def _prefixed(path: str | Path, message: str) -> str:
 
 # -- planning ------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PlannedPair:
     source_id: str
@@ -276,9 +296,13 @@ class Plan:
     problems: list[str] = field(default_factory=list)
 
 
-def plan_pairs(mode: str, documents: dict[str, str], *,
-               manifest: Sequence[tuple[str, str, str]] | None = None,
-               target: str | None = None) -> Plan:
+def plan_pairs(
+    mode: str,
+    documents: dict[str, str],
+    *,
+    manifest: Sequence[tuple[str, str, str]] | None = None,
+    target: str | None = None,
+) -> Plan:
     """The comparisons of a run.
 
     ``documents`` maps each successfully stored document's path to its doc_id.
@@ -317,12 +341,18 @@ def plan_pairs(mode: str, documents: dict[str, str], *,
         if target_path is None:
             raise LookupError(f"target {target!r} is not a stored document of this corpus")
         target_id = documents[target_path]
-        plan.pairs = [PlannedPair(doc_id, target_id, path, target_path, "target")
-                      for doc_id, path in by_id.items() if doc_id != target_id]
+        plan.pairs = [
+            PlannedPair(doc_id, target_id, path, target_path, "target")
+            for doc_id, path in by_id.items()
+            if doc_id != target_id
+        ]
         return plan
     items = sorted(by_id.items(), key=lambda kv: kv[1])
-    plan.pairs = [PlannedPair(a_id, b_id, a, b, "all-pairs")
-                  for i, (a_id, a) in enumerate(items) for b_id, b in items[i + 1:]]
+    plan.pairs = [
+        PlannedPair(a_id, b_id, a, b, "all-pairs")
+        for i, (a_id, a) in enumerate(items)
+        for b_id, b in items[i + 1 :]
+    ]
     return plan
 
 
@@ -338,6 +368,7 @@ def _find_target(target: str, documents: dict[str, str]) -> str | None:
 
 
 # -- mapping -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PairResult:
@@ -362,8 +393,8 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     restricts both graphs to those sections first; ``params['mapping']`` is
     passed to :func:`metrics.compare` as keyword arguments.
     """
-    from metrics import compare
-    from store import ComparisonRecord
+    from dri.metrics import compare
+    from dri.store import ComparisonRecord
 
     store = worker_store()
     t0 = time.perf_counter()
@@ -376,13 +407,25 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     t2 = time.perf_counter()
     scores = comparison.scores
     scores = scores if isinstance(scores, dict) else asdict(scores)
-    store.put_comparison(ComparisonRecord(
-        source_id=source_id, target_id=target_id, run_id=run_id, params=dict(params),
-        scores=comparison.scores, pairs=list(comparison.mapping.pairs),
-    ))
+    store.put_comparison(
+        ComparisonRecord(
+            source_id=source_id,
+            target_id=target_id,
+            run_id=run_id,
+            params=dict(params),
+            scores=comparison.scores,
+            pairs=list(comparison.mapping.pairs),
+        )
+    )
     t3 = time.perf_counter()
-    return PairResult(source_id, target_id, scores=dict(scores), seconds_load=t1 - t0,
-                      seconds_map=t2 - t1, seconds_store=t3 - t2)
+    return PairResult(
+        source_id,
+        target_id,
+        scores=dict(scores),
+        seconds_load=t1 - t0,
+        seconds_map=t2 - t1,
+        seconds_store=t3 - t2,
+    )
 
 
 def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[PairResult]:
@@ -392,12 +435,13 @@ def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, A
     for source_id, target_id in pairs:
         try:
             results.append(map_and_store(source_id, target_id, run_id, params))
-        except Exception as err:  # noqa: BLE001 - isolate one bad pair from the batch
+        except Exception as err:
             results.append(PairResult(source_id, target_id, error=one_line(err)))
     return results
 
 
 # -- summarising ---------------------------------------------------------------
+
 
 @dataclass
 class RunSummary:
@@ -429,8 +473,10 @@ class RunSummary:
         return "completed" if self.ok else "partial failure"
 
     def headline(self) -> str:
-        text = (f"run {self.run_id}: {self.documents} documents ({self.parsed} parsed, {self.reused} unchanged), "
-                f"{self.pairs} pairs ({self.mapped} mapped, {self.already_stored} already stored)")
+        text = (
+            f"run {self.run_id}: {self.documents} documents ({self.parsed} parsed, {self.reused} unchanged), "
+            f"{self.pairs} pairs ({self.mapped} mapped, {self.already_stored} already stored)"
+        )
         return text + (f", {len(self.failures)} failed" if self.failures else "")
 
     def to_dict(self) -> dict[str, Any]:

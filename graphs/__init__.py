@@ -1,4 +1,4 @@
 """ROS graphs: the typed noun-verb-noun graph model and its serialisation."""
 
-from graphs.ros import *  # noqa: F401,F403
-from graphs.ros import __all__  # noqa: F401
+from dri.graphs.ros import *  # noqa: F403
+from dri.graphs.ros import __all__  # noqa: F401

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from graphs.ros import CONCEPT, OBJ, concept_nodes, relation_nodes
+from dri.graphs.ros import CONCEPT, OBJ, concept_nodes, relation_nodes
 
-__all__ = ["write_graphml", "read_graphml", "draw_png"]
+__all__ = ["draw_png", "read_graphml", "write_graphml"]
 
 _LIST_ATTRS = ("sentences", "sections", "mentions")
 
@@ -56,13 +56,17 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
         shown = g.subgraph(keep | set(rels[: max_nodes - len(keep)]))
 
     n = max(shown.number_of_nodes(), 1)
-    size = min(6 + n ** 0.5 * 1.2, 30)
+    size = min(6 + n**0.5 * 1.2, 30)
     fig, ax = plt.subplots(figsize=(size, size * 0.75))
     pos = nx.kamada_kawai_layout(shown) if 1 < n <= 400 else nx.spring_layout(shown, seed=1)
     concepts = [v for v in shown if shown.nodes[v].get("type") == CONCEPT]
     relations = [v for v in shown if v not in set(concepts)]
-    nx.draw_networkx_nodes(shown, pos, nodelist=concepts, node_color="#9ecae1", node_shape="o", node_size=900, ax=ax)
-    nx.draw_networkx_nodes(shown, pos, nodelist=relations, node_color="#fdae6b", node_shape="s", node_size=700, ax=ax)
+    nx.draw_networkx_nodes(
+        shown, pos, nodelist=concepts, node_color="#9ecae1", node_shape="o", node_size=900, ax=ax
+    )
+    nx.draw_networkx_nodes(
+        shown, pos, nodelist=relations, node_color="#fdae6b", node_shape="s", node_size=700, ax=ax
+    )
     subj = [(u, v) for u, v, lab in shown.edges(data="label") if lab != OBJ]
     obj = [(u, v) for u, v, lab in shown.edges(data="label") if lab == OBJ]
     nx.draw_networkx_edges(shown, pos, edgelist=subj, arrows=True, ax=ax, node_size=900)

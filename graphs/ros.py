@@ -34,32 +34,33 @@ Example
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 
 __all__ = [
-    "SCHEMA_VERSION",
     "CONCEPT",
-    "RELATION",
-    "SUBJ",
     "OBJ",
+    "RELATION",
+    "SCHEMA_VERSION",
+    "SUBJ",
     "GraphSummary",
-    "new_graph",
-    "concept_id",
     "add_concept",
     "add_triple",
+    "concept_id",
     "concept_nodes",
+    "from_json",
+    "load_json",
+    "new_graph",
     "relation_nodes",
-    "triples",
+    "restrict_to_sections",
+    "save_json",
     "summary",
     "to_json",
-    "from_json",
-    "save_json",
-    "load_json",
-    "restrict_to_sections",
+    "triples",
 ]
 
 SCHEMA_VERSION = 1

@@ -5,6 +5,6 @@ parallel-connected mapping (see :mod:`mapping.mapper`);
 :mod:`mapping.wordnet` gives Lin similarity and the generic space offline.
 """
 
-from mapping.mapper import Generic, MappedPair, Mapping, Similarity, map_graphs
+from dri.mapping.mapper import Generic, MappedPair, Mapping, Similarity, map_graphs
 
-__all__ = ["map_graphs", "Mapping", "MappedPair", "Similarity", "Generic"]
+__all__ = ["Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]

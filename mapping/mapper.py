@@ -59,17 +59,18 @@ from __future__ import annotations
 import heapq
 import re
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import networkx as nx
 
-__all__ = ["MappedPair", "Mapping", "Similarity", "Generic", "map_graphs"]
+from dri.graphs.ros import CONCEPT, RELATION
+
+__all__ = ["Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
 
 Similarity = Callable[[str, str, str], float]
 Generic = Callable[[str, str, str], "str | None"]
-
-from graphs.ros import CONCEPT, RELATION
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class _Side:
     reachable_concepts: int = 0
 
     @classmethod
-    def of(cls, g: nx.DiGraph) -> "_Side":
+    def of(cls, g: nx.DiGraph) -> _Side:
         nodes = g.nodes
         rels, cons = [], []
         for n, kind in nodes(data="type"):
@@ -191,6 +192,7 @@ class _Side:
 
 
 # -- the search -------------------------------------------------------------
+
 
 class _Search:
     def __init__(self, s: _Side, t: _Side, sim: Callable[[str, str, str], float], structure: bool = False):
@@ -244,7 +246,9 @@ class _Search:
         if self.structure:
             potential = 0
             for a, b in new:
-                potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(len(s.obj_of[a]), len(t.obj_of[b]))
+                potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(
+                    len(s.obj_of[a]), len(t.obj_of[b])
+                )
             return (-anchors, -potential, -round(score, 12), -same, i, k)
         return (-anchors, -round(score, 12), -same, i, k)
 
@@ -336,7 +340,7 @@ class _Search:
                     seed_pos[tier] += 1
                     i, k = key[-2], key[-1]
                     if rmap[i] < 0 and rinv[k] < 0:
-                        ok, anchors, new = self._args(i, k, cmap, cinv)
+                        ok, _anchors, new = self._args(i, k, cmap, cinv)
                         if ok:
                             return (i, k, new)
             return None
@@ -369,7 +373,7 @@ class _Search:
 
 
 def _wordnet_similarity() -> tuple[Similarity, Generic]:
-    from mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
+    from dri.mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
 
     wn = wordnet()
 
@@ -426,7 +430,10 @@ def map_graphs(
     s, t = _Side.of(source), _Side.of(target)
     search = _Search(s, t, cached)
     relation_bound = min(len(s.relations), len(t.relations))
-    bound = (relation_bound, relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound))
+    bound = (
+        relation_bound,
+        relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound),
+    )
 
     def quality(order: list) -> tuple[int, int, float]:
         # Relation pairs first (each is two mapped edges: the largest common
@@ -475,7 +482,9 @@ def map_graphs(
         else:
             sn, tn, sl, tl, pos = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b], s.con_pos[a]
         pairs.append(
-            MappedPair(sn, tn, kind, sl, tl, search.lin(sl, tl, pos), generic(sl, tl, pos) if generic else None)
+            MappedPair(
+                sn, tn, kind, sl, tl, search.lin(sl, tl, pos), generic(sl, tl, pos) if generic else None
+            )
         )
     return Mapping(
         pairs=pairs,

@@ -10,19 +10,19 @@ preferential attachment so that a few hub concepts appear, as in documents.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import networkx as nx
 
-from graphs import add_triple, new_graph
+from dri.graphs import add_triple, new_graph
 
-__all__ = ["wordnet_vocabulary", "random_ros_graph"]
+__all__ = ["random_ros_graph", "wordnet_vocabulary"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def wordnet_vocabulary(pos: str) -> tuple[str, ...]:
     """Single-word alphabetic WordNet lemmas of ``pos`` ("n" or "v")."""
-    from mapping.wordnet import wordnet
+    from dri.mapping.wordnet import wordnet
 
     return tuple(w for w in wordnet().lemmas(pos) if w.isalpha() and w.islower() and len(w) > 2)
 
@@ -55,7 +55,11 @@ def random_ros_graph(
     slots = list(concepts)
     degree = dict.fromkeys(concepts, 1)
     while len(slots) < 2 * n_relations:
-        c = rng.choices(concepts, weights=[degree[x] for x in concepts])[0] if len(slots) % 7 else rng.choice(concepts)
+        c = (
+            rng.choices(concepts, weights=[degree[x] for x in concepts])[0]
+            if len(slots) % 7
+            else rng.choice(concepts)
+        )
         degree[c] += 1
         slots.append(c)
     rng.shuffle(slots)

@@ -46,25 +46,25 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
-from mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
+from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
 
 __all__ = [
-    "WordNetSetupError",
     "WordNet",
-    "wordnet",
-    "lin_similarity",
+    "WordNetSetupError",
     "generic_space",
     "lin_and_generic",
-    "similarity_matrix",
+    "lin_similarity",
     "normalise",
+    "relation_generic_space",
     "relation_heads",
     "relation_similarity",
-    "relation_generic_space",
+    "similarity_matrix",
+    "wordnet",
 ]
 
 #: Factor on the head verbs' Lin score when two relation labels' prepositions differ.
@@ -74,10 +74,27 @@ POS = ("n", "v")
 _DATA = {"n": "noun", "v": "verb"}
 # WordNet's detachment rules for regular inflections, in NLTK's order.
 _SUBSTITUTIONS = {
-    "n": [("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"),
-          ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")],
-    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
-          ("ing", "e"), ("ing", "")],
+    "n": [
+        ("s", ""),
+        ("ses", "s"),
+        ("ves", "f"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ],
+    "v": [
+        ("s", ""),
+        ("ies", "y"),
+        ("es", "e"),
+        ("es", ""),
+        ("ed", "e"),
+        ("ed", ""),
+        ("ing", "e"),
+        ("ing", ""),
+    ],
 }
 
 
@@ -174,7 +191,9 @@ class WordNet:
         hit = memo.get(offset)
         if hit is None:
             # Hypernym chains are shared, so closures are built from memoised parents.
-            hit = frozenset({offset}).union(*(self._ancestors(pos, up) for up in self._parents[pos].get(offset, ())))
+            hit = frozenset({offset}).union(
+                *(self._ancestors(pos, up) for up in self._parents[pos].get(offset, ()))
+            )
             memo[offset] = hit
         return hit
 
@@ -253,7 +272,9 @@ class WordNet:
         return result
 
 
-def _best_pair(sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]) -> tuple[float, int | None]:
+def _best_pair(
+    sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]
+) -> tuple[float, int | None]:
     best, generic = -1.0, None
     for x in sa:
         for y in sb:
@@ -301,7 +322,7 @@ def lin_and_generic(a: str, b: str, pos: str = "n") -> tuple[float, str | None]:
     return score, (None if offset is None else _name(pos, offset))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _name(pos: str, offset: int) -> str:
     return wordnet().synset_name(pos, offset)
 

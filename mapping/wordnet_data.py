@@ -21,7 +21,7 @@ in NLTK's ``wordnet_ic`` format (``<offset><pos> <freq> [ROOT]``) at
 The build takes a few seconds and is idempotent: a stamp file records the
 sources it was built from, and a second call returns at once.
 
-Run it with ``scripts/setup-wordnet`` (or ``python -m mapping.wordnet_data``).
+Run it with ``scripts/setup-wordnet`` (or ``python -m dri.mapping.wordnet_data``).
 Nothing here downloads anything.
 """
 
@@ -40,9 +40,9 @@ __all__ = [
     "IC_FILE",
     "LEXNAMES",
     "WordNetSetupError",
-    "wordnet_root",
-    "is_built",
     "build_wordnet",
+    "is_built",
+    "wordnet_root",
 ]
 
 DEBIAN_WORDNET = Path(os.environ.get("DRI_WORDNET_SOURCE", "/usr/share/wordnet"))
@@ -51,26 +51,70 @@ BUILD_VERSION = 1
 _STAMP = ".dri-build.json"
 
 WORDNET_FILES = (
-    "index.noun", "index.verb", "index.adj", "index.adv",
-    "data.noun", "data.verb", "data.adj", "data.adv",
-    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
-    "index.sense", "cntlist", "cntlist.rev",
+    "index.noun",
+    "index.verb",
+    "index.adj",
+    "index.adv",
+    "data.noun",
+    "data.verb",
+    "data.adj",
+    "data.adv",
+    "noun.exc",
+    "verb.exc",
+    "adj.exc",
+    "adv.exc",
+    "index.sense",
+    "cntlist",
+    "cntlist.rev",
 )
 
 # lexnames(5WN) for WordNet 3.0: file number, name, syntactic category.
 LEXNAMES: tuple[tuple[str, int], ...] = (
-    ("adj.all", 3), ("adj.pert", 3), ("adv.all", 4), ("noun.Tops", 1),
-    ("noun.act", 1), ("noun.animal", 1), ("noun.artifact", 1), ("noun.attribute", 1),
-    ("noun.body", 1), ("noun.cognition", 1), ("noun.communication", 1), ("noun.event", 1),
-    ("noun.feeling", 1), ("noun.food", 1), ("noun.group", 1), ("noun.location", 1),
-    ("noun.motive", 1), ("noun.object", 1), ("noun.person", 1), ("noun.phenomenon", 1),
-    ("noun.plant", 1), ("noun.possession", 1), ("noun.process", 1), ("noun.quantity", 1),
-    ("noun.relation", 1), ("noun.shape", 1), ("noun.state", 1), ("noun.substance", 1),
-    ("noun.time", 1), ("verb.body", 2), ("verb.change", 2), ("verb.cognition", 2),
-    ("verb.communication", 2), ("verb.competition", 2), ("verb.consumption", 2),
-    ("verb.contact", 2), ("verb.creation", 2), ("verb.emotion", 2), ("verb.motion", 2),
-    ("verb.perception", 2), ("verb.possession", 2), ("verb.social", 2), ("verb.stative", 2),
-    ("verb.weather", 2), ("adj.ppl", 3),
+    ("adj.all", 3),
+    ("adj.pert", 3),
+    ("adv.all", 4),
+    ("noun.Tops", 1),
+    ("noun.act", 1),
+    ("noun.animal", 1),
+    ("noun.artifact", 1),
+    ("noun.attribute", 1),
+    ("noun.body", 1),
+    ("noun.cognition", 1),
+    ("noun.communication", 1),
+    ("noun.event", 1),
+    ("noun.feeling", 1),
+    ("noun.food", 1),
+    ("noun.group", 1),
+    ("noun.location", 1),
+    ("noun.motive", 1),
+    ("noun.object", 1),
+    ("noun.person", 1),
+    ("noun.phenomenon", 1),
+    ("noun.plant", 1),
+    ("noun.possession", 1),
+    ("noun.process", 1),
+    ("noun.quantity", 1),
+    ("noun.relation", 1),
+    ("noun.shape", 1),
+    ("noun.state", 1),
+    ("noun.substance", 1),
+    ("noun.time", 1),
+    ("verb.body", 2),
+    ("verb.change", 2),
+    ("verb.cognition", 2),
+    ("verb.communication", 2),
+    ("verb.competition", 2),
+    ("verb.consumption", 2),
+    ("verb.contact", 2),
+    ("verb.creation", 2),
+    ("verb.emotion", 2),
+    ("verb.motion", 2),
+    ("verb.perception", 2),
+    ("verb.possession", 2),
+    ("verb.social", 2),
+    ("verb.stative", 2),
+    ("verb.weather", 2),
+    ("adj.ppl", 3),
 )
 
 _SS_TYPE_POS = {"1": "n", "2": "v"}
@@ -90,7 +134,9 @@ def wordnet_root(nltk_data: Path | None = None) -> Path:
 
 
 def _sources_signature(source: Path) -> dict[str, list[int]]:
-    return {name: [(source / name).stat().st_size, int((source / name).stat().st_mtime)] for name in WORDNET_FILES}
+    return {
+        name: [(source / name).stat().st_size, int((source / name).stat().st_mtime)] for name in WORDNET_FILES
+    }
 
 
 def is_built(nltk_data: Path | None = None) -> bool:
@@ -199,7 +245,9 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
         )
         (ic_tmp / IC_FILE).write_text("".join(_information_content_lines(source)), encoding="utf-8")
         (wn_tmp / _STAMP).write_text(
-            json.dumps({"version": BUILD_VERSION, "source": str(source), "files": _sources_signature(source)}),
+            json.dumps(
+                {"version": BUILD_VERSION, "source": str(source), "files": _sources_signature(source)}
+            ),
             encoding="utf-8",
         )
         for name in ("wordnet_ic", "wordnet"):  # the stamp (in wordnet/) lands last
@@ -217,7 +265,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="Build the project's offline WordNet 3.0 and its IC file.")
     parser.add_argument("--force", action="store_true", help="rebuild even when already built")
-    parser.add_argument("--source", type=Path, default=None, help=f"Debian WordNet folder (default {DEBIAN_WORDNET})")
+    parser.add_argument(
+        "--source", type=Path, default=None, help=f"Debian WordNet folder (default {DEBIAN_WORDNET})"
+    )
     args = parser.parse_args(argv)
     try:
         already = is_built() and not args.force

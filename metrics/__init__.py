@@ -5,6 +5,6 @@ Baselines, statistics and reports live in :mod:`metrics.baselines`,
 own so that scoring a mapping stays light.
 """
 
-from metrics.scores import Comparison, Scores, compare, score_mapping
+from dri.metrics.scores import Comparison, Scores, compare, score_mapping
 
-__all__ = ["Scores", "Comparison", "score_mapping", "compare"]
+__all__ = ["Comparison", "Scores", "compare", "score_mapping"]

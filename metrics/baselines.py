@@ -28,23 +28,23 @@ plagiarised answer or the round trip, the original being the source.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 __all__ = [
     "BASELINE_NAMES",
-    "words",
-    "tfidf_cosine",
-    "ngram_containment",
-    "lcs_words",
-    "chrf",
-    "fuzz_token",
-    "load_sentence_encoder",
-    "embedding_cosine",
     "Baselines",
+    "chrf",
+    "embedding_cosine",
+    "fuzz_token",
+    "lcs_words",
+    "load_sentence_encoder",
+    "ngram_containment",
+    "tfidf_cosine",
+    "words",
 ]
 
 BASELINE_NAMES = ("tfidf_cosine", "ngram3_containment", "lcs_words", "chrf", "fuzz_token")
@@ -75,7 +75,7 @@ def _cosine_sparse(a, b) -> float:
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
 def ngram_containment(source: str, answer: str, n: int = 3) -> float:

@@ -35,23 +35,24 @@ import html
 import json
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from metrics.scores import COUNT_NAMES, SCORE_NAMES
-from metrics.stats import RatingStats, ScoreStats, score_stats
+from dri.metrics.scores import COUNT_NAMES, SCORE_NAMES
+from dri.metrics.stats import RatingStats, ScoreStats, score_stats
 
 __all__ = [
-    "STRUCTURE_SCORES",
     "SCORE_LABELS",
+    "STRUCTURE_SCORES",
     "EvaluationResult",
     "ReportFiles",
+    "find_report",
+    "plot_boxes",
+    "write_ratings_report",
     "write_report",
     "write_scores_csv",
-    "plot_boxes",
-    "find_report",
-    "write_ratings_report",
 ]
 
 STRUCTURE_SCORES = SCORE_NAMES
@@ -124,8 +125,9 @@ class EvaluationResult:
         for score in self.scores:
             vals, grps = self.values(score)
             if vals:
-                out[score] = score_stats(score, vals, grps, levels=self.levels, negative=self.negative,
-                                         rank=self.rank)
+                out[score] = score_stats(
+                    score, vals, grps, levels=self.levels, negative=self.negative, rank=self.rank
+                )
         return out
 
 
@@ -145,7 +147,7 @@ def _fmt(x: Any, digits: int = 3) -> str:
     if isinstance(x, float):
         if math.isnan(x):
             return "–"
-        if x != 0 and abs(x) < 10 ** -digits:
+        if x != 0 and abs(x) < 10**-digits:
             return f"{x:.1e}"
         return f"{x:.{digits}f}"
     return str(x)
@@ -195,7 +197,7 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
         ax.set_ylim(-0.02, 1.02)
         ax.tick_params(axis="x", labelrotation=30 if len(groups) > 4 else 0, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(scores):]:
+    for ax in list(axes.flat)[len(scores) :]:
         ax.axis("off")
     fig.suptitle(title)
     fig.tight_layout()
@@ -204,7 +206,9 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
     return path
 
 
-def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> tuple[list[str], list[list[str]]]:
+def _stats_table(
+    result: EvaluationResult, stats: Mapping[str, ScoreStats]
+) -> tuple[list[str], list[list[str]]]:
     groups = result.ordered_groups()
     header = ["score", *[f"median {(result.group_labels or {}).get(g, g)}" for g in groups]]
     if result.levels:
@@ -234,8 +238,9 @@ def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> t
 
 def _ratings_table(ratings: Sequence[RatingStats]) -> tuple[list[str], list[list[str]]]:
     header = ["property", "mean (1-5)", "Krippendorff alpha (interval)", "raters", "pairs", "ratings"]
-    body = [[r.prop, _fmt(r.mean, 2), _fmt(r.alpha), str(r.raters), str(r.pairs), str(r.ratings)]
-            for r in ratings]
+    body = [
+        [r.prop, _fmt(r.mean, 2), _fmt(r.alpha), str(r.raters), str(r.pairs), str(r.ratings)] for r in ratings
+    ]
     return header, body
 
 
@@ -273,35 +278,65 @@ def write_report(
     stats = result.stats()
     scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
     title = KIND_TITLES.get(result.kind, result.kind)
-    plots = [p for p in (
-        plot_boxes(result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"),
-        plot_boxes(result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"),
-    ) if p is not None] if result.kind != "analogy" else []
+    plots = (
+        [
+            p
+            for p in (
+                plot_boxes(
+                    result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
+                ),
+                plot_boxes(
+                    result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"
+                ),
+            )
+            if p is not None
+        ]
+        if result.kind != "analogy"
+        else []
+    )
 
     stats_json = out / "stats.json"
-    stats_json.write_text(json.dumps({
-        "kind": result.kind,
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "meta": result.meta,
-        "groups": result.ordered_groups(),
-        "levels": dict(result.levels) if result.levels else None,
-        "pairs": len(result.rows),
-        "failed": sum(1 for r in result.rows if r.get("error")),
-        "scores": {k: asdict(v) for k, v in stats.items()},
-        "ratings": [asdict(r) for r in ratings] if ratings else None,
-        "problems": result.problems,
-    }, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+    stats_json.write_text(
+        json.dumps(
+            {
+                "kind": result.kind,
+                "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "meta": result.meta,
+                "groups": result.ordered_groups(),
+                "levels": dict(result.levels) if result.levels else None,
+                "pairs": len(result.rows),
+                "failed": sum(1 for r in result.rows if r.get("error")),
+                "scores": {k: asdict(v) for k, v in stats.items()},
+                "ratings": [asdict(r) for r in ratings] if ratings else None,
+                "problems": result.problems,
+            },
+            indent=1,
+            ensure_ascii=False,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
 
     header, body = _stats_table(result, stats)
     md = [f"# {title}", "", *[f"- {line}" for line in _meta_lines(result)], ""]
-    html_parts = [f"<h1>{html.escape(title)}</h1>",
-                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _meta_lines(result)) + "</ul>"]
+    html_parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _meta_lines(result)) + "</ul>",
+    ]
     if body:
-        md += ["## Scores per group, structure and baselines side by side", "",
-               "Medians per group; Spearman's rho against the level (cut 3, light 2, heavy 1, non 0); "
-               "Kruskal-Wallis across the groups; ROC AUC of the other groups against the negative one.", "",
-               _md_table(header, body), ""]
-        html_parts += ["<h2>Scores per group, structure and baselines side by side</h2>", _html_table(header, body)]
+        md += [
+            "## Scores per group, structure and baselines side by side",
+            "",
+            "Medians per group; Spearman's rho against the level (cut 3, light 2, heavy 1, non 0); "
+            "Kruskal-Wallis across the groups; ROC AUC of the other groups against the negative one.",
+            "",
+            _md_table(header, body),
+            "",
+        ]
+        html_parts += [
+            "<h2>Scores per group, structure and baselines side by side</h2>",
+            _html_table(header, body),
+        ]
     for plot in plots:
         md += [f"![{plot.stem}]({plot.name})", ""]
         html_parts.append(f'<p><img src="{html.escape(plot.name)}" alt="{html.escape(plot.stem)}"></p>')
@@ -318,9 +353,15 @@ def write_report(
         md += [f"- {p}" for p in result.problems]
         md += [f"- {r['target']}: {r['error']}" for r in failed]
         md.append("")
-        html_parts += ["<h2>Problems</h2>", "<ul>" + "".join(
-            f"<li>{html.escape(x)}</li>" for x in [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)]
-        ) + "</ul>"]
+        html_parts += [
+            "<h2>Problems</h2>",
+            "<ul>"
+            + "".join(
+                f"<li>{html.escape(x)}</li>"
+                for x in [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)]
+            )
+            + "</ul>",
+        ]
     md += ["Files: `scores.csv` (every score of every pair), `stats.json` (all statistics).", ""]
     summary_md = out / "summary.md"
     summary_md.write_text("\n".join(md), encoding="utf-8")
@@ -330,7 +371,8 @@ def write_report(
         f"<title>{html.escape(title)}</title><style>body{{font-family:sans-serif;max-width:70em;margin:auto}}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
         "img{max-width:100%}</style></head><body>" + "\n".join(html_parts) + "</body></html>",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
 
@@ -343,8 +385,10 @@ def find_report(path: str | Path | None, reports_root: Path) -> Path | None:
         return p if (p / "summary.md").is_file() else None
     if not reports_root.is_dir():
         return None
-    found = sorted((d for d in reports_root.iterdir() if (d / "summary.md").is_file()),
-                   key=lambda d: (d / "summary.md").stat().st_mtime)
+    found = sorted(
+        (d for d in reports_root.iterdir() if (d / "summary.md").is_file()),
+        key=lambda d: (d / "summary.md").stat().st_mtime,
+    )
     return found[-1] if found else None
 
 
@@ -353,11 +397,14 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     header, body = _ratings_table(ratings)
-    (out / "stats.json").write_text(json.dumps({"kind": "ratings", "source": source,
-                                                "ratings": [asdict(r) for r in ratings]}, indent=1),
-                                    encoding="utf-8")
-    intro = ("Mean rating per property (1 to 5) and Krippendorff's alpha, interval metric, "
-             "as in the Dr Inventor paper's expert evaluation.")
+    (out / "stats.json").write_text(
+        json.dumps({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}, indent=1),
+        encoding="utf-8",
+    )
+    intro = (
+        "Mean rating per property (1 to 5) and Krippendorff's alpha, interval metric, "
+        "as in the Dr Inventor paper's expert evaluation."
+    )
     md = ["# Expert ratings", "", intro, "", _md_table(header, body), ""]
     if source:
         md += [f"Ratings: `{source}`", ""]
@@ -365,5 +412,6 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     (out / "index.html").write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>Expert ratings</title></head><body>"
         f"<h1>Expert ratings</h1><p>{html.escape(intro)}</p>{_html_table(header, body)}</body></html>",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return out

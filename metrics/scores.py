@@ -25,9 +25,9 @@ from typing import Any
 
 import networkx as nx
 
-from mapping.mapper import CONCEPT, RELATION, Mapping, map_graphs
+from dri.mapping.mapper import CONCEPT, RELATION, Mapping, map_graphs
 
-__all__ = ["Scores", "Comparison", "SCORE_NAMES", "COUNT_NAMES", "score_mapping", "compare"]
+__all__ = ["COUNT_NAMES", "SCORE_NAMES", "Comparison", "Scores", "compare", "score_mapping"]
 
 
 @dataclass(frozen=True)

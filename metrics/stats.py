@@ -24,24 +24,24 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 __all__ = [
     "GroupSummary",
-    "ScoreStats",
     "RatingStats",
-    "group_values",
+    "ScoreStats",
     "group_summary",
-    "spearman",
-    "kruskal_wallis",
-    "roc_auc",
-    "language_ranking",
-    "score_stats",
+    "group_values",
     "krippendorff_alpha",
+    "kruskal_wallis",
+    "language_ranking",
     "rating_stats",
+    "roc_auc",
+    "score_stats",
+    "spearman",
 ]
 
 
@@ -207,7 +207,14 @@ def rating_stats(
         for (rater, pair), value in cell.items():
             matrix[raters.index(rater), pairs.index(pair)] = value
         values = list(cell.values())
-        out.append(RatingStats(prop, float(np.mean(values)) if values else math.nan,
-                               krippendorff_alpha(matrix) if values else None,
-                               len({k[0] for k in cell}), len({k[1] for k in cell}), len(values)))
+        out.append(
+            RatingStats(
+                prop,
+                float(np.mean(values)) if values else math.nan,
+                krippendorff_alpha(matrix) if values else None,
+                len({k[0] for k in cell}),
+                len({k[1] for k in cell}),
+                len(values),
+            )
+        )
     return out

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.base import Store, default_sqlite_path
-from store.records import (
+from dri.store.base import Store, default_sqlite_path
+from dri.store.records import (
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -35,14 +35,14 @@ from store.records import (
 )
 
 __all__ = [
-    "open_store",
+    "Analogue",
+    "ComparisonRecord",
+    "DocumentRecord",
+    "EvaluationRecord",
+    "RunRecord",
     "Store",
     "StoreError",
-    "DocumentRecord",
-    "ComparisonRecord",
-    "Analogue",
-    "RunRecord",
-    "EvaluationRecord",
+    "open_store",
 ]
 
 _NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -58,8 +58,8 @@ def open_store(uri: str | None = None) -> Store:
     Raises :class:`StoreError` (one line, naming the server or file) when the
     store cannot be opened.
     """
-    from store.neo4j_store import Neo4jSettings, Neo4jStore
-    from store.sqlite_store import SQLiteStore
+    from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
+    from dri.store.sqlite_store import SQLiteStore
 
     if uri:
         scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
@@ -69,8 +69,10 @@ def open_store(uri: str | None = None) -> Store:
             target = uri.split("://", 1)[1]
             return SQLiteStore(target if target == ":memory:" else Path(target))
         if scheme:
-            raise StoreError(uri.split("@")[-1], f"unknown store URI scheme {scheme!r}; "
-                                                 f"use bolt://, neo4j:// or sqlite:///")
+            raise StoreError(
+                uri.split("@")[-1],
+                f"unknown store URI scheme {scheme!r}; use bolt://, neo4j:// or sqlite:///",
+            )
         return SQLiteStore(Path(uri))
     settings = Neo4jSettings.from_env()
     if settings is not None:

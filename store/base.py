@@ -8,16 +8,18 @@ both backends. See ``docs/store.md`` for the semantics of each method.
 from __future__ import annotations
 
 import abc
+import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import networkx as nx
 
-from store.records import (
+from dri.store.records import (
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -39,7 +41,7 @@ class Store(abc.ABC):
 
     # -- lifecycle -----------------------------------------------------------------
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -55,7 +57,9 @@ class Store(abc.ABC):
     # -- documents -----------------------------------------------------------------
 
     @abc.abstractmethod
-    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+    def put_document(
+        self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
+    ) -> DocumentRecord:
         """Store ``graph`` and its document as a member of ``corpus``.
 
         Idempotent: the same call twice leaves the same data. A document may
@@ -88,10 +92,8 @@ class Store(abc.ABC):
         text = str(name_or_path)
         found = self._document_candidates(text, corpus)
         spellings = {text}
-        try:
+        with contextlib.suppress(OSError, RuntimeError):
             spellings.add(str(Path(text).expanduser().resolve()))
-        except (OSError, RuntimeError):
-            pass
         for matches in (
             [d for d in found if d.doc_id == text],
             [d for d in found if d.path in spellings],
@@ -102,8 +104,10 @@ class Store(abc.ABC):
                 return next(iter(unique.values()))
             if len(unique) > 1:
                 where = f" in corpus {corpus!r}" if corpus else ""
-                raise StoreError(self.location, f"{text!r} names {len(unique)} documents{where}; "
-                                                f"use a path or a document id")
+                raise StoreError(
+                    self.location,
+                    f"{text!r} names {len(unique)} documents{where}; use a path or a document id",
+                )
         return None
 
     @abc.abstractmethod
@@ -179,8 +183,9 @@ class Store(abc.ABC):
 
 # -- helpers shared by the backends ----------------------------------------------
 
+
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 def to_json_text(value: Any) -> str:

@@ -28,16 +28,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import networkx as nx
 
-from graphs import from_json
-from graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
-from store.base import Store, env, evaluation_id, now, to_json_text
-from store.records import (
+from dri.graphs import from_json
+from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
+from dri.store.base import Store, env, evaluation_id, now, to_json_text
+from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
     Analogue,
@@ -53,7 +54,14 @@ from store.records import (
     version_key,
 )
 
-__all__ = ["Neo4jSettings", "Neo4jStore", "split_userinfo", "SCHEMA_STATEMENTS", "LABELS", "RELATIONSHIP_TYPES"]
+__all__ = [
+    "LABELS",
+    "RELATIONSHIP_TYPES",
+    "SCHEMA_STATEMENTS",
+    "Neo4jSettings",
+    "Neo4jStore",
+    "split_userinfo",
+]
 
 log = logging.getLogger(__name__)
 
@@ -78,15 +86,41 @@ SCHEMA_STATEMENTS = (
 )
 
 LABELS = ("Corpus", "Document", "Graph", "Concept", "Relation", "Mapping", "Pair", "Generic", "Evaluation")
-RELATIONSHIP_TYPES = ("CONTAINS", "HAS_GRAPH", "HAS_NODE", "SUBJ", "OBJ", "LINK", "SIMILAR",
-                      "HAS_PAIR", "SOURCE", "TARGET", "GENERIC")
+RELATIONSHIP_TYPES = (
+    "CONTAINS",
+    "HAS_GRAPH",
+    "HAS_NODE",
+    "SUBJ",
+    "OBJ",
+    "LINK",
+    "SIMILAR",
+    "HAS_PAIR",
+    "SOURCE",
+    "TARGET",
+    "GENERIC",
+)
 
 # Graph edge labels and the relationship types that hold them; any other
 # label is kept as a LINK relationship with a ``label`` property.
 _EDGE_TYPES = {"subj": "SUBJ", "obj": "OBJ"}
 # Document properties a caller's meta may not overwrite.
-_DOCUMENT_PROPS = frozenset({"id", "graph_id", "name", "path", "kind", "extractor_version", "title", "concepts",
-                             "relations", "sentences", "meta", "graph", "updated"})
+_DOCUMENT_PROPS = frozenset(
+    {
+        "id",
+        "graph_id",
+        "name",
+        "path",
+        "kind",
+        "extractor_version",
+        "title",
+        "concepts",
+        "relations",
+        "sentences",
+        "meta",
+        "graph",
+        "updated",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +138,7 @@ class Neo4jSettings:
     batch_size: int = 10_000
 
     @classmethod
-    def from_env(cls, uri: str | None = None) -> "Neo4jSettings | None":
+    def from_env(cls, uri: str | None = None) -> Neo4jSettings | None:
         """Settings from ``NEO4J_URI``/``USER``/``PASSWORD``/``DATABASE``, completed
         by the Prefect Secret block named in ``DRI_NEO4J_SECRET_BLOCK``;
         ``None`` when no URI is configured anywhere."""
@@ -149,7 +183,7 @@ def _secret_block(name: str | None) -> dict[str, Any]:
         from prefect.blocks.system import Secret
 
         value = Secret.load(name).get()
-    except Exception as err:  # noqa: BLE001 - Prefect raises many kinds; the message names the block
+    except Exception as err:
         raise StoreError(f"Prefect Secret block {name!r}", f"cannot load it: {err}") from None
     if isinstance(value, str):
         try:
@@ -171,8 +205,9 @@ class Neo4jStore(Store):
 
         clean, user, password = split_userinfo(settings.uri)
         if clean != settings.uri:
-            settings = dataclasses.replace(settings, uri=clean, user=settings.user or user,
-                                           password=settings.password or password)
+            settings = dataclasses.replace(
+                settings, uri=clean, user=settings.user or user, password=settings.password or password
+            )
         self.settings = settings
         self.location = f"Neo4j at {safe_uri(settings.uri)}"
         self.database = settings.database
@@ -207,12 +242,19 @@ class Neo4jStore(Store):
         except StoreError:
             raise
         except ex.AuthError as err:
-            raise StoreError(self.location, f"authentication failed ({_message(err)}); "
-                                            "check NEO4J_USER and NEO4J_PASSWORD") from None
-        except (ex.ServiceUnavailable, ex.SessionExpired, ex.TransientError,
-                ex.ConnectionAcquisitionTimeoutError) as err:
-            raise StoreError(self.location, f"unavailable after retrying for up to "
-                                            f"{self.settings.retry_seconds:g} s: {_message(err)}") from None
+            raise StoreError(
+                self.location, f"authentication failed ({_message(err)}); check NEO4J_USER and NEO4J_PASSWORD"
+            ) from None
+        except (
+            ex.ServiceUnavailable,
+            ex.SessionExpired,
+            ex.TransientError,
+            ex.ConnectionAcquisitionTimeoutError,
+        ) as err:
+            raise StoreError(
+                self.location,
+                f"unavailable after retrying for up to {self.settings.retry_seconds:g} s: {_message(err)}",
+            ) from None
         except ex.Neo4jError as err:
             raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
         except (ex.DriverError, ValueError) as err:
@@ -236,7 +278,7 @@ class Neo4jStore(Store):
     def _unwind(self, tx: Any, query: str, rows: Sequence[dict[str, Any]], **params: Any) -> None:
         """``query`` (which reads ``$rows``) over ``rows`` in batches of ``batch_size``."""
         for start in range(0, len(rows), self.batch_size):
-            tx.run(query, {**params, "rows": list(rows[start:start + self.batch_size])}).consume()
+            tx.run(query, {**params, "rows": list(rows[start : start + self.batch_size])}).consume()
 
     def _create_schema(self) -> None:
         def work(tx: Any, statement: str) -> None:
@@ -251,7 +293,9 @@ class Neo4jStore(Store):
 
     # -- documents -------------------------------------------------------------------
 
-    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+    def put_document(
+        self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
+    ) -> DocumentRecord:
         if not isinstance(corpus, str) or not corpus:
             raise ValueError("corpus must be a non-empty string")
         fields = document_fields(graph, meta)
@@ -264,15 +308,24 @@ class Neo4jStore(Store):
         doc_id = fields["doc_id"]
 
         def work(tx: Any) -> None:
-            old = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
-                         "d.extractor_version AS version, d.meta AS meta", id=doc_id).single()
-            newest = old is None or version_key(fields["extractor_version"]) >= version_key(old["version"] or "")
+            old = tx.run(
+                "MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
+                "d.extractor_version AS version, d.meta AS meta",
+                id=doc_id,
+            ).single()
+            newest = old is None or version_key(fields["extractor_version"]) >= version_key(
+                old["version"] or ""
+            )
             merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
             props = {k: v for k, v in scalar_meta(merged).items() if k not in _DOCUMENT_PROPS}
             props.update(name=fields["name"], path=fields["path"], meta=to_json_text(merged), updated=now())
             if newest:
-                props.update({k: fields[k] for k in ("graph_id", "kind", "extractor_version", "title",
-                                                     "concepts", "relations")})
+                props.update(
+                    {
+                        k: fields[k]
+                        for k in ("graph_id", "kind", "extractor_version", "title", "concepts", "relations")
+                    }
+                )
                 props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
             member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
             member["meta"] = to_json_text(meta)
@@ -289,8 +342,14 @@ class Neo4jStore(Store):
                 "WITH d WHERE $newest "
                 "CALL { WITH d MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
                 "CALL { WITH d MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
-                corpus=corpus, id=doc_id, props=props, member=member, graph_id=fields["graph_id"],
-                version=fields["extractor_version"], stored=now(), newest=newest,
+                corpus=corpus,
+                id=doc_id,
+                props=props,
+                member=member,
+                graph_id=fields["graph_id"],
+                version=fields["extractor_version"],
+                stored=now(),
+                newest=newest,
                 keys=[n["key"] for n in nodes],
             ).consume()
             if not newest:
@@ -300,14 +359,16 @@ class Neo4jStore(Store):
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
                 "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n = row.props "
                 "MERGE (d)-[:HAS_NODE]->(n)",
-                [n for n in nodes if n["label"] == "Concept"], id=doc_id,
+                [n for n in nodes if n["label"] == "Concept"],
+                id=doc_id,
             )
             self._unwind(
                 tx,
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
                 "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n = row.props "
                 "MERGE (d)-[:HAS_NODE]->(n)",
-                [n for n in nodes if n["label"] == "Relation"], id=doc_id,
+                [n for n in nodes if n["label"] == "Relation"],
+                id=doc_id,
             )
             for (source_label, target_label, rel_type), rows in _group_edges(edges).items():
                 # Labels and types come from fixed sets (see _graph_rows), never from data.
@@ -317,7 +378,8 @@ class Neo4jStore(Store):
                     f"MATCH (a:{source_label} {{doc_id: $id, key: row.source}}) "
                     f"MATCH (b:{target_label} {{doc_id: $id, key: row.target}}) "
                     f"MERGE (a)-[e:{rel_type}]->(b) SET e.label = row.label, e.ord = row.ord",
-                    rows, id=doc_id,
+                    rows,
+                    id=doc_id,
                 )
             return self._document_in(tx, doc_id)
 
@@ -333,24 +395,35 @@ class Neo4jStore(Store):
     def get_graph(self, doc_id: str) -> nx.DiGraph | None:
         def work(tx: Any) -> tuple[Any, list[Any], list[Any]]:
             head = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph AS graph", id=doc_id).single()
-            nodes = list(tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(n) "
-                                "RETURN n.key AS key, n.attrs AS attrs ORDER BY n.ord", id=doc_id))
-            edges = list(tx.run("MATCH (:Document {id: $id})-[:HAS_NODE]->(a)-[e:SUBJ|OBJ|LINK]->(b) "
-                                "WHERE b.doc_id = $id "
-                                "RETURN a.key AS source, b.key AS target, e.label AS label ORDER BY e.ord",
-                                id=doc_id))
+            nodes = list(
+                tx.run(
+                    "MATCH (:Document {id: $id})-[:HAS_NODE]->(n) "
+                    "RETURN n.key AS key, n.attrs AS attrs ORDER BY n.ord",
+                    id=doc_id,
+                )
+            )
+            edges = list(
+                tx.run(
+                    "MATCH (:Document {id: $id})-[:HAS_NODE]->(a)-[e:SUBJ|OBJ|LINK]->(b) "
+                    "WHERE b.doc_id = $id "
+                    "RETURN a.key AS source, b.key AS target, e.label AS label ORDER BY e.ord",
+                    id=doc_id,
+                )
+            )
             return head, nodes, edges
 
         with self._errors(), self._driver.session(database=self.database) as session:
             head, nodes, edges = session.execute_read(work)
         if head is None or head["graph"] is None:
             return None
-        return from_json({
-            "schema_version": GRAPH_SCHEMA_VERSION,
-            "graph": json.loads(head["graph"]),
-            "nodes": [{"id": r["key"], **json.loads(r["attrs"])} for r in nodes],
-            "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
-        })
+        return from_json(
+            {
+                "schema_version": GRAPH_SCHEMA_VERSION,
+                "graph": json.loads(head["graph"]),
+                "nodes": [{"id": r["key"], **json.loads(r["attrs"])} for r in nodes],
+                "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
+            }
+        )
 
     _DOCUMENT_RETURN = (
         "RETURN d.id AS doc_id, d.graph_id AS graph_id, d.name AS name, d.path AS path, d.kind AS kind, "
@@ -368,28 +441,33 @@ class Neo4jStore(Store):
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
-        from store.sqlite_store import _resolved
+        from dri.store.sqlite_store import _resolved
 
         return self._records(
             "MATCH (d:Document) WHERE (d.id = $text OR d.path IN [$text, $resolved] OR d.name = $text) "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) })",
-            text=text, resolved=_resolved(text), corpus=corpus,
+            text=text,
+            resolved=_resolved(text),
+            corpus=corpus,
         )
 
     def corpora(self) -> list[str]:
         return [r["name"] for r in self._read("MATCH (c:Corpus) RETURN c.name AS name ORDER BY name")]
 
     def documents(self, corpus: str) -> list[DocumentRecord]:
-        return self._records("MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document)", meta="m.meta",
-                             corpus=corpus)
+        return self._records(
+            "MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document)", meta="m.meta", corpus=corpus
+        )
 
     # -- comparisons -----------------------------------------------------------------
 
     def put_comparison(self, result: ComparisonRecord) -> None:
         mapping_id = result.key
         scores = {f: result.scores[f] for f in SCORE_FIELDS}
-        scores.update(mapped_concepts=result.scores.get("mapped_concepts", 0),
-                      mapped_relations=result.scores.get("mapped_relations", 0))
+        scores.update(
+            mapped_concepts=result.scores.get("mapped_concepts", 0),
+            mapped_relations=result.scores.get("mapped_relations", 0),
+        )
         pairs = [{"id": f"{mapping_id}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
         created = result.created or now()
 
@@ -405,18 +483,33 @@ class Neo4jStore(Store):
                 "ON CREATE SET r.created = $created "
                 "SET r += $scores, r.params = $params, r.mapping_id = $mid "
                 "RETURN count(*) AS n",
-                source=result.source_id, target=result.target_id, run=result.run_id, mid=mapping_id,
-                scores=scores, scores_json=to_json_text(result.scores), params=to_json_text(result.params),
-                npairs=len(pairs), created=created,
+                source=result.source_id,
+                target=result.target_id,
+                run=result.run_id,
+                mid=mapping_id,
+                scores=scores,
+                scores_json=to_json_text(result.scores),
+                params=to_json_text(result.params),
+                npairs=len(pairs),
+                created=created,
             ).single()
             if not found or not found["n"]:
-                missing = [d for d in (result.source_id, result.target_id)
-                           if tx.run("MATCH (d:Document {id: $id}) RETURN 1", id=d).single() is None]
-                raise StoreError(self.location, f"comparison of unknown document "
-                                                f"{missing[0] if missing else result.source_id} "
-                                                f"(store the documents first)")
-            tx.run("MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
-                   mid=mapping_id, n=len(pairs)).consume()
+                missing = [
+                    d
+                    for d in (result.source_id, result.target_id)
+                    if tx.run("MATCH (d:Document {id: $id}) RETURN 1", id=d).single() is None
+                ]
+                raise StoreError(
+                    self.location,
+                    f"comparison of unknown document "
+                    f"{missing[0] if missing else result.source_id} "
+                    f"(store the documents first)",
+                )
+            tx.run(
+                "MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
+                mid=mapping_id,
+                n=len(pairs),
+            ).consume()
             self._unwind(
                 tx,
                 "MATCH (m:Mapping {id: $mid}) UNWIND $rows AS row "
@@ -425,7 +518,11 @@ class Neo4jStore(Store):
                 "    p.source_lemma = row.source_lemma, p.target_lemma = row.target_lemma, p.lin = row.lin, "
                 "    p.generic = row.generic, p.run_id = $run, p.source_id = $source, p.target_id = $target "
                 "MERGE (m)-[:HAS_PAIR]->(p)",
-                pairs, mid=mapping_id, run=result.run_id, source=result.source_id, target=result.target_id,
+                pairs,
+                mid=mapping_id,
+                run=result.run_id,
+                source=result.source_id,
+                target=result.target_id,
             )
             for label, kind in (("Concept", "concept"), ("Relation", "relation")):
                 self._unwind(
@@ -435,7 +532,9 @@ class Neo4jStore(Store):
                     f"OPTIONAL MATCH (y:{label} {{doc_id: $target, key: row.target}}) "
                     "FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END | MERGE (p)-[:SOURCE]->(x)) "
                     "FOREACH (_ IN CASE WHEN y IS NULL THEN [] ELSE [1] END | MERGE (p)-[:TARGET]->(y))",
-                    [p for p in pairs if p["kind"] == kind], source=result.source_id, target=result.target_id,
+                    [p for p in pairs if p["kind"] == kind],
+                    source=result.source_id,
+                    target=result.target_id,
                 )
             self._unwind(
                 tx,
@@ -457,15 +556,24 @@ class Neo4jStore(Store):
             f"MATCH (m:Mapping) WHERE {where} "
             "RETURN m.id AS id, m.source_id AS source_id, m.target_id AS target_id, m.run_id AS run_id, "
             "m.params AS params, m.scores AS scores, m.created AS created, "
-            + ("COLLECT { MATCH (m)-[:HAS_PAIR]->(p:Pair) RETURN p ORDER BY p.idx } AS pairs " if pairs else
-               "[] AS pairs ")
+            + (
+                "COLLECT { MATCH (m)-[:HAS_PAIR]->(p:Pair) RETURN p ORDER BY p.idx } AS pairs "
+                if pairs
+                else "[] AS pairs "
+            )
             + "ORDER BY source_id, target_id, run_id",
             **params,
         )
         return [
-            ComparisonRecord(r["source_id"], r["target_id"], r["run_id"], json.loads(r["params"] or "{}"),
-                             json.loads(r["scores"] or "{}"),
-                             [{f: p.get(f) for f in PAIR_FIELDS} for p in r["pairs"]], r["created"] or "")
+            ComparisonRecord(
+                r["source_id"],
+                r["target_id"],
+                r["run_id"],
+                json.loads(r["params"] or "{}"),
+                json.loads(r["scores"] or "{}"),
+                [{f: p.get(f) for f in PAIR_FIELDS} for p in r["pairs"]],
+                r["created"] or "",
+            )
             for r in rows
         ]
 
@@ -481,7 +589,9 @@ class Neo4jStore(Store):
             "($run IS NULL OR m.run_id = $run) AND ($corpus IS NULL OR ("
             " EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(:Document {id: m.source_id}) } AND"
             " EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(:Document {id: m.target_id}) }))",
-            pairs, run=run_id, corpus=corpus,
+            pairs,
+            run=run_id,
+            corpus=corpus,
         )
 
     TOP_ANALOGUES = (
@@ -502,8 +612,10 @@ class Neo4jStore(Store):
         return [Analogue(**dict(r)) for r in rows]
 
     def runs(self) -> list[RunRecord]:
-        rows = self._read("MATCH (m:Mapping) WITH m.run_id AS run_id, count(*) AS n, min(m.created) AS first, "
-                          "max(m.created) AS last RETURN run_id, n, first, last ORDER BY first, run_id")
+        rows = self._read(
+            "MATCH (m:Mapping) WITH m.run_id AS run_id, count(*) AS n, min(m.created) AS first, "
+            "max(m.created) AS last RETURN run_id, n, first, last ORDER BY first, run_id"
+        )
         return [RunRecord(r["run_id"], r["n"], r["first"] or "", r["last"] or "") for r in rows]
 
     # -- evaluations -----------------------------------------------------------------
@@ -513,19 +625,28 @@ class Neo4jStore(Store):
         ident = evaluation_id(kind, corpus, rows)
 
         def work(tx: Any) -> None:
-            tx.run("MERGE (e:Evaluation {id: $id}) ON CREATE SET e.kind = $kind, e.corpus = $corpus, "
-                   "e.created = $created, e.rows = $rows",
-                   id=ident, kind=kind, corpus=corpus, created=now(),
-                   rows=json.dumps(rows, ensure_ascii=False)).consume()
+            tx.run(
+                "MERGE (e:Evaluation {id: $id}) ON CREATE SET e.kind = $kind, e.corpus = $corpus, "
+                "e.created = $created, e.rows = $rows",
+                id=ident,
+                kind=kind,
+                corpus=corpus,
+                created=now(),
+                rows=json.dumps(rows, ensure_ascii=False),
+            ).consume()
 
         self._write(work)
         return ident
 
     def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
-        rows = self._read("MATCH (e:Evaluation) WHERE $kind IS NULL OR e.kind = $kind "
-                          "RETURN e ORDER BY e.created, e.id", kind=kind)
-        return [EvaluationRecord(e["id"], e["kind"], e["corpus"], e["created"], json.loads(e["rows"]))
-                for e in (r["e"] for r in rows)]
+        rows = self._read(
+            "MATCH (e:Evaluation) WHERE $kind IS NULL OR e.kind = $kind RETURN e ORDER BY e.created, e.id",
+            kind=kind,
+        )
+        return [
+            EvaluationRecord(e["id"], e["kind"], e["corpus"], e["created"], json.loads(e["rows"]))
+            for e in (r["e"] for r in rows)
+        ]
 
     # -- housekeeping ----------------------------------------------------------------
 
@@ -544,6 +665,7 @@ class Neo4jStore(Store):
 
 
 # -- rows ----------------------------------------------------------------------------
+
 
 def _property(value: Any) -> Any:
     """``value`` if Neo4j can hold it as a property, else ``None`` (the full
@@ -569,16 +691,28 @@ def _graph_rows(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], list[dict[str,
             attrs_json = json.dumps(attrs, ensure_ascii=False)
         except (TypeError, ValueError) as err:
             raise ValueError(f"node {key!r} has attributes JSON cannot hold: {err}") from None
-        props = {name: _property(attrs.get(name)) for name in ("type", "pos", "sentences", "sections", "mentions")
-                 if name in attrs}
+        props = {
+            name: _property(attrs.get(name))
+            for name in ("type", "pos", "sentences", "sections", "mentions")
+            if name in attrs
+        }
         props = {k: v for k, v in props.items() if v is not None}
         lemma = str(attrs.get("lemma", key))
         props.update(doc_id=str(graph.graph["doc_id"]), key=key, lemma=lemma, ord=ord_, attrs=attrs_json)
         nodes.append({"label": label, "key": key, "lemma": lemma, "props": props})
     edges = []
     for ord_, (u, v, label) in enumerate(graph.edges(data="label")):
-        edges.append({"source": str(u), "target": str(v), "source_label": labels[u], "target_label": labels[v],
-                      "type": _EDGE_TYPES.get(label, "LINK"), "label": label, "ord": ord_})
+        edges.append(
+            {
+                "source": str(u),
+                "target": str(v),
+                "source_label": labels[u],
+                "target_label": labels[v],
+                "type": _EDGE_TYPES.get(label, "LINK"),
+                "label": label,
+                "ord": ord_,
+            }
+        )
     return nodes, edges
 
 
@@ -586,16 +720,24 @@ def _group_edges(edges: list[dict[str, Any]]) -> dict[tuple[str, str, str], list
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for e in edges:
         groups.setdefault((e["source_label"], e["target_label"], e["type"]), []).append(
-            {"source": e["source"], "target": e["target"], "label": e["label"], "ord": e["ord"]})
+            {"source": e["source"], "target": e["target"], "label": e["label"], "ord": e["ord"]}
+        )
     return groups
 
 
 def _document(row: Any) -> DocumentRecord:
     return DocumentRecord(
-        doc_id=row["doc_id"], graph_id=row["graph_id"] or "", name=row["name"] or "", path=row["path"] or "",
-        kind=row["kind"] or "", extractor_version=row["extractor_version"] or "", title=row["title"] or "",
-        concepts=int(row["concepts"] or 0), relations=int(row["relations"] or 0),
-        corpora=tuple(row["corpora"]), meta=json.loads(row["meta"] or "{}"),
+        doc_id=row["doc_id"],
+        graph_id=row["graph_id"] or "",
+        name=row["name"] or "",
+        path=row["path"] or "",
+        kind=row["kind"] or "",
+        extractor_version=row["extractor_version"] or "",
+        title=row["title"] or "",
+        concepts=int(row["concepts"] or 0),
+        relations=int(row["relations"] or 0),
+        corpora=tuple(row["corpora"]),
+        meta=json.loads(row["meta"] or "{}"),
     )
 
 

@@ -11,21 +11,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
 
 __all__ = [
-    "SCORE_FIELDS",
     "PAIR_FIELDS",
-    "StoreError",
-    "DocumentRecord",
-    "ComparisonRecord",
+    "SCORE_FIELDS",
     "Analogue",
-    "RunRecord",
+    "ComparisonRecord",
+    "DocumentRecord",
     "EvaluationRecord",
+    "RunRecord",
+    "StoreError",
 ]
 
 SCORE_FIELDS = ("analogy_similarity", "jaccard", "semantic", "conceptual", "relational")
@@ -145,6 +146,7 @@ class EvaluationRecord:
 
 # -- normalisation ---------------------------------------------------------------
 
+
 def _as_mapping(value: Any) -> Mapping[str, Any]:
     if value is None:
         return {}
@@ -208,7 +210,8 @@ def scalar_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The meta entries that can be plain properties (for Cypher and SQL
     filters such as ``d.level``); identity keys are left out."""
     return {
-        k: v for k, v in meta.items()
+        k: v
+        for k, v in meta.items()
         if k not in RESERVED_META and isinstance(v, (str, int, float, bool)) and k not in DOCUMENT_FIELDS
     }
 

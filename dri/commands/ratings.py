@@ -19,8 +19,12 @@ __all__ = ["register", "run_ratings"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ratings", help="import expert ratings; agreement and means", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "ratings",
+        help="import expert ratings; agreement and means",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     imp = actions.add_parser("import", help="validate and store a ratings CSV")
     imp.add_argument("file", type=Path, metavar="FILE.csv")
@@ -29,11 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_ratings(args: argparse.Namespace) -> int:
-    from corpora.ratings import import_ratings, load_ratings, ratings_file
-    from corpora.text import CorpusError
+    from dri.corpora.ratings import import_ratings, load_ratings, ratings_file
+    from dri.corpora.text import CorpusError
+    from dri.metrics.report import write_ratings_report
+    from dri.metrics.stats import rating_stats
     from dri.settings import data_dir
-    from metrics.report import write_ratings_report
-    from metrics.stats import rating_stats
 
     status = 0
     if args.action == "import":
@@ -44,8 +48,10 @@ def run_ratings(args: argparse.Namespace) -> int:
             return 1
         for problem in result.problems:
             print(f"error: {problem}", file=sys.stderr)
-        print(f"{args.file}: {result.accepted} ratings imported, {len(result.problems)} rejected; "
-              f"{result.total_stored} stored in {result.stored}")
+        print(
+            f"{args.file}: {result.accepted} ratings imported, {len(result.problems)} rejected; "
+            f"{result.total_stored} stored in {result.stored}"
+        )
         status = 1 if result.problems else 0
     rows = load_ratings()
     if not rows:
@@ -54,8 +60,10 @@ def run_ratings(args: argparse.Namespace) -> int:
     stats = rating_stats(rows)
     for st in stats:
         alpha = "–" if st.alpha is None else f"{st.alpha:.3f}"
-        print(f"{st.prop}: mean {st.mean:.2f}, Krippendorff's alpha (interval) {alpha}, "
-              f"{st.raters} raters, {st.pairs} pairs")
+        print(
+            f"{st.prop}: mean {st.mean:.2f}, Krippendorff's alpha (interval) {alpha}, "
+            f"{st.raters} raters, {st.pairs} pairs"
+        )
     folder = write_ratings_report(stats, data_dir() / "reports" / "ratings", source=str(ratings_file()))
     print(f"report: {folder / 'summary.md'}")
     return status

@@ -15,8 +15,12 @@ __all__ = ["register", "run_report"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="print or open an evaluation report", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "report",
+        help="print or open an evaluation report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="report folder (default: the newest)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--open", action="store_true", help="open index.html in a browser")
@@ -25,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from dri.metrics.report import find_report
     from dri.settings import data_dir
-    from metrics.report import find_report
 
     root = data_dir() / "reports"
     folder = find_report(args.dir, root)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -26,19 +25,32 @@ __all__ = ["register", "run_run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the corpus flow on a folder of documents", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "run",
+        help="run the corpus flow on a folder of documents",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("corpus_dir", type=Path, metavar="CORPUS_DIR")
     p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
     p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
-    p.add_argument("--runner", choices=["processes", "threads", "dask"],
-                   help="task runner (default: processes, or dask with --dask)")
+    p.add_argument(
+        "--runner",
+        choices=["processes", "threads", "dask"],
+        help="task runner (default: processes, or dask with --dask)",
+    )
     p.add_argument("--corpus", help="corpus name in the store (default: the folder name)")
-    p.add_argument("--run-id", help="result set to store into (default: derived from corpus, mode, parameters)")
-    p.add_argument("--sections", nargs="+", metavar="SECTION",
-                   help="compare only these sections, e.g. abstract background")
+    p.add_argument(
+        "--run-id", help="result set to store into (default: derived from corpus, mode, parameters)"
+    )
+    p.add_argument(
+        "--sections",
+        nargs="+",
+        metavar="SECTION",
+        help="compare only these sections, e.g. abstract background",
+    )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
@@ -50,14 +62,20 @@ def _print_summary(summary, out=None) -> None:
     out = out or sys.stdout
     print(summary.headline(), file=out)
     seconds = summary.seconds
-    print(f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
-          f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
-          "(summed over workers)", file=out)
+    print(
+        f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
+        f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
+        "(summed over workers)",
+        file=out,
+    )
     if summary.top:
         print(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
         for row in summary.top[:5]:
-            print(f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
-                  + (f"  [{row['group']}]" if row.get("group") else ""), file=out)
+            print(
+                f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
+                + (f"  [{row['group']}]" if row.get("group") else ""),
+                file=out,
+            )
     if summary.summary_path:
         print(f"summary: {summary.summary_path}", file=out)
 
@@ -73,31 +91,57 @@ def run_run(args: argparse.Namespace) -> int:
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
 
-    from flows.corpus import run_corpus
-    from flows.progress import Progress, listening
-    from flows.runners import runner_config
+    from dri.flows.corpus import run_corpus
+    from dri.flows.progress import Progress, listening
+    from dri.flows.runners import runner_config
 
     try:
         config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    parameters = dict(mode=args.mode, target=args.target, run_id=args.run_id, corpus=args.corpus,
-                      sections=args.sections, batch_size=args.batch_size)
-    run = lambda: run_corpus(str(args.corpus_dir), workers=config.workers,  # noqa: E731
-                             dask_address=config.dask_address, runner=config.kind, **parameters)
+    parameters = dict(
+        mode=args.mode,
+        target=args.target,
+        run_id=args.run_id,
+        corpus=args.corpus,
+        sections=args.sections,
+        batch_size=args.batch_size,
+    )
+
+    def run():
+        return run_corpus(
+            str(args.corpus_dir),
+            workers=config.workers,
+            dask_address=config.dask_address,
+            runner=config.kind,
+            **parameters,
+        )
 
     if show_progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
 
-        with Bar(TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
-                 TextColumn("{task.fields[failed]}"), TimeElapsedColumn(), transient=False) as bar:
-            rows = {"parse": bar.add_task("documents parsed", total=None, failed=""),
-                    "map": bar.add_task("pairs mapped", total=None, failed="")}
+        with Bar(
+            TextColumn("{task.description:<16}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]}"),
+            TimeElapsedColumn(),
+            transient=False,
+        ) as bar:
+            rows = {
+                "parse": bar.add_task("documents parsed", total=None, failed=""),
+                "map": bar.add_task("pairs mapped", total=None, failed=""),
+            }
 
             def show(p: Progress) -> None:
-                bar.update(rows[p.stage], completed=p.done, total=p.total,
-                           failed=f"{p.failed} failed" if p.failed else "")
+                bar.update(
+                    rows[p.stage],
+                    completed=p.done,
+                    total=p.total,
+                    failed=f"{p.failed} failed" if p.failed else "",
+                )
 
             with listening(show):
                 state, summary = run()

@@ -25,9 +25,15 @@ __all__ = ["register", "run_store"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("store", help="look into the store of graphs and results", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--uri", help="store to open (bolt://…, neo4j://…, sqlite:///file); default: configured one")
+    p = sub.add_parser(
+        "store",
+        help="look into the store of graphs and results",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--uri", help="store to open (bolt://…, neo4j://…, sqlite:///file); default: configured one"
+    )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("info", help="backend, location, counts, corpora and runs")
     actions.add_parser("corpora", help="the corpus names")
@@ -50,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_store(args: argparse.Namespace) -> int:
-    from store import StoreError, open_store
+    from dri.store import StoreError, open_store
 
     if args.action == "clear" and not args.yes:
         print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
@@ -113,8 +119,10 @@ def _top(store: Any, args: argparse.Namespace) -> int:
     analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
     print(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")
     for rank, a in enumerate(analogues, start=1):
-        print(f"{rank:3d}. {a.analogy_similarity:.4f}  {a.name}  (jaccard {a.jaccard:.3f}, "
-              f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})")
+        print(
+            f"{rank:3d}. {a.analogy_similarity:.4f}  {a.name}  (jaccard {a.jaccard:.3f}, "
+            f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})"
+        )
     return 0
 
 
@@ -124,15 +132,21 @@ def _mapping(store: Any, args: argparse.Namespace) -> int:
         return 1
     result = store.get_comparison(source.doc_id, target.doc_id, args.run)
     if result is None:
-        print(f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
-              file=sys.stderr)
+        print(
+            f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
+            file=sys.stderr,
+        )
         return 1
     scores = result.scores
-    print(f"{source.name} -> {target.name}, run {result.run_id}: analogy similarity "
-          f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}")
+    print(
+        f"{source.name} -> {target.name}, run {result.run_id}: analogy similarity "
+        f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}"
+    )
     for p in result.pairs:
-        print(f"  {p['kind']:8s} {p['source_lemma']} ~ {p['target_lemma']}  lin {p['lin']:.3f}  "
-              f"generic {p['generic'] or '-'}")
+        print(
+            f"  {p['kind']:8s} {p['source_lemma']} ~ {p['target_lemma']}  lin {p['lin']:.3f}  "
+            f"generic {p['generic'] or '-'}"
+        )
     return 0
 
 
@@ -142,5 +156,12 @@ def _clear(store: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-_ACTIONS = {"info": _info, "corpora": _corpora, "documents": _documents, "runs": _runs, "top": _top,
-            "mapping": _mapping, "clear": _clear}
+_ACTIONS = {
+    "info": _info,
+    "corpora": _corpora,
+    "documents": _documents,
+    "runs": _runs,
+    "top": _top,
+    "mapping": _mapping,
+    "clear": _clear,
+}

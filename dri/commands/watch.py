@@ -23,13 +23,21 @@ __all__ = ["register", "run_watch"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="announce (or run) new corpus folders under a root", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "watch",
+        help="announce (or run) new corpus folders under a root",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("root", type=Path, metavar="ROOT")
     p.add_argument("--interval", type=float, default=60.0, help="seconds between scans (default 60)")
     p.add_argument("--once", action="store_true", help="scan once and exit")
-    p.add_argument("--min-age", type=float, default=30.0,
-                   help="seconds a folder must be unchanged before it counts (default 30)")
+    p.add_argument(
+        "--min-age",
+        type=float,
+        default=30.0,
+        help="seconds a folder must be unchanged before it counts (default 30)",
+    )
     p.add_argument("--run", action="store_true", help="run each new corpus here instead of emitting an event")
     p.add_argument("--workers", type=int, help="with --run: worker processes")
     p.set_defaults(handler=run_watch)
@@ -42,10 +50,10 @@ def run_watch(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=False)
     from prefect.settings import PREFECT_API_URL
 
-    from flows.sensor import SensorResult, prefect_emitter, watch
+    from dri.flows.sensor import SensorResult, prefect_emitter, watch
 
     if args.run:
-        from flows.corpus import run_corpus
+        from dri.flows.corpus import run_corpus
 
         def emit(folder: str, n: int) -> None:
             print(f"{folder}: new corpus of {n} documents, running it", flush=True)
@@ -54,10 +62,14 @@ def run_watch(args: argparse.Namespace) -> int:
                 raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
             print(summary.headline(), flush=True)
     elif not PREFECT_API_URL.value():
-        print("error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
-              "start a Prefect server (docs/prefect.md) or use --run", file=sys.stderr)
+        print(
+            "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
+            "start a Prefect server (docs/prefect.md) or use --run",
+            file=sys.stderr,
+        )
         return 2
     else:
+
         def emit(folder: str, n: int) -> None:
             prefect_emitter(folder, n)
             print(f"{folder}: new corpus of {n} documents, emitted corpus.arrived", flush=True)
@@ -69,8 +81,14 @@ def run_watch(args: argparse.Namespace) -> int:
             print(f"{folder}: still changing, will look again", flush=True)
 
     try:
-        result = watch(args.root, interval=args.interval, once=args.once, min_age=args.min_age,
-                       emit=emit, on_scan=on_scan)
+        result = watch(
+            args.root,
+            interval=args.interval,
+            once=args.once,
+            min_age=args.min_age,
+            emit=emit,
+            on_scan=on_scan,
+        )
     except (OSError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -70,11 +70,18 @@ def neo4j_uri() -> str:
     port = os.environ.get("DRI_TEST_NEO4J_PORT", "7697")
     env = {**os.environ, "NEO4J_PORT": port}
     script = ROOT / "scripts" / "neo4j"
-    was_running = subprocess.run(["bash", str(script), "status"], env=env, capture_output=True).returncode == 0
-    started = subprocess.run(["bash", str(script), "start"], env=env, capture_output=True, text=True, timeout=600)
+    was_running = (
+        subprocess.run(["bash", str(script), "status"], env=env, capture_output=True).returncode == 0
+    )
+    started = subprocess.run(
+        ["bash", str(script), "start"], env=env, capture_output=True, text=True, timeout=600
+    )
     if started.returncode != 0:
-        pytest.fail(f"NEO4J_URI is not set and `scripts/neo4j start` on port {port} failed: "
-                    f"{(started.stderr or started.stdout).strip()[-500:]}", pytrace=False)
+        pytest.fail(
+            f"NEO4J_URI is not set and `scripts/neo4j start` on port {port} failed: "
+            f"{(started.stderr or started.stdout).strip()[-500:]}",
+            pytrace=False,
+        )
     print(started.stdout.strip(), file=sys.stderr)
     yield f"bolt://127.0.0.1:{port}"
     if not was_running:
@@ -87,7 +94,7 @@ _NEO4J_URI_AT_START = os.environ.get("NEO4J_URI")
 @pytest.fixture
 def neo4j_store(neo4j_uri, monkeypatch):
     """Neo4j as the configured store, emptied first (the tests own the test database)."""
-    from store import open_store
+    from dri.store import open_store
 
     monkeypatch.setenv("NEO4J_URI", neo4j_uri)
     with open_store(neo4j_uri) as store:

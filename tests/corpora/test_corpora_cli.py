@@ -19,12 +19,14 @@ def data_dir(tmp_path, monkeypatch):
 
 def test_ratings_import_validates_and_reports(data_dir, tmp_path, capsys):
     ratings = tmp_path / "ratings.csv"
-    ratings.write_text("rater,pair,novelty,usefulness,challenge\n"
-                       "r1,p1,5,4,4\nr2,p1,4,4,5\nr1,p2,2,3,1\nr2,p2,2,2,1\n"
-                       "r3,p1,6,4,4\n"        # out of range
-                       "r3,p2,,,\n"           # nothing rated
-                       ",p2,3,3,3\n",         # no rater
-                       encoding="utf-8")
+    ratings.write_text(
+        "rater,pair,novelty,usefulness,challenge\n"
+        "r1,p1,5,4,4\nr2,p1,4,4,5\nr1,p2,2,3,1\nr2,p2,2,2,1\n"
+        "r3,p1,6,4,4\n"  # out of range
+        "r3,p2,,,\n"  # nothing rated
+        ",p2,3,3,3\n",  # no rater
+        encoding="utf-8",
+    )
     assert main(["ratings", "import", str(ratings)]) == 1
     out, err = capsys.readouterr()
     errors = err.strip().splitlines()
@@ -60,7 +62,7 @@ def test_evaluate_plagiarism_then_report(data_dir, capsys):
     assert main(["evaluate", "plagiarism", str(DEMO / "plagiarism"), "--no-baselines", "-q"]) == 0
     out = capsys.readouterr().out
     assert "plagiarism: 12 of 12 pairs compared" in out and "rho" in out
-    report_line = [line for line in out.splitlines() if line.startswith("report: ")][0]
+    report_line = next(line for line in out.splitlines() if line.startswith("report: "))
     summary = Path(report_line.removeprefix("report: "))
     assert summary.parent.parent == data_dir / "reports" and summary.is_file()
     assert main(["report"]) == 0

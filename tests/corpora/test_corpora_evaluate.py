@@ -9,8 +9,8 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from corpora.evaluate import PairScorer, analogy_search, evaluate_plagiarism, evaluate_translation
-from corpora.text import CorpusError
+from dri.corpora.evaluate import PairScorer, analogy_search, evaluate_plagiarism, evaluate_translation
+from dri.corpora.text import CorpusError
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -22,7 +22,7 @@ def plagiarism(tmp_path_factory):
 
 
 def test_plagiarism_cut_scores_above_non(plagiarism):
-    result, files = plagiarism
+    result, _files = plagiarism
     assert len(result.rows) == 12 and not [r for r in result.rows if r["error"]]
     by = {(r["task"], r["group"]): r for r in result.rows}
     for task in "abc":
@@ -35,10 +35,20 @@ def test_plagiarism_cut_scores_above_non(plagiarism):
 
 
 def test_plagiarism_report_has_scores_baselines_and_plots(plagiarism):
-    result, files = plagiarism
+    _result, files = plagiarism
     header = files.scores_csv.read_text(encoding="utf-8").splitlines()[0].split(",")
-    for column in ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational",
-                   "tfidf_cosine", "ngram3_containment", "lcs_words", "chrf", "fuzz_token"):
+    for column in (
+        "analogy_similarity",
+        "semantic",
+        "jaccard",
+        "conceptual",
+        "relational",
+        "tfidf_cosine",
+        "ngram3_containment",
+        "lcs_words",
+        "chrf",
+        "fuzz_token",
+    ):
         assert column in header
     assert {p.name for p in files.plots} == {"boxplots.png", "boxplots_baselines.png"}
     for plot in files.plots:
@@ -95,8 +105,10 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
 
 def test_sections_restrict_the_graphs(tmp_path):
     doc = tmp_path / "paper.txt"
-    doc.write_text("Abstract\n\nThe sun attracts the planets.\n\n"
-                   "Methods\n\nThe farmer feeds the cows.\n", encoding="utf-8")
+    doc.write_text(
+        "Abstract\n\nThe sun attracts the planets.\n\nMethods\n\nThe farmer feeds the cows.\n",
+        encoding="utf-8",
+    )
     whole = PairScorer().graph(doc)
     part = PairScorer(sections=("abstract",)).graph(doc)
     lemmas = lambda g: {d["lemma"] for _, d in g.nodes(data=True)}  # noqa: E731

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
-from extract.document import content_ids
-from metrics.report import STRUCTURE_SCORES
+from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+from dri.extract.document import content_ids
+from dri.metrics.report import STRUCTURE_SCORES
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"
@@ -36,7 +36,9 @@ def _run_cypher(uri: str, query: str, **params) -> list[dict]:
 
     user, password = os.environ.get("NEO4J_USER") or "", os.environ.get("NEO4J_PASSWORD") or ""
     with neo4j.GraphDatabase.driver(uri, auth=(user, password) if user or password else None) as driver:
-        records, _, _ = driver.execute_query(query, params, database_=os.environ.get("NEO4J_DATABASE") or None)
+        records, _, _ = driver.execute_query(
+            query, params, database_=os.environ.get("NEO4J_DATABASE") or None
+        )
         return [r.data() for r in records]
 
 
@@ -52,15 +54,17 @@ def test_plagiarism_stored_in_neo4j_with_levels_and_not_twice(neo4j_store, neo4j
         record = stored[(_doc_id(row["source"]), _doc_id(row["target"]))]
         for name in STRUCTURE_SCORES:
             assert row[name] == pytest.approx(record.scores[name])
-        assert record.pairs and all({"lin", "generic", "source_lemma", "target_lemma"} <= set(p)
-                                    for p in record.pairs)
+        assert record.pairs and all(
+            {"lin", "generic", "source_lemma", "target_lemma"} <= set(p) for p in record.pairs
+        )
     levels = {d.name: d.meta.get("level") for d in neo4j_store.documents("plagiarism")}
     assert levels["taska_cut.txt"] == "cut" and levels["taskc_non.txt"] == "non"
     assert levels["orig_taskb.txt"] == "orig"
 
     # The ready query of docs/cypher.md gives the report's medians per level.
-    rows = _run_cypher(neo4j_uri, _cypher("A corpus's score distribution per level"),
-                       corpus="plagiarism", run_id=run_id)
+    rows = _run_cypher(
+        neo4j_uri, _cypher("A corpus's score distribution per level"), corpus="plagiarism", run_id=run_id
+    )
     medians = {r["level"]: r["median"] for r in rows}
     assert {r["level"]: r["pairs"] for r in rows} == {"cut": 3, "light": 3, "heavy": 3, "non": 3}
     report = result.stats()["analogy_similarity"].groups
@@ -78,7 +82,7 @@ def test_plagiarism_stored_in_neo4j_with_levels_and_not_twice(neo4j_store, neo4j
 
 def test_translation_stores_languages_and_reads_scores_back(tmp_path, monkeypatch):
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
-    from store import open_store
+    from dri.store import open_store
 
     result, _ = evaluate_translation(DEMO / "translation", False, baselines=False)
     with open_store() as store:
@@ -101,24 +105,28 @@ def test_analogy_target_override_runs_the_target_mode_with_sections(tmp_path, mo
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
     corpus = tmp_path / "papers"
     corpus.mkdir()
-    (corpus / "atom.txt").write_text("Abstract\n\nThe electron orbits the nucleus.\n\n"
-                                     "Methods\n\nThe farmer feeds the cows.\n", encoding="utf-8")
-    (corpus / "solar.txt").write_text("Abstract\n\nThe planet orbits the sun.\n\n"
-                                      "Methods\n\nThe baker bakes the bread.\n", encoding="utf-8")
+    (corpus / "atom.txt").write_text(
+        "Abstract\n\nThe electron orbits the nucleus.\n\nMethods\n\nThe farmer feeds the cows.\n",
+        encoding="utf-8",
+    )
+    (corpus / "solar.txt").write_text(
+        "Abstract\n\nThe planet orbits the sun.\n\nMethods\n\nThe baker bakes the bread.\n", encoding="utf-8"
+    )
     (corpus / "farm.txt").write_text("Abstract\n\nThe farmer feeds the cows.\n", encoding="utf-8")
-    results, _ = analogy_search(corpus, "atom.txt", k=2, sections=["abstract"], report_dir=False,
-                                baselines=False)
+    results, _ = analogy_search(
+        corpus, "atom.txt", k=2, sections=["abstract"], report_dir=False, baselines=False
+    )
     (atom,) = results
-    assert atom.compared == 2 and [h.source.name for h in atom.hits][0] == "solar.txt"
+    assert atom.compared == 2 and next(h.source.name for h in atom.hits) == "solar.txt"
     mapped = {(a, b) for _, a, b, _ in atom.hits[0].mapping}
     assert ("planet", "electron") in mapped and ("orbit", "orbit") in mapped
     # Restricted to the abstracts, the farm text maps nothing of atom.txt's abstract.
     farm = next(h for h in atom.hits if h.source.name == "farm.txt")
     assert farm.scores["analogy_similarity"] < atom.hits[0].scores["analogy_similarity"]
     assert not {("farmer", "farmer"), ("cow", "cow")} & {(a, b) for _, a, b, _ in farm.mapping}
-    from store import open_store
+    from dri.store import open_store
 
     with open_store() as store:
-        (run,) = [r for r in store.runs()]
+        (run,) = list(store.runs())
     assert "-target-atom-" in run.run_id and run.comparisons == 2
     assert all(not math.isnan(h.scores["analogy_similarity"]) for h in atom.hits)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from corpora.analogy import load_analogy
-from corpora.manifest import ManifestPair, read_manifest, write_manifest
-from corpora.plagiarism import LEVELS, load_plagiarism
-from corpora.text import CorpusError, decode_bytes, read_text
-from corpora.translation import load_translation
+from dri.corpora.analogy import load_analogy
+from dri.corpora.manifest import ManifestPair, read_manifest, write_manifest
+from dri.corpora.plagiarism import LEVELS, load_plagiarism
+from dri.corpora.text import CorpusError, decode_bytes, read_text
+from dri.corpora.translation import load_translation
 from dri.settings import clough_stevenson_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,12 +33,13 @@ def _plagiarism_fixture(root: Path) -> Path:
         "g0_taska.txt,a,cut\n"
         "g1_taska.txt,a,non\n"
         "g0_taskb.txt,b,heavy\n"
-        "g2_taskb.txt,b,light\n"      # listed but missing
-        "g3_taska.txt,a,sloppy\n"     # unknown category
-        "g4_taskz.txt,z,cut\n"        # no original for task z
+        "g2_taskb.txt,b,light\n"  # listed but missing
+        "g3_taska.txt,a,sloppy\n"  # unknown category
+        "g4_taskz.txt,z,cut\n"  # no original for task z
         "orig_taska.txt,a,orig\n"
         "orig_taskb.txt,b,orig\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return root
 
 
@@ -51,7 +52,9 @@ def test_read_text_decodes_utf8_and_cp1252(tmp_path):
     assert decode_bytes(CP1252_TEXT.encode("utf-8"))[1] == "utf-8"
 
 
-@pytest.mark.parametrize("content, reason", [(None, "no such file"), (b"  \n", "empty"), (b"\x00\x01ab", "binary")])
+@pytest.mark.parametrize(
+    "content, reason", [(None, "no such file"), (b"  \n", "empty"), (b"\x00\x01ab", "binary")]
+)
 def test_read_text_one_line_errors(tmp_path, content, reason):
     path = tmp_path / "bad.txt"
     if content is not None:
@@ -65,9 +68,11 @@ def test_read_text_one_line_errors(tmp_path, content, reason):
 def test_plagiarism_loader_pairs_and_problems(tmp_path):
     corpus = load_plagiarism(_plagiarism_fixture(tmp_path / "c"))
     got = {(p.answer.name, p.original.name, p.task, p.level) for p in corpus.pairs}
-    assert got == {("g0_taska.txt", "orig_taska.txt", "a", "cut"),
-                   ("g1_taska.txt", "orig_taska.txt", "a", "non"),
-                   ("g0_taskb.txt", "orig_taskb.txt", "b", "heavy")}
+    assert got == {
+        ("g0_taska.txt", "orig_taska.txt", "a", "cut"),
+        ("g1_taska.txt", "orig_taska.txt", "a", "non"),
+        ("g0_taskb.txt", "orig_taskb.txt", "b", "heavy"),
+    }
     assert len(corpus.problems) == 3
     joined = "\n".join(corpus.problems)
     assert "g2_taskb.txt" in joined and "sloppy" in joined and "task 'z'" in joined
@@ -102,7 +107,8 @@ def test_demo_plagiarism_set_has_every_level_per_task():
     corpus = load_plagiarism(DEMO / "plagiarism")
     assert corpus.problems == []
     assert sorted((p.task, p.level) for p in corpus.pairs) == sorted(
-        (t, lvl) for t in "abc" for lvl in LEVELS)
+        (t, lvl) for t in "abc" for lvl in LEVELS
+    )
     for task, original in corpus.originals.items():
         assert 120 <= len(read_text(original).split()) <= 200, task
 
@@ -136,7 +142,8 @@ def test_demo_translation_set_is_complete():
     assert len(corpus.pairs) == 5 * len(corpus.originals) == 15
     manifest = read_manifest(DEMO / "translation" / "manifest.csv")
     assert {(m.source.resolve(), m.target.resolve(), m.group) for m in manifest} == {
-        (p.original.resolve(), p.roundtrip.resolve(), p.language) for p in corpus.pairs}
+        (p.original.resolve(), p.roundtrip.resolve(), p.language) for p in corpus.pairs
+    }
 
 
 def test_analogy_loader_targets_and_sections(tmp_path):
@@ -149,8 +156,10 @@ def test_analogy_loader_targets_and_sections(tmp_path):
     assert [t.name for t in corpus.targets] == ["a.txt"]
     assert corpus.sections == ("abstract", "background")
     pairs = corpus.manifest()
-    assert [(p.source.name, p.target.name, p.group) for p in pairs] == [("b.txt", "a.txt", "a.txt"),
-                                                                        ("c.pdf", "a.txt", "a.txt")]
+    assert [(p.source.name, p.target.name, p.group) for p in pairs] == [
+        ("b.txt", "a.txt", "a.txt"),
+        ("c.pdf", "a.txt", "a.txt"),
+    ]
     assert load_analogy(tmp_path, targets=["b.txt"], sections=[]).sections is None
     with pytest.raises(CorpusError, match="not a document"):
         load_analogy(tmp_path, targets=["zzz.txt"])
@@ -171,7 +180,10 @@ def test_manifest_round_trip(tmp_path):
     assert header == "source,target,group,task"
     assert "docs/a.txt" in path.read_text(encoding="utf-8")  # relative inside the folder
     back = read_manifest(path)
-    assert [(p.source, p.target, p.group) for p in back] == [(inside, outside, "cut"), (outside, inside, "non")]
+    assert [(p.source, p.target, p.group) for p in back] == [
+        (inside, outside, "cut"),
+        (outside, inside, "non"),
+    ]
     assert back[0].extra == {"task": "a"}
 
 

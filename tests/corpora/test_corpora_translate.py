@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import ClassVar
 
 import pytest
 
-from corpora.translate import (
+from dri.corpora.translate import (
     APERTIUM_MODES,
     LANGUAGES,
     ApertiumEngine,
@@ -18,7 +19,7 @@ from corpora.translate import (
     build_translation_corpus,
     strip_unknown_marks,
 )
-from corpora.translation import load_translation
+from dri.corpora.translation import load_translation
 
 SHORT = "The general divided his army into small groups. The groups attacked the fortress."
 
@@ -73,9 +74,9 @@ def test_build_translation_corpus_all_languages_for_real(tmp_path):
 
 
 class _FakeLibreTranslate(BaseHTTPRequestHandler):
-    seen: list = []
+    seen: ClassVar[list] = []
 
-    def do_POST(self):  # noqa: N802 -- the http.server API
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append((self.path, self.headers["Content-Type"], body))
         if body["target"] == "xx":
@@ -108,7 +109,13 @@ def test_libretranslate_request_building(libre_server):
     engine = LibreTranslateEngine(libre_server + "/", api_key="k3y", timeout=10)
     req = engine.request("Hello", "eng", "glg")
     assert req.full_url == libre_server + "/translate" and req.get_method() == "POST"
-    assert json.loads(req.data) == {"q": "Hello", "source": "en", "target": "gl", "format": "text", "api_key": "k3y"}
+    assert json.loads(req.data) == {
+        "q": "Hello",
+        "source": "en",
+        "target": "gl",
+        "format": "text",
+        "api_key": "k3y",
+    }
     assert engine.translate("Hello", "eng", "spa") == "[en->es] Hello"
     path, content_type, body = _FakeLibreTranslate.seen[-1]
     assert path == "/translate" and content_type == "application/json" and body["api_key"] == "k3y"
@@ -120,7 +127,9 @@ def test_libretranslate_builds_a_corpus(libre_server, tmp_path):
     src = tmp_path / "texts"
     src.mkdir()
     (src / "a.txt").write_text("One line.", encoding="utf-8")
-    result = build_translation_corpus(src, tmp_path / "out", ["spa", "epo"], LibreTranslateEngine(libre_server))
+    result = build_translation_corpus(
+        src, tmp_path / "out", ["spa", "epo"], LibreTranslateEngine(libre_server)
+    )
     assert result.problems == []
     back = (tmp_path / "out" / "roundtrip" / "epo" / "a.txt").read_text(encoding="utf-8")
     assert back == "[eo->en] [en->eo] One line."
@@ -131,5 +140,9 @@ def test_unreachable_libretranslate_is_reported_not_raised(tmp_path):
     src.mkdir()
     (src / "a.txt").write_text("One line.", encoding="utf-8")
     # Port 9 on loopback: nothing listens there, the connection is refused at once.
-    result = build_translation_corpus(src, tmp_path / "out", ["spa"], LibreTranslateEngine("http://127.0.0.1:9", timeout=5))
-    assert len(result.problems) == 1 and result.problems[0].startswith("a via spa: http://127.0.0.1:9/translate")
+    result = build_translation_corpus(
+        src, tmp_path / "out", ["spa"], LibreTranslateEngine("http://127.0.0.1:9", timeout=5)
+    )
+    assert len(result.problems) == 1 and result.problems[0].startswith(
+        "a via spa: http://127.0.0.1:9/translate"
+    )

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from dri.cli import main
-from graphs import add_triple, new_graph, save_json
+from dri.graphs import add_triple, new_graph, save_json
 from dri.settings import clough_stevenson_dir
 
 CORPUS = clough_stevenson_dir()
@@ -58,7 +58,9 @@ def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
     assert main(["compare", str(bad), str(tmp_path / "missing.txt")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2
-    assert err[0].startswith(f"error: {bad}: ") and err[1] == f"error: {tmp_path / 'missing.txt'}: no such file"
+    assert (
+        err[0].startswith(f"error: {bad}: ") and err[1] == f"error: {tmp_path / 'missing.txt'}: no such file"
+    )
     binary = tmp_path / "noise.txt"
     binary.write_bytes(bytes(range(256)) * 40)
     assert main(["compare", str(binary), str(a)]) == 1

@@ -15,13 +15,26 @@ def test_evaluate_keeps_prefect_quiet_and_offline(tmp_path):
     corpus.mkdir()
     (corpus / "atom.txt").write_text("The nucleus attracts the electrons. The electrons orbit the nucleus.\n")
     (corpus / "sun.txt").write_text("The sun attracts the planets. The planets orbit the sun.\n")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PREFECT_") and k != "DO_NOT_TRACK"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != "DO_NOT_TRACK"}
     env.update(DRI_DATA_DIR=str(tmp_path / "data"), PREFECT_HOME=str(tmp_path / "prefect-home"))
     done = subprocess.run(
-        [sys.executable, "-m", "dri.cli", "evaluate", "analogy", str(corpus), "--target", "atom.txt",
-         "--no-baselines", "-q"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "dri.cli",
+            "evaluate",
+            "analogy",
+            str(corpus),
+            "--target",
+            "atom.txt",
+            "--no-baselines",
+            "-q",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     assert "sun.txt" in done.stdout

@@ -2,7 +2,7 @@
 
 import pytest
 
-from extract import (
+from dri.extract import (
     EXTRACTOR_VERSION,
     DocumentError,
     build_graphs,
@@ -11,7 +11,7 @@ from extract import (
     graph_from_text,
     load_nlp,
 )
-from graphs import from_json, summary, to_json, triples
+from dri.graphs import from_json, summary, to_json, triples
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,11 @@ def test_graphs_come_out_in_document_order_with_attributes(nlp):
 
 def test_empty_input_and_trailing_empty_documents(nlp):
     assert list(build_graphs([], nlp=nlp)) == []
-    docs = [document_from_text("Dogs chase cats.", "a"), document_from_text("", "b"), document_from_text("", "c")]
+    docs = [
+        document_from_text("Dogs chase cats.", "a"),
+        document_from_text("", "b"),
+        document_from_text("", "c"),
+    ]
     assert [g.graph["name"] for g in build_graphs(docs, nlp=nlp)] == ["a", "b", "c"]
 
 

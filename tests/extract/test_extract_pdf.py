@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from extract import DocumentError, build_graphs, load_nlp, read_document
-from graphs import triples
+from dri.extract import DocumentError, build_graphs, load_nlp, read_document
+from dri.graphs import triples
 
 HEADER = "Journal of Analogy Research, Vol. 3"
 
@@ -52,8 +52,11 @@ def paper_pdf(tmp_path_factory) -> Path:
     pdf.add_page()
     _para(pdf, "on the next page without a break. Gentner proposed the theory.")
     _para(pdf, "References", 12, "B")
-    _para(pdf, "[1] D. Gentner. Structure-mapping: A theoretical framework. Cognitive Science, 1983.\n"
-               "[2] K. Holyoak and P. Thagard. Mental Leaps. MIT Press, 1995.")
+    _para(
+        pdf,
+        "[1] D. Gentner. Structure-mapping: A theoretical framework. Cognitive Science, 1983.\n"
+        "[2] K. Holyoak and P. Thagard. Mental Leaps. MIT Press, 1995.",
+    )
     path = tmp_path_factory.mktemp("pdf") / "paper.pdf"
     pdf.output(str(path))
     return path
@@ -70,8 +73,11 @@ def test_pdf_title_sections_and_body(paper_pdf):
         ("abstract", "Rutherford compared atoms with solar systems."),
         ("introduction", "Scientists use analogies."),
         ("introduction", "The extraction of triples needs a parser."),
-        ("structure mapping", "The theory of structure mapping aligns relations and this paragraph continues"
-                              " on the next page without a break."),
+        (
+            "structure mapping",
+            "The theory of structure mapping aligns relations and this paragraph continues"
+            " on the next page without a break.",
+        ),
         ("structure mapping", "Gentner proposed the theory."),
     ]
 

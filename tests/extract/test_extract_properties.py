@@ -8,14 +8,39 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extract import DocumentError, build_graphs, document_from_text, load_nlp, read_document
-from extract.sentences import split_sentences
+from dri.extract import DocumentError, build_graphs, document_from_text, load_nlp, read_document
+from dri.extract.sentences import split_sentences
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 words = st.sampled_from(
-    ["The", "sun", "it", "they", "which", "attracts", "planets", "by", "and", "is", "based", "on",
-     "e.g.", "et al.", "Fig.", "[12]", "(Smith et al., 2003)", ".", ",", "\n", "\n\n", "References", "1 Introduction"]
+    [
+        "The",
+        "sun",
+        "it",
+        "they",
+        "which",
+        "attracts",
+        "planets",
+        "by",
+        "and",
+        "is",
+        "based",
+        "on",
+        "e.g.",
+        "et al.",
+        "Fig.",
+        "[12]",
+        "(Smith et al., 2003)",
+        ".",
+        ",",
+        "\n",
+        "\n\n",
+        "References",
+        "1 Introduction",
+    ]
 )
 texty = st.one_of(st.text(max_size=400), st.lists(words, max_size=60).map(" ".join))
 

@@ -2,12 +2,10 @@
 
 import hashlib
 import logging
-import os
-from pathlib import Path
 
 import pytest
 
-from extract import EXTRACTOR_VERSION, DocumentError, document_from_text, read_document
+from dri.extract import EXTRACTOR_VERSION, DocumentError, document_from_text, read_document
 from dri.settings import clough_stevenson_dir
 
 CORPUS = clough_stevenson_dir()
@@ -106,7 +104,7 @@ def test_document_from_text():
     doc = document_from_text("First one. Second one.", name="mem")
     assert (doc.name, doc.path, doc.kind) == ("mem", "mem", "text")
     assert [s.text for s in doc.sentences] == ["First one.", "Second one."]
-    assert doc.doc_id == hashlib.sha256("First one. Second one.".encode()).hexdigest()[:32]
+    assert doc.doc_id == hashlib.sha256(b"First one. Second one.").hexdigest()[:32]
     assert document_from_text("").sentences == []
 
 
@@ -135,7 +133,9 @@ def test_binary_junk(tmp_path):
     (tmp_path / "junk.bin").write_bytes(junk)
     assert "binary data" in _error(tmp_path / "junk.bin").reason
     # Without NUL bytes, control characters give it away.
-    (tmp_path / "junk2.dat").write_bytes(bytes(b for b in range(1, 256) if b not in b"\x81\x8d\x8f\x90\x9d") * 4)
+    (tmp_path / "junk2.dat").write_bytes(
+        bytes(b for b in range(1, 256) if b not in b"\x81\x8d\x8f\x90\x9d") * 4
+    )
     assert "binary data" in _error(tmp_path / "junk2.dat").reason
     # Bytes that are neither UTF-8 nor Windows-1252.
     (tmp_path / "junk3.txt").write_bytes(b"abc \x81\x8d def")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from extract import graph_from_text, load_nlp
-from extract.rules import concept_mention, sentence_triples
-from graphs import concept_id, triples
+from dri.extract import graph_from_text, load_nlp
+from dri.extract.rules import concept_mention, sentence_triples
+from dri.graphs import concept_id, triples
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,10 @@ def extract(text, nlp):
         # conjunction of subjects gives two triples
         ("John and Mary use computers.", [("john", "use", "computer"), ("mary", "use", "computer")]),
         # conjunction of objects
-        ("The atom contains protons and electrons.", [("atom", "contain", "proton"), ("atom", "contain", "electron")]),
+        (
+            "The atom contains protons and electrons.",
+            [("atom", "contain", "proton"), ("atom", "contain", "electron")],
+        ),
         # conjoined verbs share the subject
         (
             "The nucleus attracts the electrons and repels the protons.",
@@ -91,7 +94,9 @@ def test_pronoun_without_an_agreeing_subject_takes_the_nearest_noun(nlp):
 
 def test_a_passive_agent_counts_as_the_subject(nlp):
     # The agent "nucleus" is the logical subject, preferred over the nearer "atom".
-    g = graph_from_text("The electron is attracted by the nucleus of the atom. It holds the electron.", nlp=nlp)
+    g = graph_from_text(
+        "The electron is attracted by the nucleus of the atom. It holds the electron.", nlp=nlp
+    )
     assert triples(g) == [("nucleus", "attract", "electron"), ("nucleus", "hold", "electron")]
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from extract.sentences import split_sentences
+from dri.extract.sentences import split_sentences
 
 
 @pytest.mark.parametrize(
@@ -8,7 +8,10 @@ from extract.sentences import split_sentences
     [
         ("One sentence. Another one! A third? Yes.", ["One sentence.", "Another one!", "A third?", "Yes."]),
         ("Smith et al. (2003) showed it. It holds.", ["Smith et al. (2003) showed it.", "It holds."]),
-        ("As shown (Smith et al., 2003), it works. Next.", ["As shown (Smith et al., 2003), it works.", "Next."]),
+        (
+            "As shown (Smith et al., 2003), it works. Next.",
+            ["As shown (Smith et al., 2003), it works.", "Next."],
+        ),
         ("Use tools, e.g. Prolog, i.e. Logic. Done.", ["Use tools, e.g. Prolog, i.e. Logic.", "Done."]),
         ("See Fig. 3 and Eq. 2 for details. Then stop.", ["See Fig. 3 and Eq. 2 for details.", "Then stop."]),
         ("It was shown before [12]. The next one.", ["It was shown before [12].", "The next one."]),

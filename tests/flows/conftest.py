@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from flows_corpus_helpers import write_corpus
 
 # Before Prefect is imported anywhere: no phoning home, a private PREFECT_HOME,

@@ -11,7 +11,12 @@ def test_dri_run_prints_the_summary_and_exit_status(prefect_server, corpus, data
     monkeypatch.setenv("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
     assert main(["run", str(corpus), "--runner", "threads", "--workers", "2", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert (summary["state"], summary["documents"], summary["pairs"], summary["mapped"]) == ("completed", 4, 2, 2)
+    assert (summary["state"], summary["documents"], summary["pairs"], summary["mapped"]) == (
+        "completed",
+        4,
+        2,
+        2,
+    )
 
     (corpus / "empty.txt").write_text("")
     assert main(["run", str(corpus), "--runner", "threads", "--mode", "all-pairs"]) == 1

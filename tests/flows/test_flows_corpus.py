@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
-from flows.corpus import PartialFailure, corpus_flow, default_run_id, run_corpus
-from flows.progress import listening
-from flows.tasks import worker_store
+from dri.flows.corpus import PartialFailure, corpus_flow, default_run_id, run_corpus
+from dri.flows.progress import listening
+from dri.flows.tasks import worker_store
 
 
 def stored(run_id: str) -> dict[tuple[str, str], dict]:
@@ -19,7 +20,9 @@ def stored(run_id: str) -> dict[tuple[str, str], dict]:
 
 
 @pytest.mark.slow
-def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(prefect_server, corpus, data_dir):
+def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(
+    prefect_server, corpus, data_dir
+):
     seen = []
     with listening(seen.append):
         state, summary = run_corpus(str(corpus), workers=2)  # the default: worker processes
@@ -36,7 +39,7 @@ def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(p
     top = summary.top[0]
     assert (top["source"].endswith("solar.txt"), top["target"].endswith("atom.txt")) == (True, True)
     assert [p.done for p in seen if p.stage == "map"][-1] == 2
-    assert json.loads(open(summary.summary_path).read())["state"] == "completed"
+    assert json.loads(Path(summary.summary_path).read_text())["state"] == "completed"
 
     state, again = run_corpus(str(corpus), workers=2)
     assert state.is_completed()
@@ -50,7 +53,8 @@ def test_corpus_run_stores_graphs_and_results_and_a_second_run_changes_nothing(p
 def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_server, corpus, data_dir):
     (corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
     (corpus / "manifest.csv").write_text(
-        "source,target,group\nsolar.txt,atom.txt,science\nfortress.txt,broken.pdf,story\n")
+        "source,target,group\nsolar.txt,atom.txt,science\nfortress.txt,broken.pdf,story\n"
+    )
     state = corpus_flow.with_options(task_runner=_threads())(str(corpus), return_state=True)
     assert state.is_failed() and state.name == "Partially failed"
     failure = state.result(raise_on_failure=False)
@@ -82,10 +86,12 @@ def _threads():
 
 
 @pytest.mark.slow
-def test_a_dask_cluster_gives_exactly_the_results_of_a_local_run(prefect_server, corpus, tmp_path, monkeypatch):
+def test_a_dask_cluster_gives_exactly_the_results_of_a_local_run(
+    prefect_server, corpus, tmp_path, monkeypatch
+):
     from distributed import LocalCluster
 
-    from graphs import to_json
+    from dri.graphs import to_json
 
     monkeypatch.delenv("NEO4J_URI", raising=False)
     results = {}
@@ -95,8 +101,12 @@ def test_a_dask_cluster_gives_exactly_the_results_of_a_local_run(prefect_server,
             state, summary = run_corpus(str(corpus), mode="all-pairs", runner="threads", workers=2)
         else:
             # Started after DRI_DATA_DIR is set, so the worker processes inherit it.
-            with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
-                state, summary = run_corpus(str(corpus), mode="all-pairs", dask_address=cluster.scheduler_address)
+            with LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            ) as cluster:
+                state, summary = run_corpus(
+                    str(corpus), mode="all-pairs", dask_address=cluster.scheduler_address
+                )
         assert state.is_completed(), state.message
         store = worker_store()
         graphs = {doc: to_json(store.get_graph(doc)) for pair in stored(summary.run_id) for doc in pair}

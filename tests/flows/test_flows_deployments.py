@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from flows_corpus_helpers import write_corpus
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -26,8 +25,11 @@ def deployed(prefect_server):
         client.create_work_pool(WorkPoolCreate(name="dri-process", type="process"), overwrite=True)
     done = subprocess.run(
         [sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--all", "--prefect-file", "prefect.yaml"],
-        cwd=PROJECT, env={**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()},
-        capture_output=True, text=True, timeout=300,
+        cwd=PROJECT,
+        env={**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     with get_client(sync_client=True) as client:
@@ -37,7 +39,8 @@ def deployed(prefect_server):
 def test_nightly_corpus_has_a_cron_schedule_with_timezone(deployed):
     nightly = deployed["nightly-corpus"]
     assert [(s.schedule.cron, s.schedule.timezone, s.active) for s in nightly.schedules] == [
-        ("0 2 * * *", "Europe/Dublin", True)]
+        ("0 2 * * *", "Europe/Dublin", True)
+    ]
     assert nightly.parameters["mode"] == "auto" and nightly.parameters["corpus_dir"]
     assert nightly.work_pool_name == "dri-process"
 
@@ -45,7 +48,7 @@ def test_nightly_corpus_has_a_cron_schedule_with_timezone(deployed):
 def test_corpus_sensor_runs_on_an_interval(deployed):
     sensor = deployed["corpus-sensor"]
     assert [s.schedule.interval.total_seconds() for s in sensor.schedules] == [60.0]
-    assert sensor.entrypoint == "flows/sensor.py:corpus_sensor_flow"
+    assert sensor.entrypoint == "dri.flows.sensor:corpus_sensor_flow"
 
 
 def test_on_new_corpus_has_a_corpus_arrived_trigger(deployed):
@@ -53,8 +56,11 @@ def test_on_new_corpus_has_a_corpus_arrived_trigger(deployed):
 
     dep = deployed["on-new-corpus"]
     with get_client(sync_client=True) as client:
-        automations = [a for a in client.read_automations()
-                       if any(getattr(act, "deployment_id", None) == dep.id for act in a.actions)]
+        automations = [
+            a
+            for a in client.read_automations()
+            if any(getattr(act, "deployment_id", None) == dep.id for act in a.actions)
+        ]
     assert len(automations) == 1
     trigger, action = automations[0].trigger, automations[0].actions[0]
     assert trigger.expect == {"corpus.arrived"}
@@ -69,14 +75,16 @@ def _runs_of(deployment, want: int = 1, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     with get_client(sync_client=True) as client:
         while True:
-            runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])))
+            runs = client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id]))
+            )
             if len(runs) >= want or time.monotonic() > deadline:
                 return runs
             time.sleep(0.25)
 
 
 def test_sensor_event_schedules_a_run_of_the_new_corpus(deployed, tmp_path):
-    from flows.sensor import prefect_emitter, scan
+    from dri.flows.sensor import prefect_emitter, scan
 
     dep = deployed["on-new-corpus"]
     before = len(_runs_of(dep, want=0, timeout=0))
@@ -92,5 +100,13 @@ def test_sensor_event_schedules_a_run_of_the_new_corpus(deployed, tmp_path):
     # The sensor remembers the folder: a second scan emits nothing and schedules nothing.
     assert scan(root, prefect_emitter, state_dir=tmp_path / "state").announced == []
     time.sleep(3)
-    assert len([r for r in _runs_of(dep, want=0, timeout=0)
-                if r.parameters.get("corpus_dir") == str(folder.resolve())]) == 1
+    assert (
+        len(
+            [
+                r
+                for r in _runs_of(dep, want=0, timeout=0)
+                if r.parameters.get("corpus_dir") == str(folder.resolve())
+            ]
+        )
+        == 1
+    )

@@ -7,9 +7,9 @@ import os
 import time
 
 import pytest
-
 from flows_corpus_helpers import write_corpus
-from flows.sensor import load_seen, scan, state_path
+
+from dri.flows.sensor import load_seen, scan, state_path
 
 
 class Recorder:
@@ -84,4 +84,4 @@ def test_state_is_kept_per_root(tmp_path):
     scan(tmp_path / "x", Recorder(), state_dir=tmp_path / "s")
     data = json.loads(state_path(tmp_path / "x", tmp_path / "s").read_text())
     assert data["root"] == str((tmp_path / "x").resolve())
-    assert list(data["seen"].values())[0]["documents"] == 4
+    assert next(iter(data["seen"].values()))["documents"] == 4

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from flows_corpus_helpers import write_corpus
-from flows.runners import make_task_runner, runner_config
-from dri.settings import clough_stevenson_dir
-from flows.tasks import (
+
+from dri.flows.runners import make_task_runner, runner_config
+from dri.flows.tasks import (
     RunSummary,
     corpus_manifest,
     discover_documents,
@@ -21,6 +20,7 @@ from flows.tasks import (
     worker_store,
     write_summary,
 )
+from dri.settings import clough_stevenson_dir
 
 
 def test_discover_documents_skips_control_and_hidden_files(tmp_path):
@@ -45,7 +45,9 @@ def test_corpus_manifest_reads_manifest_csv(corpus):
     pairs, problems = corpus_manifest(corpus)
     assert problems == []
     assert [(Path(s).name, Path(t).name, g) for s, t, g in pairs] == [
-        ("solar.txt", "atom.txt", "science"), ("fortress.txt", "tumour.txt", "story")]
+        ("solar.txt", "atom.txt", "science"),
+        ("fortress.txt", "tumour.txt", "story"),
+    ]
     assert all(Path(s).is_absolute() for s, _, _ in pairs)
 
 
@@ -100,8 +102,15 @@ def test_plan_rejects_unknown_mode():
 
 
 def test_write_summary_is_json_with_state(tmp_path):
-    summary = RunSummary(run_id="tiny-manifest-abc", corpus="tiny", corpus_dir="/c", mode="manifest",
-                         params={}, documents=4, failures=["/c/x.txt: empty file"])
+    summary = RunSummary(
+        run_id="tiny-manifest-abc",
+        corpus="tiny",
+        corpus_dir="/c",
+        mode="manifest",
+        params={},
+        documents=4,
+        failures=["/c/x.txt: empty file"],
+    )
     path = write_summary(summary, tmp_path)
     data = json.loads(path.read_text())
     assert data["state"] == "partial failure"

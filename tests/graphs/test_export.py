@@ -1,5 +1,5 @@
-from graphs import add_triple, new_graph, triples
-from graphs.export import draw_png, read_graphml, write_graphml
+from dri.graphs import add_triple, new_graph, triples
+from dri.graphs.export import draw_png, read_graphml, write_graphml
 
 
 def sample():

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from graphs import (
+from dri.graphs import (
     OBJ,
     SUBJ,
     add_concept,
@@ -79,7 +79,7 @@ def test_restrict_to_sections_keeps_whole_triples():
 def test_module_example_runs():
     import doctest
 
-    import graphs.ros
+    import dri.graphs.ros
 
-    result = doctest.testmod(graphs.ros)
+    result = doctest.testmod(dri.graphs.ros)
     assert result.attempted > 0 and result.failed == 0

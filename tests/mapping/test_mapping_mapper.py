@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphs import add_concept, add_triple, new_graph
-from mapping import Mapping, map_graphs
-from mapping.random_graphs import random_ros_graph
-from metrics import compare, score_mapping
+from dri.graphs import add_concept, add_triple, new_graph
+from dri.mapping import Mapping, map_graphs
+from dri.mapping.random_graphs import random_ros_graph
+from dri.metrics import compare, score_mapping
 
 
 def _args(g: nx.DiGraph, rel: str) -> tuple[str | None, str | None]:
@@ -69,7 +69,12 @@ def test_solar_system_maps_onto_atom():
     m = map_graphs(solar, atom)
     assert_smt(solar, atom, m)
     pairs = {(p.source_lemma, p.target_lemma) for p in m.pairs}
-    assert {("sun", "nucleus"), ("planet", "electron"), ("attract", "attract"), ("revolve", "revolve")} <= pairs
+    assert {
+        ("sun", "nucleus"),
+        ("planet", "electron"),
+        ("attract", "attract"),
+        ("revolve", "revolve"),
+    } <= pairs
     assert ("star", "atom") in pairs  # via "be"
     assert len(m.relation_pairs) == 3
     scores = score_mapping(m)
@@ -136,8 +141,13 @@ def test_empty_and_verbless_graphs_score_zero_with_a_message():
     nouns = new_graph("nouns")
     add_concept(nouns, "sun")
     add_concept(nouns, "planet")
-    for a, b, why in ((empty, solar, "empty"), (solar, empty, "empty"), (nouns, solar, "no relations"),
-                      (solar, nouns, "no relations"), (empty, empty, "empty")):
+    for a, b, why in (
+        (empty, solar, "empty"),
+        (solar, empty, "empty"),
+        (nouns, solar, "no relations"),
+        (solar, nouns, "no relations"),
+        (empty, empty, "empty"),
+    ):
         comparison = compare(a, b)
         s = comparison.scores
         assert len(comparison.mapping) == 0
@@ -162,8 +172,11 @@ VERBS = ("be", "have", "attract", "use", "carry", "walk", "ride", "revolve")
 
 @st.composite
 def ros_graphs(draw) -> nx.DiGraph:
-    triples = draw(st.lists(st.tuples(st.sampled_from(NOUNS), st.sampled_from(VERBS), st.sampled_from(NOUNS)),
-                            max_size=14))
+    triples = draw(
+        st.lists(
+            st.tuples(st.sampled_from(NOUNS), st.sampled_from(VERBS), st.sampled_from(NOUNS)), max_size=14
+        )
+    )
     g = new_graph("h")
     for s, v, o in triples:
         add_triple(g, s, v, o)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mapping.wordnet import (
+from dri.mapping.wordnet import (
     TAIL_MISMATCH,
     WordNet,
     generic_space,
@@ -21,7 +21,14 @@ from mapping.wordnet import (
     similarity_matrix,
     wordnet,
 )
-from mapping.wordnet_data import IC_FILE, LEXNAMES, WordNetSetupError, build_wordnet, is_built, wordnet_root
+from dri.mapping.wordnet_data import (
+    IC_FILE,
+    LEXNAMES,
+    WordNetSetupError,
+    build_wordnet,
+    is_built,
+    wordnet_root,
+)
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +86,16 @@ def test_build_is_idempotent_and_reports_missing_sources(tmp_path):
 
 @pytest.mark.parametrize(
     "a, b, pos",
-    [("dog", "cat", "n"), ("leg", "bus", "n"), ("planet", "electron", "n"), ("car", "bicycle", "n"),
-     ("walk", "ride", "v"), ("attract", "pull", "v"), ("think", "run", "v"), ("mice", "rat", "n")],
+    [
+        ("dog", "cat", "n"),
+        ("leg", "bus", "n"),
+        ("planet", "electron", "n"),
+        ("car", "bicycle", "n"),
+        ("walk", "ride", "v"),
+        ("attract", "pull", "v"),
+        ("think", "run", "v"),
+        ("mice", "rat", "n"),
+    ],
 )
 def test_lin_matches_nltk(nltk_reader, a, b, pos):
     reader, ic = nltk_reader
@@ -114,7 +129,10 @@ def test_generic_space(nltk_reader):
     generic = generic_space("leg", "bus")
     hypernyms = {s.name() for s in reader.synset(generic).closure(lambda s: s.hypernyms())} | {generic}
     assert "instrumentality.n.03" in hypernyms
-    assert reader.synset("leg.n.03").lowest_common_hypernyms(reader.synset("bus.n.01"))[0].name() == "instrumentality.n.03"
+    assert (
+        reader.synset("leg.n.03").lowest_common_hypernyms(reader.synset("bus.n.01"))[0].name()
+        == "instrumentality.n.03"
+    )
     score, name = lin_and_generic("walk", "ride", "v")
     assert name == "travel.v.01" and 0 < score < 1
 
@@ -128,9 +146,9 @@ def test_concurrent_calls_agree_with_serial(corpora):
     def work(offset: int) -> None:
         try:
             for i, a in enumerate(words):
-                for b in words[(i + offset) % len(words):]:
+                for b in words[(i + offset) % len(words) :]:
                     results[(a, b)] = fresh.lin(a, b, "n")[0]
-        except BaseException as err:  # noqa: BLE001
+        except BaseException as err:
             errors.append(err)
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
@@ -145,11 +163,11 @@ def test_concurrent_calls_agree_with_serial(corpora):
 @pytest.mark.parametrize(
     "label, expected",
     [
-        ("base_on", (("base", "on"),)),                       # verb + preposition
+        ("base_on", (("base", "on"),)),  # verb + preposition
         ("take_over", (("take_over", ""), ("take", "over"))),  # a phrasal verb WordNet knows whole
-        ("want_to_capture", (("capture", ""),)),               # a chain: its last verb
+        ("want_to_capture", (("capture", ""),)),  # a chain: its last verb
         ("need_to_store_about", (("store", "about"),)),
-        ("xyzzy_on", (("xyzzy", "on"),)),                      # unknown verb: its first word
+        ("xyzzy_on", (("xyzzy", "on"),)),  # unknown verb: its first word
     ],
 )
 def test_relation_heads(label, expected):

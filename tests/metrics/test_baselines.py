@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from metrics.baselines import (
+from dri.metrics.baselines import (
     BASELINE_NAMES,
     Baselines,
     chrf,

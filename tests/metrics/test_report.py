@@ -12,8 +12,8 @@ import time
 import matplotlib.image as mpimg
 import pytest
 
-from metrics.report import EvaluationResult, find_report, write_ratings_report, write_report
-from metrics.stats import rating_stats
+from dri.metrics.report import EvaluationResult, find_report, write_ratings_report, write_report
+from dri.metrics.stats import rating_stats
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LEVELS = {"cut": 3, "light": 2, "heavy": 1, "non": 0}
@@ -25,12 +25,34 @@ def _rows(n_per_level: int = 5, seed: int = 3) -> list[dict]:
     for level, code in LEVELS.items():
         for i in range(n_per_level):
             base = 0.2 * code + 0.1 * rng.random()
-            rows.append({"source": f"orig_{i}.txt", "target": f"{level}_{i}.txt", "group": level, "task": "a",
-                         "analogy_similarity": base, "semantic": min(1, base + 0.2), "jaccard": base,
-                         "conceptual": base, "relational": base, "mapped_concepts": 3, "mapped_relations": 2,
-                         "tfidf_cosine": min(1, base + 0.1), "chrf": base / 2, "seconds": 0.01, "error": ""})
-    rows.append({"source": "orig_x.txt", "target": "broken.txt", "group": "cut",
-                 "analogy_similarity": math.nan, "error": "broken.txt: empty file"})
+            rows.append(
+                {
+                    "source": f"orig_{i}.txt",
+                    "target": f"{level}_{i}.txt",
+                    "group": level,
+                    "task": "a",
+                    "analogy_similarity": base,
+                    "semantic": min(1, base + 0.2),
+                    "jaccard": base,
+                    "conceptual": base,
+                    "relational": base,
+                    "mapped_concepts": 3,
+                    "mapped_relations": 2,
+                    "tfidf_cosine": min(1, base + 0.1),
+                    "chrf": base / 2,
+                    "seconds": 0.01,
+                    "error": "",
+                }
+            )
+    rows.append(
+        {
+            "source": "orig_x.txt",
+            "target": "broken.txt",
+            "group": "cut",
+            "analogy_similarity": math.nan,
+            "error": "broken.txt: empty file",
+        }
+    )
     return rows
 
 
@@ -42,9 +64,16 @@ def _assert_png(path):
 
 def test_write_report_files_and_numbers(tmp_path):
     rows = _rows()
-    result = EvaluationResult("plagiarism", rows, groups=list(LEVELS), levels=LEVELS, negative="non",
-                              baseline_scores=("tfidf_cosine", "chrf"), problems=["x.txt: unknown category"],
-                              meta={"corpus": "demo", "wall_seconds": 1.5})
+    result = EvaluationResult(
+        "plagiarism",
+        rows,
+        groups=list(LEVELS),
+        levels=LEVELS,
+        negative="non",
+        baseline_scores=("tfidf_cosine", "chrf"),
+        problems=["x.txt: unknown category"],
+        meta={"corpus": "demo", "wall_seconds": 1.5},
+    )
     files = write_report(result, tmp_path / "rep")
     for path in (files.scores_csv, files.stats_json, files.summary_md, files.index_html):
         assert path.is_file() and path.stat().st_size > 0
@@ -55,8 +84,17 @@ def test_write_report_files_and_numbers(tmp_path):
     with files.scores_csv.open(encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
     assert len(table) == len(rows)
-    assert {"analogy_similarity", "semantic", "jaccard", "conceptual", "relational",
-            "tfidf_cosine", "chrf", "task", "error"} <= set(table[0])
+    assert {
+        "analogy_similarity",
+        "semantic",
+        "jaccard",
+        "conceptual",
+        "relational",
+        "tfidf_cosine",
+        "chrf",
+        "task",
+        "error",
+    } <= set(table[0])
     assert table[-1]["error"] == "broken.txt: empty file" and table[-1]["analogy_similarity"] == ""
 
     stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
@@ -76,11 +114,19 @@ def test_write_report_files_and_numbers(tmp_path):
 
 
 def test_translation_report_ranks_languages(tmp_path):
-    rows = [{"source": "o.txt", "target": f"{lang}{i}.txt", "group": lang, "analogy_similarity": v + 0.01 * i}
-            for lang, v in (("spa", 0.8), ("hbs", 0.3), ("epo", 0.6)) for i in range(3)]
-    result = EvaluationResult("translation", rows, groups=["spa", "epo", "hbs"], rank=True,
-                              structure_scores=("analogy_similarity",),
-                              group_labels={"spa": "Spanish", "hbs": "Serbo-Croatian", "epo": "Esperanto"})
+    rows = [
+        {"source": "o.txt", "target": f"{lang}{i}.txt", "group": lang, "analogy_similarity": v + 0.01 * i}
+        for lang, v in (("spa", 0.8), ("hbs", 0.3), ("epo", 0.6))
+        for i in range(3)
+    ]
+    result = EvaluationResult(
+        "translation",
+        rows,
+        groups=["spa", "epo", "hbs"],
+        rank=True,
+        structure_scores=("analogy_similarity",),
+        group_labels={"spa": "Spanish", "hbs": "Serbo-Croatian", "epo": "Esperanto"},
+    )
     files = write_report(result, tmp_path)
     stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
     assert stats["scores"]["analogy_similarity"]["ranking"] == ["spa", "epo", "hbs"]
@@ -90,9 +136,15 @@ def test_translation_report_ranks_languages(tmp_path):
 
 
 def test_ratings_in_reports(tmp_path):
-    ratings = rating_stats([{"rater": r, "pair": p, "novelty": n, "usefulness": 3, "challenge": 4}
-                            for r, p, n in (("a", "p1", 5), ("b", "p1", 4), ("a", "p2", 2), ("b", "p2", 2))])
-    result = EvaluationResult("analogy", [{"source": "s", "target": "t", "group": "t", "analogy_similarity": 0.5}])
+    ratings = rating_stats(
+        [
+            {"rater": r, "pair": p, "novelty": n, "usefulness": 3, "challenge": 4}
+            for r, p, n in (("a", "p1", 5), ("b", "p1", 4), ("a", "p2", 2), ("b", "p2", 2))
+        ]
+    )
+    result = EvaluationResult(
+        "analogy", [{"source": "s", "target": "t", "group": "t", "analogy_similarity": 0.5}]
+    )
     files = write_report(result, tmp_path / "a", ratings=ratings, extra_markdown="## Target t\n")
     text = files.summary_md.read_text(encoding="utf-8")
     assert "## Expert ratings" in text and "| novelty | 3.25 |" in text and "## Target t" in text

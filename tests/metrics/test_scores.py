@@ -6,14 +6,20 @@ import json
 
 import pytest
 
-from graphs import add_triple, new_graph
-from mapping import MappedPair, Mapping
-from metrics import Comparison, compare, score_mapping
+from dri.graphs import add_triple, new_graph
+from dri.mapping import MappedPair, Mapping
+from dri.metrics import Comparison, compare, score_mapping
 
 
 def _mapping(pairs: list[MappedPair], source_size: int, target_size: int) -> Mapping:
-    return Mapping(pairs=pairs, source_size=source_size, target_size=target_size, seconds=0.0,
-                   source_relations=1, target_relations=1)
+    return Mapping(
+        pairs=pairs,
+        source_size=source_size,
+        target_size=target_size,
+        seconds=0.0,
+        source_relations=1,
+        target_relations=1,
+    )
 
 
 def test_formulas_on_a_hand_made_mapping():
@@ -37,7 +43,13 @@ def test_identical_graphs_score_one():
     add_triple(g, "sun", "attract", "planet")
     add_triple(g, "planet", "orbit", "sun")
     s = compare(g, g.copy()).scores
-    assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (1.0, 1.0, 1.0, 1.0, 1.0)
+    assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+    )
 
 
 def test_no_pairs_scores_zero_with_a_reason():

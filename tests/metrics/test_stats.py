@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from metrics.stats import (
+from dri.metrics.stats import (
     group_summary,
     krippendorff_alpha,
     kruskal_wallis,
@@ -74,10 +74,12 @@ def test_krippendorff_alpha_reference_example():
     # 12-unit example with missing data: alpha = 0.743 nominal, 0.815 ordinal,
     # 0.849 interval, 0.797 ratio.
     nan = np.nan
-    data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    data = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
     assert krippendorff_alpha(data) == pytest.approx(0.849, abs=5e-4)
     assert krippendorff_alpha(data, "nominal") == pytest.approx(0.743, abs=5e-4)
     assert krippendorff_alpha(data, "ordinal") == pytest.approx(0.815, abs=5e-4)

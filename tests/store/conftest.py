@@ -26,7 +26,9 @@ SCRIPT = ROOT / "scripts" / "neo4j"
 def neo4j_script(command: str, port: int | str, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run ``scripts/neo4j <command>`` for the instance on ``port``."""
     env = {**os.environ, "NEO4J_PORT": str(port)}
-    return subprocess.run(["bash", str(SCRIPT), command], env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        ["bash", str(SCRIPT), command], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="session")
@@ -39,8 +41,11 @@ def neo4j_uri() -> str:
     was_running = neo4j_script("status", port).returncode == 0
     started = neo4j_script("start", port)
     if started.returncode != 0:
-        pytest.fail(f"NEO4J_URI is not set and `scripts/neo4j start` on port {port} failed: "
-                    f"{(started.stderr or started.stdout).strip()[-500:]}", pytrace=False)
+        pytest.fail(
+            f"NEO4J_URI is not set and `scripts/neo4j start` on port {port} failed: "
+            f"{(started.stderr or started.stdout).strip()[-500:]}",
+            pytrace=False,
+        )
     print(started.stdout.strip(), file=sys.stderr)
     yield f"bolt://127.0.0.1:{port}"
     if not was_running:
@@ -50,7 +55,7 @@ def neo4j_uri() -> str:
 @pytest.fixture(params=["sqlite", "neo4j"])
 def store(request, tmp_path):
     """An empty store of each backend."""
-    from store import open_store
+    from dri.store import open_store
 
     if request.param == "sqlite":
         opened = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from store_test_helpers import comparison, corpus_graphs
 
 from dri.cli import main
-from store import open_store
-from store_test_helpers import comparison, corpus_graphs
+from dri.store import open_store
 
 
 @pytest.fixture(params=["sqlite", "neo4j"])
 def uri(request, tmp_path):
-    uri = f"sqlite:///{tmp_path / 's.sqlite'}" if request.param == "sqlite" else request.getfixturevalue("neo4j_uri")
+    uri = (
+        f"sqlite:///{tmp_path / 's.sqlite'}"
+        if request.param == "sqlite"
+        else request.getfixturevalue("neo4j_uri")
+    )
     with open_store(uri) as store:
         store.clear()
         for g in corpus_graphs():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from graphs import add_triple, new_graph, to_json
-from store import Analogue, ComparisonRecord, DocumentRecord, StoreError
-from dri.settings import clough_stevenson_dir
 from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
+
+from dri.graphs import add_triple, new_graph, to_json
+from dri.settings import clough_stevenson_dir
+from dri.store import Analogue, ComparisonRecord, DocumentRecord, StoreError
 
 CLOUGH = clough_stevenson_dir()
 
@@ -25,8 +25,18 @@ def _store_corpus(store, corpus: str = "tiny") -> None:
 def test_a_graph_and_its_document_round_trip(store):
     g = make_graph("solar", "solar.txt", SOLAR)
     record = store.put_document("tiny", g, meta={"level": "cut", "task": "a"})
-    assert record == DocumentRecord("solar", "solar-v1.0", "solar.txt", "/corpus/solar.txt", "text", "1.0",
-                                    "Solar.Txt", concepts=2, relations=3, corpora=("tiny",))
+    assert record == DocumentRecord(
+        "solar",
+        "solar-v1.0",
+        "solar.txt",
+        "/corpus/solar.txt",
+        "text",
+        "1.0",
+        "Solar.Txt",
+        concepts=2,
+        relations=3,
+        corpora=("tiny",),
+    )
     assert record.meta == {"level": "cut", "task": "a"}
     assert store.get_document("solar") == record
     assert to_json(store.get_graph("solar")) == to_json(g)
@@ -55,7 +65,9 @@ def test_a_new_run_id_adds_a_result_set_and_keeps_the_old_one(store):
     assert store.get_comparison("atom", "solar", "run-1") == old
     new = store.get_comparison("atom", "solar", "run-2")
     assert (new.scores["analogy_similarity"], new.params) == (0.1, {"restarts": 8})
-    assert store.has_comparison("atom", "solar", "run-2") and not store.has_comparison("solar", "atom", "run-2")
+    assert store.has_comparison("atom", "solar", "run-2") and not store.has_comparison(
+        "solar", "atom", "run-2"
+    )
     assert sum(store.counts().values()) > sum(before.values())
     assert [(r.run_id, r.comparisons) for r in store.runs()] == [("run-1", 3), ("run-2", 1)]
     assert [c.run_id for c in store.comparisons(run_id="run-2")] == ["run-2"]
@@ -63,9 +75,23 @@ def test_a_new_run_id_adds_a_result_set_and_keeps_the_old_one(store):
 
 def test_storing_a_comparison_again_replaces_its_pairs(store):
     _store_corpus(store)
-    record = comparison("atom", "solar", "run-1", 0.5, pairs=[
-        {"source": "c:electron", "target": "c:planet", "kind": "concept", "source_lemma": "electron",
-         "target_lemma": "planet", "lin": 0.25, "generic": "object.n.01"}])
+    record = comparison(
+        "atom",
+        "solar",
+        "run-1",
+        0.5,
+        pairs=[
+            {
+                "source": "c:electron",
+                "target": "c:planet",
+                "kind": "concept",
+                "source_lemma": "electron",
+                "target_lemma": "planet",
+                "lin": 0.25,
+                "generic": "object.n.01",
+            }
+        ],
+    )
     store.put_comparison(record)
     stored = store.get_comparison("atom", "solar", "run-1")
     assert stored.pairs == record.pairs and stored.scores == record.scores
@@ -84,11 +110,17 @@ def test_top_analogues_count_both_directions_and_keep_the_best_result(store):
 
     top = store.top_analogues("solar")
     assert [(a.doc_id, a.analogy_similarity, a.run_id, a.direction) for a in top] == [
-        ("heat", 0.95, "run-2", "in"), ("atom", 0.9, "run-1", "out"), ("water", 0.7, "run-1", "in")]
+        ("heat", 0.95, "run-2", "in"),
+        ("atom", 0.9, "run-1", "out"),
+        ("water", 0.7, "run-1", "in"),
+    ]
     assert top[0] == Analogue("heat", "heat.txt", 0.95, 0.475, 0.5, 0.4, 0.6, "run-2", "in")
     assert [a.doc_id for a in store.top_analogues("solar", k=2)] == ["heat", "atom"]
     assert [(a.doc_id, a.analogy_similarity) for a in store.top_analogues("solar", run_id="run-1")] == [
-        ("atom", 0.9), ("water", 0.7), ("heat", 0.3)]
+        ("atom", 0.9),
+        ("water", 0.7),
+        ("heat", 0.3),
+    ]
     assert [a.doc_id for a in store.top_analogues("atom")] == ["solar"]
     assert store.top_analogues("nope") == []
 
@@ -102,7 +134,7 @@ def test_top_analogues_break_ties_by_name(store):
 
 
 NASTY = [
-    "it's \"quoted\"",
+    'it\'s "quoted"',
     "back\\slash \\n not a newline",
     "naïve café Ωμέγα 中文 😀",
     "MATCH (n) DETACH DELETE n; RETURN 1 //",
@@ -122,10 +154,26 @@ def test_names_with_quotes_backslashes_unicode_and_keywords_round_trip(store, na
     assert to_json(store.get_graph("doc")) == to_json(g)
     assert store.corpora() == [name]
     assert store.find_document(name) == record and store.find_document(f"/x/{name}", corpus=name) == record
-    store.put_comparison(ComparisonRecord("doc", "doc", name, {"why": name}, {"analogy_similarity": 1.0},
-                                          [{"source": name, "target": name, "kind": "concept",
-                                            "source_lemma": name, "target_lemma": name, "lin": 1.0,
-                                            "generic": name}]))
+    store.put_comparison(
+        ComparisonRecord(
+            "doc",
+            "doc",
+            name,
+            {"why": name},
+            {"analogy_similarity": 1.0},
+            [
+                {
+                    "source": name,
+                    "target": name,
+                    "kind": "concept",
+                    "source_lemma": name,
+                    "target_lemma": name,
+                    "lin": 1.0,
+                    "generic": name,
+                }
+            ],
+        )
+    )
     stored = store.get_comparison("doc", "doc", name)
     assert (stored.run_id, stored.params, stored.pairs[0]["generic"]) == (name, {"why": name}, name)
 
@@ -173,7 +221,9 @@ def test_a_newer_extractor_version_replaces_the_graph_and_an_older_one_does_not(
 def test_find_document_by_id_path_or_name(store, tmp_path):
     for g in corpus_graphs():
         store.put_document("tiny", g)
-    store.put_document("other", make_graph("atom2", "atom.txt", ATOM), meta={"path": str(tmp_path / "atom.txt")})
+    store.put_document(
+        "other", make_graph("atom2", "atom.txt", ATOM), meta={"path": str(tmp_path / "atom.txt")}
+    )
     assert store.find_document("solar").doc_id == "solar"
     assert store.find_document("/corpus/water.txt").doc_id == "water"
     assert store.find_document(str(tmp_path / "." / "atom.txt")).doc_id == "atom2"
@@ -189,12 +239,19 @@ def test_comparisons_filter_by_run_and_corpus(store):
     store.put_document("pair", make_graph("atom", "atom.txt", ATOM))
     store.put_comparison(comparison("solar", "atom", "run-2", 0.6))
     keys = [(c.source_id, c.target_id, c.run_id) for c in store.comparisons()]
-    assert keys == [("atom", "solar", "run-1"), ("heat", "water", "run-1"), ("solar", "atom", "run-2"),
-                    ("water", "solar", "run-1")]
+    assert keys == [
+        ("atom", "solar", "run-1"),
+        ("heat", "water", "run-1"),
+        ("solar", "atom", "run-2"),
+        ("water", "solar", "run-1"),
+    ]
     assert [(c.source_id, c.target_id) for c in store.comparisons(corpus="pair")] == [
-        ("atom", "solar"), ("solar", "atom")]
+        ("atom", "solar"),
+        ("solar", "atom"),
+    ]
     assert [(c.source_id, c.run_id) for c in store.comparisons(run_id="run-2", corpus="pair")] == [
-        ("solar", "run-2")]
+        ("solar", "run-2")
+    ]
     assert store.comparisons()[0].pairs == [] and len(store.comparisons(pairs=True)[0].pairs) == 2
 
 
@@ -208,25 +265,29 @@ def test_a_comparison_of_an_unknown_document_is_refused(store):
 
 
 def test_real_scores_and_mapping_pairs_are_stored(store):
-    from metrics import compare
+    from dri.metrics import compare
 
     source, target = make_graph("solar", "solar.txt", SOLAR), make_graph("atom", "atom.txt", ATOM)
     result = compare(source, target)
     store.put_document("c", source)
     store.put_document("c", target)
-    store.put_comparison(ComparisonRecord("solar", "atom", "run-1", {"mapping": {}}, result.scores,
-                                          list(result.mapping.pairs)))
+    store.put_comparison(
+        ComparisonRecord("solar", "atom", "run-1", {"mapping": {}}, result.scores, list(result.mapping.pairs))
+    )
     stored = store.get_comparison("solar", "atom", "run-1")
     assert stored.scores["analogy_similarity"] == pytest.approx(result.scores.analogy_similarity)
     assert stored.scores["mapped_relations"] == result.scores.mapped_relations > 0
     assert [(p["source_lemma"], p["target_lemma"], p["generic"]) for p in stored.pairs] == [
-        (p.source_lemma, p.target_lemma, p.generic) for p in result.mapping.pairs]
-    assert store.top_analogues("atom")[0].analogy_similarity == pytest.approx(result.scores.analogy_similarity)
+        (p.source_lemma, p.target_lemma, p.generic) for p in result.mapping.pairs
+    ]
+    assert store.top_analogues("atom")[0].analogy_similarity == pytest.approx(
+        result.scores.analogy_similarity
+    )
 
 
 @pytest.fixture(scope="module")
 def clough_graph():
-    from extract import graph_from_path
+    from dri.extract import graph_from_path
 
     return graph_from_path(CLOUGH / "g0pA_taskb.txt")
 

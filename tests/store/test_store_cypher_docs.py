@@ -7,16 +7,24 @@ import re
 from pathlib import Path
 
 import pytest
-
-from store import open_store
 from store_test_helpers import comparison, corpus_graphs
+
+from dri.store import open_store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cypher.md"
 QUERIES = re.findall(r"```cypher\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 
 # Parameters of all the queries; each query uses the ones its "// params:" line names.
-PARAMS = {"doc": "solar.txt", "source": "atom.txt", "target": "solar.txt", "run_id": None, "run_a": "run-1",
-          "run_b": "run-2", "corpus": "tiny", "lemma": "sun"}
+PARAMS = {
+    "doc": "solar.txt",
+    "source": "atom.txt",
+    "target": "solar.txt",
+    "run_id": None,
+    "run_a": "run-1",
+    "run_b": "run-2",
+    "corpus": "tiny",
+    "lemma": "sun",
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +34,36 @@ def loaded(neo4j_uri):
         for g in corpus_graphs():
             meta = {"level": "orig" if g.graph["doc_id"] == "solar" else "cut", "language": "spa"}
             store.put_document("tiny", g, meta=meta)
-        pair = [{"source": "c:electron", "target": "c:sun", "kind": "concept", "source_lemma": "electron",
-                 "target_lemma": "sun", "lin": 0.2, "generic": "object.n.01"},
-                {"source": "r:0", "target": "r:0", "kind": "relation", "source_lemma": "attract",
-                 "target_lemma": "attract", "lin": 1.0, "generic": "attract.v.01"}]
-        back = [{**p, "source": p["target"], "target": p["source"], "source_lemma": p["target_lemma"],
-                 "target_lemma": p["source_lemma"]} for p in pair]
+        pair = [
+            {
+                "source": "c:electron",
+                "target": "c:sun",
+                "kind": "concept",
+                "source_lemma": "electron",
+                "target_lemma": "sun",
+                "lin": 0.2,
+                "generic": "object.n.01",
+            },
+            {
+                "source": "r:0",
+                "target": "r:0",
+                "kind": "relation",
+                "source_lemma": "attract",
+                "target_lemma": "attract",
+                "lin": 1.0,
+                "generic": "attract.v.01",
+            },
+        ]
+        back = [
+            {
+                **p,
+                "source": p["target"],
+                "target": p["source"],
+                "source_lemma": p["target_lemma"],
+                "target_lemma": p["source_lemma"],
+            }
+            for p in pair
+        ]
         store.put_comparison(comparison("atom", "solar", "run-1", 0.9, pairs=pair))
         store.put_comparison(comparison("solar", "atom", "run-1", 0.85, pairs=back))
         store.put_comparison(comparison("water", "solar", "run-1", 0.4))
@@ -43,14 +75,20 @@ def loaded(neo4j_uri):
 
 def test_the_doc_has_the_queries_the_issue_asks_for():
     text = DOC.read_text(encoding="utf-8")
-    for heading in ("top 10 analogues", "mapping of a pair", "score distribution per level", "per language",
-                    "best match changed between two runs"):
+    for heading in (
+        "top 10 analogues",
+        "mapping of a pair",
+        "score distribution per level",
+        "per language",
+        "best match changed between two runs",
+    ):
         assert heading in text
     assert len(QUERIES) >= 8
 
 
-@pytest.mark.parametrize("query", QUERIES, ids=[q.splitlines()[1][:40] if q.startswith("//") else q[:40]
-                                                 for q in QUERIES])
+@pytest.mark.parametrize(
+    "query", QUERIES, ids=[q.splitlines()[1][:40] if q.startswith("//") else q[:40] for q in QUERIES]
+)
 def test_each_ready_query_runs_and_answers(loaded, query):
     declared = re.match(r"// params: (.*)\n", query)
     names = [n.strip() for n in declared.group(1).split(",")] if declared else []
@@ -69,7 +107,8 @@ def _run(store, heading: str, **params) -> list[dict]:
 def test_the_top_10_query_agrees_with_the_store(loaded):
     rows = _run(loaded, "WITH o, max(r.analogy_similarity)", doc="solar.txt", run_id=None)
     assert [(r["id"], r["analogy_similarity"]) for r in rows] == [
-        (a.doc_id, a.analogy_similarity) for a in loaded.top_analogues("solar")]
+        (a.doc_id, a.analogy_similarity) for a in loaded.top_analogues("solar")
+    ]
 
 
 def test_the_level_query_groups_pairs_by_the_answer_level(loaded):
@@ -81,11 +120,16 @@ def test_the_changed_best_match_query_finds_the_documents_that_changed(loaded):
     rows = _run(loaded, "best_in_a", run_a="run-1", run_b="run-2")
     # solar: best atom (0.9) in run-1, heat (0.95) in run-2; atom: solar in both; heat: water -> solar.
     assert [(r["document"], r["best_in_a"], r["best_in_b"]) for r in rows] == [
-        ("heat.txt", "water.txt", "solar.txt"), ("solar.txt", "atom.txt", "heat.txt")]
+        ("heat.txt", "water.txt", "solar.txt"),
+        ("solar.txt", "atom.txt", "heat.txt"),
+    ]
 
 
 def test_the_mapping_query_lists_the_pairs_with_their_generic_space(loaded):
-    rows = _run(loaded, "p.lin AS lin, g.name AS generic_space", source="atom.txt", target="solar.txt",
-                run_id="run-1")
+    rows = _run(
+        loaded, "p.lin AS lin, g.name AS generic_space", source="atom.txt", target="solar.txt", run_id="run-1"
+    )
     assert [(r["source"], r["target"], r["generic_space"]) for r in rows] == [
-        ("electron", "sun", "object.n.01"), ("attract", "attract", "attract.v.01")]
+        ("electron", "sun", "object.n.01"),
+        ("attract", "attract", "attract.v.01"),
+    ]

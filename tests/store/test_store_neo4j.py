@@ -10,10 +10,10 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from store import StoreError, open_store
-from store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
 from store_test_helpers import SOLAR, comparison, corpus_graphs, make_graph
+
+from dri.store import StoreError, open_store
+from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
 
 PASSWORD = "s3cret-Pa55word-never-logged"
 
@@ -37,8 +37,10 @@ def test_constraints_and_indexes_exist_after_start_up(neo4j_store):
     names = {re.search(r"(?:CONSTRAINT|INDEX) (\w+) IF NOT EXISTS", s).group(1) for s in SCHEMA_STATEMENTS}
     with neo4j_store._driver.session(database=neo4j_store.database) as session:
         found = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name RETURN name")}
-        found |= {r["name"] for r in session.run("SHOW INDEXES YIELD name, state WHERE state = 'ONLINE' "
-                                                 "RETURN name")}
+        found |= {
+            r["name"]
+            for r in session.run("SHOW INDEXES YIELD name, state WHERE state = 'ONLINE' RETURN name")
+        }
     assert names <= found
     # Opening again finds them in place and changes nothing.
     with open_store(neo4j_store.settings.uri) as again:
@@ -48,27 +50,53 @@ def test_constraints_and_indexes_exist_after_start_up(neo4j_store):
 def test_the_graph_is_queryable_as_subject_relation_object(neo4j_store):
     neo4j_store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR))
     with neo4j_store._driver.session(database=neo4j_store.database) as session:
-        rows = session.run("MATCH (:Document {id: 'solar'})-[:HAS_NODE]->(r:Relation) "
-                           "MATCH (s:Concept)-[:SUBJ]->(r)-[:OBJ]->(o:Concept) "
-                           "RETURN s.lemma AS s, r.lemma AS v, o.lemma AS o ORDER BY r.ord").data()
+        rows = session.run(
+            "MATCH (:Document {id: 'solar'})-[:HAS_NODE]->(r:Relation) "
+            "MATCH (s:Concept)-[:SUBJ]->(r)-[:OBJ]->(o:Concept) "
+            "RETURN s.lemma AS s, r.lemma AS v, o.lemma AS o ORDER BY r.ord"
+        ).data()
     assert [(r["s"], r["v"], r["o"]) for r in rows] == SOLAR
 
 
 def test_a_mapping_is_linked_to_the_mapped_nodes_and_its_generic_space(neo4j_store):
     for g in corpus_graphs():
         neo4j_store.put_document("tiny", g)
-    neo4j_store.put_comparison(comparison("solar", "atom", "run-1", 0.8, pairs=[
-        {"source": "c:sun", "target": "c:nucleus", "kind": "concept", "source_lemma": "sun",
-         "target_lemma": "nucleus", "lin": 0.3, "generic": "entity.n.01"},
-        {"source": "r:0", "target": "r:0", "kind": "relation", "source_lemma": "attract",
-         "target_lemma": "attract", "lin": 1.0, "generic": "attract.v.01"}]))
+    neo4j_store.put_comparison(
+        comparison(
+            "solar",
+            "atom",
+            "run-1",
+            0.8,
+            pairs=[
+                {
+                    "source": "c:sun",
+                    "target": "c:nucleus",
+                    "kind": "concept",
+                    "source_lemma": "sun",
+                    "target_lemma": "nucleus",
+                    "lin": 0.3,
+                    "generic": "entity.n.01",
+                },
+                {
+                    "source": "r:0",
+                    "target": "r:0",
+                    "kind": "relation",
+                    "source_lemma": "attract",
+                    "target_lemma": "attract",
+                    "lin": 1.0,
+                    "generic": "attract.v.01",
+                },
+            ],
+        )
+    )
     with neo4j_store._driver.session(database=neo4j_store.database) as session:
         rows = session.run(
             "MATCH (:Document {id: 'solar'})-[s:SIMILAR {run_id: 'run-1'}]->(:Document {id: 'atom'}) "
             "MATCH (:Mapping {id: s.mapping_id})-[:HAS_PAIR]->(p)-[:SOURCE]->(a), (p)-[:TARGET]->(b), "
             "      (p)-[:GENERIC]->(g) "
             "RETURN labels(a)[0] AS label, a.lemma AS a, b.lemma AS b, g.name AS g, s.analogy_similarity AS score "
-            "ORDER BY p.idx").data()
+            "ORDER BY p.idx"
+        ).data()
     assert rows == [
         {"label": "Concept", "a": "sun", "b": "nucleus", "g": "entity.n.01", "score": 0.8},
         {"label": "Relation", "a": "attract", "b": "attract", "g": "attract.v.01", "score": 0.8},
@@ -142,10 +170,15 @@ def test_one_write_per_row_stores_the_same_as_unwind_batches(neo4j_uri):
     assert counts[1] == counts[10_000]
 
 
-_edges = st.lists(st.tuples(st.sampled_from(["solar", "atom", "water", "heat"]),
-                            st.sampled_from(["solar", "atom", "water", "heat"]),
-                            st.sampled_from(["run-1", "run-2", "run-3"]),
-                            st.sampled_from([0.1, 0.5, 0.9])), max_size=14)
+_edges = st.lists(
+    st.tuples(
+        st.sampled_from(["solar", "atom", "water", "heat"]),
+        st.sampled_from(["solar", "atom", "water", "heat"]),
+        st.sampled_from(["run-1", "run-2", "run-3"]),
+        st.sampled_from([0.1, 0.5, 0.9]),
+    ),
+    max_size=14,
+)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -164,7 +197,8 @@ def test_both_backends_rank_analogues_alike(neo4j_store, tmp_path_factory, edges
                 assert lite.top_analogues(doc, k, run) == neo4j_store.top_analogues(doc, k, run)
         assert [c.key for c in lite.comparisons()] == [c.key for c in neo4j_store.comparisons()]
         assert [(r.run_id, r.comparisons) for r in lite.runs()] == [
-            (r.run_id, r.comparisons) for r in neo4j_store.runs()]
+            (r.run_id, r.comparisons) for r in neo4j_store.runs()
+        ]
 
 
 def test_concurrent_writers_of_the_same_documents_leave_one_copy(neo4j_store):

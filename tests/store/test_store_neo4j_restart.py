@@ -18,11 +18,11 @@ import threading
 import time
 
 import pytest
-
-from graphs import to_json
-from store import ComparisonRecord, StoreError, open_store
-from store.neo4j_store import Neo4jSettings, Neo4jStore
 from conftest import neo4j_script
+
+from dri.graphs import to_json
+from dri.store import ComparisonRecord, StoreError, open_store
+from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
 
 PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7698"))
 URI = f"bolt://127.0.0.1:{PORT}"
@@ -33,14 +33,16 @@ def restartable_server():
     neo4j_script("wipe", PORT)
     started = neo4j_script("start", PORT)
     if started.returncode != 0:
-        pytest.fail(f"`scripts/neo4j start` on port {PORT} failed: {(started.stderr or started.stdout)[-500:]}",
-                    pytrace=False)
+        pytest.fail(
+            f"`scripts/neo4j start` on port {PORT} failed: {(started.stderr or started.stdout)[-500:]}",
+            pytrace=False,
+        )
     yield URI
     neo4j_script("wipe", PORT)
 
 
 def _batch(documents: int = 24, nodes: int = 120):
-    from mapping.random_graphs import random_ros_graph
+    from dri.mapping.random_graphs import random_ros_graph
 
     rng = random.Random(4)
     graphs = []
@@ -51,11 +53,28 @@ def _batch(documents: int = 24, nodes: int = 120):
     comparisons = []
     for i in range(documents - 1):
         a, b = graphs[i], graphs[i + 1]
-        pairs = [{"source": u, "target": v, "kind": a.nodes[u]["type"], "source_lemma": a.nodes[u]["lemma"],
-                  "target_lemma": b.nodes[v]["lemma"], "lin": 0.5, "generic": f"generic.n.{k % 7:02d}"}
-                 for k, (u, v) in enumerate(zip(list(a)[:20], list(b)[:20]))]
-        comparisons.append(ComparisonRecord(a.graph["doc_id"], b.graph["doc_id"], "run-1", {"i": i},
-                                            {"analogy_similarity": i / documents}, pairs))
+        pairs = [
+            {
+                "source": u,
+                "target": v,
+                "kind": a.nodes[u]["type"],
+                "source_lemma": a.nodes[u]["lemma"],
+                "target_lemma": b.nodes[v]["lemma"],
+                "lin": 0.5,
+                "generic": f"generic.n.{k % 7:02d}",
+            }
+            for k, (u, v) in enumerate(zip(list(a)[:20], list(b)[:20]))
+        ]
+        comparisons.append(
+            ComparisonRecord(
+                a.graph["doc_id"],
+                b.graph["doc_id"],
+                "run-1",
+                {"i": i},
+                {"analogy_similarity": i / documents},
+                pairs,
+            )
+        )
     return graphs, comparisons
 
 
@@ -83,13 +102,17 @@ def _write(store, graphs, comparisons, *, pause_after: int | None = None, paused
 
 
 def _snapshot(store, graphs):
-    return (store.counts(),
-            [to_json(store.get_graph(g.graph["doc_id"])) for g in graphs],
-            store.comparisons(pairs=True))
+    return (
+        store.counts(),
+        [to_json(store.get_graph(g.graph["doc_id"])) for g in graphs],
+        store.comparisons(pairs=True),
+    )
 
 
 @pytest.mark.slow
-def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing(restartable_server, neo4j_uri):
+def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing(
+    restartable_server, neo4j_uri
+):
     graphs, comparisons = _batch()
 
     # What an undisturbed run leaves, on the main test server.
@@ -102,8 +125,11 @@ def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing
     patient = Neo4jStore(Neo4jSettings(restartable_server, retry_seconds=120))
     impatient = Neo4jStore(Neo4jSettings(restartable_server, retry_seconds=2, connection_timeout=2))
     paused, resume, outcome = threading.Event(), threading.Event(), {}
-    writer = threading.Thread(target=lambda: outcome.update(result=_write(
-        patient, graphs, comparisons, pause_after=8, paused=paused, resume=resume)))
+    writer = threading.Thread(
+        target=lambda: outcome.update(
+            result=_write(patient, graphs, comparisons, pause_after=8, paused=paused, resume=resume)
+        )
+    )
     writer.start()
     assert paused.wait(120), "the writer did not get through its first eight documents"
 
@@ -137,7 +163,8 @@ def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing
     assert got[0] == expected[0]
     assert got[1] == expected[1]
     assert [(c.source_id, c.target_id, c.run_id, c.scores, c.pairs) for c in got[2]] == [
-        (c.source_id, c.target_id, c.run_id, c.scores, c.pairs) for c in expected[2]]
+        (c.source_id, c.target_id, c.run_id, c.scores, c.pairs) for c in expected[2]
+    ]
     assert stopped_at < restarted_at
     patient.close()
     impatient.close()

@@ -7,11 +7,11 @@ import multiprocessing as mp
 from pathlib import Path
 
 import pytest
-
-from graphs import to_json
-from store import StoreError, open_store
-from store.sqlite_store import SQLiteStore
 from store_test_helpers import SOLAR, comparison, make_graph
+
+from dri.graphs import to_json
+from dri.store import StoreError, open_store
+from dri.store.sqlite_store import SQLiteStore
 
 
 def test_without_neo4j_settings_the_store_is_sqlite_in_the_data_folder(tmp_path, monkeypatch):

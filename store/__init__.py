@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dri.store.base import Store, default_sqlite_path
+from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
 from dri.store.records import (
     Analogue,
     ComparisonRecord,
@@ -33,6 +34,7 @@ from dri.store.records import (
     RunRecord,
     StoreError,
 )
+from dri.store.sqlite_store import SQLiteStore
 
 __all__ = [
     "Analogue",
@@ -58,8 +60,6 @@ def open_store(uri: str | None = None) -> Store:
     Raises :class:`StoreError` (one line, naming the server or file) when the
     store cannot be opened.
     """
-    from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
-    from dri.store.sqlite_store import SQLiteStore
 
     if uri:
         scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""

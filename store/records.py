@@ -18,6 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
 
+from dri.errors import one_line
+
 __all__ = [
     "PAIR_FIELDS",
     "SCORE_FIELDS",
@@ -46,7 +48,7 @@ class StoreError(RuntimeError):
 
     def __init__(self, where: str, reason: str):
         self.where = where
-        self.reason = _one_line(reason)
+        self.reason = one_line(str(reason))
         super().__init__(f"{where}: {self.reason}")
 
 
@@ -231,7 +233,3 @@ def safe_uri(uri: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def _one_line(text: Any) -> str:
-    return " ".join(str(text).split()) or "unknown error"

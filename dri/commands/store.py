@@ -21,6 +21,8 @@ import argparse
 import sys
 from typing import Any
 
+from dri.store import StoreError, open_store
+
 __all__ = ["register", "run_store"]
 
 
@@ -56,8 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_store(args: argparse.Namespace) -> int:
-    from dri.store import StoreError, open_store
-
     if args.action == "clear" and not args.yes:
         print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
         return 2

@@ -818,7 +818,16 @@ def _graph_rows(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], list[dict[str,
             raise ValueError(f"node {key!r} has attributes JSON cannot hold: {err}") from None
         props = {
             name: _property(attrs.get(name))
-            for name in ("type", "pos", "sentences", "sections", "mentions")
+            for name in (
+                "type",
+                "pos",
+                "order",
+                "entity",
+                "wordnet_lemma",
+                "sentences",
+                "sections",
+                "mentions",
+            )
             if name in attrs
         }
         props = {k: v for k, v in props.items() if v is not None}

@@ -19,6 +19,8 @@ import json
 import sys
 from pathlib import Path
 
+from dri.flows.progress import Progress, listening
+from dri.flows.runners import runner_config
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -92,8 +94,6 @@ def run_run(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=quiet)
     # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
     from dri.flows.corpus import run_corpus
-    from dri.flows.progress import Progress, listening
-    from dri.flows.runners import runner_config
 
     try:
         config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)

@@ -1,13 +1,19 @@
 """Where the tool keeps its data, read from the environment.
 
 ``DRI_DATA_DIR``   working data: embedded store, caches, reports
-                   (default: ``data/`` in the project folder).
-``DRI_NLTK_DATA``  the nltk_data folder holding WordNet
-                   (default: ``data/nltk_data`` in the project folder, built
-                   by ``scripts/setup-wordnet``).
+                   (default: see below).
+``DRI_NLTK_DATA``  the nltk_data folder holding WordNet (default:
+                   ``nltk_data`` in the default data folder, built by
+                   ``scripts/setup-wordnet``).
 ``DRI_CLOUGH_CORPUS``  the Clough & Stevenson plagiarism corpus used by tests
                    and benchmarks (default: ``../shared/corpora/clough-stevenson``
                    beside the project folder).
+
+The default data folder is ``data/`` of the source checkout when dri runs
+from one (``pyproject.toml`` beside the ``dri`` folder), else the user's data
+folder, ``$XDG_DATA_HOME/dri`` (``~/.local/share/dri``): an installed wheel
+never writes into site-packages. This module imports nothing of dri, so
+every layer may use it.
 """
 
 from __future__ import annotations
@@ -18,17 +24,32 @@ from pathlib import Path
 __all__ = [
     "PROJECT_ROOT",
     "cache_dir",
+    "checkout_root",
     "clough_stevenson_dir",
     "data_dir",
     "nltk_data_dir",
     "prefect_defaults",
 ]
 
+#: The folder above the ``dri`` package: the source checkout when running from one.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
+def checkout_root() -> Path | None:
+    """The source checkout dri runs from, or ``None`` for an installed package."""
+    return PROJECT_ROOT if (PROJECT_ROOT / "pyproject.toml").is_file() else None
+
+
+def _default_data_dir() -> Path:
+    checkout = checkout_root()
+    if checkout is not None:
+        return checkout / "data"
+    xdg = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(xdg) / "dri"
+
+
 def data_dir() -> Path:
-    path = Path(os.environ.get("DRI_DATA_DIR") or PROJECT_ROOT / "data")
+    path = Path(os.environ.get("DRI_DATA_DIR") or _default_data_dir())
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -40,7 +61,7 @@ def cache_dir() -> Path:
 
 
 def nltk_data_dir() -> Path:
-    return Path(os.environ.get("DRI_NLTK_DATA") or PROJECT_ROOT / "data" / "nltk_data")
+    return Path(os.environ.get("DRI_NLTK_DATA") or _default_data_dir() / "nltk_data")
 
 
 def clough_stevenson_dir() -> Path:

@@ -1,4 +1,4 @@
-"""``dri demo``: the main job on the demo corpora shipped in ``corpora/demo/``.
+"""``dri demo``: the main job on the demo corpora shipped with ``dri.corpora`` (``corpora/demo/``).
 
 Runs the three evaluations of the paper on the project's own small corpora
 with whatever store is configured (the embedded SQLite store by default):
@@ -17,13 +17,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 
-from dri.settings import PROJECT_ROOT, prefect_defaults
+from dri.settings import prefect_defaults
 
 __all__ = ["DEMO_ROOT", "register", "run_demo"]
 
-DEMO_ROOT = PROJECT_ROOT / "corpora" / "demo"
+#: The demo corpora, package data of dri.corpora (so a wheel carries them too).
+DEMO_ROOT = Path(str(resources.files("dri.corpora") / "demo"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

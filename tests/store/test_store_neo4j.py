@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import tempfile
 import time
 
 import pytest
@@ -136,24 +135,21 @@ def test_credentials_are_never_logged_nor_shown(neo4j_uri, monkeypatch, caplog):
 
 
 @pytest.mark.slow
-def test_the_connection_can_come_from_a_prefect_secret_block(neo4j_uri, monkeypatch):
+def test_the_connection_can_come_from_a_prefect_secret_block(prefect_server, neo4j_uri, monkeypatch):
     from prefect.blocks.system import Secret
-    from prefect.testing.utilities import prefect_test_harness
 
-    monkeypatch.setenv("PREFECT_HOME", tempfile.mkdtemp(prefix="dri-store-prefect-"))
-    monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
         monkeypatch.delenv(name, raising=False)
-    with prefect_test_harness(server_startup_timeout=180):
-        Secret(value={"uri": neo4j_uri, "user": "neo4j", "password": PASSWORD}).save("dri-test-neo4j")
-        monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "dri-test-neo4j")
-        settings = Neo4jSettings.from_env()
-        assert (settings.uri, settings.user, settings.password) == (neo4j_uri, "neo4j", PASSWORD)
-        with open_store() as store:
-            assert isinstance(store, Neo4jStore) and store.location == f"Neo4j at {neo4j_uri}"
-        monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "no-such-block")
-        with pytest.raises(StoreError, match="Prefect Secret block 'no-such-block': cannot load it"):
-            open_store()
+    # The block is saved to the session's Prefect test server (prefect_server).
+    Secret(value={"uri": neo4j_uri, "user": "neo4j", "password": PASSWORD}).save("dri-test-neo4j")
+    monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "dri-test-neo4j")
+    settings = Neo4jSettings.from_env()
+    assert (settings.uri, settings.user, settings.password) == (neo4j_uri, "neo4j", PASSWORD)
+    with open_store() as store:
+        assert isinstance(store, Neo4jStore) and store.location == f"Neo4j at {neo4j_uri}"
+    monkeypatch.setenv("DRI_NEO4J_SECRET_BLOCK", "no-such-block")
+    with pytest.raises(StoreError, match="Prefect Secret block 'no-such-block': cannot load it"):
+        open_store()
 
 
 def test_one_write_per_row_stores_the_same_as_unwind_batches(neo4j_uri):

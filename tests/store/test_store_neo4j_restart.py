@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import threading
 import time
 
 import pytest
-from conftest import neo4j_script
+from neo4j_server import neo4j_script
 
 from dri.graphs import to_json
 from dri.store import ComparisonRecord, StoreError, open_store
@@ -26,6 +27,18 @@ from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
 
 PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7698"))
 URI = f"bolt://127.0.0.1:{PORT}"
+
+
+def _wait_until_bolt_refuses(port: int, timeout: float = 120) -> None:
+    """Poll until the server stops accepting Bolt connections (it is shutting down)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"Neo4j on port {port} still accepts connections after {timeout} s")
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +148,7 @@ def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing
 
     stopping = threading.Thread(target=lambda: outcome.update(stop=neo4j_script("stop", PORT)))
     stopping.start()
-    time.sleep(0.5)  # SIGTERM is on its way: the rest of the batch meets a server going down
+    _wait_until_bolt_refuses(PORT)  # the rest of the batch meets a server going down
     resume.set()
     stopping.join(120)
     stopped_at = time.monotonic()

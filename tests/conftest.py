@@ -1,0 +1,61 @@
+"""Fixtures every test folder shares: one Prefect test server and the real Neo4j.
+
+Prefect is configured here, before any test module imports it: no phoning
+home, a private ``PREFECT_HOME`` (never the user's), and time for the test
+server to start on a slow machine. :func:`prefect_server` starts one test
+server for the whole session, for every folder that needs one.
+
+The Neo4j tests never skip. They use ``NEO4J_URI`` as it is when the session
+starts (``scripts/test`` starts the project's server and sets it); otherwise
+:func:`neo4j_uri` starts the project's own server with ``scripts/neo4j start``
+on ``DRI_TEST_NEO4J_PORT`` (default 7697) and stops it afterwards if it
+started it. If that fails, the tests fail with the script's message. The
+tests own the database they are pointed at.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+from neo4j_server import neo4j_script
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="dri-prefect-home-")
+
+# Read before any fixture hides it (the evaluation tests run without NEO4J_URI).
+_NEO4J_URI_AT_START = os.environ.get("NEO4J_URI")
+
+
+@pytest.fixture(scope="session")
+def prefect_server() -> Iterator[None]:
+    """One Prefect test server for the session (it takes seconds to start)."""
+    from prefect.testing.utilities import prefect_test_harness  # imported after the settings above
+
+    with prefect_test_harness(server_startup_timeout=None):
+        yield
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[str]:
+    if _NEO4J_URI_AT_START:
+        yield _NEO4J_URI_AT_START
+        return
+    port = os.environ.get("DRI_TEST_NEO4J_PORT", "7697")
+    was_running = neo4j_script("status", port).returncode == 0
+    started = neo4j_script("start", port)
+    if started.returncode != 0:
+        pytest.fail(
+            f"NEO4J_URI is not set and `scripts/neo4j start` on port {port} failed: "
+            f"{(started.stderr or started.stdout).strip()[-500:]}",
+            pytrace=False,
+        )
+    print(started.stdout.strip(), file=sys.stderr)
+    yield f"bolt://127.0.0.1:{port}"
+    if not was_running:
+        neo4j_script("stop", port)

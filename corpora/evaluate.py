@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, Unpack
 
 from dri.corpora.analogy import load_analogy
 from dri.corpora.manifest import ManifestPair
@@ -65,6 +65,7 @@ from dri.store import ComparisonRecord, Store, open_store
 __all__ = [
     "Evaluation",
     "Progress",
+    "RunOptions",
     "analogy_evaluation",
     "analogy_search",
     "default_report_dir",
@@ -117,6 +118,14 @@ class Evaluation:
     mappings: bool = False
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :func:`evaluate` and every ``evaluate_<kind>``."""
+
+    baselines: bool
+    embeddings: bool
+    progress: Progress | None
+
+
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
     """``<data_dir>/reports/<kind>-<corpus folder name>``."""
     return data_dir() / "reports" / f"{kind}-{Path(corpus_dir).resolve().name}"
@@ -167,7 +176,11 @@ def analogy_evaluation(
     k: int = 5,
 ) -> Evaluation:
     """Every other document against each target (``targets`` override ``targets.txt``)."""
-    corpus = load_analogy(corpus_dir, targets=list(targets) if targets else None, sections=sections)
+    corpus = load_analogy(
+        corpus_dir,
+        targets=list(targets) if targets else None,
+        sections=list(sections) if sections is not None else None,
+    )
     sections_param = sorted(corpus.sections) if corpus.sections else None
     # The corpus's own targets are one manifest run; targets given here are
     # not in targets.txt, so each is a run of the flow's target mode.
@@ -431,7 +444,7 @@ def evaluate(
 
 def run_evaluation(
     evaluation: Evaluation,
-    report_dir: str | Path | bool | None = None,
+    report_dir: str | Path | Literal[False] | None = None,
     *,
     baselines: bool = True,
     embeddings: bool = False,
@@ -447,41 +460,23 @@ def run_evaluation(
 
 def evaluate_plagiarism(
     corpus_dir: str | Path,
-    report_dir: str | Path | bool | None = None,
-    *,
-    baselines: bool = True,
-    embeddings: bool = False,
-    progress: Progress | None = None,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every answer of a Clough & Stevenson corpus against its original
     (:func:`plagiarism_evaluation`, :func:`run_evaluation`). Raises
     :class:`CorpusError` if the corpus cannot be read at all."""
-    return run_evaluation(
-        plagiarism_evaluation(corpus_dir),
-        report_dir,
-        baselines=baselines,
-        embeddings=embeddings,
-        progress=progress,
-    )
+    return run_evaluation(plagiarism_evaluation(corpus_dir), report_dir, **options)
 
 
 def evaluate_translation(
     corpus_dir: str | Path,
-    report_dir: str | Path | bool | None = None,
-    *,
-    baselines: bool = True,
-    embeddings: bool = False,
-    progress: Progress | None = None,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every original of a translation corpus against each of its round trips
     (:func:`translation_evaluation`, :func:`run_evaluation`)."""
-    return run_evaluation(
-        translation_evaluation(corpus_dir),
-        report_dir,
-        baselines=baselines,
-        embeddings=embeddings,
-        progress=progress,
-    )
+    return run_evaluation(translation_evaluation(corpus_dir), report_dir, **options)
 
 
 # -- analogy search -------------------------------------------------------------
@@ -493,7 +488,7 @@ def analogy_search(
     k: int = 5,
     *,
     sections: Sequence[str] | None = None,
-    report_dir: str | Path | bool | None = None,
+    report_dir: str | Path | Literal[False] | None = None,
     baselines: bool = True,
     progress: Progress | None = None,
 ) -> tuple[list[SearchResult], ReportFiles | None]:

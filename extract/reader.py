@@ -125,7 +125,7 @@ def text_blocks(text: str) -> list[Block]:
 
 
 def _sentences(blocks: list[Block]) -> list[Sentence]:
-    sentences = []
+    sentences: list[Sentence] = []
     for section, paragraph in blocks:
         for text in split_sentences(paragraph):
             sentences.append(Sentence(len(sentences), text, section))

@@ -118,7 +118,7 @@ def _clean(word: str) -> str:
 
 
 def _number(token: Token) -> str | None:
-    values = token.morph.get("Number")
+    values = token.morph.get("Number", [])
     return values[0] if values else None
 
 
@@ -127,7 +127,7 @@ def concept_mention(token: Token) -> Mention | None:
     head = _clean(token.lemma_ or token.text)
     if not any(ch.isalpha() for ch in head):
         return None
-    compounds = []
+    compounds: list[Token] = []
     # Direct compound children immediately left of the head, nearest first.
     for child in reversed(list(token.lefts)):
         if child.dep_ != "compound" or child.pos_ not in _NOUNS or len(compounds) == _MAX_COMPOUNDS:

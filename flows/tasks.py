@@ -302,16 +302,15 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     t1 = time.perf_counter()
     comparison = compare(source, target, **(params.get("mapping") or {}))
     t2 = time.perf_counter()
-    scores = comparison.scores
-    scores = scores if isinstance(scores, dict) else asdict(scores)
+    scores = asdict(comparison.scores)
     store.put_comparison(
         ComparisonRecord(
             source_id=source_id,
             target_id=target_id,
             run_id=run_id,
             params=dict(params),
-            scores=comparison.scores,
-            pairs=list(comparison.mapping.pairs),
+            scores=scores,
+            pairs=[asdict(p) for p in comparison.mapping.pairs],
         )
     )
     t3 = time.perf_counter()

@@ -124,7 +124,7 @@ def concept_id(lemma: str) -> str:
     return f"c:{lemma.lower()}"
 
 
-def _note_occurrence(attrs: dict, sentence: int | None, section: str | None) -> None:
+def _note_occurrence(attrs: dict[str, Any], sentence: int | None, section: str | None) -> None:
     if sentence is not None and sentence not in attrs["sentences"]:
         attrs["sentences"].append(sentence)
         attrs["sentences"].sort()
@@ -250,8 +250,10 @@ def triples(g: nx.DiGraph) -> list[tuple[str, str, str]]:
     out = []
     for rel in _in_order(g, 1):
         found = _statement(g, rel)
-        if found is not None and found[2] is not None:
-            out.append(found)
+        if found is not None:
+            subject, relation, obj = found
+            if obj is not None:
+                out.append((subject, relation, obj))
     return out
 
 

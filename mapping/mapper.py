@@ -71,6 +71,10 @@ from dri.mapping.wordnet import lin_and_generic, relation_generic_space, relatio
 __all__ = ["Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
 
 Similarity = Callable[[str, str, str], float]
+#: A seed of the search: a sortable tuple ending in the relation pair (i, k).
+_Key = tuple[Any, ...]
+#: Concept pairs (source index, target index) that a relation pair adds.
+_Pairs = tuple[tuple[int, int], ...]
 Generic = Callable[[str, str, str], "str | None"]
 
 
@@ -128,7 +132,7 @@ class Mapping:
 _NUMBER = re.compile(r"(\d+)")
 
 
-def _natural(node: Any) -> tuple:
+def _natural(node: Any) -> tuple[Any, ...]:
     text = str(node)
     if text.startswith("r:") and text[2:].isdigit():  # the common case, fast
         return ("r:", int(text[2:]))
@@ -202,14 +206,14 @@ class _Search:
         # the most further relation pairs (VF2's look-ahead), then similarity.
         self.structure = structure
         self.work = 0  # feasibility checks made, a machine-independent effort count
-        self._seeds: list[tuple] | None = None
-        self._exact_seeds: list[tuple] | None = None
+        self._seeds: list[_Key] | None = None
+        self._exact_seeds: list[_Key] | None = None
 
     # similarity of two lemmas, identical lemmas fixed at 1.0
     def lin(self, a: str, b: str, pos: str) -> float:
         return 1.0 if a == b else self.sim(a, b, pos)
 
-    def _args(self, i: int, k: int, cmap: list[int], cinv: list[int]):
+    def _args(self, i: int, k: int, cmap: list[int], cinv: list[int]) -> tuple[bool, int, _Pairs]:
         """(feasible, anchors, new concept pairs) for relation pair (i, k)."""
         self.work += 1
         s, t = self.s, self.t
@@ -217,7 +221,7 @@ class _Search:
         if (si == oi) != (sk == ok):
             return False, 0, ()
         anchors = 0
-        new = []
+        new: list[tuple[int, int]] = []
         for a, b in ((si, sk), (oi, ok)) if si != oi else ((si, sk),):
             if a < 0 or b < 0:
                 if a != b:
@@ -234,7 +238,7 @@ class _Search:
                 new.append((a, b))
         return True, anchors, tuple(new)
 
-    def _key(self, i: int, k: int, anchors: int, new: tuple) -> tuple:
+    def _key(self, i: int, k: int, anchors: int, new: _Pairs) -> _Key:
         s, t = self.s, self.t
         va, vb = s.rel_lemma[i], t.rel_lemma[k]
         total = self.lin(va, vb, "v")
@@ -253,7 +257,7 @@ class _Search:
             return (-anchors, -potential, -round(score, 12), -same, i, k)
         return (-anchors, -round(score, 12), -same, i, k)
 
-    def seeds(self) -> list[tuple]:
+    def seeds(self) -> list[_Key]:
         """Every relation pair keyed as a seed on an empty state, best first.
 
         Exact triple matches (score 1, all lemmas identical) come first and are
@@ -272,11 +276,11 @@ class _Search:
             self._seeds = keys
         return self._seeds
 
-    def exact_seeds(self) -> list[tuple]:
+    def exact_seeds(self) -> list[_Key]:
         if self._exact_seeds is None:
             s, t = self.s, self.t
 
-            def triple(side: _Side, i: int) -> tuple:
+            def triple(side: _Side, i: int) -> tuple[Any, ...]:
                 return (
                     side.con_lemma[side.subj[i]] if side.subj[i] >= 0 else None,
                     side.rel_lemma[i],
@@ -284,7 +288,7 @@ class _Search:
                     side.subj[i] == side.obj[i],
                 )
 
-            index: dict[tuple, list[int]] = {}
+            index: dict[tuple[Any, ...], list[int]] = {}
             for k in range(len(t.relations)):
                 index.setdefault(triple(t, k), []).append(k)
             out = []
@@ -297,14 +301,14 @@ class _Search:
             self._exact_seeds = out
         return self._exact_seeds
 
-    def run(self, first: tuple | None) -> list[tuple[str, int, int]]:
+    def run(self, first: _Key | None) -> list[tuple[str, int, int]]:
         """One greedy search, optionally forced to start from seed ``first``."""
         s, t = self.s, self.t
         cmap, cinv = [-1] * len(s.concepts), [-1] * len(t.concepts)
         rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
         order: list[tuple[str, int, int]] = []
-        heap: list[tuple] = []
-        seed_lists = [[] if self.structure else self.exact_seeds(), None]
+        heap: list[tuple[Any, ...]] = []
+        seed_lists: list[list[_Key] | None] = [[] if self.structure else self.exact_seeds(), None]
         seed_pos = [0, 0]
 
         def push_around(a: int, b: int) -> None:
@@ -321,7 +325,7 @@ class _Search:
 
         mapped = [0]
 
-        def take(i: int, k: int, new: tuple) -> None:
+        def take(i: int, k: int, new: _Pairs) -> None:
             mapped[0] += 1
             rmap[i], rinv[k] = k, i
             order.append((RELATION, i, k))
@@ -331,11 +335,11 @@ class _Search:
             for a, b in new:
                 push_around(a, b)
 
-        def next_seed() -> tuple | None:
+        def next_seed() -> _Key | None:
             for tier in (0, 1):
-                if seed_lists[tier] is None:
-                    seed_lists[tier] = self.seeds()
                 keys = seed_lists[tier]
+                if keys is None:
+                    keys = seed_lists[tier] = self.seeds()
                 while seed_pos[tier] < len(keys):
                     key = keys[seed_pos[tier]]
                     seed_pos[tier] += 1
@@ -434,7 +438,7 @@ def map_graphs(
         relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound),
     )
 
-    def quality(order: list) -> tuple[int, int, float]:
+    def quality(order: list[tuple[str, int, int]]) -> tuple[int, int, float]:
         # Relation pairs first (each is two mapped edges: the largest common
         # subgraph by edges, i.e. systematic structure), then nodes, then Lin.
         total, relations = 0.0, 0
@@ -453,9 +457,9 @@ def map_graphs(
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the largest mapping wins.
         ahead = _Search(s, t, cached, structure=True)
-        tried: list[set] = [{best[0][1:]}, set()]
+        tried: list[set[tuple[int, int]]] = [{best[0][1:]}, set()]
         queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
-        plans = [(1, None)]
+        plans: list[tuple[int, _Key | None]] = [(1, None)]
         while runs <= restarts and best_quality[:2] < bound and search.work + ahead.work < work_limit:
             if not plans:
                 for mode in (0, 1):
@@ -465,8 +469,8 @@ def map_graphs(
                             break
                 if not plans:
                     break
-            mode, key = plans.pop(0)
-            order = (search, ahead)[mode].run(key)
+            mode, planned = plans.pop(0)
+            order = (search, ahead)[mode].run(planned)
             runs += 1
             if order:
                 tried[mode].add(order[0][1:])

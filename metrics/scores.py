@@ -25,7 +25,8 @@ from typing import Any
 
 import networkx as nx
 
-from dri.mapping.mapper import CONCEPT, RELATION, Mapping, map_graphs
+from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.mapper import Mapping, map_graphs
 
 __all__ = ["COUNT_NAMES", "SCORE_NAMES", "Comparison", "Scores", "compare", "score_mapping"]
 

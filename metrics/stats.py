@@ -26,6 +26,7 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -85,9 +86,12 @@ def _clean(x: float) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else x
 
 
-def group_values(values: Iterable[float], groups: Iterable[Hashable]) -> dict[Hashable, list[float]]:
+G = TypeVar("G", bound=Hashable)
+
+
+def group_values(values: Iterable[float], groups: Iterable[G]) -> dict[G, list[float]]:
     """The values of each group, groups in first-seen order."""
-    out: dict[Hashable, list[float]] = defaultdict(list)
+    out: dict[G, list[float]] = defaultdict(list)
     for v, g in zip(values, groups, strict=True):
         out[g].append(float(v))
     return dict(out)
@@ -170,7 +174,10 @@ def score_stats(
     return stats
 
 
-def krippendorff_alpha(reliability: Sequence[Sequence[float]], level: str = "interval") -> float | None:
+def krippendorff_alpha(
+    reliability: Sequence[Sequence[float]] | np.ndarray,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
+) -> float | None:
     """Krippendorff's alpha of a raters x units matrix (NaN = not rated)."""
     import krippendorff
 
@@ -202,7 +209,7 @@ def rating_stats(
         for r in rows:
             value = r.get(prop)
             if value is not None and value != "":
-                cell[(str(r["rater"]), str(r["pair"]))] = float(value)  # type: ignore[arg-type]
+                cell[(str(r["rater"]), str(r["pair"]))] = float(str(value))
         matrix = np.full((len(raters), len(pairs)), np.nan)
         for (rater, pair), value in cell.items():
             matrix[raters.index(rater), pairs.index(pair)] = value

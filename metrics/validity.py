@@ -134,10 +134,11 @@ def correlations(
     Pairs where either value is NaN are left out (``n`` says how many remain).
     """
     a, b = _finite(score, human)
-    return {
-        name: bootstrap(lambda idx, f=CORRELATIONS[name]: f(a[idx], b[idx]), a.size, n_boot=n_boot, seed=seed)
-        for name in which
-    }
+
+    def on(correlation: Callable[[np.ndarray, np.ndarray], float]) -> Callable[[np.ndarray], float]:
+        return lambda idx: correlation(a[idx], b[idx])
+
+    return {name: bootstrap(on(CORRELATIONS[name]), a.size, n_boot=n_boot, seed=seed) for name in which}
 
 
 @dataclass

@@ -51,10 +51,10 @@ import networkx as nx
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
+from dri.metrics.scores import SCORE_NAMES
 from dri.store.base import Store, check_k, env, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
-    SCORE_FIELDS,
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -432,7 +432,7 @@ class Neo4jStore(Store):
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         doc_id = fields["doc_id"]
 
-        def work(tx: Any) -> None:
+        def work(tx: Any) -> DocumentRecord:
             old = tx.run(
                 "MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
                 "d.extractor_version AS version, d.meta AS meta",
@@ -586,7 +586,7 @@ class Neo4jStore(Store):
 
     def put_comparison(self, result: ComparisonRecord) -> None:
         mapping_id = result.key
-        scores = {f: result.scores[f] for f in SCORE_FIELDS}
+        scores = {f: result.scores[f] for f in SCORE_NAMES}
         scores.update(
             mapped_concepts=result.scores.get("mapped_concepts", 0),
             mapped_relations=result.scores.get("mapped_relations", 0),

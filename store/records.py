@@ -19,10 +19,10 @@ from urllib.parse import urlsplit, urlunsplit
 import networkx as nx
 
 from dri.errors import one_line
+from dri.metrics.scores import COUNT_NAMES, SCORE_NAMES
 
 __all__ = [
     "PAIR_FIELDS",
-    "SCORE_FIELDS",
     "Analogue",
     "ComparisonRecord",
     "DocumentRecord",
@@ -34,8 +34,6 @@ __all__ = [
     "register_secret",
 ]
 
-SCORE_FIELDS = ("analogy_similarity", "jaccard", "semantic", "conceptual", "relational")
-COUNT_FIELDS = ("mapped_concepts", "mapped_relations")
 PAIR_FIELDS = ("source", "target", "kind", "source_lemma", "target_lemma", "lin", "generic")
 
 # Graph attributes that become fields of the document record; everything else
@@ -132,9 +130,9 @@ class Analogue:
 
     doc_id: str
     name: str
-    analogy_similarity: float
-    jaccard: float
+    analogy_similarity: float  # the scores in the order of metrics.scores.SCORE_NAMES
     semantic: float
+    jaccard: float
     conceptual: float
     relational: float
     run_id: str
@@ -177,8 +175,8 @@ def _as_mapping(value: Any) -> Mapping[str, Any]:
 
 def normalise_scores(scores: Any) -> dict[str, Any]:
     raw = dict(_as_mapping(scores))
-    out: dict[str, Any] = {name: float(raw.pop(name, 0.0) or 0.0) for name in SCORE_FIELDS}
-    out.update({name: int(raw.pop(name, 0) or 0) for name in COUNT_FIELDS})
+    out: dict[str, Any] = {name: float(raw.pop(name, 0.0) or 0.0) for name in SCORE_NAMES}
+    out.update({name: int(raw.pop(name, 0) or 0) for name in COUNT_NAMES})
     # Extra score fields (e.g. the scorer's message) are kept if JSON can hold them.
     out.update({k: v for k, v in raw.items() if v is None or isinstance(v, (str, int, float, bool))})
     return out

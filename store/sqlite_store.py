@@ -20,10 +20,10 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json, to_json
+from dri.metrics.scores import SCORE_NAMES
 from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
-    SCORE_FIELDS,
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -124,8 +124,8 @@ class SQLiteStore(Store):
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
         if not create and str(path) != ":memory:" and not self.path.is_file():
-            self._db = None
             raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,10 +146,11 @@ class SQLiteStore(Store):
 
     def _create_schema(self) -> None:
         with self._lock:
-            self._db.executescript(SCHEMA)
-            row = self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+            db = self._open_db()
+            db.executescript(SCHEMA)
+            row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
             if row is None:
-                self._db.execute(
+                db.execute(
                     "INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
                 )
             elif int(row[0]) != SCHEMA_VERSION:
@@ -162,35 +163,36 @@ class SQLiteStore(Store):
         """A write transaction; BEGIN IMMEDIATE takes the file's write lock
         up front, so concurrent writers wait instead of failing mid-way."""
         with self._lock:
-            self._check_open()
+            db = self._open_db()
             try:
-                self._db.execute("BEGIN IMMEDIATE")
+                db.execute("BEGIN IMMEDIATE")
                 try:
-                    yield self._db
+                    yield db
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    db.execute("ROLLBACK")
                     raise
-                self._db.execute("COMMIT")
+                db.execute("COMMIT")
             except sqlite3.Error as err:
                 raise StoreError(self.location, str(err)) from None
 
-    def _query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
+    def _query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
-            self._check_open()
+            db = self._open_db()
             try:
-                return self._db.execute(sql, params).fetchall()
+                return db.execute(sql, params).fetchall()
             except sqlite3.Error as err:
                 raise StoreError(self.location, str(err)) from None
 
-    def _check_open(self) -> None:
+    def _open_db(self) -> sqlite3.Connection:
         if self._db is None:
             raise StoreError(self.location, "the store is closed")
+        return self._db
 
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
                 self._db.close()
-                self._db = None  # type: ignore[assignment]
+                self._db = None
 
     # -- documents -------------------------------------------------------------------
 
@@ -304,15 +306,14 @@ class SQLiteStore(Store):
                     self.location, f"comparison of unknown document {missing[0]} (store the documents first)"
                 )
             db.execute(
-                "INSERT INTO comparisons (source_id, target_id, run_id, analogy_similarity, jaccard, semantic, "
-                "conceptual, relational, scores, params, created) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                f"INSERT INTO comparisons (source_id, target_id, run_id, {', '.join(SCORE_NAMES)}, "
+                f"scores, params, created) VALUES ({', '.join('?' * (len(SCORE_NAMES) + 6))}) "
                 "ON CONFLICT (source_id, target_id, run_id) DO UPDATE SET "
-                "analogy_similarity=excluded.analogy_similarity, jaccard=excluded.jaccard, "
-                "semantic=excluded.semantic, conceptual=excluded.conceptual, relational=excluded.relational, "
-                "scores=excluded.scores, params=excluded.params",
+                + "".join(f"{f}=excluded.{f}, " for f in SCORE_NAMES)
+                + "scores=excluded.scores, params=excluded.params",
                 (
                     *key,
-                    *(result.scores[f] for f in SCORE_FIELDS),
+                    *(result.scores[f] for f in SCORE_NAMES),
                     to_json_text(result.scores),
                     to_json_text(result.params),
                     result.created or now(),
@@ -374,7 +375,7 @@ class SQLiteStore(Store):
         return self._comparisons(" AND ".join(clauses), params, pairs)
 
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
-        scores = ", ".join(SCORE_FIELDS)
+        scores = ", ".join(SCORE_NAMES)
         rows = self._query(
             f"""
             WITH candidates AS (
@@ -388,7 +389,7 @@ class SQLiteStore(Store):
                     PARTITION BY other ORDER BY analogy_similarity DESC, run_id ASC, direction DESC) AS rank
                 FROM candidates
             )
-            SELECT b.other, COALESCE(d.name, ''), {", ".join("b." + f for f in SCORE_FIELDS)}, b.run_id, b.direction
+            SELECT b.other, COALESCE(d.name, ''), {", ".join("b." + f for f in SCORE_NAMES)}, b.run_id, b.direction
             FROM best b LEFT JOIN documents d ON d.doc_id = b.other
             WHERE b.rank = 1
             ORDER BY b.analogy_similarity DESC, COALESCE(d.name, '') ASC, b.other ASC

@@ -74,7 +74,8 @@ def run_demo(args: argparse.Namespace) -> int:
                 )
             if analogy.rho is not None:
                 print(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
-        print(f"    report: {files.summary_md}")
+        if files:
+            print(f"    report: {files.summary_md}")
 
     print(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
     results, files = analogy_search(
@@ -84,6 +85,7 @@ def run_demo(args: argparse.Namespace) -> int:
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"
         print(f"    {res.target.name}: best analogue {found}")
-    print(f"    report: {files.summary_md}")
+    if files:
+        print(f"    report: {files.summary_md}")
     print(f"done in {time.perf_counter() - started:.0f} s; `dri report` prints the newest report")
     return 1 if failed else 0

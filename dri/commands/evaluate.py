@@ -149,7 +149,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 args.corpus, args.target, args.k, sections=args.sections, report_dir=args.out, **common
             )
             print(ev.format_search(searches))
-            print(f"report: {files.summary_md}")
+            if files:
+                print(f"report: {files.summary_md}")
             return 0
     except CorpusError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -164,5 +165,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
     _print_stats(result)
-    print(f"report: {files.summary_md}")
+    if files:
+        print(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

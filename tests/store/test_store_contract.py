@@ -114,7 +114,17 @@ def test_top_analogues_count_both_directions_and_keep_the_best_result(store):
         ("atom", 0.9, "run-1", "out"),
         ("water", 0.7, "run-1", "in"),
     ]
-    assert top[0] == Analogue("heat", "heat.txt", 0.95, 0.475, 0.5, 0.4, 0.6, "run-2", "in")
+    assert top[0] == Analogue(
+        "heat",
+        "heat.txt",
+        analogy_similarity=0.95,
+        jaccard=0.475,
+        semantic=0.5,
+        conceptual=0.4,
+        relational=0.6,
+        run_id="run-2",
+        direction="in",
+    )
     assert [a.doc_id for a in store.top_analogues("solar", k=2)] == ["heat", "atom"]
     assert [(a.doc_id, a.analogy_similarity) for a in store.top_analogues("solar", run_id="run-1")] == [
         ("atom", 0.9),

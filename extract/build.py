@@ -34,6 +34,7 @@ _NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
 @functools.lru_cache(maxsize=4)
 def load_nlp(model: str = MODEL):
     """The spaCy pipeline with only the components the rules need (cached)."""
+    # spaCy takes seconds to import: only when a pipeline is loaded.
     import spacy
 
     nlp = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))

@@ -76,6 +76,7 @@ class PdfLine:
 
 
 def _line_facts(line, page: int, box: int, height: float) -> PdfLine | None:
+    # pdfminer only for PDFs: reading text files never loads it.
     from pdfminer.layout import LTChar
 
     chars = [c for c in line if isinstance(c, LTChar) and not c.get_text().isspace()]
@@ -89,6 +90,7 @@ def _line_facts(line, page: int, box: int, height: float) -> PdfLine | None:
 
 def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     """Every text line of the PDF in reading order; raises :class:`DocumentError`."""
+    # pdfminer only for PDFs: reading text files never loads it.
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect

@@ -45,7 +45,9 @@ from typing import Any, Literal
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
 from prefect.futures import as_completed
+from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
 from dri.corpora.discover import corpus_manifest, discover_documents, has_manifest
@@ -102,8 +104,6 @@ def _batches(items: Sequence, batch_size: int | None, workers: int, largest: int
 def _workers() -> int:
     """Workers of this run's task runner, for sizing batches; a runner that
     does not say (a remote Dask cluster) counts as ``DRI_WORKERS`` or the CPUs here."""
-    from prefect.context import FlowRunContext
-
     ctx = FlowRunContext.get()
     n = getattr(ctx.task_runner, "_max_workers", None) if ctx else None
     return int(n or os.environ.get("DRI_WORKERS") or os.cpu_count() or 1)
@@ -267,8 +267,6 @@ def _best(
 
 
 def _run_name() -> str:
-    from prefect.runtime import flow_run
-
     p = flow_run.parameters
     return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'auto')}"
 

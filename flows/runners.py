@@ -56,6 +56,8 @@ def make_task_runner(config: RunnerConfig | None = None):
     """The Prefect task runner for ``config`` (default: :func:`runner_config`)."""
     config = config or runner_config()
     if config.kind == "dask":
+        # Imported when the runner is made: the CLI imports this module before
+        # Prefect, which reads its settings when first imported.
         from prefect_dask import DaskTaskRunner
 
         if config.dask_address:
@@ -63,9 +65,11 @@ def make_task_runner(config: RunnerConfig | None = None):
         kwargs = {"n_workers": config.workers, "threads_per_worker": 1} if config.workers else {}
         return DaskTaskRunner(cluster_kwargs={"processes": True, **kwargs})
     if config.kind == "threads":
+        # Prefect when the runner is made, after its settings (see above).
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
+    # Prefect when the runner is made, after its settings (see above).
     from prefect.task_runners import ProcessPoolTaskRunner
 
     return ProcessPoolTaskRunner(max_workers=config.workers)

@@ -29,6 +29,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import flow, get_run_logger
+from prefect.events import Event
+from prefect.events.clients import get_events_client
+from prefect.utilities.asyncutils import run_coro_as_sync
 
 from dri.corpora.text import is_document
 from dri.errors import one_line
@@ -167,10 +170,6 @@ def scan(
 
 def prefect_emitter(folder: str, n_documents: int) -> None:
     """Send ``corpus.arrived`` for ``folder`` and wait until the server has it."""
-    from prefect.events import Event
-    from prefect.events.clients import get_events_client
-    from prefect.utilities.asyncutils import run_coro_as_sync
-
     event = Event(
         event=EVENT_NAME,
         resource={

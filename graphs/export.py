@@ -44,6 +44,7 @@ def read_graphml(path: str | Path) -> nx.DiGraph:
 
 def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_nodes: int = 150) -> None:
     """Draw ``g`` to a PNG file; graphs over ``max_nodes`` keep their busiest part."""
+    # matplotlib is slow to import: only when a graph is drawn.
     import matplotlib
 
     matplotlib.use("Agg")

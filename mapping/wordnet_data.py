@@ -27,6 +27,7 @@ Nothing here downloads anything.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -261,8 +262,6 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(description="Build the project's offline WordNet 3.0 and its IC file.")
     parser.add_argument("--force", action="store_true", help="rebuild even when already built")
     parser.add_argument(

@@ -61,6 +61,7 @@ def words(text: str) -> list[str]:
 
 def tfidf_cosine(source: str, answer: str, corpus: Iterable[str] | None = None) -> float:
     """Cosine of TF-IDF vectors, IDF fitted on ``corpus`` (default: the two texts)."""
+    # scikit-learn is slow to import: only when a baseline is computed.
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(lowercase=True, sublinear_tf=False)
@@ -109,6 +110,7 @@ def chrf(source: str, answer: str) -> float:
 
 @lru_cache(maxsize=1)
 def _chrf_metric() -> Any:
+    # sacrebleu only when chrF is computed.
     from sacrebleu.metrics.chrf import CHRF
 
     return CHRF()
@@ -116,6 +118,7 @@ def _chrf_metric() -> Any:
 
 def fuzz_token(source: str, answer: str) -> float:
     """rapidfuzz ``token_sort_ratio`` / 100 (case-folded words)."""
+    # rapidfuzz only when the fuzzy baseline is computed.
     from rapidfuzz import fuzz
 
     return fuzz.token_sort_ratio(" ".join(words(source)), " ".join(words(answer))) / 100.0

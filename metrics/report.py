@@ -108,6 +108,7 @@ def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequ
 
 def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, title: str) -> Path | None:
     """One box-plot panel per score, one box per group; ``None`` if nothing to draw."""
+    # matplotlib is slow to import: only when a report has plots.
     import matplotlib
 
     matplotlib.use("Agg")

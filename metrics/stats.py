@@ -105,6 +105,7 @@ def group_summary(values: Sequence[float]) -> GroupSummary:
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:
     """Spearman's rho and its two-sided p-value (``None`` if undefined)."""
+    # SciPy is slow to import: only when a statistic needs it.
     from scipy.stats import spearmanr
 
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
@@ -115,6 +116,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, floa
 
 def kruskal_wallis(samples: Sequence[Sequence[float]]) -> tuple[float | None, float | None]:
     """Kruskal-Wallis H (tie-corrected) and p over two or more groups."""
+    # SciPy is slow to import: only when a statistic needs it.
     from scipy.stats import kruskal
 
     samples = [list(s) for s in samples if len(s)]
@@ -179,6 +181,7 @@ def krippendorff_alpha(
     level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
 ) -> float | None:
     """Krippendorff's alpha of a raters x units matrix (NaN = not rated)."""
+    # krippendorff only when ratings are summarised.
     import krippendorff
 
     data = np.asarray(reliability, dtype=float)

@@ -101,12 +101,14 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    # SciPy is slow to import: only when a statistic needs it.
     from scipy.stats import rankdata
 
     return _pearson(rankdata(a), rankdata(b))
 
 
 def _kendall(a: np.ndarray, b: np.ndarray) -> float:
+    # SciPy is slow to import: only when a statistic needs it.
     from scipy.stats import kendalltau
 
     if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:

@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import networkx as nx
 
@@ -220,8 +221,6 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
     hint = "expected bolt://HOST:PORT or neo4j://HOST:PORT (+s or +ssc for TLS)"
     if scheme not in NEO4J_SCHEMES:
         raise StoreError(where, f"{shown!r} is not a Neo4j URI; {hint}")
-    from urllib.parse import urlsplit
-
     try:
         parts = urlsplit(uri)
         port = parts.port
@@ -236,8 +235,6 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
 def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:
     """``(uri without user:password@, user, password)``. The driver refuses
     user info in a URI, and its error message would quote the password."""
-    from urllib.parse import unquote, urlsplit, urlunsplit
-
     try:
         parts = urlsplit(uri)
         if "@" not in parts.netloc:
@@ -256,6 +253,7 @@ def _secret_block(name: str | None) -> dict[str, Any]:
     if not name:
         return {}
     try:
+        # Prefect only when a Secret block is named.
         from prefect.blocks.system import Secret
 
         value = Secret.load(name).get()
@@ -277,6 +275,7 @@ class Neo4jStore(Store):
     backend = "neo4j"
 
     def __init__(self, settings: Neo4jSettings):
+        # The driver only when a Neo4j store is opened, not for SQLite.
         import neo4j
 
         clean, user, password = split_userinfo(settings.uri)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import webbrowser
 from pathlib import Path
 
 from dri.metrics.report import find_report
@@ -43,8 +44,6 @@ def run_report(args: argparse.Namespace) -> int:
         print(folder)
         return 0
     if args.open:
-        import webbrowser
-
         page = (folder / "index.html").resolve()
         if not webbrowser.open(page.as_uri()):
             print(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)

@@ -92,6 +92,7 @@ class PairScorer:
 
     sections: tuple[str, ...] | None = None
     baselines: Any = None
+    profile: str | None = None  # mapping profile (mapping.profiles); None: the default
     _graphs: dict[Path, Any] = field(default_factory=dict, repr=False)
     _texts: dict[Path, str] = field(default_factory=dict, repr=False)
 
@@ -164,7 +165,7 @@ class PairScorer:
         started = time.perf_counter()
         errors = []
         try:
-            comparison = compare(self.graph(pair.source), self.graph(pair.target))
+            comparison = compare(self.graph(pair.source), self.graph(pair.target), profile=self.profile)
             scores = comparison.scores
             for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
                 row[name] = getattr(scores, name, math.nan)
@@ -455,6 +456,7 @@ def evaluate_plagiarism(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every answer of a Clough & Stevenson corpus against its original.
 
@@ -468,7 +470,13 @@ def evaluate_plagiarism(
         raise CorpusError(corpus.root, "no answer/original pairs to compare")
     pairs = corpus.manifest()
     rows, meta = flow_rows(
-        pairs, corpus.root, kind="plagiarism", baselines=baselines, embeddings=embeddings, progress=progress
+        pairs,
+        corpus.root,
+        kind="plagiarism",
+        runs=[{"mode": "manifest", "profile": profile}],
+        baselines=baselines,
+        embeddings=embeddings,
+        progress=progress,
     )
     result = EvaluationResult(
         "plagiarism",
@@ -490,6 +498,7 @@ def evaluate_translation(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every original of a translation corpus against each of its round trips,
     through the corpus flow and the store (:func:`flow_rows`)."""
@@ -499,7 +508,13 @@ def evaluate_translation(
         raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
     pairs = corpus.manifest()
     rows, meta = flow_rows(
-        pairs, corpus.root, kind="translation", baselines=baselines, embeddings=embeddings, progress=progress
+        pairs,
+        corpus.root,
+        kind="translation",
+        runs=[{"mode": "manifest", "profile": profile}],
+        baselines=baselines,
+        embeddings=embeddings,
+        progress=progress,
     )
     result = EvaluationResult(
         "translation",
@@ -574,6 +589,7 @@ def analogy_search(
     report_dir: str | Path | bool | None = None,
     baselines: bool = True,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
     """Rank every other document of ``corpus_dir`` against each target by Analogy Similarity.
 
@@ -589,9 +605,12 @@ def analogy_search(
     # The corpus's own targets are one manifest run; targets given here are
     # not in targets.txt, so each is a run of the flow's target mode.
     runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
+        [
+            {"mode": "target", "target": str(t), "sections": sections_param, "profile": profile}
+            for t in corpus.targets
+        ]
         if targets
-        else [{"mode": "manifest", "sections": sections_param}]
+        else [{"mode": "manifest", "sections": sections_param, "profile": profile}]
     )
     rows, flow_meta = flow_rows(
         pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines, progress=progress, mappings=True

@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri.settings import data_dir
 from dri.store.records import (
     Analogue,
     ComparisonRecord,
@@ -147,7 +148,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
-        """The ``k`` documents most analogous to ``doc_id``.
+        """The ``k`` documents most analogous to ``doc_id`` (``k`` from 1 to
+        2**31 - 1, else :class:`ValueError`; both backends alike).
 
         Both directions of a comparison count. Each other document appears
         once, with its best result (highest analogy similarity; ties to the
@@ -184,6 +186,13 @@ class Store(abc.ABC):
 # -- helpers shared by the backends ----------------------------------------------
 
 
+def check_k(k: int) -> int:
+    """``k`` of :meth:`Store.top_analogues`, checked the same way for both backends."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 2**31 - 1:
+        raise ValueError(f"k must be a whole number from 1 to {2**31 - 1}, not {k!r}")
+    return k
+
+
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
@@ -198,9 +207,15 @@ def evaluation_id(kind: str, corpus: str, rows: Iterable[dict[str, Any]]) -> str
 
 
 def default_sqlite_path() -> Path:
-    from dri.settings import data_dir
-
     return data_dir() / "dri.sqlite"
+
+
+def resolved_path(text: str) -> str:
+    """``text`` resolved as a path, to match stored paths; unchanged if it cannot be."""
+    try:
+        return str(Path(text).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return text
 
 
 def env(name: str) -> str | None:

@@ -15,6 +15,10 @@ candidate that WordNet knows as a verb among
 and falls back to lemminflect's lemma, then spaCy's, when WordNet has none.
 The comparison of the three on the corpora is in ``docs/extraction.md``.
 
+:func:`is_person_noun` tells pronoun resolution which nouns name people:
+those whose most frequent WordNet sense is in the lexicographer file
+``noun.person`` (engineer, lawyer, king; not pump, committee, fox).
+
 Only WordNet's index files are read (a set of lemmas per part of speech, a
 fraction of a second), not the full database, so the extractor stays light.
 """
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from dri.settings import nltk_data_dir
 
-__all__ = ["is_wordnet_lemma", "verb_lemma"]
+__all__ = ["is_person_noun", "is_wordnet_lemma", "verb_lemma"]
 
 _FILES = {"n": "noun", "v": "verb", "a": "adj"}
 # WordNet's detachment rules for verbs (morphy), tried in order.
@@ -98,3 +102,20 @@ def verb_lemma(word: str, spacy_lemma: str) -> str:
         if candidate and is_wordnet_lemma(candidate, "v"):
             return candidate
     return ours or spacy_lemma or word
+
+
+@functools.cache
+def _person_nouns() -> frozenset[str]:
+    out = set()
+    path = _wordnet_dir() / "index.sense"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        # "engineer%1:18:00:: 09615807 1 8": noun (1), lexicographer file 18 (noun.person), sense 1.
+        key, _, rest = line.partition(" ")
+        if "%1:18:" in key and rest.split(" ")[1:2] == ["1"]:
+            out.add(key.split("%", 1)[0])
+    return frozenset(out)
+
+
+def is_person_noun(lemma: str) -> bool:
+    """Whether the noun's first WordNet sense is a person (the head of a compound decides)."""
+    return lemma.rsplit("_", 1)[-1] in _person_nouns()

@@ -52,7 +52,10 @@ Narrators
     I/me/my/mine/myself are the concept ``i``, we/us/our/... ``we`` and
     you/your/... ``you``, each a PERSON compared as ``person``; so are
     he/him/his (``he``) and she/her (``she``) when no noun before them
-    agrees.
+    agrees, the generic subject "one", and someone/everyone/anyone (and
+    their -body forms). something/everything/anything are concepts compared
+    as ``thing``. Negative ones (nothing, nobody) are not participants and
+    give nothing.
 Missing arguments
     An argument that is missing or cannot be resolved is never given a
     placeholder node: placeholders become hubs that map onto each other and
@@ -62,8 +65,9 @@ Pronouns
     she, its, his, their, ...) resolves to a noun before it in the same or
     the previous sentence that agrees in number. Subjects come first, as in
     centering theory: the most recent agreeing subject wins, else the most
-    recent agreeing noun. he/she/him/her/his prefer PERSON entities when
-    there are any; it/its never take one. Binding theory: a non-reflexive
+    recent agreeing noun. he/she/him/her/his prefer people (PERSON
+    entities, and nouns whose first WordNet sense is a person) when there
+    are any; it/its never take one. Binding theory: a non-reflexive
     object pronoun never resolves to the subject of its own clause
     (principle B: "The dog found the bone and buried it" gives
     ``(dog, bury, bone)``), a reflexive one always does (principle A). A
@@ -92,7 +96,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from dri.extract.lexicon import verb_lemma
+from dri.extract.lexicon import is_person_noun, verb_lemma
 
 __all__ = [
     "ADJECTIVE_CONCEPTS",
@@ -132,6 +136,15 @@ _NARRATORS = {
 #: Off until the similarity (``dri.mapping.wordnet``) compares adjectives: the
 #: mapper would otherwise look up an adjective as a noun or fail.
 ADJECTIVE_CONCEPTS = False
+
+#: Indefinite pronouns that still name a participant: (lemma, entity, WordNet stand-in).
+_INDEFINITE = {
+    **{
+        w: (w, "PERSON", "person")
+        for w in ("someone", "somebody", "everyone", "everybody", "anyone", "anybody")
+    },
+    **{w: (w, None, "thing") for w in ("something", "everything", "anything")},
+}
 
 #: he/she without an antecedent still name a person.
 _UNRESOLVED_PEOPLE = {
@@ -329,6 +342,10 @@ def adjective_mention(token: Token) -> Mention | None:
     return Mention(word, token.text, None, "a")
 
 
+def _is_person(mention: Mention) -> bool:
+    return mention.entity == "PERSON" if mention.entity else is_person_noun(mention.lemma)
+
+
 class _Resolver:
     """Noun mentions of the previous and current sentence, for pronouns."""
 
@@ -351,10 +368,10 @@ class _Resolver:
         ]
         word = token.lower_
         if word in _PERSONAL:
-            people = [a for a in agreeing if a.mention.entity == "PERSON"]
+            people = [a for a in agreeing if _is_person(a.mention)]
             agreeing = people or agreeing
         elif word in _NEUTER:
-            agreeing = [a for a in agreeing if a.mention.entity != "PERSON"]
+            agreeing = [a for a in agreeing if not _is_person(a.mention)]
         for candidate in agreeing:
             if candidate.subject:
                 return candidate.mention
@@ -365,12 +382,18 @@ class _Resolver:
         may not resolve to (its own clause's subject: binding principle B)."""
         if token.pos_ in _NOUNS:
             return concept_mention(token)
+        word = token.lower_
+        if word == "one" and token.dep_ in _SUBJECTS:
+            # Generic "one" ("One moves a pawn"): a person.
+            return Mention("one", token.text, "Sing", "n", "PERSON", "person")
         if token.pos_ != "PRON" or depth > 3:
             return None
-        word = token.lower_
         if word in _NARRATORS:
             lemma, number = _NARRATORS[word]
             return Mention(lemma, token.text, number, "n", "PERSON", "person")
+        if word in _INDEFINITE:
+            lemma, entity, stand_in = _INDEFINITE[word]
+            return Mention(lemma, token.text, "Sing", "n", entity, stand_in)
         if word in _RELATIVE:
             clause = token
             for _ in range(4):
@@ -428,6 +451,15 @@ def _purpose_head(verb: Token) -> Token | None:
 def _subjects(verb: Token) -> tuple[list[Token], bool]:
     """The subject tokens of a predicate and whether it is passive."""
     subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+    if not subjects:
+        # A parse that hangs the subject on the auxiliary ("A man with a hat is dancing").
+        subjects = [
+            g
+            for c in verb.children
+            if c.dep_ in ("aux", "auxpass")
+            for g in c.children
+            if g.dep_ in _SUBJECTS
+        ]
     own_aux = [c.dep_ for c in verb.children if c.dep_ in ("aux", "auxpass")]
     if subjects:
         passive = any(c.dep_ == "nsubjpass" for c in subjects) or "auxpass" in own_aux

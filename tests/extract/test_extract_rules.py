@@ -284,3 +284,24 @@ def test_a_copular_clause_links_as_a_cause(nlp, monkeypatch):
     monkeypatch.setattr(rules, "ADJECTIVE_CONCEPTS", True)
     g = graph_from_text("The storm destroyed the harbour because the wall was weak.", nlp=nlp)
     assert higher_order_relations(g) == [("cause", ("wall", "be", "weak"), ("storm", "destroy", "harbour"))]
+
+
+def test_indefinite_and_generic_subjects_are_participants(nlp):
+    g = graph_from_text("Someone is beating an egg. One moves a pawn. Nothing happened.", nlp=nlp)
+    assert triples(g) == [("someone", "beat", "egg"), ("one", "move", "pawn")]
+    assert g.nodes[concept_id("someone")]["wordnet_lemma"] == "person"
+    assert concept_id("nothing") not in g
+
+
+def test_a_subject_hung_on_the_auxiliary_still_counts(nlp):
+    # The parser attaches "man" to "is" (an auxiliary) when a PP follows it.
+    assert unary_relations(graph_from_text("A man with a hard hat is dancing.", nlp=nlp)) == [
+        ("man", "dance")
+    ]
+
+
+def test_pronouns_use_wordnet_animacy(nlp):
+    # "It" refuses the engineer (a person in WordNet); "she" prefers the lawyer.
+    g = graph_from_text("The engineer repaired the pump. It worked again.", nlp=nlp)
+    assert unary_relations(g) == [("pump", "work")]
+    assert extract("The company hired a lawyer. She won the case.", nlp)[-1] == ("lawyer", "win", "case")

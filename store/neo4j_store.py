@@ -52,10 +52,10 @@ import networkx as nx
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
-from dri.metrics.scores import SCORE_NAMES
 from dri.store.base import Store, check_k, env, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
+    STORED_SCORES,
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -585,7 +585,7 @@ class Neo4jStore(Store):
 
     def put_comparison(self, result: ComparisonRecord) -> None:
         mapping_id = result.key
-        scores = {f: result.scores[f] for f in SCORE_NAMES}
+        scores = {f: result.scores[f] for f in STORED_SCORES}
         scores.update(
             mapped_concepts=result.scores.get("mapped_concepts", 0),
             mapped_relations=result.scores.get("mapped_relations", 0),

@@ -23,6 +23,7 @@ from dri.metrics.scores import COUNT_NAMES, SCORE_NAMES
 
 __all__ = [
     "PAIR_FIELDS",
+    "STORED_SCORES",
     "Analogue",
     "ComparisonRecord",
     "DocumentRecord",
@@ -34,6 +35,14 @@ __all__ = [
     "register_secret",
 ]
 
+#: The scores the store keeps as columns (SQLite) and properties (Neo4j), for
+#: ranking and queries: part of its schema. Every score of
+#: :data:`metrics.scores.SCORE_NAMES` is kept in the comparison's ``scores``.
+STORED_SCORES = tuple(
+    name
+    for name in SCORE_NAMES
+    if name in {"analogy_similarity", "semantic", "jaccard", "conceptual", "relational"}
+)
 PAIR_FIELDS = ("source", "target", "kind", "source_lemma", "target_lemma", "lin", "generic")
 
 # Graph attributes that become fields of the document record; everything else
@@ -175,7 +184,7 @@ def _as_mapping(value: Any) -> Mapping[str, Any]:
 
 def normalise_scores(scores: Any) -> dict[str, Any]:
     raw = dict(_as_mapping(scores))
-    out: dict[str, Any] = {name: float(raw.pop(name, 0.0) or 0.0) for name in SCORE_NAMES}
+    out: dict[str, Any] = {name: float(raw.pop(name, 0.0) or 0.0) for name in STORED_SCORES}
     out.update({name: int(raw.pop(name, 0) or 0) for name in COUNT_NAMES})
     # Extra score fields (e.g. the scorer's message) are kept if JSON can hold them.
     out.update({k: v for k, v in raw.items() if v is None or isinstance(v, (str, int, float, bool))})

@@ -20,10 +20,10 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json, to_json
-from dri.metrics.scores import SCORE_NAMES
 from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
+    STORED_SCORES,
     Analogue,
     ComparisonRecord,
     DocumentRecord,
@@ -306,14 +306,14 @@ class SQLiteStore(Store):
                     self.location, f"comparison of unknown document {missing[0]} (store the documents first)"
                 )
             db.execute(
-                f"INSERT INTO comparisons (source_id, target_id, run_id, {', '.join(SCORE_NAMES)}, "
-                f"scores, params, created) VALUES ({', '.join('?' * (len(SCORE_NAMES) + 6))}) "
+                f"INSERT INTO comparisons (source_id, target_id, run_id, {', '.join(STORED_SCORES)}, "
+                f"scores, params, created) VALUES ({', '.join('?' * (len(STORED_SCORES) + 6))}) "
                 "ON CONFLICT (source_id, target_id, run_id) DO UPDATE SET "
-                + "".join(f"{f}=excluded.{f}, " for f in SCORE_NAMES)
+                + "".join(f"{f}=excluded.{f}, " for f in STORED_SCORES)
                 + "scores=excluded.scores, params=excluded.params",
                 (
                     *key,
-                    *(result.scores[f] for f in SCORE_NAMES),
+                    *(result.scores[f] for f in STORED_SCORES),
                     to_json_text(result.scores),
                     to_json_text(result.params),
                     result.created or now(),
@@ -375,7 +375,7 @@ class SQLiteStore(Store):
         return self._comparisons(" AND ".join(clauses), params, pairs)
 
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
-        scores = ", ".join(SCORE_NAMES)
+        scores = ", ".join(STORED_SCORES)
         rows = self._query(
             f"""
             WITH candidates AS (
@@ -389,7 +389,7 @@ class SQLiteStore(Store):
                     PARTITION BY other ORDER BY analogy_similarity DESC, run_id ASC, direction DESC) AS rank
                 FROM candidates
             )
-            SELECT b.other, COALESCE(d.name, ''), {", ".join("b." + f for f in SCORE_NAMES)}, b.run_id, b.direction
+            SELECT b.other, COALESCE(d.name, ''), {", ".join("b." + f for f in STORED_SCORES)}, b.run_id, b.direction
             FROM best b LEFT JOIN documents d ON d.doc_id = b.other
             WHERE b.rank = 1
             ORDER BY b.analogy_similarity DESC, COALESCE(d.name, '') ASC, b.other ASC

@@ -82,7 +82,10 @@ def discover_documents(corpus_dir: str | Path) -> list[str]:
     """Absolute paths of the documents under ``corpus_dir``, sorted.
 
     Sub-folders count (the translation corpus keeps ``originals/`` and
-    ``roundtrip/<lang>/``); hidden files and folders do not.
+    ``roundtrip/<lang>/``); hidden files and folders do not. A symbolic link
+    with a document's name is listed even when it leads nowhere (dangling, or
+    a loop), so that extraction reports it like any other unreadable document
+    instead of it vanishing from the run.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
@@ -92,7 +95,7 @@ def discover_documents(corpus_dir: str | Path) -> list[str]:
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if path.is_file() and is_document(path):
+        if (path.is_file() or path.is_symlink()) and is_document(path):
             found.append(str(path))
     return sorted(found)
 
@@ -225,7 +228,11 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise DocumentError(path, f"cannot read: {err.strerror or err}") from None
+        if Path(path).is_symlink():
+            reason = f"cannot read: symbolic link to {os.readlink(path)} ({err.strerror or err})"
+        else:
+            reason = f"cannot read: {err.strerror or err}"
+        raise DocumentError(path, reason) from None
     doc_id, graph_id = content_ids(data)
     store = worker_store()
     started = time.perf_counter()

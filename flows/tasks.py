@@ -274,8 +274,9 @@ def extract_batch(
 
 
 def _relative(path: str | Path, root: Path) -> str:
+    # abspath, not resolve(): a link names the document, and a link loop must not raise here.
     try:
-        return Path(path).resolve().relative_to(root).as_posix()
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
     except ValueError:
         return str(path)
 

@@ -14,6 +14,7 @@ from dri.flows.tasks import (
     corpus_manifest,
     discover_documents,
     extract_and_store,
+    extract_batch,
     has_manifest,
     map_and_store,
     plan_pairs,
@@ -34,6 +35,29 @@ def test_discover_documents_skips_control_and_hidden_files(tmp_path):
     (root / ".git" / "x.txt").write_text("x")
     found = [Path(p).relative_to(root.resolve()).as_posix() for p in discover_documents(root)]
     assert found == ["atom.txt", "fortress.txt", "solar.txt", "sub/extra.TXT", "tumour.txt"]
+
+
+def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
+    root = write_corpus(tmp_path / "c", manifest=None)
+    (root / "dangling.txt").symlink_to(root / "nowhere.txt")
+    (root / "loop.txt").symlink_to(root / "loop.txt")
+    found = discover_documents(root)
+    assert [Path(p).name for p in found] == [
+        "atom.txt",
+        "dangling.txt",
+        "fortress.txt",
+        "loop.txt",
+        "solar.txt",
+        "tumour.txt",
+    ]
+    done, failures = extract_batch(found, "c", root)
+    assert len(done) == 4
+    assert failures == [
+        f"{root.resolve()}/dangling.txt: cannot read: symbolic link to {root / 'nowhere.txt'} "
+        "(No such file or directory)",
+        f"{root.resolve()}/loop.txt: cannot read: symbolic link to {root / 'loop.txt'} "
+        "(Too many levels of symbolic links)",
+    ]
 
 
 def test_discover_documents_names_a_missing_folder(tmp_path):

@@ -3,9 +3,11 @@
 * GraphML, for Gephi, yEd, Cytoscape or Neo4j's APOC import. GraphML has no
   list type, so list attributes (sentences, sections, mentions) are written
   as JSON strings; :func:`read_graphml` turns them back into lists.
-* PNG, drawn with matplotlib: concepts as blue ellipses, relations as orange
-  boxes, ``subj`` edges solid and ``obj`` edges dashed, so that the
-  noun-verb-noun structure can be read at a glance.
+* PNG, drawn with matplotlib: noun concepts as blue circles, adjective
+  concepts as green circles, relations as orange squares, higher-order
+  relations (cause, purpose, before, after, contrast) as red diamonds,
+  ``subj`` edges solid and ``obj`` edges dashed, so that the noun-verb-noun
+  structure and the links between clauses can be read at a glance.
 """
 
 from __future__ import annotations
@@ -52,21 +54,35 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
         # The busiest concepts carry the structure a reader cares about.
         ranked = sorted(concept_nodes(g), key=lambda n: (-g.degree(n), n))
         keep = set(ranked[: max_nodes // 3])
-        rels = [r for r in relation_nodes(g) if set(g.predecessors(r)) | set(g.successors(r)) <= keep]
-        shown = g.subgraph(keep | set(rels[: max_nodes - len(keep)]))
+        first = [r for r in relation_nodes(g) if g.nodes[r].get("order", 1) == 1]
+        rels = [r for r in first if set(g.predecessors(r)) | set(g.successors(r)) <= keep | set(first)]
+        chosen = set(rels[: max_nodes - len(keep)])
+        higher = [
+            r
+            for r in relation_nodes(g)
+            if g.nodes[r].get("order", 1) == 2 and set(g.predecessors(r)) | set(g.successors(r)) <= chosen
+        ]
+        shown = g.subgraph(keep | chosen | set(higher))
 
     n = max(shown.number_of_nodes(), 1)
     size = min(6 + n**0.5 * 1.2, 30)
     fig, ax = plt.subplots(figsize=(size, size * 0.75))
     pos = nx.kamada_kawai_layout(shown) if 1 < n <= 400 else nx.spring_layout(shown, seed=1)
-    concepts = [v for v in shown if shown.nodes[v].get("type") == CONCEPT]
-    relations = [v for v in shown if v not in set(concepts)]
-    nx.draw_networkx_nodes(
-        shown, pos, nodelist=concepts, node_color="#9ecae1", node_shape="o", node_size=900, ax=ax
-    )
-    nx.draw_networkx_nodes(
-        shown, pos, nodelist=relations, node_color="#fdae6b", node_shape="s", node_size=700, ax=ax
-    )
+    kinds: dict[str, list[str]] = {"noun": [], "adjective": [], "relation": [], "higher": []}
+    for v, attrs in shown.nodes(data=True):
+        if attrs.get("type") == CONCEPT:
+            kinds["adjective" if attrs.get("pos") == "a" else "noun"].append(v)
+        else:
+            kinds["higher" if attrs.get("order", 1) == 2 else "relation"].append(v)
+    for kind, color, shape, size_ in (
+        ("noun", "#9ecae1", "o", 900),
+        ("adjective", "#a1d99b", "o", 900),
+        ("relation", "#fdae6b", "s", 700),
+        ("higher", "#fb6a4a", "D", 800),
+    ):
+        nx.draw_networkx_nodes(
+            shown, pos, nodelist=kinds[kind], node_color=color, node_shape=shape, node_size=size_, ax=ax
+        )
     subj = [(u, v) for u, v, lab in shown.edges(data="label") if lab != OBJ]
     obj = [(u, v) for u, v, lab in shown.edges(data="label") if lab == OBJ]
     nx.draw_networkx_edges(shown, pos, edgelist=subj, arrows=True, ax=ax, node_size=900)
@@ -76,7 +92,10 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
     heading = title or g.graph.get("name") or g.graph.get("doc_id", "")
     if shown is not g:
         heading += f" (busiest {shown.number_of_nodes()} of {g.number_of_nodes()} nodes)"
-    ax.set_title(f"{heading}\nconcepts: circles, relations: squares, subj: solid, obj: dashed")
+    ax.set_title(
+        f"{heading}\nconcepts: circles (adjectives green), relations: squares, "
+        "higher-order relations: diamonds, subj: solid, obj: dashed"
+    )
     ax.axis("off")
     fig.tight_layout()
     fig.savefig(str(path), dpi=100)

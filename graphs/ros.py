@@ -3,23 +3,37 @@
 A ROS graph is Dr Inventor's noun-verb-noun representation of one document
 (Hurley, Abgaz, Ali and O'Donoghue, EGPAI 2016, "Generating the ROS Graphs"):
 
-* one **concept** node per distinct noun lemma in the document, matched
+* one **concept** node per distinct lemma in the document, matched
   case-insensitively, so that every mention of a concept is the same node;
 * one **relation** node per verb occurrence; relations are never merged;
 * directed edges ``subject -> relation`` labelled ``subj`` and
   ``relation -> object`` labelled ``obj``.
+
+Two extensions follow ``docs/extraction.md`` (and the paper's remark that
+the ROS format "was chosen to allow relationships between relations, i.e.
+second-order or causal relationships"):
+
+* a **one-argument** relation ("the wall collapsed") has a ``subj`` edge and
+  no ``obj`` edge;
+* a **higher-order** relation (``order=2``; lemma ``cause``, ``purpose``,
+  ``before``, ``after`` or ``contrast``) links two first-order relation
+  nodes: ``first relation -subj-> r -obj-> second relation``.
 
 The graph is a plain :class:`networkx.DiGraph`, so every networkx algorithm
 works on it. Node ids are stable strings: ``c:<lemma>`` for concepts and
 ``r:<n>`` for the n-th relation (0-based, in extraction order).
 
 Node attributes: ``type`` (``concept`` or ``relation``), ``lemma``, ``pos``
-(``n`` or ``v``), ``sentences`` (sorted sentence ids), ``sections`` (sorted
-section names) and, for concepts, ``mentions`` (the surface forms the node
-stands for, pronouns included once resolved). Graph attributes: ``doc_id``
-(content hash of the source bytes), ``graph_id`` (hash of the source bytes
-plus the extractor version), ``name``, ``extractor_version`` and
-``sentences`` (the number of sentences read).
+(``n`` for noun concepts, ``a`` for adjective concepts of copular predicates,
+``v`` for relations), ``sentences`` (sorted sentence ids), ``sections``
+(sorted section names); for concepts ``mentions`` (the surface forms the node
+stands for, pronouns included once resolved) and, for named entities and the
+narrators ``i``/``we``/``you``, ``entity`` (the NER class, ``PERSON`` for
+narrators) and ``wordnet_lemma`` (the WordNet noun to compare it by, e.g.
+``person``); for relations ``order`` (1 or 2; missing means 1). Graph
+attributes: ``doc_id`` (content hash of the source bytes), ``graph_id`` (hash
+of the source bytes plus the extractor version), ``name``,
+``extractor_version`` and ``sentences`` (the number of sentences read).
 
 Example
 -------
@@ -29,6 +43,10 @@ Example
 [('sun', 'attract', 'planet')]
 >>> from_json(to_json(g)).nodes[rel]["lemma"]
 'attract'
+>>> weak = add_relation(g, "be", add_concept(g, "wall"), add_concept(g, "weak", pos="a"))
+>>> _ = add_relation(g, "cause", weak, rel, order=2)
+>>> higher_order_relations(g)
+[('cause', ('wall', 'be', 'weak'), ('sun', 'attract', 'planet'))]
 """
 
 from __future__ import annotations
@@ -43,16 +61,19 @@ import networkx as nx
 
 __all__ = [
     "CONCEPT",
+    "HIGHER_ORDER_LEMMAS",
     "OBJ",
     "RELATION",
     "SCHEMA_VERSION",
     "SUBJ",
     "GraphSummary",
     "add_concept",
+    "add_relation",
     "add_triple",
     "concept_id",
     "concept_nodes",
     "from_json",
+    "higher_order_relations",
     "load_json",
     "new_graph",
     "relation_nodes",
@@ -61,6 +82,7 @@ __all__ = [
     "summary",
     "to_json",
     "triples",
+    "unary_relations",
 ]
 
 SCHEMA_VERSION = 1
@@ -68,6 +90,8 @@ CONCEPT = "concept"
 RELATION = "relation"
 SUBJ = "subj"
 OBJ = "obj"
+#: The lemmas of higher-order (order 2) relations.
+HIGHER_ORDER_LEMMAS = ("cause", "purpose", "before", "after", "contrast")
 
 
 @dataclass(frozen=True)
@@ -76,12 +100,16 @@ class GraphSummary:
     relations: int
     triples: int
     sentences: int
+    unary: int = 0
+    higher_order: int = 0
 
     def __str__(self) -> str:
-        return (
-            f"{self.concepts} concepts, {self.relations} relations, "
-            f"{self.triples} triples, {self.sentences} sentences"
-        )
+        parts = [f"{self.concepts} concepts", f"{self.relations} relations", f"{self.triples} triples"]
+        if self.unary:
+            parts.append(f"{self.unary} one-argument")
+        if self.higher_order:
+            parts.append(f"{self.higher_order} higher-order")
+        return ", ".join([*parts, f"{self.sentences} sentences"])
 
 
 def new_graph(doc_id: str, name: str = "", **meta: Any) -> nx.DiGraph:
@@ -109,45 +137,79 @@ def add_concept(
     g: nx.DiGraph,
     lemma: str,
     *,
+    pos: str = "n",
+    entity: str | None = None,
+    wordnet_lemma: str | None = None,
     mention: str | None = None,
     sentence: int | None = None,
     section: str | None = None,
 ) -> str:
-    """Add (or reuse) the concept node for ``lemma``; returns its node id."""
+    """Add (or reuse) the concept node for ``lemma``; returns its node id.
+
+    A node keeps the ``pos`` it was created with (a noun and an adjective of
+    the same spelling share the node ``c:<lemma>``); ``entity`` and
+    ``wordnet_lemma`` are set by the first mention that has them.
+    """
     lemma = lemma.lower()
     node = concept_id(lemma)
     if node not in g:
-        g.add_node(node, type=CONCEPT, lemma=lemma, pos="n", sentences=[], sections=[], mentions=[])
+        g.add_node(node, type=CONCEPT, lemma=lemma, pos=pos, sentences=[], sections=[], mentions=[])
     attrs = g.nodes[node]
+    if entity and "entity" not in attrs:
+        attrs["entity"] = entity
+        if wordnet_lemma:
+            attrs["wordnet_lemma"] = wordnet_lemma
     _note_occurrence(attrs, sentence, section)
     if mention and mention not in attrs["mentions"]:
         attrs["mentions"].append(mention)
     return node
 
 
+def add_relation(
+    g: nx.DiGraph,
+    lemma: str,
+    subject: str,
+    obj: str | None = None,
+    *,
+    order: int = 1,
+    sentence: int | None = None,
+    section: str | None = None,
+) -> str:
+    """Add a relation node between existing nodes; returns its id.
+
+    ``subject`` and ``obj`` are node ids: concepts for ``order=1``, relations
+    for ``order=2``. ``obj=None`` makes a one-argument relation.
+    """
+    # A counter rather than a count of relation nodes keeps ids unique after deletions.
+    index = g.graph.get("next_relation", 0)
+    g.graph["next_relation"] = index + 1
+    rel = f"r:{index}"
+    g.add_node(rel, type=RELATION, lemma=lemma.lower(), pos="v", order=order, sentences=[], sections=[])
+    _note_occurrence(g.nodes[rel], sentence, section)
+    g.add_edge(subject, rel, label=SUBJ)
+    if obj is not None:
+        g.add_edge(rel, obj, label=OBJ)
+    return rel
+
+
 def add_triple(
     g: nx.DiGraph,
     subject: str,
     verb: str,
-    obj: str,
+    obj: str | None,
     *,
     sentence: int | None = None,
     section: str | None = None,
     subject_mention: str | None = None,
     object_mention: str | None = None,
 ) -> str:
-    """Add ``subject -verb-> obj`` with a new relation node; returns its id."""
+    """Add ``subject -verb-> obj`` (noun concepts by lemma) with a new relation
+    node; ``obj=None`` gives a one-argument relation. Returns the relation id."""
     s = add_concept(g, subject, mention=subject_mention or subject, sentence=sentence, section=section)
-    o = add_concept(g, obj, mention=object_mention or obj, sentence=sentence, section=section)
-    # A counter rather than a count of relation nodes keeps ids unique after deletions.
-    index = g.graph.get("next_relation", 0)
-    g.graph["next_relation"] = index + 1
-    rel = f"r:{index}"
-    g.add_node(rel, type=RELATION, lemma=verb.lower(), pos="v", sentences=[], sections=[])
-    _note_occurrence(g.nodes[rel], sentence, section)
-    g.add_edge(s, rel, label=SUBJ)
-    g.add_edge(rel, o, label=OBJ)
-    return rel
+    o = None
+    if obj is not None:
+        o = add_concept(g, obj, mention=object_mention or obj, sentence=sentence, section=section)
+    return add_relation(g, verb, s, o, sentence=sentence, section=section)
 
 
 def concept_nodes(g: nx.DiGraph) -> list[str]:
@@ -166,13 +228,56 @@ def _argument(g: nx.DiGraph, rel: str, label: str) -> str | None:
     return next((v for _, v, lab in edges if lab == OBJ), None)
 
 
+def _order(g: nx.DiGraph, rel: str) -> int:
+    return int(g.nodes[rel].get("order", 1))
+
+
+def _in_order(g: nx.DiGraph, order: int) -> list[str]:
+    rels = [r for r in relation_nodes(g) if _order(g, r) == order]
+    return sorted(rels, key=lambda r: int(r.split(":", 1)[1]))
+
+
+def _statement(g: nx.DiGraph, rel: str) -> tuple[str, str, str | None] | None:
+    s, o = _argument(g, rel, SUBJ), _argument(g, rel, OBJ)
+    if s is None:
+        return None
+    return (g.nodes[s]["lemma"], g.nodes[rel]["lemma"], None if o is None else g.nodes[o]["lemma"])
+
+
 def triples(g: nx.DiGraph) -> list[tuple[str, str, str]]:
-    """``(subject lemma, relation lemma, object lemma)`` per relation, in order."""
+    """``(subject lemma, relation lemma, object lemma)`` per first-order
+    relation with both arguments, in order."""
     out = []
-    for rel in sorted(relation_nodes(g), key=lambda r: int(r.split(":", 1)[1])):
-        s, o = _argument(g, rel, SUBJ), _argument(g, rel, OBJ)
-        if s is not None and o is not None:
-            out.append((g.nodes[s]["lemma"], g.nodes[rel]["lemma"], g.nodes[o]["lemma"]))
+    for rel in _in_order(g, 1):
+        found = _statement(g, rel)
+        if found is not None and found[2] is not None:
+            out.append(found)
+    return out
+
+
+def unary_relations(g: nx.DiGraph) -> list[tuple[str, str]]:
+    """``(subject lemma, relation lemma)`` per one-argument relation, in order."""
+    out = []
+    for rel in _in_order(g, 1):
+        found = _statement(g, rel)
+        if found is not None and found[2] is None:
+            out.append(found[:2])
+    return out
+
+
+def higher_order_relations(
+    g: nx.DiGraph,
+) -> list[tuple[str, tuple[str, str, str | None], tuple[str, str, str | None]]]:
+    """``(lemma, first statement, second statement)`` per order-2 relation, in
+    order; a statement is ``(subject, relation, object or None)``."""
+    out = []
+    for rel in _in_order(g, 2):
+        first, second = _argument(g, rel, SUBJ), _argument(g, rel, OBJ)
+        if first is None or second is None:
+            continue
+        a, b = _statement(g, first), _statement(g, second)
+        if a is not None and b is not None:
+            out.append((g.nodes[rel]["lemma"], a, b))
     return out
 
 
@@ -182,6 +287,8 @@ def summary(g: nx.DiGraph) -> GraphSummary:
         relations=len(relation_nodes(g)),
         triples=len(triples(g)),
         sentences=int(g.graph.get("sentences", 0)),
+        unary=len(unary_relations(g)),
+        higher_order=len(_in_order(g, 2)),
     )
 
 
@@ -192,11 +299,19 @@ def restrict_to_sections(g: nx.DiGraph, sections: Iterable[str]) -> nx.DiGraph:
     """
     wanted = {s.lower() for s in sections}
     keep: set[str] = set()
+
+    def take(rel: str) -> None:
+        keep.add(rel)
+        keep.update(n for n in nx.all_neighbors(g, rel) if g.nodes[n].get("type") == CONCEPT)
+
     for rel in relation_nodes(g):
         if wanted & {s.lower() for s in g.nodes[rel]["sections"]}:
-            keep.add(rel)
-            keep.update(g.predecessors(rel))
-            keep.update(g.successors(rel))
+            take(rel)
+            if _order(g, rel) == 2:
+                # A higher-order relation needs its argument relations (and theirs).
+                for arg in (_argument(g, rel, SUBJ), _argument(g, rel, OBJ)):
+                    if arg is not None:
+                        take(arg)
     sub = g.subgraph(keep).copy()
     sub.graph.update(g.graph)
     sub.graph["sections"] = sorted(wanted)

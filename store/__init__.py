@@ -22,6 +22,7 @@ Example
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dri.store.base import Store, default_sqlite_path
@@ -32,6 +33,8 @@ from dri.store.records import (
     EvaluationRecord,
     RunRecord,
     StoreError,
+    StoreUnavailable,
+    safe_uri,
 )
 
 __all__ = [
@@ -42,13 +45,15 @@ __all__ = [
     "RunRecord",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "open_store",
 ]
 
-_NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+# "scheme:..." with a scheme of a store or a web server, e.g. "neo4j:secret@host:7687".
+_LOOKS_LIKE_URI = re.compile(r"^(bolt|neo4j|sqlite|https?|postgres(ql)?|mysql)(\+[a-z]+)?:", re.IGNORECASE)
 
 
-def open_store(uri: str | None = None) -> Store:
+def open_store(uri: str | None = None, *, create: bool = True) -> Store:
     """The configured store.
 
     ``uri`` chooses explicitly: a Neo4j URI (``bolt://``, ``neo4j://``, with
@@ -56,25 +61,28 @@ def open_store(uri: str | None = None) -> Store:
     or a plain file path for SQLite. Without it, Neo4j when ``NEO4J_URI`` (or
     the Secret block) is configured, else SQLite at ``data_dir()/dri.sqlite``.
     Raises :class:`StoreError` (one line, naming the server or file) when the
-    store cannot be opened.
+    store cannot be opened. ``create=False`` (for commands that only look)
+    refuses to create a SQLite file that does not exist yet.
     """
-    from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
+    from dri.store.neo4j_store import NEO4J_SCHEMES, Neo4jSettings, Neo4jStore
     from dri.store.sqlite_store import SQLiteStore
 
     if uri:
         scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
-        if scheme in _NEO4J_SCHEMES:
+        if scheme in NEO4J_SCHEMES:
             return Neo4jStore(Neo4jSettings.from_env(uri))  # type: ignore[arg-type]
         if scheme == "sqlite":
             target = uri.split("://", 1)[1]
-            return SQLiteStore(target if target == ":memory:" else Path(target))
-        if scheme:
+            return SQLiteStore(target if target == ":memory:" else Path(target), create=create)
+        if scheme or _LOOKS_LIKE_URI.match(uri):
+            # Also "neo4j:user:password@host" without "//": never a file name to create.
             raise StoreError(
-                uri.split("@")[-1],
-                f"unknown store URI scheme {scheme!r}; use bolt://, neo4j:// or sqlite:///",
+                safe_uri(uri),
+                f"unknown store URI scheme {scheme or uri.split(':', 1)[0]!r}; "
+                "use bolt://HOST:PORT, neo4j://HOST:PORT or sqlite:///FILE",
             )
-        return SQLiteStore(Path(uri))
+        return SQLiteStore(Path(uri), create=create)
     settings = Neo4jSettings.from_env()
     if settings is not None:
         return Neo4jStore(settings)
-    return SQLiteStore(default_sqlite_path())
+    return SQLiteStore(default_sqlite_path(), create=create)

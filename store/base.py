@@ -147,7 +147,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
-        """The ``k`` documents most analogous to ``doc_id``.
+        """The ``k`` documents most analogous to ``doc_id`` (``k`` from 1 to
+        2**31 - 1, else :class:`ValueError`; both backends alike).
 
         Both directions of a comparison count. Each other document appears
         once, with its best result (highest analogy similarity; ties to the
@@ -182,6 +183,13 @@ class Store(abc.ABC):
 
 
 # -- helpers shared by the backends ----------------------------------------------
+
+
+def check_k(k: int) -> int:
+    """``k`` of :meth:`Store.top_analogues`, checked the same way for both backends."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 2**31 - 1:
+        raise ValueError(f"k must be a whole number from 1 to {2**31 - 1}, not {k!r}")
+    return k
 
 
 def now() -> str:

@@ -17,10 +17,21 @@ The schema (documented with ready queries in ``docs/store.md`` and
 
 Every write is a managed transaction (``session.execute_write``), which the
 driver retries on transient errors (ServiceUnavailable, SessionExpired,
-TransientError) for up to ``max_transaction_retry_time``; the rows go in
-with ``UNWIND $rows`` and every value is a parameter. No Cypher text is ever
-built from data: the only variable parts of a query are labels and
-relationship types chosen from fixed sets.
+TransientError) with exponential backoff for up to ``retry_seconds``
+(``DRI_NEO4J_RETRY_SECONDS``, default 60 s: longer than a server restart);
+the rows go in with ``UNWIND $rows`` and every value is a parameter. No
+Cypher text is ever built from data: the only variable parts of a query are
+labels and relationship types chosen from fixed sets.
+
+**Faults.** The schema is created once per process and server, and a
+statement that finds its index or constraint already made by another
+process (``EquivalentSchemaRuleAlreadyExists``) counts as done. When an
+operation gives up after the retry window, the server is marked down in
+this process: later operations fail at once with :class:`StoreUnavailable`
+instead of waiting the window again, after a quick connection check at most
+every :data:`DOWN_RECHECK_SECONDS`; the first check that connects clears the
+mark. A run against a server that is down for good therefore waits the
+retry window once, not once per document. See ``docs/store.md``.
 """
 
 from __future__ import annotations
@@ -28,6 +39,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,7 +51,7 @@ import networkx as nx
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
-from dri.store.base import Store, env, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, env, evaluation_id, now, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -47,23 +61,43 @@ from dri.store.records import (
     EvaluationRecord,
     RunRecord,
     StoreError,
+    StoreUnavailable,
     clean_meta,
     document_fields,
+    register_secret,
     safe_uri,
     scalar_meta,
     version_key,
 )
 
 __all__ = [
+    "DEFAULT_RETRY_SECONDS",
+    "DOWN_RECHECK_SECONDS",
     "LABELS",
+    "NEO4J_SCHEMES",
     "RELATIONSHIP_TYPES",
     "SCHEMA_STATEMENTS",
     "Neo4jSettings",
     "Neo4jStore",
+    "check_uri",
     "split_userinfo",
 ]
 
 log = logging.getLogger(__name__)
+
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+#: How long one transaction is retried on transient errors, by default (seconds).
+DEFAULT_RETRY_SECONDS = 60.0
+DEFAULT_CONNECTION_TIMEOUT = 10.0
+#: After giving up on a server, operations fail at once for this long before
+#: checking the connection again (seconds).
+DOWN_RECHECK_SECONDS = 5.0
+
+# Per process: the servers whose schema is known to exist, and the servers
+# this process gave up on (monotonic time of the last failed check).
+_state_lock = threading.Lock()
+_schema_ready: set[tuple[str, str]] = set()
+_down_since: dict[tuple[str, str], float] = {}
 
 SCHEMA_STATEMENTS = (
     "CREATE CONSTRAINT corpus_name IF NOT EXISTS FOR (c:Corpus) REQUIRE c.name IS UNIQUE",
@@ -132,8 +166,8 @@ class Neo4jSettings:
     password: str | None = field(default=None, repr=False)
     database: str = "neo4j"
     #: Upper bound on the driver's retries of one transaction, in seconds.
-    retry_seconds: float = 30.0
-    connection_timeout: float = 10.0
+    retry_seconds: float = DEFAULT_RETRY_SECONDS
+    connection_timeout: float = DEFAULT_CONNECTION_TIMEOUT
     #: Rows per ``UNWIND $rows`` statement; 1 gives one write per row (for benchmarks).
     batch_size: int = 10_000
 
@@ -143,18 +177,60 @@ class Neo4jSettings:
         by the Prefect Secret block named in ``DRI_NEO4J_SECRET_BLOCK``;
         ``None`` when no URI is configured anywhere."""
         secret = _secret_block(env("DRI_NEO4J_SECRET_BLOCK"))
+        register_secret(env("NEO4J_PASSWORD"))
+        register_secret(secret.get("password"))
+        where = "store URI" if uri else "NEO4J_URI" if env("NEO4J_URI") else "the Secret block's uri"
         uri = uri or env("NEO4J_URI") or secret.get("uri")
         if not uri:
             return None
-        uri, uri_user, uri_password = split_userinfo(uri)
+        uri, uri_user, uri_password = split_userinfo(str(uri))
+        check_uri(uri, where)
         return cls(
             uri=uri,
             user=env("NEO4J_USER") or uri_user or secret.get("user") or secret.get("username"),
             password=env("NEO4J_PASSWORD") or uri_password or secret.get("password"),
             database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
-            retry_seconds=float(env("DRI_NEO4J_RETRY_SECONDS") or 30.0),
-            connection_timeout=float(env("DRI_NEO4J_CONNECTION_TIMEOUT") or 10.0),
+            retry_seconds=_env_seconds("DRI_NEO4J_RETRY_SECONDS", DEFAULT_RETRY_SECONDS, zero=True),
+            connection_timeout=_env_seconds("DRI_NEO4J_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT),
         )
+
+
+def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
+    """A duration from the environment; a one-line :class:`StoreError` naming
+    the variable if it is not a finite, non-negative number."""
+    raw = env(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        least = "0 or more" if zero else "more than 0"
+        raise StoreError(name, f"must be a number of seconds, {least}, not {raw!r}")
+    return value
+
+
+def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
+    """Raise a one-line :class:`StoreError` naming ``where`` unless the driver
+    can use ``uri``: a Neo4j scheme, ``//``, a host and a numeric port. The
+    message shows the URI without its user info, however malformed."""
+    shown = safe_uri(uri)
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    hint = "expected bolt://HOST:PORT or neo4j://HOST:PORT (+s or +ssc for TLS)"
+    if scheme not in NEO4J_SCHEMES:
+        raise StoreError(where, f"{shown!r} is not a Neo4j URI; {hint}")
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError:
+        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise StoreError(where, f"{shown!r} names no host; {hint}")
+    if port == 0:
+        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535")
 
 
 def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:
@@ -208,8 +284,11 @@ class Neo4jStore(Store):
             settings = dataclasses.replace(
                 settings, uri=clean, user=settings.user or user, password=settings.password or password
             )
+        register_secret(settings.password)
+        check_uri(settings.uri, "store URI")
         self.settings = settings
         self.location = f"Neo4j at {safe_uri(settings.uri)}"
+        self._key = (safe_uri(settings.uri), settings.database)
         self.database = settings.database
         self.batch_size = max(1, int(settings.batch_size))
         auth = (settings.user, settings.password) if settings.user and settings.password else None
@@ -251,7 +330,10 @@ class Neo4jStore(Store):
             ex.TransientError,
             ex.ConnectionAcquisitionTimeoutError,
         ) as err:
-            raise StoreError(
+            if not isinstance(err, ex.TransientError):  # a busy server is not a down one
+                with _state_lock:
+                    _down_since[self._key] = time.monotonic()
+            raise StoreUnavailable(
                 self.location,
                 f"unavailable after retrying for up to {self.settings.retry_seconds:g} s: {_message(err)}",
             ) from None
@@ -264,7 +346,31 @@ class Neo4jStore(Store):
         except OSError as err:
             raise StoreError(self.location, f"connection failed: {err}") from None
 
+    def _check_down(self) -> None:
+        """Fail at once if this process gave up on the server, unless a quick
+        connection check (at most every DOWN_RECHECK_SECONDS) finds it back."""
+        with _state_lock:
+            since = _down_since.get(self._key)
+        if since is None:
+            return
+        reason = (
+            f"unavailable: gave up after retrying for up to {self.settings.retry_seconds:g} s "
+            "and it is still not answering"
+        )
+        if time.monotonic() - since < DOWN_RECHECK_SECONDS:
+            raise StoreUnavailable(self.location, reason)
+        try:
+            self._driver.verify_connectivity()
+        except Exception:
+            with _state_lock:
+                _down_since[self._key] = time.monotonic()
+            raise StoreUnavailable(self.location, reason) from None
+        with _state_lock:
+            _down_since.pop(self._key, None)
+        log.info("%s answers again", self.location)
+
     def _write(self, work: Callable[..., Any], *args: Any) -> Any:
+        self._check_down()
         with self._errors(), self._driver.session(database=self.database) as session:
             return session.execute_write(work, *args)
 
@@ -272,6 +378,7 @@ class Neo4jStore(Store):
         def work(tx: Any) -> list[Any]:
             return list(tx.run(query, params))
 
+        self._check_down()
         with self._errors(), self._driver.session(database=self.database) as session:
             return session.execute_read(work)
 
@@ -281,12 +388,30 @@ class Neo4jStore(Store):
             tx.run(query, {**params, "rows": list(rows[start : start + self.batch_size])}).consume()
 
     def _create_schema(self) -> None:
+        """The constraints and indexes, once per process and server; tolerant of
+        other processes creating them at the same time."""
+        from neo4j import exceptions as ex
+
         def work(tx: Any, statement: str) -> None:
             tx.run(statement).consume()
 
+        with _state_lock:
+            if self._key in _schema_ready:
+                return
+        existing = {r["name"] for r in self._read("SHOW INDEXES YIELD name RETURN name")}
+        existing |= {r["name"] for r in self._read("SHOW CONSTRAINTS YIELD name RETURN name")}
         for statement in SCHEMA_STATEMENTS:
+            if statement.split()[2] in existing:
+                continue
             # Schema changes cannot share a transaction with each other or with writes.
-            self._write(work, statement)
+            with self._errors(), self._driver.session(database=self.database) as session:
+                try:
+                    session.execute_write(work, statement)
+                except ex.ClientError as err:
+                    if "AlreadyExists" not in (err.code or ""):
+                        raise
+        with _state_lock:
+            _schema_ready.add(self._key)
 
     def close(self) -> None:
         self._driver.close()
@@ -608,7 +733,7 @@ class Neo4jStore(Store):
     )
 
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
-        rows = self._read(self.TOP_ANALOGUES, id=doc_id, run=run_id, k=int(k))
+        rows = self._read(self.TOP_ANALOGUES, id=doc_id, run=run_id, k=check_k(k))
         return [Analogue(**dict(r)) for r in rows]
 
     def runs(self) -> list[RunRecord]:
@@ -693,7 +818,16 @@ def _graph_rows(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], list[dict[str,
             raise ValueError(f"node {key!r} has attributes JSON cannot hold: {err}") from None
         props = {
             name: _property(attrs.get(name))
-            for name in ("type", "pos", "sentences", "sections", "mentions")
+            for name in (
+                "type",
+                "pos",
+                "order",
+                "entity",
+                "wordnet_lemma",
+                "sentences",
+                "sections",
+                "mentions",
+            )
             if name in attrs
         }
         props = {k: v for k, v in props.items() if v is not None}

@@ -27,6 +27,9 @@ __all__ = [
     "EvaluationRecord",
     "RunRecord",
     "StoreError",
+    "StoreUnavailable",
+    "redact",
+    "register_secret",
 ]
 
 SCORE_FIELDS = ("analogy_similarity", "jaccard", "semantic", "conceptual", "relational")
@@ -42,12 +45,25 @@ RESERVED_META = frozenset({"id", "doc_id", "graph_id", "graph_ids", "graph", "me
 
 class StoreError(RuntimeError):
     """A store operation failed. ``str()`` is one line naming the store
-    (the Neo4j URI without credentials, or the SQLite file) and the reason."""
+    (the Neo4j URI without credentials, or the SQLite file) and the reason.
+
+    Any secret registered with :func:`register_secret` (the Neo4j password,
+    the user info of a URI) is replaced by ``***`` in both parts, so a
+    driver message that quotes the URI cannot leak it."""
 
     def __init__(self, where: str, reason: str):
-        self.where = where
-        self.reason = _one_line(reason)
-        super().__init__(f"{where}: {self.reason}")
+        self.where = redact(str(where))
+        self.reason = redact(_one_line(reason))
+        super().__init__(f"{self.where}: {self.reason}")
+
+    def __reduce__(self):
+        # Crosses process boundaries (flow workers) as itself, not as a RuntimeError.
+        return (type(self), (self.where, self.reason))
+
+
+class StoreUnavailable(StoreError):
+    """The server did not answer within the retry window (or is known to be
+    down in this process): the caller should stop sending it work."""
 
 
 @dataclass(frozen=True)
@@ -221,16 +237,49 @@ def version_key(version: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-+_]", version or ""))
 
 
+# Secrets seen in this process (passwords, URI user info); see :func:`redact`.
+_SECRETS: set[str] = set()
+# Shorter strings would blank out ordinary words of a message.
+_MIN_SECRET_CHARS = 4
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def register_secret(secret: str | None) -> None:
+    """Remember ``secret`` so that :func:`redact` (and every :class:`StoreError`)
+    hides it from then on in this process."""
+    if secret and len(secret) >= _MIN_SECRET_CHARS:
+        _SECRETS.add(secret)
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret replaced by ``***``."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
 def safe_uri(uri: str) -> str:
-    """``uri`` without user name and password, fit for messages and logs."""
+    """``uri`` without user name and password, fit for messages and logs,
+    whatever its shape: ``bolt://u:p@host:7687`` gives ``bolt://host:7687``
+    and a malformed ``neo4j:p@host:7687`` (no ``//``) gives ``***@host:7687``."""
+    if "@" in uri:
+        scheme = _SCHEME.match(uri)
+        userinfo, host = uri.rsplit("@", 1)
+        userinfo = userinfo[scheme.end() :] if scheme else userinfo
+        if ":" in userinfo:  # user:password; hide both spellings in later messages too
+            register_secret(userinfo)
+            register_secret(userinfo.split(":", 1)[1])
+        uri = f"{scheme.group(0)}{host}" if scheme else f"***@{host}"
     try:
         parts = urlsplit(uri)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
     except ValueError:
-        return "<unparsable URI>"
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+        return redact(uri)
+    if not parts.netloc:
+        return redact(uri)
+    return redact(urlunsplit((parts.scheme, host, parts.path, "", "")))
 
 
 def _one_line(text: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json, to_json
-from dri.store.base import Store, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, evaluation_id, now, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -120,10 +120,13 @@ class SQLiteStore(Store):
 
     backend = "sqlite"
 
-    def __init__(self, path: str | Path, *, timeout: float = 60.0):
+    def __init__(self, path: str | Path, *, timeout: float = 60.0, create: bool = True):
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self._lock = threading.RLock()
+        if not create and str(path) != ":memory:" and not self.path.is_file():
+            self._db = None
+            raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the threads of this process, serialised by _lock.
@@ -391,7 +394,7 @@ class SQLiteStore(Store):
             ORDER BY b.analogy_similarity DESC, COALESCE(d.name, '') ASC, b.other ASC
             LIMIT :k
             """,
-            {"doc": doc_id, "run": run_id, "k": int(k)},
+            {"doc": doc_id, "run": run_id, "k": check_k(k)},
         )
         return [Analogue(*r) for r in rows]
 

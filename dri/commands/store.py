@@ -21,7 +21,21 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["register", "run_store"]
+__all__ = ["MAX_K", "register", "run_store"]
+
+#: The most analogues ``dri store top`` lists; any more would not fit a terminal anyway.
+MAX_K = 100_000
+
+
+def _count(text: str) -> int:
+    """``-k``: a whole number from 1 to MAX_K (argparse turns the ValueError into one line)."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not 1 <= k <= MAX_K:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_K}, not {text}")
+    return k
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions.add_parser("runs", help="the run ids with their comparison counts")
     top = actions.add_parser("top", help="the most analogous documents")
     top.add_argument("document", help="document id, path or name")
-    top.add_argument("-k", type=int, default=10, help="how many (default 10)")
+    top.add_argument("-k", type=_count, default=10, help=f"how many, 1 to {MAX_K} (default 10)")
     top.add_argument("--run", help="only this run id")
     top.add_argument("--corpus", help="look the document up in this corpus")
     mapping = actions.add_parser("mapping", help="the mapped pairs of one comparison")
@@ -62,7 +76,8 @@ def run_store(args: argparse.Namespace) -> int:
         print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
         return 2
     try:
-        with open_store(args.uri) as store:
+        # Looking must not create an empty store (and its folders) where none was.
+        with open_store(args.uri, create=False) as store:
             return _ACTIONS[args.action](store, args)
     except StoreError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,4 +1,12 @@
-from dri.graphs import add_triple, new_graph, triples
+from dri.graphs import (
+    add_concept,
+    add_relation,
+    add_triple,
+    higher_order_relations,
+    new_graph,
+    triples,
+    unary_relations,
+)
 from dri.graphs.export import draw_png, read_graphml, write_graphml
 
 
@@ -26,3 +34,33 @@ def test_png_is_a_real_image(tmp_path):
     import matplotlib.image
 
     assert matplotlib.image.imread(str(path)).shape[0] > 100
+
+
+def causal():
+    """'The storm destroyed the harbour because the wall was weak. The town was rebuilt.'"""
+    g = new_graph("c", name="causal")
+    destroy = add_triple(g, "storm", "destroy", "harbour", sentence=0)
+    weak = add_relation(g, "be", add_concept(g, "wall"), add_concept(g, "weak", pos="a"), sentence=0)
+    add_relation(g, "cause", weak, destroy, order=2, sentence=0)
+    add_triple(g, "town", "collapse", None, sentence=1)
+    add_concept(g, "susan", entity="PERSON", wordnet_lemma="person", mention="Susan")
+    return g
+
+
+def test_graphml_keeps_higher_order_and_one_argument_relations(tmp_path):
+    path = tmp_path / "c.graphml"
+    write_graphml(causal(), path)
+    back = read_graphml(path)
+    assert higher_order_relations(back) == [
+        ("cause", ("wall", "be", "weak"), ("storm", "destroy", "harbour"))
+    ]
+    assert unary_relations(back) == [("town", "collapse")]
+    assert back.nodes["c:weak"]["pos"] == "a"
+    assert back.nodes["r:2"]["order"] == 2 and back.nodes["r:0"]["order"] == 1
+    assert (back.nodes["c:susan"]["entity"], back.nodes["c:susan"]["wordnet_lemma"]) == ("PERSON", "person")
+
+
+def test_png_draws_higher_order_relations(tmp_path):
+    path = tmp_path / "c.png"
+    draw_png(causal(), path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -6,15 +6,18 @@ from dri.graphs import (
     OBJ,
     SUBJ,
     add_concept,
+    add_relation,
     add_triple,
     concept_nodes,
     from_json,
+    higher_order_relations,
     new_graph,
     relation_nodes,
     restrict_to_sections,
     summary,
     to_json,
     triples,
+    unary_relations,
 )
 
 
@@ -83,3 +86,54 @@ def test_module_example_runs():
 
     result = doctest.testmod(dri.graphs.ros)
     assert result.attempted > 0 and result.failed == 0
+
+
+def causal_graph():
+    g = new_graph("doc2", name="storm", sentences=2)
+    destroy = add_triple(g, "storm", "destroy", "harbour", sentence=0, section="abstract")
+    weak = add_relation(g, "be", add_concept(g, "wall"), add_concept(g, "weak", pos="a"), sentence=0)
+    add_relation(g, "cause", weak, destroy, order=2, sentence=0, section="body")
+    add_triple(g, "town", "collapse", None, sentence=1, section="body")
+    return g
+
+
+def test_one_argument_and_higher_order_relations():
+    g = causal_graph()
+    assert triples(g) == [("storm", "destroy", "harbour"), ("wall", "be", "weak")]
+    assert unary_relations(g) == [("town", "collapse")]
+    assert higher_order_relations(g) == [("cause", ("wall", "be", "weak"), ("storm", "destroy", "harbour"))]
+    # The order-2 relation's arguments are relation nodes, not concepts.
+    assert g.edges["r:1", "r:2"]["label"] == SUBJ and g.edges["r:2", "r:0"]["label"] == OBJ
+    assert [g.nodes[r]["order"] for r in ("r:0", "r:1", "r:2", "r:3")] == [1, 1, 2, 1]
+    assert g.nodes["c:weak"]["pos"] == "a" and g.nodes["c:wall"]["pos"] == "n"
+    s = summary(g)
+    assert (s.relations, s.triples, s.unary, s.higher_order) == (4, 2, 1, 1)
+    assert str(s) == "5 concepts, 4 relations, 2 triples, 1 one-argument, 1 higher-order, 2 sentences"
+    back = from_json(json.loads(json.dumps(to_json(g))))
+    assert higher_order_relations(back) == higher_order_relations(g)
+
+
+def test_graphs_without_order_read_as_first_order():
+    g = solar_graph()
+    for rel in relation_nodes(g):
+        del g.nodes[rel]["order"]
+    assert triples(g)[0] == ("sun", "attract", "planet") and higher_order_relations(g) == []
+
+
+def test_restricting_a_higher_order_relation_keeps_its_argument_relations():
+    sub = restrict_to_sections(causal_graph(), ["body"])
+    assert higher_order_relations(sub) == [("cause", ("wall", "be", "weak"), ("storm", "destroy", "harbour"))]
+    assert unary_relations(sub) == [("town", "collapse")]
+
+
+def test_entity_attributes_come_from_the_first_mention_that_has_them():
+    g = new_graph("d")
+    add_concept(g, "susan", mention="Susan")
+    add_concept(g, "susan", entity="PERSON", wordnet_lemma="person", mention="she")
+    add_concept(g, "susan", entity="ORG", wordnet_lemma="organization")
+    attrs = g.nodes["c:susan"]
+    assert (attrs["entity"], attrs["wordnet_lemma"], attrs["mentions"]) == (
+        "PERSON",
+        "person",
+        ["Susan", "she"],
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from store_test_helpers import comparison, corpus_graphs
 
+from dri.graphs import add_concept, add_relation
 from dri.store import open_store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cypher.md"
@@ -27,11 +28,20 @@ PARAMS = {
 }
 
 
+def with_links(g) -> None:
+    """Solar gains a narrator, a one-argument relation and a causal link:
+    "The planets orbit the sun because the sun attracts them. We watch. They shine." """
+    add_relation(g, "cause", "r:0", "r:1", order=2, sentence=0)
+    add_relation(g, "watch", add_concept(g, "we", entity="PERSON", wordnet_lemma="person"), sentence=1)
+
+
 @pytest.fixture(scope="module")
 def loaded(neo4j_uri):
     with open_store(neo4j_uri) as store:
         store.clear()
         for g in corpus_graphs():
+            if g.graph["doc_id"] == "solar":
+                with_links(g)
             meta = {"level": "orig" if g.graph["doc_id"] == "solar" else "cut", "language": "spa"}
             store.put_document("tiny", g, meta=meta)
         pair = [
@@ -133,3 +143,21 @@ def test_the_mapping_query_lists_the_pairs_with_their_generic_space(loaded):
         ("electron", "sun", "object.n.01"),
         ("attract", "attract", "attract.v.01"),
     ]
+
+
+def test_the_higher_order_query_gives_the_linked_statements(loaded):
+    rows = _run(loaded, "AS link, sa.lemma", doc="solar.txt")
+    assert [(r["link"], r["first_subject"], r["first_verb"], r["second_verb"]) for r in rows] == [
+        ("cause", "sun", "attract", "orbit")
+    ]
+    graph_rows = _run(loaded, "MATCH (s:Concept)-[:SUBJ]->(r)\nOPTIONAL", doc="solar.txt")
+    assert ("we", "watch", None) in [(r["subject"], r["verb"], r["object"]) for r in graph_rows]
+    assert len(graph_rows) == 4  # three triples and one one-argument relation; not the link
+    names = _run(loaded, "AS compared_as", doc="solar.txt")
+    assert [(r["name"], r["entity"], r["compared_as"]) for r in names] == [("we", "PERSON", "person")]
+
+
+def test_higher_order_relations_round_trip_through_the_store(loaded):
+    g = loaded.get_graph("solar")
+    assert g.nodes["r:3"]["order"] == 2
+    assert g.edges["r:0", "r:3"]["label"] == "subj" and g.edges["r:3", "r:1"]["label"] == "obj"

@@ -1,0 +1,122 @@
+"""Faults of the store: bad settings, a server that is down, schema races.
+
+Every bad setting gives one line naming the variable or option and never the
+password; a server that does not answer costs the retry window once per
+process, then fails at once; the schema is created once per process and
+survives other processes creating it at the same moment.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import socket
+import time
+
+import pytest
+
+from dri.store import StoreError, StoreUnavailable, open_store
+from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
+
+PASSWORD = "Sup3r-Secret-Pw"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _one_line_without_password(err: BaseException) -> str:
+    text = str(err)
+    assert "\n" not in text and PASSWORD not in text and "Secret-Pw" not in text
+    return text
+
+
+@pytest.mark.parametrize(
+    "uri, says",
+    [
+        (f"neo4j:{PASSWORD}@127.0.0.1:7711", "is not a Neo4j URI"),
+        (f"neo4j:neo4j:{PASSWORD}@127.0.0.1:7711", "is not a Neo4j URI"),
+        (f"bolt://neo4j:{PASSWORD}@127.0.0.1:notaport", "the port must be a number"),
+        (f"http://neo4j:{PASSWORD}@127.0.0.1:7474", "is not a Neo4j URI"),
+        ("bolt://", "names no host"),
+    ],
+)
+def test_a_malformed_neo4j_uri_is_one_line_naming_the_variable_without_the_password(monkeypatch, uri, says):
+    monkeypatch.setenv("NEO4J_URI", uri)
+    with pytest.raises(StoreError) as err:
+        open_store()
+    text = _one_line_without_password(err.value)
+    assert text.startswith("NEO4J_URI: ") and says in text
+
+
+@pytest.mark.parametrize("uri", [f"neo4j:{PASSWORD}@127.0.0.1:7711", f"bolt://u:{PASSWORD}@h:x"])
+def test_a_malformed_uri_given_explicitly_creates_no_file(tmp_path, monkeypatch, uri):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError) as err:
+        open_store(uri)
+    _one_line_without_password(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["DRI_NEO4J_RETRY_SECONDS", "DRI_NEO4J_CONNECTION_TIMEOUT"])
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf"])
+def test_a_bad_duration_names_its_variable(monkeypatch, name, value):
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
+    monkeypatch.setenv(name, value)
+    with pytest.raises(StoreError, match=f"^{name}: must be a number of seconds"):
+        Neo4jSettings.from_env()
+
+
+def test_looking_at_a_missing_sqlite_store_creates_nothing(tmp_path):
+    target = tmp_path / "nonexistent" / "deep" / "x.sqlite"
+    with pytest.raises(StoreError, match="no store here"):
+        open_store(str(target), create=False)
+    assert not (tmp_path / "nonexistent").exists()
+
+
+@pytest.mark.parametrize("k", [-5, 0, 10**20, 2.5])
+def test_k_out_of_range_is_the_same_error_on_both_backends(store, k):
+    with pytest.raises(ValueError, match="k must be a whole number"):
+        store.top_analogues("x", k=k)
+
+
+def test_a_dead_server_costs_the_retry_window_once_then_fails_at_once():
+    uri = f"bolt://neo4j:{PASSWORD}@127.0.0.1:{_free_port()}"
+    settings = Neo4jSettings(uri, retry_seconds=2, connection_timeout=2)
+    t0 = time.monotonic()
+    with pytest.raises(StoreUnavailable) as first:
+        Neo4jStore(settings)
+    waited = time.monotonic() - t0
+    assert "unavailable after retrying for up to 2 s" in _one_line_without_password(first.value)
+    assert waited >= 1.0, "the driver should have retried for about the window"
+    t1 = time.monotonic()
+    for _ in range(5):  # five more "documents"
+        with pytest.raises(StoreUnavailable) as again:
+            Neo4jStore(settings)
+        assert "still not answering" in _one_line_without_password(again.value)
+    assert time.monotonic() - t1 < 1.0
+
+
+def _open_and_count(uri: str, barrier) -> int:
+    barrier.wait(60)
+    with open_store(uri) as store:
+        return store.counts()["nodes"]
+
+
+def test_schema_creation_is_safe_when_processes_race_for_it(neo4j_uri):
+    with open_store(neo4j_uri) as store:
+        store.clear()
+        for statement in SCHEMA_STATEMENTS:
+            name = statement.split()[2]
+            kind = "CONSTRAINT" if statement.startswith("CREATE CONSTRAINT") else "INDEX"
+            store._write(lambda tx, q: tx.run(q).consume(), f"DROP {kind} {name} IF EXISTS")
+    ctx = multiprocessing.get_context("spawn")
+    workers = 4
+    barrier = ctx.Manager().Barrier(workers)
+    with ctx.Pool(workers) as pool:
+        results = [pool.apply_async(_open_and_count, (neo4j_uri, barrier)) for _ in range(workers)]
+        assert [r.get(120) for r in results] == [0] * workers
+    with open_store(neo4j_uri) as store:
+        names = {r["name"] for r in store._read("SHOW INDEXES YIELD name RETURN name")}
+    assert {s.split()[2] for s in SCHEMA_STATEMENTS} <= names

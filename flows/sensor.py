@@ -1,7 +1,7 @@
 """The corpus sensor: notice new corpus folders and announce them.
 
 A *corpus folder* is a direct sub-folder of a watched root holding at least
-one document (see :data:`flows.tasks.DOCUMENT_SUFFIXES`). Each new one is
+one document (see :func:`dri.corpora.text.is_document`). Each new one is
 announced once with a Prefect event ``corpus.arrived`` whose payload carries
 ``corpus_dir``; the ``on-new-corpus`` deployment in ``prefect.yaml`` has a
 trigger on that event and runs the corpus flow on the folder.
@@ -31,6 +31,8 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.states import Failed, State
 
+from dri.corpora.text import is_document
+from dri.errors import one_line
 from dri.flows.failures import ReportedFailure
 from dri.settings import data_dir, incoming_dir
 
@@ -118,8 +120,6 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
-    from dri.flows.tasks import is_document
-
     n, newest = 0, folder.stat().st_mtime
     for path in folder.rglob("*"):
         # lstat: a dangling link is the corpus's problem, reported by its run, not the sensor's.
@@ -172,9 +172,7 @@ def scan(
             try:
                 emit(folder, n)
             except Exception as err:
-                result.errors.append(
-                    f"{folder}: not announced: {' '.join(str(err).split()) or type(err).__name__}"
-                )
+                result.errors.append(f"{folder}: not announced: {one_line(err)}")
                 continue
             seen[folder] = {"announced": datetime.now(UTC).isoformat(), "documents": n}
             # Saved per folder: a crash later in the loop must not re-announce this one.

@@ -12,6 +12,7 @@ takes a couple of minutes.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -39,6 +40,7 @@ PRIVATE = ("PREFECT_API_URL", "PREFECT_HOME", "PREFECT_PROFILE", "DRI_DATA_DIR",
 DEPLOYMENTS = {"nightly-corpus", "on-new-corpus", "corpus-sensor"}
 PREFECT = [sys.executable, "-m", "prefect"]
 DASK = [sys.executable, "-m", "dask"]
+PR_SET_PDEATHSIG = 1
 RUN_TIMEOUT = 300.0  # one flow run of the tiny corpus takes ~20-60 s on a busy 2-core machine
 
 
@@ -52,6 +54,11 @@ def _base_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _die_with_parent() -> None:
+    # Linux: SIGTERM when the test process dies, even by SIGKILL, so no server outlives it.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _start(args: list[str], log: Path, env: dict[str, str], cwd: Path = PROJECT) -> subprocess.Popen:
     # A session of its own, so that stopping it also stops the processes it started.
     return subprocess.Popen(
@@ -62,6 +69,7 @@ def _start(args: list[str], log: Path, env: dict[str, str], cwd: Path = PROJECT)
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=_die_with_parent,
     )
 
 
@@ -107,6 +115,9 @@ def server(tmp_path_factory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("prefect-server")
     port = int(os.environ.get("DRI_TEST_PREFECT_PORT") or _free_port())
     api = f"http://127.0.0.1:{port}/api"
+    with socket.socket() as s:
+        if s.connect_ex(("127.0.0.1", port)) == 0:
+            pytest.fail(f"port {port} already has a server; set DRI_TEST_PREFECT_PORT to a free port")
     env = _base_env(
         PREFECT_HOME=str(home),
         # The scheduler looks at new deployments every second and at all of them every 5 s.

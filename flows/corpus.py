@@ -55,6 +55,7 @@ from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.mapping.profiles import get_profile
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -287,6 +288,7 @@ def corpus_flow(
     corpus: str | None = None,
     sections: list[str] | None = None,
     batch_size: int | None = None,
+    profile: str | None = None,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
 
@@ -294,6 +296,8 @@ def corpus_flow(
     ``sections`` restricts both graphs of a pair to those sections (the paper
     mapped abstract plus background). ``batch_size`` fixes the documents or
     pairs per task (default: enough batches to keep every worker busy).
+    ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
+    the default profile); it is part of the run id.
     """
     started = time.perf_counter()
     logger = get_run_logger()
@@ -301,7 +305,10 @@ def corpus_flow(
     corpus = corpus or Path(root).name
     if mode == "auto":
         mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
-    params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
+    params: dict[str, Any] = {
+        "sections": sorted(sections) if sections else None,
+        "mapping": {"profile": get_profile(profile).name},
+    }
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
     seconds = dict.fromkeys(("parse", "store_graphs", "load_graphs", "map", "store_results"), 0.0)

@@ -19,6 +19,7 @@ import json
 import sys
 from pathlib import Path
 
+from dri.commands.compare import add_profile_option
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import runner_config
 from dri.settings import prefect_defaults
@@ -54,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare only these sections, e.g. abstract background",
     )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    add_profile_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
     p.set_defaults(handler=run_run)
@@ -107,6 +109,7 @@ def run_run(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         sections=args.sections,
         batch_size=args.batch_size,
+        profile=args.profile,
     )
 
     def run():

@@ -32,12 +32,14 @@ __all__ = [
     "DOCUMENT_SUFFIXES",
     "MODES",
     "RUN_MODES",
+    "STORE_DOWN_HINT",
     "Extracted",
     "PairResult",
     "Plan",
     "PlannedPair",
     "RunSummary",
     "corpus_manifest",
+    "discover",
     "discover_documents",
     "extract_and_store",
     "extract_batch",
@@ -47,6 +49,7 @@ __all__ = [
     "map_batch",
     "one_line",
     "plan_pairs",
+    "store_problem",
     "worker_store",
     "write_summary",
 ]
@@ -79,22 +82,41 @@ def is_document(path: str | Path) -> bool:
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:
-    """Absolute paths of the documents under ``corpus_dir``, sorted.
+    """Absolute paths of the documents under ``corpus_dir``, sorted
+    (see :func:`discover`; refused links are left out)."""
+    return discover(corpus_dir)[0]
+
+
+def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    """``(paths, problems)``: the documents under ``corpus_dir``, sorted, and
+    one line per file refused.
 
     Sub-folders count (the translation corpus keeps ``originals/`` and
-    ``roundtrip/<lang>/``); hidden files and folders do not.
+    ``roundtrip/<lang>/``); hidden files and folders do not, nor do symbolic
+    links to folders. A symbolic link to a file outside the corpus folder
+    (``/etc/passwd``, say) is refused unless ``allow_outside_links``; a link
+    inside the folder is a document under the link's own name.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"{corpus_dir}: not a folder")
-    found = []
+    found, problems = [], []
     for path in root.rglob("*"):
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if path.is_file() and is_document(path):
-            found.append(str(path))
-    return sorted(found)
+        if not (path.is_file() and is_document(path)):
+            continue
+        if path.is_symlink() and not allow_outside_links:
+            target = path.resolve()
+            if not target.is_relative_to(root):
+                problems.append(
+                    f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
+                    "(--allow-outside-links allows it)"
+                )
+                continue
+        found.append(str(path))
+    return sorted(found), sorted(problems)
 
 
 _MANIFEST_MARKERS = ("manifest.csv", "file_information.csv", "originals", "targets.txt")
@@ -149,6 +171,27 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
 # -- per-worker resources ------------------------------------------------------
 
 _local = threading.local()
+
+
+#: What to do when the store stops answering, in one line.
+STORE_DOWN_HINT = (
+    "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
+    "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
+)
+
+
+def store_problem() -> str | None:
+    """``None`` if this process's store answers, else one line saying why not.
+
+    Opening a Neo4j store that does not answer takes the retry window once;
+    a store this process already gave up on answers at once."""
+    from dri.store import StoreError
+
+    try:
+        store = worker_store()
+        return None if store.available() else f"{store.location}: not answering"
+    except StoreError as err:
+        return str(err)
 
 
 def worker_store():
@@ -230,10 +273,11 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     store = worker_store()
     started = time.perf_counter()
     if store.has_graph(graph_id):
-        known = store.get_document(doc_id)
-        if known is None or corpus not in known.corpora:
-            # Parsed for another corpus: enrol it in this one too, from the stored graph.
-            store.put_document(corpus, store.get_graph(doc_id), meta=dict(meta or {}))
+        name = str((meta or {}).get("name") or Path(path).name)
+        if not store.is_member(corpus, name, doc_id):
+            # Parsed before (for another corpus, or under another name): enrol
+            # it under this name in this corpus too, from the stored graph.
+            store.put_document(corpus, store.get_graph(doc_id), meta={"name": name, **(meta or {})})
         return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
     t0 = time.perf_counter()
     g = graph_from_path(path)
@@ -267,8 +311,9 @@ def extract_batch(
 
 
 def _relative(path: str | Path, root: Path) -> str:
+    # The path as found (a link keeps its own name), not the file it may point to.
     try:
-        return Path(path).resolve().relative_to(root).as_posix()
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
     except ValueError:
         return str(path)
 
@@ -463,6 +508,8 @@ class RunSummary:
     top: list[dict[str, Any]] = field(default_factory=list)
     worker_pids: list[int] = field(default_factory=list)
     summary_path: str | None = None
+    #: One line saying what to do, when the run stopped early (e.g. the store went away).
+    advice: str = ""
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,4 @@
-"""Extraction throughput against bare spaCy (issue 2's benchmark).
+"""Benchmark: extraction throughput against bare spaCy.
 
 Prints words per second for
 

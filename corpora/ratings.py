@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.text import CorpusError, csv_rows
+from dri.settings import data_dir
 
 __all__ = [
     "COLUMNS",
@@ -50,8 +51,6 @@ class ImportResult:
 
 
 def ratings_file() -> Path:
-    from dri.settings import data_dir
-
     return data_dir() / "ratings" / "ratings.csv"
 
 

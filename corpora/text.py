@@ -19,12 +19,28 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["CorpusError", "csv_rows", "decode_bytes", "read_table_text", "read_text"]
+__all__ = [
+    "CONTROL_FILES",
+    "DOCUMENT_SUFFIXES",
+    "CorpusError",
+    "csv_rows",
+    "decode_bytes",
+    "is_document",
+    "read_table_text",
+    "read_text",
+    "shown",
+]
 
 log = logging.getLogger(__name__)
 
 #: The largest CSV index file read (a corpus index of a million rows is far below it).
 MAX_TABLE_BYTES = 100_000_000
+#: What a corpus document may be: plain text or a PDF.
+DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
+#: Text files in corpus folders that describe the corpus instead of being part of it.
+CONTROL_FILES = frozenset(
+    {"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"}
+)
 
 # Tried in order. cp1252 leaves five bytes undefined, so latin-1 (which maps
 # every byte) is the last resort and never fails.
@@ -45,6 +61,16 @@ def shown(path: str | Path) -> str:
     it holds line breaks or other control characters."""
     text = str(path)
     return text if text.isprintable() else repr(text)
+
+
+def is_document(path: str | Path) -> bool:
+    """Whether ``path`` names a corpus document (not a control file, not hidden)."""
+    path = Path(path)
+    return (
+        path.suffix.lower() in DOCUMENT_SUFFIXES
+        and path.name.lower() not in CONTROL_FILES
+        and not path.name.startswith(".")
+    )
 
 
 def decode_bytes(data: bytes) -> tuple[str, str]:

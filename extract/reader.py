@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 from dri.extract.document import Document, DocumentError, Sentence, content_ids
+from dri.extract.pdf import pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
 from dri.settings import max_text_chars
@@ -246,8 +247,6 @@ def read_document(
     except ValueError as err:
         raise DocumentError(where, str(err)) from None
     if _is_pdf(p, data[:1024]):
-        from dri.extract.pdf import pdf_blocks
-
         title, blocks, warnings = pdf_blocks(data, where)
         kind, encoding = "pdf", None
         _check_length(where, sum(len(b[1]) for b in blocks), limit)

@@ -1,7 +1,7 @@
 """The Neo4j store: ROS graphs and similarity results as a property graph.
 
 The schema (documented with ready queries in ``docs/store.md`` and
-``docs/cypher.md``) follows issue 4 and Dr Inventor's ROS:
+``docs/cypher.md``) follows Dr Inventor's ROS graphs:
 
 * ``(:Corpus {name})-[:CONTAINS {meta...}]->(:Document {id, name, path, ...})``;
 * ``(:Document)-[:HAS_NODE]->(:Concept {doc_id, lemma, key, ...})`` and
@@ -51,7 +51,7 @@ import networkx as nx
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
-from dri.store.base import Store, check_k, env, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, env, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -603,9 +603,7 @@ class Neo4jStore(Store):
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
-        from dri.store.sqlite_store import _resolved
-
-        params = dict(text=text, resolved=_resolved(text), corpus=corpus)
+        params = dict(text=text, resolved=resolved_path(text), corpus=corpus)
         found = self._records(
             "MATCH (c:Corpus)-[m:CONTAINS]->(d:Document) WHERE ($corpus IS NULL OR c.name = $corpus) "
             "AND (d.id = $text OR m.path IN [$text, $resolved] OR m.name = $text)",

@@ -21,7 +21,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json, to_json
-from dri.store.base import Store, check_k, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -351,7 +351,7 @@ class SQLiteStore(Store):
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
         # Every membership whose name or path matches, named as that membership
         # has it, and documents matched by id (named as first stored).
-        resolved = _resolved(text)
+        resolved = resolved_path(text)
         rows = self._query(
             "SELECT corpus, name FROM members WHERE (doc_id = ? OR path IN (?, ?) OR name = ?) "
             "AND (? IS NULL OR corpus = ?) ORDER BY corpus, name",
@@ -545,10 +545,3 @@ def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentReco
         tuple(corpora),
         json.loads(meta),
     )
-
-
-def _resolved(text: str) -> str:
-    try:
-        return str(Path(text).expanduser().resolve())
-    except (OSError, RuntimeError):
-        return text

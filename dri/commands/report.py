@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 from dri.corpora.text import decode_bytes
+from dri.metrics.report import find_report
+from dri.settings import data_dir
 
 __all__ = ["register", "run_report"]
 
@@ -31,8 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from dri.metrics.report import find_report
-    from dri.settings import data_dir
 
     root = data_dir() / "reports"
     folder = find_report(args.dir, root)

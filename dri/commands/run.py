@@ -19,6 +19,9 @@ import json
 import sys
 from pathlib import Path
 
+from dri.corpora.discover import has_manifest
+from dri.flows.progress import Progress, listening
+from dri.flows.runners import end_workers_on_signals, runner_config
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -98,10 +101,8 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
-
+    # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
     from dri.flows.corpus import run_corpus
-    from dri.flows.runners import end_workers_on_signals, runner_config
-    from dri.flows.tasks import has_manifest
 
     if args.mode == "manifest" and not has_manifest(args.corpus_dir):
         print(
@@ -163,9 +164,8 @@ def run_run(args: argparse.Namespace) -> int:
 
 def _run_with_progress(run, show_progress: bool):
     """``run()``, under a progress bar on a terminal."""
-    from dri.flows.progress import Progress, listening
-
     if show_progress:
+        # rich is imported only for a terminal progress bar.
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from dri.flows.tasks import extract_batch, worker_store
 from dri.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,8 +265,6 @@ def test_links_leaving_the_corpus_are_refused_unless_allowed(tmp_path):
 
 
 def test_the_same_bytes_under_two_names_are_both_members(tmp_path, monkeypatch):
-    from dri.flows.tasks import extract_batch, worker_store
-
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("NEO4J_URI", raising=False)
     root = tmp_path / "corpus"

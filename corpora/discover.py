@@ -1,0 +1,123 @@
+"""What a corpus folder holds: its documents and its own list of pairs.
+
+A corpus run (:mod:`dri.flows.corpus`) and an evaluation both start here:
+
+* :func:`discover` lists the documents under a folder
+  (:func:`dri.corpora.text.is_document`), refusing symbolic links that leave it;
+* :func:`corpus_format` tells which description of its pairs a folder
+  carries, looked for in the order of :data:`FORMATS`;
+* :func:`corpus_manifest` reads those pairs with the format's loader
+  (:mod:`dri.corpora.manifest`, :mod:`dri.corpora.plagiarism`,
+  :mod:`dri.corpora.translation`, :mod:`dri.corpora.analogy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from dri.corpora.analogy import load_analogy
+from dri.corpora.manifest import ManifestPair, read_manifest
+from dri.corpora.plagiarism import load_plagiarism
+from dri.corpora.text import CorpusError, is_document
+from dri.corpora.translation import load_translation
+
+__all__ = ["FORMATS", "corpus_format", "corpus_manifest", "discover", "discover_documents", "has_manifest"]
+
+
+def discover_documents(corpus_dir: str | Path) -> list[str]:
+    """Absolute paths of the documents under ``corpus_dir``, sorted
+    (see :func:`discover`; refused links are left out)."""
+    return discover(corpus_dir)[0]
+
+
+def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    """``(paths, problems)``: the documents under ``corpus_dir``, sorted, and
+    one line per file refused.
+
+    Sub-folders count (the translation corpus keeps ``originals/`` and
+    ``roundtrip/<lang>/``); hidden files and folders do not, nor do symbolic
+    links to folders. A symbolic link to a file outside the corpus folder
+    (``/etc/passwd``, say) is refused unless ``allow_outside_links``; a link
+    inside the folder is a document under the link's own name.
+    """
+    root = Path(corpus_dir).resolve()
+    if not root.is_dir():
+        raise NotADirectoryError(f"{corpus_dir}: not a folder")
+    found, problems = [], []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if not (path.is_file() and is_document(path)):
+            continue
+        if path.is_symlink() and not allow_outside_links:
+            target = path.resolve()
+            if not target.is_relative_to(root):
+                problems.append(
+                    f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
+                    "(--allow-outside-links allows it)"
+                )
+                continue
+        found.append(str(path))
+    return sorted(found), sorted(problems)
+
+
+def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:
+    return read_manifest(root / "manifest.csv"), []
+
+
+class _Corpus(Protocol):
+    problems: list[str]
+
+    def manifest(self) -> list[ManifestPair]: ...
+
+
+def _loaded(load: Callable[[Path], _Corpus]) -> Callable[[Path], tuple[list[ManifestPair], list[str]]]:
+    def read(root: Path) -> tuple[list[ManifestPair], list[str]]:
+        corpus = load(root)
+        return corpus.manifest(), list(corpus.problems)
+
+    return read
+
+
+#: ``(name, marker, reader)`` in the order they are looked for: a folder
+#: holding ``marker`` is read by ``reader`` into ``(pairs, problems)``.
+FORMATS: tuple[tuple[str, str, Callable[[Path], tuple[list[ManifestPair], list[str]]]], ...] = (
+    ("manifest", "manifest.csv", _from_manifest),
+    ("plagiarism", "file_information.csv", _loaded(load_plagiarism)),  # Clough & Stevenson
+    ("translation", "originals", _loaded(load_translation)),  # round-trip translations
+    ("analogy", "targets.txt", _loaded(load_analogy)),  # analogy search
+)
+
+
+def corpus_format(corpus_dir: str | Path) -> str | None:
+    """The name of the first of :data:`FORMATS` whose marker ``corpus_dir`` holds, else ``None``."""
+    root = Path(corpus_dir)
+    return next((name for name, marker, _ in FORMATS if (root / marker).exists()), None)
+
+
+def has_manifest(corpus_dir: str | Path) -> bool:
+    """Whether :func:`corpus_manifest` would find pairs to read."""
+    return corpus_format(corpus_dir) is not None
+
+
+def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``(pairs, problems)`` from the corpus's own description of its pairs.
+
+    Pairs are ``(source path, target path, group)`` with absolute paths.
+    Raises :class:`dri.corpora.text.CorpusError` if the folder has none.
+    """
+    root = Path(corpus_dir)
+    name = corpus_format(root)
+    if name is None:
+        raise CorpusError(
+            root,
+            "no manifest.csv, file_information.csv, originals/ or targets.txt "
+            "to take pairs from (use --mode all-pairs or --mode target)",
+        )
+    read = next(reader for fmt, _, reader in FORMATS if fmt == name)
+    rows, problems = read(root)
+    pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
+    return pairs, problems

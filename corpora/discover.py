@@ -38,9 +38,12 @@ def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tu
 
     Sub-folders count (the translation corpus keeps ``originals/`` and
     ``roundtrip/<lang>/``); hidden files and folders do not, nor do symbolic
-    links to folders. A symbolic link to a file outside the corpus folder
-    (``/etc/passwd``, say) is refused unless ``allow_outside_links``; a link
-    inside the folder is a document under the link's own name.
+    links to folders. A symbolic link with a document's name is listed even
+    when it leads nowhere (dangling, or a loop), so that reading it reports
+    it like any other unreadable document instead of it vanishing from the
+    run. A symbolic link to a file outside the corpus folder (``/etc/passwd``,
+    say) is refused unless ``allow_outside_links``; a link inside the folder
+    is a document under the link's own name.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
@@ -50,10 +53,13 @@ def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tu
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if not (path.is_file() and is_document(path)):
+        if not ((path.is_file() or path.is_symlink()) and is_document(path)):
             continue
         if path.is_symlink() and not allow_outside_links:
-            target = path.resolve()
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError):  # a loop: listed, and reading it says so
+                target = root
             if not target.is_relative_to(root):
                 problems.append(
                     f"{path}: refused, a symbolic link to {target}, outside the corpus folder "

@@ -52,8 +52,10 @@ from dri.corpora.discover import corpus_manifest, discover, has_manifest
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.flows import tasks as steps
+from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
+from dri.mapping.profiles import get_profile
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -68,8 +70,11 @@ _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
 
 
-class PartialFailure(Exception):
-    """Some documents or pairs failed; ``summary`` says which and what was stored."""
+class PartialFailure(ReportedFailure):
+    """Some documents or pairs failed; ``summary`` says which and what was stored.
+
+    The run has logged one line per failure, so Prefect's engine does not log
+    this exception's traceback again (:mod:`flows.failures`)."""
 
     def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
         super().__init__(message)
@@ -123,11 +128,8 @@ def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[l
 
 @task(name="extract-and-store", **_TASK)
 def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
-    done, failures = steps.extract_batch(paths, corpus, corpus_dir)
-    logger = get_run_logger()
-    for failure in failures:
-        logger.error("%s", failure)
-    return done, failures
+    # Failures are logged by the flow as they arrive, once each (see _extract_stage).
+    return steps.extract_batch(paths, corpus, corpus_dir)
 
 
 @task(name="plan-pairs", **_TASK)
@@ -144,12 +146,7 @@ def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str
 
 @task(name="map-and-store", **_TASK)
 def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    results = steps.map_batch(pairs, run_id, params)
-    logger = get_run_logger()
-    for r in results:
-        if r.error:
-            logger.error("%s -> %s: %s", r.source_id, r.target_id, r.error)
-    return results
+    return steps.map_batch(pairs, run_id, params)
 
 
 @task(name="write-summary", **_TASK)
@@ -201,6 +198,8 @@ def _extract_stage(
         except Exception as err:  # a whole batch lost, e.g. a worker died
             done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
+        for failure in failures:
+            logger.error("%s", failure)
         for item in done:
             documents[item.path] = item.doc_id
             summary.parsed += item.parsed
@@ -234,6 +233,7 @@ def _map_stage(
             results = future.result()
         except Exception as err:  # a whole batch lost
             summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
+            logger.error("%s", summary.failures[-1])
             continue
         failed = 0
         for r in results:
@@ -243,6 +243,7 @@ def _map_stage(
                     f"{names.get(r.source_id, r.source_id)} -> "
                     f"{names.get(r.target_id, r.target_id)}: {r.error}"
                 )
+                logger.error("%s", summary.failures[-1])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -293,6 +294,7 @@ def corpus_flow(
     corpus: str | None = None,
     sections: list[str] | None = None,
     batch_size: int | None = None,
+    profile: str | None = None,
     allow_outside_links: bool = False,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
@@ -301,6 +303,8 @@ def corpus_flow(
     ``sections`` restricts both graphs of a pair to those sections (the paper
     mapped abstract plus background). ``batch_size`` fixes the documents or
     pairs per task (default: enough batches to keep every worker busy).
+    ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
+    the default profile); it is part of the run id.
     ``allow_outside_links`` lets symbolic links to files outside the corpus
     folder in (refused by default).
 
@@ -315,7 +319,10 @@ def corpus_flow(
     corpus = corpus or Path(root).name
     if mode == "auto":
         mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
-    params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
+    params: dict[str, Any] = {
+        "sections": sorted(sections) if sections else None,
+        "mapping": {"profile": get_profile(profile).name},
+    }
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
     seconds = dict.fromkeys(("parse", "store_graphs", "load_graphs", "map", "store_results"), 0.0)
@@ -347,6 +354,8 @@ def corpus_flow(
         t = time.perf_counter()
         plan = plan_task(mode, documents, root, target)
         summary.failures.extend(plan.problems)
+        for problem in plan.problems:
+            logger.error("%s", problem)
         summary.pairs = len(plan.pairs)
         seconds["plan"] = time.perf_counter() - t
 

@@ -19,6 +19,7 @@ import json
 import sys
 from pathlib import Path
 
+from dri.commands.compare import add_profile_option
 from dri.corpora.discover import has_manifest
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
@@ -55,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare only these sections, e.g. abstract background",
     )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    add_profile_option(p)
     p.add_argument(
         "--allow-outside-links",
         action="store_true",
@@ -124,6 +126,7 @@ def run_run(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         sections=args.sections,
         batch_size=args.batch_size,
+        profile=args.profile,
         allow_outside_links=args.allow_outside_links,
     )
 

@@ -264,8 +264,7 @@ class _Search:
         sim: Callable[[str, str, str], float],
         floor: float = 0.0,
         structure: bool = False,
-        candidates: list[tuple[int, int]] | None = None,
-        allowed: set[tuple[str, str]] | None = None,
+        candidates: _Candidates | None = None,
     ):
         self.s, self.t, self.sim = s, t, sim
         self.floor = floor
@@ -275,8 +274,6 @@ class _Search:
         # The relation pairs that may start a search (see _candidate_pairs);
         # None means every pair (the full cross product).
         self.candidates = candidates
-        # The label pairs at or above the floor, when known: no Lin to compute.
-        self.allowed = allowed if floor > 0.0 else None
         self.work = 0  # feasibility checks made, a machine-independent effort count
         self._seeds: list[tuple] | None = None
         self._exact_seeds: list[tuple] | None = None
@@ -301,8 +298,12 @@ class _Search:
             return False
         if self.floor <= 0.0:
             return True
-        if self.allowed is not None:
-            return (self.s.rel_lemma[i], self.t.rel_lemma[k]) in self.allowed
+        a, b = self.s.rel_lemma[i], self.t.rel_lemma[k]
+        if a == b:
+            return True
+        if self.candidates is not None and self.candidates.allowed is not None:
+            # The label pairs at or above the floor are known: no Lin to compute.
+            return (a, b) in self.candidates.allowed
         return self.rel_lin(i, k) >= self.floor - 1e-12
 
     def _args(self, i: int, k: int, cmap: list[int], cinv: list[int], rmap: list[int], rinv: list[int]):
@@ -408,7 +409,7 @@ class _Search:
             work = self.work
             empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
             rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
-            pairs = self.candidates
+            pairs = self.candidates.get() if self.candidates is not None else None
             if pairs is None:
                 pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
             keys = []
@@ -623,6 +624,20 @@ def _candidate_pairs(
     return pairs, allowed
 
 
+class _Candidates:
+    """:func:`_candidate_pairs`, computed on first use: a clone never needs them."""
+
+    def __init__(self, s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float):
+        self.s, self.t, self.rel_sim, self.floor = s, t, rel_sim, floor
+        self.pairs: list[tuple[int, int]] | None = None
+        self.allowed: set[tuple[str, str]] | None = None
+
+    def get(self) -> list[tuple[int, int]]:
+        if self.pairs is None:
+            self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
+        return self.pairs
+
+
 # -- structural evaluation --------------------------------------------------
 
 
@@ -748,15 +763,11 @@ def map_graphs(
 
     s, t = _Side.of(source), _Side.of(target)
     floor = prof.relation_floor
-    candidates, allowed = None, None
+    candidates = None
     if wordnet_labels:
-        candidates, allowed = _candidate_pairs(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
-    search = _Search(s, t, cached, floor=floor, candidates=candidates, allowed=allowed)
-    if floor > 0.0 and candidates is not None:
-        # Under a floor no other pair is feasible, so this bounds the mapping.
-        relation_bound = min(len({i for i, _ in candidates}), len({k for _, k in candidates}))
-    else:
-        relation_bound = min(len(s.relations), len(t.relations))
+        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
+    search = _Search(s, t, cached, floor=floor, candidates=candidates)
+    relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
         relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound),
@@ -782,7 +793,15 @@ def map_graphs(
 
     def complete(order: list) -> bool:
         relations = sum(1 for kind, _, _ in order if kind == RELATION)
-        return (relations, len(order)) >= bound
+        if (relations, len(order)) >= bound:
+            return True
+        if floor > 0.0 and candidates is not None:
+            # Under a floor no pair outside the candidates is feasible, so fewer
+            # relations may already be all there are.
+            pairs = candidates.get()
+            mappable = min(len({i for i, _ in pairs}), len({k for _, k in pairs}))
+            return relations >= mappable
+        return False
 
     best = search.run(None)
     best_quality = quality(best)
@@ -791,7 +810,7 @@ def map_graphs(
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(s, t, cached, floor=floor, structure=True, candidates=candidates, allowed=allowed)
+        ahead = _Search(s, t, cached, floor=floor, structure=True, candidates=candidates)
         tried: list[set] = [{best[0][1:]}, set()]
         queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
         plans = [(1, None)]

@@ -25,6 +25,7 @@ Sets and sampling (deterministic, so runs compare):
 * ``wmt23-mt``: the MT outputs, a random sample of ``--mt-sample`` rows
   (seed 11) of the 3,770.
 
+``--adjectives`` turns adjective concepts on (``extract.rules.ADJECTIVE_CONCEPTS``).
 ``--json FILE`` saves the figures; ``--before FILE`` prints a previous run's
 figures beside this one's (the before/after table of ``docs/extraction.md``).
 
@@ -42,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text, load_nlp
+from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text, load_nlp, rules
 from dri.extract.reader import decode_text
 from dri.graphs import higher_order_relations, relation_nodes, triples, unary_relations
 from dri.settings import clough_stevenson_dir
@@ -197,7 +198,12 @@ def main() -> int:
     parser.add_argument("--mt-sample", type=int, default=1000, help="WMT23 MT outputs sampled")
     parser.add_argument("--json", type=Path, help="save the figures here")
     parser.add_argument("--before", type=Path, help="figures of an earlier run to compare with")
+    parser.add_argument(
+        "--adjectives", action="store_true", help="turn extract.rules.ADJECTIVE_CONCEPTS on for this run"
+    )
     args = parser.parse_args()
+    if args.adjectives:
+        rules.ADJECTIVE_CONCEPTS = True
 
     sets = load_sets(args.mt_sample)
     names = args.sets.split(",") if args.sets else list(sets)
@@ -205,7 +211,8 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {unknown}; known: {', '.join(sets)}")
     nlp = load_nlp()
-    result = {"version": EXTRACTOR_VERSION, "sets": []}
+    version = EXTRACTOR_VERSION + (" with adjective concepts" if args.adjectives else "")
+    result = {"version": version, "sets": []}
     for name in names:
         cov = measure(name, sets[name](), nlp)
         result["sets"].append(asdict(cov))

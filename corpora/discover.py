@@ -30,7 +30,10 @@ def discover_documents(corpus_dir: str | Path) -> list[str]:
     """Absolute paths of the documents under ``corpus_dir``, sorted.
 
     Sub-folders count (the translation corpus keeps ``originals/`` and
-    ``roundtrip/<lang>/``); hidden files and folders do not.
+    ``roundtrip/<lang>/``); hidden files and folders do not. A symbolic link
+    with a document's name is listed even when it leads nowhere (dangling, or
+    a loop), so that reading it reports it like any other unreadable document
+    instead of it vanishing from the run.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
@@ -40,7 +43,7 @@ def discover_documents(corpus_dir: str | Path) -> list[str]:
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if path.is_file() and is_document(path):
+        if (path.is_file() or path.is_symlink()) and is_document(path):
             found.append(str(path))
     return sorted(found)
 

@@ -2,6 +2,8 @@
 
 ``DRI_DATA_DIR``   working data: embedded store, caches, reports
                    (default: ``data/`` in the project folder).
+``DRI_INCOMING_DIR``  the folder the corpus sensor watches for new corpus
+                   folders (default: ``incoming/`` in the data folder).
 ``DRI_NLTK_DATA``  the nltk_data folder holding WordNet
                    (default: ``data/nltk_data`` in the project folder, built
                    by ``scripts/setup-wordnet``).
@@ -20,6 +22,7 @@ __all__ = [
     "cache_dir",
     "clough_stevenson_dir",
     "data_dir",
+    "incoming_dir",
     "nltk_data_dir",
     "prefect_defaults",
 ]
@@ -35,6 +38,17 @@ def data_dir() -> Path:
 
 def cache_dir() -> Path:
     path = data_dir() / "cache"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def incoming_dir() -> Path:
+    """The sensor's default root, absolute; created when it is the default
+    (it lives in the data folder), left alone when ``DRI_INCOMING_DIR`` names it."""
+    configured = os.environ.get("DRI_INCOMING_DIR")
+    if configured:
+        return Path(configured).resolve()
+    path = (data_dir() / "incoming").resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

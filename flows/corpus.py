@@ -52,6 +52,7 @@ from dri.corpora.discover import corpus_manifest, discover_documents, has_manife
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.flows import tasks as steps
+from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
 from dri.mapping.profiles import get_profile
@@ -69,8 +70,11 @@ _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
 
 
-class PartialFailure(Exception):
-    """Some documents or pairs failed; ``summary`` says which and what was stored."""
+class PartialFailure(ReportedFailure):
+    """Some documents or pairs failed; ``summary`` says which and what was stored.
+
+    The run has logged one line per failure, so Prefect's engine does not log
+    this exception's traceback again (:mod:`flows.failures`)."""
 
     def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
         super().__init__(message)
@@ -124,11 +128,8 @@ def discover_task(corpus_dir: str) -> list[str]:
 
 @task(name="extract-and-store", **_TASK)
 def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
-    done, failures = steps.extract_batch(paths, corpus, corpus_dir)
-    logger = get_run_logger()
-    for failure in failures:
-        logger.error("%s", failure)
-    return done, failures
+    # Failures are logged by the flow as they arrive, once each (see _extract_stage).
+    return steps.extract_batch(paths, corpus, corpus_dir)
 
 
 @task(name="plan-pairs", **_TASK)
@@ -141,12 +142,7 @@ def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str
 
 @task(name="map-and-store", **_TASK)
 def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    results = steps.map_batch(pairs, run_id, params)
-    logger = get_run_logger()
-    for r in results:
-        if r.error:
-            logger.error("%s -> %s: %s", r.source_id, r.target_id, r.error)
-    return results
+    return steps.map_batch(pairs, run_id, params)
 
 
 @task(name="write-summary", **_TASK)
@@ -198,6 +194,8 @@ def _extract_stage(
         except Exception as err:  # a whole batch lost, e.g. a worker died
             done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
+        for failure in failures:
+            logger.error("%s", failure)
         for item in done:
             documents[item.path] = item.doc_id
             summary.parsed += item.parsed
@@ -231,6 +229,7 @@ def _map_stage(
             results = future.result()
         except Exception as err:  # a whole batch lost
             summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
+            logger.error("%s", summary.failures[-1])
             continue
         failed = 0
         for r in results:
@@ -240,6 +239,7 @@ def _map_stage(
                     f"{names.get(r.source_id, r.source_id)} -> "
                     f"{names.get(r.target_id, r.target_id)}: {r.error}"
                 )
+                logger.error("%s", summary.failures[-1])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -332,6 +332,8 @@ def corpus_flow(
         # Nothing to compare, but the graphs are stored: record why and stop.
         plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {one_line(err)}"])
     summary.failures.extend(plan.problems)
+    for problem in plan.problems:
+        logger.error("%s", problem)
     summary.pairs = len(plan.pairs)
     seconds["plan"] = time.perf_counter() - t
 

@@ -130,7 +130,11 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise DocumentError(path, f"cannot read: {err.strerror or err}") from None
+        if Path(path).is_symlink():
+            reason = f"cannot read: symbolic link to {os.readlink(path)} ({err.strerror or err})"
+        else:
+            reason = f"cannot read: {err.strerror or err}"
+        raise DocumentError(path, reason) from None
     doc_id, graph_id = content_ids(data)
     store = worker_store()
     started = time.perf_counter()
@@ -172,8 +176,9 @@ def extract_batch(
 
 
 def _relative(path: str | Path, root: Path) -> str:
+    # abspath, not resolve(): a link names the document, and a link loop must not raise here.
     try:
-        return Path(path).resolve().relative_to(root).as_posix()
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
     except ValueError:
         return str(path)
 

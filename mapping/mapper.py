@@ -40,7 +40,7 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   relation, subject and object. Seeds are not the cross product of the two
   graphs' relations: the target's relation labels are indexed by the WordNet
   verb synsets through which they can reach the profile's floor (or
-  ``SEED_FLOOR`` when it has none; see :func:`_neighbourhood`), so each
+  ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
   source label meets only identical labels and WordNet neighbours at or above
   it. Without a floor (the paper) any two relations of one type may still
   pair: after the seeds, the search takes untouched pairs in node order.
@@ -77,6 +77,7 @@ class, e.g. ``person``), falling back to ``lemma``.
 from __future__ import annotations
 
 import heapq
+import math
 import re
 import time
 from collections.abc import Callable
@@ -572,24 +573,31 @@ class _Search:
 #: Without a relation floor, seeds still need this much relation similarity;
 #: weaker pairs are reached by growth or as fresh pairs after the seeds.
 SEED_FLOOR = 0.3
+#: Without a floor, graphs with at most this many relation pairs get every pair
+#: as a seed (cheap there, and more varied restarts); larger ones use the index.
+FULL_SEEDS = 5_000
 
 
-def _neighbourhood(label: str, floor: float) -> frozenset[int]:
-    """WordNet verb synsets through which ``label`` can reach Lin >= ``floor``.
+def _reach(label: str, floor: float) -> dict[int, float]:
+    """WordNet verb synsets through which ``label`` can reach Lin >= ``floor``,
+    each with the least IC of the label's senses under it.
 
-    Lin(x, y) = 2 IC(c) / (IC(x) + IC(y)) for the common subsumer c, so it can
-    reach ``floor`` only through an ancestor c of x with IC(c) >= floor x IC(x) / 2
-    (and the same for y). Two labels whose head verbs share no such ancestor
-    score below ``floor``.
+    Lin(x, y) = 2 IC(c) / (IC(x) + IC(y)) for the most informative common
+    subsumer c, so it reaches ``floor`` only through an ancestor c of x with
+    IC(c) >= floor x IC(x) / 2 (and the same for y).
     """
     wn = wordnet()
     ic = wn._icv["v"]  # read only: the SemCor IC of every verb synset
-    out: set[int] = set()
+    out: dict[int, float] = {}
     for head, _tail in relation_heads(label):
         for x in wn.synsets(head, "v"):
-            bound = max(floor * x.ic / 2.0, 1e-9)
-            out.update(c for c in x.ancestors if ic.get(c, 0.0) >= bound)
-    return frozenset(out)
+            if not 0.0 < x.ic < math.inf:
+                continue
+            bound = floor * x.ic / 2.0
+            for c in x.ancestors:
+                if ic.get(c, 0.0) >= bound and ic.get(c, 0.0) > 0.0 and x.ic < out.get(c, math.inf):
+                    out[c] = x.ic
+    return out
 
 
 def _candidate_pairs(
@@ -597,25 +605,46 @@ def _candidate_pairs(
 ) -> tuple[list[tuple[int, int]], set[tuple[str, str]]]:
     """Relation pairs of one type whose labels are identical or WordNet neighbours
     with similarity >= ``floor``, found through an index of the target's labels
-    instead of the cross product of relations; and those label pairs."""
+    instead of the cross product of relations; and those label pairs.
+
+    Through the index each pair of labels gets the best Lin of their head verbs
+    (max over shared ancestors c of 2 IC(c) / (IC(x) + IC(y))), an upper bound
+    of their similarity; only pairs whose bound reaches ``floor`` are scored.
+    """
+    ic = wordnet()._icv["v"]  # read only
     by_label_t: dict[tuple, list[int]] = {}
     for k in range(len(t.relations)):
         by_label_t.setdefault((t.signature[k], t.rel_lemma[k]), []).append(k)
     by_label_s: dict[tuple, list[int]] = {}
     for i in range(len(s.relations)):
         by_label_s.setdefault((s.signature[i], s.rel_lemma[i]), []).append(i)
-    # Target labels by the WordNet synsets they can reach the floor through.
-    index: dict[tuple, set[str]] = {}
+    # Target labels by the synsets they can reach the floor through, least IC first.
+    index: dict[tuple, list[tuple[float, str]]] = {}
     for sig, label in by_label_t:
-        for c in _neighbourhood(label, floor):
-            index.setdefault((sig, c), set()).add(label)
+        for c, least in _reach(label, floor).items():
+            index.setdefault((sig, c), []).append((least, label))
+    for bucket in index.values():
+        bucket.sort()
     pairs = []
     allowed: set[tuple[str, str]] = set()
     for (sig, label), mine in by_label_s.items():
-        partners = {label} if (sig, label) in by_label_t else set()
-        for c in _neighbourhood(label, floor):
-            partners |= index.get((sig, c), set())
-        for other in sorted(partners):
+        bound: dict[str, float] = {}
+        for c, least in _reach(label, floor).items():
+            bucket = index.get((sig, c))
+            if not bucket:
+                continue
+            twice = 2.0 * ic[c]
+            limit = twice / floor - least
+            for other_ic, other in bucket:
+                if other_ic > limit:
+                    break
+                value = twice / (least + other_ic)
+                if value > bound.get(other, 0.0):
+                    bound[other] = value
+        partners = [o for o, v in bound.items() if v >= floor - 1e-12]
+        if (sig, label) in by_label_t:
+            partners.append(label)
+        for other in sorted(set(partners)):
             if other == label or rel_sim(label, other) >= floor - 1e-12:
                 allowed.add((label, other))
                 theirs = by_label_t[(sig, other)]
@@ -764,7 +793,7 @@ def map_graphs(
     s, t = _Side.of(source), _Side.of(target)
     floor = prof.relation_floor
     candidates = None
-    if wordnet_labels:
+    if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
     search = _Search(s, t, cached, floor=floor, candidates=candidates)
     relation_bound = min(len(s.relations), len(t.relations))

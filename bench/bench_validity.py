@@ -18,7 +18,9 @@ How it stays fast: every distinct text is parsed once, all sets in one
 extractor version and a hash of the extractor's source files) in
 ``data/cache/validity/``; each distinct pair is mapped once, in a pool of
 ``--workers`` processes forked after WordNet is loaded, which also compute the
-pairwise baselines. ``--limit N`` takes a deterministic sample (seeded shuffle)
+pairwise baselines. ``--rule`` maps with
+:func:`dri.mapping.wordnet.similarity_functions` of that WordNet rule.
+``--limit N`` takes a deterministic sample (seeded shuffle)
 of N items or pairs per set, and the table says so; parameters are never
 chosen per set.
 
@@ -56,7 +58,7 @@ from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
-from dri.mapping.wordnet import wordnet
+from dri.mapping.wordnet import RULES, similarity_functions, wordnet
 from dri.metrics import baselines as bl
 from dri.metrics.scores import SCORE_NAMES, compare
 from dri.metrics.validity import Estimate, choice_accuracy, correlations, plagiarism_stats
@@ -286,6 +288,12 @@ def main(argv: list[str] | None = None) -> int:
         "--profile", default=None, help="mapping profile passed to compare() (default: its default)"
     )
     parser.add_argument(
+        "--rule",
+        default=None,
+        choices=RULES,
+        help="WordNet similarity rule for the mapper (default: its default)",
+    )
+    parser.add_argument(
         "--limit", type=int, default=None, help="deterministic sample of N items/pairs per set"
     )
     parser.add_argument("--workers", type=int, default=2)
@@ -311,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     _TEXTS.update(texts)
     if args.profile:
         _KW["profile"] = args.profile
+    if args.rule:
+        _KW["similarity"], _KW["generic"] = similarity_functions(args.rule)
     wordnet()  # loaded once, shared by the forked workers
     t = time.perf_counter()
     results_by_pair: dict[tuple[str, str], dict[str, float]] = {}
@@ -338,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - started
 
     commit = commit_label()
-    profile = args.profile or "default"
+    profile = (args.profile or "default") + (f", similarity rule {args.rule}" if args.rule else "")
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     heading = f"{commit}, profile {profile}" + (f": {args.label}" if args.label else "")
     sizes = "; ".join(
@@ -351,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{map_seconds:.0f} s); {args.boot} bootstrap resamples; {len(errors)} pairs failed.",
         "",
         f"`.venv/bin/python bench/bench_validity.py{' --profile ' + args.profile if args.profile else ''}"
+        f"{' --rule ' + args.rule if args.rule else ''}"
         f"{' --sets ' + args.sets if args.sets != ','.join(SETS) else ''}"
         f"{' --limit ' + str(args.limit) if args.limit else ''}`",
     ]

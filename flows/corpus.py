@@ -48,6 +48,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.states import Completed, Failed, State
 
+from dri.corpora.discover import corpus_manifest, discover_documents, has_manifest
+from dri.errors import one_line
+from dri.extract import EXTRACTOR_VERSION
 from dri.flows import tasks as steps
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
@@ -79,8 +82,6 @@ class PartialFailure(Exception):
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id."""
-    from dri.extract import EXTRACTOR_VERSION
-
     key = json.dumps(
         {"corpus": corpus, "mode": mode, "target": target, "params": params, "extractor": EXTRACTOR_VERSION},
         sort_keys=True,
@@ -117,7 +118,7 @@ _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 
 @task(name="discover-documents", **_TASK)
 def discover_task(corpus_dir: str) -> list[str]:
-    return steps.discover_documents(corpus_dir)
+    return discover_documents(corpus_dir)
 
 
 @task(name="extract-and-store", **_TASK)
@@ -131,7 +132,7 @@ def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[s
 
 @task(name="plan-pairs", **_TASK)
 def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
-    manifest, problems = steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+    manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
     plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
     plan.problems[:0] = problems
     return plan
@@ -194,7 +195,7 @@ def _extract_stage(
         try:
             done, failures = future.result()
         except Exception as err:  # a whole batch lost, e.g. a worker died
-            done, failures = [], [f"{root}: extraction batch failed: {steps.one_line(err)}"]
+            done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
         for item in done:
             documents[item.path] = item.doc_id
@@ -228,7 +229,7 @@ def _map_stage(
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
-            summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {steps.one_line(err)}")
+            summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
             continue
         failed = 0
         for r in results:
@@ -299,7 +300,7 @@ def corpus_flow(
     root = str(Path(corpus_dir).resolve())
     corpus = corpus or Path(root).name
     if mode == "auto":
-        mode = "manifest" if steps.has_manifest(root) else ("target" if target else "all-pairs")
+        mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
     params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
@@ -322,7 +323,7 @@ def corpus_flow(
         plan = plan_task(mode, documents, root, target)
     except Exception as err:
         # Nothing to compare, but the graphs are stored: record why and stop.
-        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {steps.one_line(err)}"])
+        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {one_line(err)}"])
     summary.failures.extend(plan.problems)
     summary.pairs = len(plan.pairs)
     seconds["plan"] = time.perf_counter() - t

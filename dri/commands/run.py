@@ -19,6 +19,8 @@ import json
 import sys
 from pathlib import Path
 
+from dri.flows.progress import Progress, listening
+from dri.flows.runners import runner_config
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -90,10 +92,8 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
-
+    # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
     from dri.flows.corpus import run_corpus
-    from dri.flows.progress import Progress, listening
-    from dri.flows.runners import runner_config
 
     try:
         config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
@@ -119,6 +119,7 @@ def run_run(args: argparse.Namespace) -> int:
         )
 
     if show_progress:
+        # rich is imported only for a terminal progress bar.
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 

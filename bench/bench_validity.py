@@ -101,9 +101,9 @@ def code_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def graphs_for(texts: dict[str, str], log) -> tuple[dict[str, Any], float]:
+def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[dict[str, Any], float]:
     """ROS graph of every text, from the content cache or parsed in one stream."""
-    path = cache_dir() / "validity" / f"graphs-{code_hash()}.pkl"
+    path = path or cache_dir() / "validity" / f"graphs-{code_hash()}.pkl"
     cached: dict[str, Any] = {}
     if path.is_file():
         with path.open("rb") as fh:
@@ -141,11 +141,18 @@ def _score_pair(job: tuple[str, str]) -> tuple[tuple[str, str], dict[str, float]
         error = " ".join(f"{type(err).__name__}: {err}".split())
         out.update(dict.fromkeys(SCORE_NAMES, math.nan))
     a, b = _TEXTS[ka], _TEXTS[kb]
-    out["tfidf_pair"] = bl.tfidf_cosine(a, b)
-    out["ngram3_containment"] = bl.ngram_containment(a, b, 3)
-    out["lcs_words"] = bl.lcs_words(a, b)
-    out["chrf"] = bl.chrf(a, b)
-    out["fuzz_token"] = bl.fuzz_token(a, b)
+    for name, fn in (
+        ("tfidf_pair", bl.tfidf_cosine),
+        ("ngram3_containment", bl.ngram_containment),
+        ("lcs_words", bl.lcs_words),
+        ("chrf", bl.chrf),
+        ("fuzz_token", bl.fuzz_token),
+    ):
+        try:
+            out[name] = fn(a, b)
+        except Exception as err:  # a baseline that cannot score a pair leaves a NaN, not a crash
+            out[name] = math.nan
+            error = error or " ".join(f"{name}: {type(err).__name__}: {err}".split())
     return job, out, error
 
 
@@ -296,6 +303,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--limit", type=int, default=None, help="deterministic sample of N items/pairs per set"
     )
+    parser.add_argument(
+        "--graph-cache",
+        type=Path,
+        default=None,
+        help="use this graph cache file (e.g. an earlier extractor's; named in the heading) instead of "
+        "the one of the current extractor",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--label", default="", help="words for the table's heading, e.g. 'before'")
@@ -309,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sets = {n: sample(load_set(n), args.limit) for n in names}
     texts = {key(t): t for data in sets.values() for p in set_pairs(data) for t in p}
-    graphs, parse_seconds = graphs_for(texts, log)
+    graphs, parse_seconds = graphs_for(texts, log, args.graph_cache)
     log(f"{len(texts)} texts, graphs ready in {parse_seconds:.1f} s")
 
     jobs = list(dict.fromkeys((key(a), key(b)) for data in sets.values() for a, b in set_pairs(data)))
@@ -347,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{name}: statistics done")
     wall = time.perf_counter() - started
 
-    commit = commit_label()
+    commit = commit_label() + (f", graphs from {args.graph_cache.name}" if args.graph_cache else "")
     profile = (args.profile or "default") + (f", similarity rule {args.rule}" if args.rule else "")
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     heading = f"{commit}, profile {profile}" + (f": {args.label}" if args.label else "")

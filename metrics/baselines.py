@@ -67,7 +67,10 @@ def tfidf_cosine(source: str, answer: str, corpus: Iterable[str] | None = None) 
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(lowercase=True, sublinear_tf=False)
-    vectorizer.fit(list(corpus) if corpus is not None else [source, answer])
+    try:
+        vectorizer.fit(list(corpus) if corpus is not None else [source, answer])
+    except ValueError:  # no word of two or more letters in either text: nothing shared
+        return 0.0
     a, b = vectorizer.transform([source, answer])
     return _cosine_sparse(a, b)
 

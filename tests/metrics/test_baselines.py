@@ -56,6 +56,7 @@ def test_chrf_and_fuzz_bounds():
 def test_tfidf_cosine_pairwise_and_corpus_fitted():
     assert tfidf_cosine("apples and pears", "apples and pears") == pytest.approx(1.0)
     assert tfidf_cosine("apples", "pears") == 0.0
+    assert tfidf_cosine("...", "a") == 0.0  # no token at all: empty vocabulary
     corpus = ["apples and pears", "apples and plums", "apples everywhere", "apples again"]
     # Fitted on a corpus where "apples" is everywhere, the shared word counts for less
     # than when only the two texts are seen.

@@ -3,7 +3,8 @@
 Each sub-command lives in its own module under :mod:`dri.commands` and
 exposes ``register(subparsers)``; that module calls plain library functions
 and prints. Exit status: 0 on success, 1 when any input failed, 2 on usage
-errors.
+errors, 141 (as a shell reports SIGPIPE) when the reader of the output went
+away, e.g. ``dri compare A B --json | head``: then it exits quietly.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 __all__ = ["build_parser", "main"]
@@ -44,10 +46,28 @@ def main(argv: list[str] | None = None) -> int:
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
+    if not args.verbose:
+        # The driver warns at every retry, on two lines each; the store's own error says it once.
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
+    if not sys.stderr.isatty():
+        # No progress bar off a terminal: long documents report their parsing in the log.
+        progress = logging.getLogger("dri.progress")
+        progress.setLevel(logging.INFO)
+        if not args.verbose and not any(getattr(h, "dri_progress", False) for h in progress.handlers):
+            handler = logging.StreamHandler()
+            handler.dri_progress = True  # type: ignore[attr-defined]
+            handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+            progress.addHandler(handler)
+            progress.propagate = False
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader closed the pipe: nothing more can be shown. Point stdout at
+        # /dev/null so that the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

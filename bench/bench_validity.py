@@ -317,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     started = time.perf_counter()
+    commit = commit_label()  # at the start: the code this run imports, whatever happens to the tree later
 
     def log(msg: str) -> None:
         print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr, flush=True)
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{name}: statistics done")
     wall = time.perf_counter() - started
 
-    commit = commit_label() + (f", graphs from {args.graph_cache.name}" if args.graph_cache else "")
+    commit += f", graphs from {args.graph_cache.name}" if args.graph_cache else ""
     profile = (args.profile or "default") + (f", similarity rule {args.rule}" if args.rule else "")
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     heading = f"{commit}, profile {profile}" + (f": {args.label}" if args.label else "")

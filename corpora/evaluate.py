@@ -569,10 +569,7 @@ def _validity_report(
 def evaluate_judgements(
     path: str | Path,
     report_dir: str | Path | Literal[False] | None = None,
-    *,
-    baselines: bool = True,
-    embeddings: bool = False,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every structure score and baseline against human scores of text pairs.
 
@@ -582,17 +579,14 @@ def evaluate_judgements(
     usable row.
     """
     evaluation = judgements_evaluation(path)
-    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
+    result = evaluate(evaluation, **options)
     return _validity_report(result, Path(path), report_dir)
 
 
 def evaluate_choice(
     path: str | Path,
     report_dir: str | Path | Literal[False] | None = None,
-    *,
-    baselines: bool = True,
-    embeddings: bool = False,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Multiple-choice accuracy of every structure score and baseline.
 
@@ -601,7 +595,7 @@ def evaluate_choice(
     (:func:`dri.metrics.validity.choice_section`).
     """
     evaluation = choice_evaluation(path)
-    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
+    result = evaluate(evaluation, **options)
     return _validity_report(result, Path(path), report_dir)
 
 

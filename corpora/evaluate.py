@@ -49,6 +49,7 @@ from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translate import LANGUAGES
 from dri.corpora.translation import load_translation
 from dri.metrics.report import STRUCTURE_SCORES, EvaluationResult, ReportFiles, write_report
+from dri.settings import DEFAULT_CANDIDATES
 
 __all__ = [
     "GROUP_KEYS",
@@ -348,8 +349,14 @@ def flow_rows(
     scorer = scorer or PairScorer()
     if baselines and scorer.baselines is None:
         scorer.baselines = _fit_baselines(pairs, embeddings, scorer)
+    # Pairs that stage 1 of the two-stage search did not choose are not rows.
+    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
+    not_candidates = 0
     rows = []
     for i, pair in enumerate(pairs, start=1):
+        if pruned and _not_candidate(pair, stored, ids, failures):
+            not_candidates += 1
+            continue
         t = time.perf_counter()
         row: dict[str, Any] = {
             "pair": i,
@@ -395,8 +402,19 @@ def flow_rows(
         "flow_mapped": sum(s.mapped for s in summaries),
         "flow_already_stored": sum(s.already_stored for s in summaries),
         "groups_recorded": grouped,
+        "not_candidates": not_candidates,
+        "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
     }
     return rows, meta
+
+
+def _not_candidate(pair: ManifestPair, stored: dict, ids: dict[str, str], failures: Sequence[str]) -> bool:
+    """A pair the flow neither stored nor failed: stage 1 left it out."""
+    key = (ids.get(_resolved(pair.source)), ids.get(_resolved(pair.target)))
+    if None in key or key in stored:
+        return False
+    ends = (_resolved(pair.source), _resolved(pair.target))
+    return not any(e in f for f in failures for e in ends)
 
 
 def _store_results(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
@@ -574,12 +592,16 @@ def analogy_search(
     report_dir: str | Path | bool | None = None,
     baselines: bool = True,
     progress: Progress | None = None,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
-    """Rank every other document of ``corpus_dir`` against each target by Analogy Similarity.
+    """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
 
     ``target`` (one name or several) overrides ``targets.txt``; ``sections``
-    overrides ``sections.txt``. Returns the top ``k`` per target and writes a
-    report (scores of all comparisons, the top k with their mappings).
+    overrides ``sections.txt``. Two-stage search (:mod:`flows.search`): only
+    the ``candidates`` documents closest to a target by content are
+    structure-mapped, unless ``exhaustive``. Returns the top ``k`` per target
+    and writes a report (scores of the comparisons, the top k with their mappings).
     """
     started = time.perf_counter()
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
@@ -588,10 +610,11 @@ def analogy_search(
     sections_param = sorted(corpus.sections) if corpus.sections else None
     # The corpus's own targets are one manifest run; targets given here are
     # not in targets.txt, so each is a run of the flow's target mode.
+    search = {"candidates": candidates, "exhaustive": exhaustive}
     runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
+        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
         if targets
-        else [{"mode": "manifest", "sections": sections_param}]
+        else [{"mode": "manifest", "sections": sections_param, **search}]
     )
     rows, flow_meta = flow_rows(
         pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines, progress=progress, mappings=True

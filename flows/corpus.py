@@ -33,8 +33,11 @@ twice, and new parameters or a new extractor give a new result set.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 import hashlib
 import json
+import logging
 import math
 import os
 import time
@@ -42,15 +45,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
 from prefect.futures import as_completed
+from prefect.logging import get_run_logger
 from prefect.states import Completed, Failed, State
 
 from dri.flows import tasks as steps
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -114,6 +120,75 @@ def _workers() -> int:
 # result caching and persistence are switched off: they would only duplicate it.
 _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 
+# -- running in this process, without Prefect --------------------------------
+#
+# A small job (see :func:`small_job`) runs the flow's own body with every task
+# called in this process: no Prefect server, no worker pool, no spaCy or
+# WordNet loaded again in every worker. The steps, the summary and the stored
+# results are the same; only the Prefect run record and artifact are missing.
+
+_INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_inline_run", default=False)
+
+
+def _logger():
+    if _INLINE.get() or FlowRunContext.get() is None:
+        return logging.getLogger("dri.flows.corpus")
+    return get_run_logger()
+
+
+def _call(task_, *args):
+    return task_.fn(*args) if _INLINE.get() else task_(*args)
+
+
+def _submit(task_, *args) -> Any:
+    if not _INLINE.get():
+        return task_.submit(*args)
+    future: concurrent.futures.Future = concurrent.futures.Future()
+    try:
+        future.set_result(task_.fn(*args))
+    except Exception as err:
+        future.set_exception(err)
+    return future
+
+
+def _as_completed(futures: list) -> Any:
+    return concurrent.futures.as_completed(futures) if _INLINE.get() else as_completed(futures)
+
+
+def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
+    """Whether a run is small enough to do here, in this process: at most
+    :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
+    and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
+    skipping stored ones). Starting Prefect's temporary server and a worker
+    pool costs more than such a job (``docs/search.md``)."""
+    from dri.extract.document import content_ids
+
+    paths = steps.discover_documents(corpus_dir)
+    n = len(paths)
+    mode = parameters.get("mode") or "auto"
+    candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
+    if mode == "target" or (
+        mode == "auto" and parameters.get("target") and not steps.has_manifest(corpus_dir)
+    ):
+        pairs = min(n - 1, candidates or n)
+    elif mode in ("manifest", "auto") and steps.has_manifest(corpus_dir):
+        pairs = n  # a manifest pairs each document with a few others
+    else:
+        k = parameters.get("top_per_document")
+        pairs = n * k if k else n * (n - 1) // 2
+    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
+        return False
+    store = steps.worker_store()
+    new = 0
+    for path in paths:
+        try:
+            new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
+        except OSError:
+            continue  # the run itself names it
+        if new > INLINE_MAX_PARSE:
+            return False
+    return True
+
 
 @task(name="discover-documents", **_TASK)
 def discover_task(corpus_dir: str) -> list[str]:
@@ -123,24 +198,31 @@ def discover_task(corpus_dir: str) -> list[str]:
 @task(name="extract-and-store", **_TASK)
 def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
     done, failures = steps.extract_batch(paths, corpus, corpus_dir)
-    logger = get_run_logger()
+    logger = _logger()
     for failure in failures:
         logger.error("%s", failure)
     return done, failures
 
 
 @task(name="plan-pairs", **_TASK)
-def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
+def plan_task(
+    mode: str,
+    documents: dict[str, str],
+    corpus_dir: str,
+    target: str | None,
+    corpus: str | None = None,
+    search: dict[str, Any] | None = None,
+) -> steps.Plan:
     manifest, problems = steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
     plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
     plan.problems[:0] = problems
-    return plan
+    return steps.prune_plan(plan, mode, corpus, **(search or {}))
 
 
 @task(name="map-and-store", **_TASK)
 def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
     results = steps.map_batch(pairs, run_id, params)
-    logger = get_run_logger()
+    logger = _logger()
     for r in results:
         if r.error:
             logger.error("%s -> %s: %s", r.source_id, r.target_id, r.error)
@@ -150,6 +232,8 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 @task(name="write-summary", **_TASK)
 def summary_task(summary: steps.RunSummary) -> str:
     path = steps.write_summary(summary)
+    if _INLINE.get():
+        return str(path)  # no Prefect run to attach an artifact to
     rows = "\n".join(
         f"| {k} | {v} |"
         for k, v in [
@@ -189,8 +273,8 @@ def _extract_stage(
     documents: dict[str, str] = {}
     progress = Reporter("parse", len(paths), logger)
     batches = _batches(paths, batch_size, workers, _MAX_DOCUMENTS_PER_BATCH)
-    futures = [extract_task.submit(batch, corpus, root) for batch in batches]
-    for future in as_completed(futures):
+    futures = [_submit(extract_task, batch, corpus, root) for batch in batches]
+    for future in _as_completed(futures):
         try:
             done, failures = future.result()
         except Exception as err:  # a whole batch lost, e.g. a worker died
@@ -223,8 +307,8 @@ def _map_stage(
     progress = Reporter("map", len(plan.pairs), logger)
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
     batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
-    futures = [map_task.submit(batch, run_id, params) for batch in batches]
-    for future in as_completed(futures):
+    futures = [_submit(map_task, batch, run_id, params) for batch in batches]
+    for future in _as_completed(futures):
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
@@ -286,6 +370,9 @@ def corpus_flow(
     corpus: str | None = None,
     sections: list[str] | None = None,
     batch_size: int | None = None,
+    candidates: int | None = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
+    top_per_document: int | None = None,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
 
@@ -293,9 +380,16 @@ def corpus_flow(
     ``sections`` restricts both graphs of a pair to those sections (the paper
     mapped abstract plus background). ``batch_size`` fixes the documents or
     pairs per task (default: enough batches to keep every worker busy).
+
+    Two-stage search (:mod:`flows.search`): in ``target`` and ``manifest``
+    mode a target with more than ``candidates`` sources is structure-mapped
+    with the ``candidates`` closest by content only, unless ``exhaustive``;
+    in ``all-pairs`` mode ``top_per_document`` keeps the pairs where one
+    document is among the other's K closest. Stage 1 does not change the
+    run id: a pair scores the same whichever stage chose it.
     """
     started = time.perf_counter()
-    logger = get_run_logger()
+    logger = _logger()
     root = str(Path(corpus_dir).resolve())
     corpus = corpus or Path(root).name
     if mode == "auto":
@@ -309,7 +403,7 @@ def corpus_flow(
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
-    paths = discover_task(root)
+    paths = _call(discover_task, root)
     seconds["discover"] = time.perf_counter() - t
     summary.documents = len(paths)
 
@@ -319,12 +413,17 @@ def corpus_flow(
 
     t = time.perf_counter()
     try:
-        plan = plan_task(mode, documents, root, target)
+        search = {
+            "candidates": None if exhaustive else candidates,
+            "top_per_document": top_per_document,
+        }
+        plan = _call(plan_task, mode, documents, root, target, corpus, search)
     except Exception as err:
         # Nothing to compare, but the graphs are stored: record why and stop.
         plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {steps.one_line(err)}"])
     summary.failures.extend(plan.problems)
     summary.pairs = len(plan.pairs)
+    summary.stage1 = plan.stage1
     seconds["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -335,7 +434,7 @@ def corpus_flow(
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
-    summary.summary_path = summary_task(summary)
+    summary.summary_path = _call(summary_task, summary)
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"
@@ -353,8 +452,28 @@ def run_corpus(
 ) -> tuple[State, steps.RunSummary | None]:
     """Run :func:`corpus_flow` on a chosen task runner; ``(final state, summary)``.
 
+    ``runner="inline"`` runs it in this process without Prefect (no server, no
+    workers); so does a :func:`small_job` when no runner, worker count or Dask
+    address is given here or in the environment.
+
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    explicit = (
+        runner
+        or workers
+        or dask_address
+        or os.environ.get("DRI_TASK_RUNNER")
+        or os.environ.get("DRI_DASK_ADDRESS")
+    )
+    if runner == "inline" or (not explicit and small_job(corpus_dir, parameters)):
+        token = _INLINE.set(True)
+        try:
+            result = corpus_flow.fn(corpus_dir, **parameters)
+        finally:
+            _INLINE.reset(token)
+        data = result.data if isinstance(result, State) else result
+        summary = data.summary if isinstance(data, PartialFailure) else data
+        return result, summary
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     state = corpus_flow.with_options(task_runner=make_task_runner(config))(
         corpus_dir, return_state=True, **parameters

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dri.flows.search import prune_pairs
+
 __all__ = [
     "CONTROL_FILES",
     "DOCUMENT_SUFFIXES",
@@ -294,6 +296,30 @@ class PlannedPair:
 class Plan:
     pairs: list[PlannedPair]
     problems: list[str] = field(default_factory=list)
+    stage1: dict[str, Any] = field(default_factory=dict)  # what stage 1 of the search pruned
+
+
+def prune_plan(
+    plan: Plan,
+    mode: str,
+    corpus: str | None,
+    *,
+    candidates: int | None = None,
+    top_per_document: int | None = None,
+) -> Plan:
+    """Stage 1 of the two-stage search over a plan (:func:`flows.search.prune_pairs`):
+    ``candidates`` per target in target and manifest modes, ``top_per_document``
+    in all-pairs mode. A plan that needs no pruning is returned unchanged."""
+    if mode == "all-pairs":
+        candidates = None
+    else:
+        top_per_document = None
+    if not plan.pairs or (candidates is None and top_per_document is None):
+        return plan
+    kept, facts = prune_pairs(
+        worker_store(), plan.pairs, candidates=candidates, top_per_document=top_per_document, corpus=corpus
+    )
+    return Plan(pairs=kept, problems=plan.problems, stage1=facts)
 
 
 def plan_pairs(
@@ -461,6 +487,7 @@ class RunSummary:
     failures: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     top: list[dict[str, Any]] = field(default_factory=list)
+    stage1: dict[str, Any] = field(default_factory=dict)
     worker_pids: list[int] = field(default_factory=list)
     summary_path: str | None = None
 

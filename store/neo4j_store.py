@@ -51,6 +51,7 @@ import networkx as nx
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
+from dri.mapping.features import FEATURES_VERSION, content_features
 from dri.store.base import Store, check_k, env, evaluation_id, now, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
@@ -69,6 +70,7 @@ from dri.store.records import (
     scalar_meta,
     version_key,
 )
+from dri.store.vectors import DENSE_DIMENSIONS, dense_vector
 
 __all__ = [
     "DEFAULT_RETRY_SECONDS",
@@ -84,6 +86,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+VECTOR_INDEX = "document_content"
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 #: How long one transaction is retried on transient errors, by default (seconds).
@@ -117,6 +121,9 @@ SCHEMA_STATEMENTS = (
     "CREATE INDEX mapping_run IF NOT EXISTS FOR (m:Mapping) ON (m.run_id)",
     "CREATE INDEX similar_run IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.run_id)",
     "CREATE INDEX similar_score IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.analogy_similarity)",
+    # Stage 1 of analogy search: each document's content vector, hashed to a fixed length.
+    f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (d:Document) ON d.content_vector "
+    f"OPTIONS {{indexConfig: {{`vector.dimensions`: {DENSE_DIMENSIONS}, `vector.similarity_function`: 'cosine'}}}}",
 )
 
 LABELS = ("Corpus", "Document", "Graph", "Concept", "Relation", "Mapping", "Pair", "Generic", "Evaluation")
@@ -153,6 +160,9 @@ _DOCUMENT_PROPS = frozenset(
         "meta",
         "graph",
         "updated",
+        "features",
+        "features_version",
+        "content_vector",
     }
 )
 
@@ -452,6 +462,7 @@ class Neo4jStore(Store):
                     }
                 )
                 props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
+                props.update(_vector_props(graph))
             member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
             member["meta"] = to_json_text(meta)
             tx.run(
@@ -549,6 +560,66 @@ class Neo4jStore(Store):
                 "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
             }
         )
+
+    # -- stage 1 of analogy search ----------------------------------------------------
+
+    def _fill_vectors(self) -> None:
+        """Content vectors for documents stored before them (or with older features)."""
+        stale = self._read(
+            "MATCH (d:Document) WHERE d.graph IS NOT NULL AND coalesce(d.features_version, '') <> $v "
+            "RETURN d.id AS id",
+            v=FEATURES_VERSION,
+        )
+        for row in stale:
+            graph = self.get_graph(row["id"])
+            if graph is not None:
+                self._write(
+                    lambda tx, i, p: tx.run(
+                        "MATCH (d:Document {id: $id}) SET d += $props", id=i, props=p
+                    ).consume(),
+                    row["id"],
+                    _vector_props(graph),
+                )
+
+    def content_vectors(self, corpus: str | None = None) -> tuple[list[str], list[dict[str, float]]]:
+        self._fill_vectors()
+        rows = self._read(
+            "MATCH (d:Document) WHERE d.features IS NOT NULL "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
+            "RETURN d.id AS id, d.features AS features ORDER BY d.id",
+            corpus=corpus,
+        )
+        return [r["id"] for r in rows], [json.loads(r["features"]) for r in rows]
+
+    def similar_documents(
+        self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Stage 1 through the server's vector index (HNSW, approximate) on the
+        hashed content vectors; the cosine is the index's score mapped back to [-1, 1]."""
+        self._fill_vectors()
+        head = self._read("MATCH (d:Document {id: $id}) RETURN d.content_vector AS v", id=doc_id)
+        if not head:
+            raise StoreError(self.location, f"no stored graph for document {doc_id}")
+        if head[0]["v"] is None:
+            return []
+        total = self._read("MATCH (d:Document) WHERE d.content_vector IS NOT NULL RETURN count(d) AS n")[0][
+            "n"
+        ]
+        wanted = total if k is None else min(total, k + 1)
+        if corpus is not None:
+            wanted = total  # the index cannot filter by corpus first, so ask for all of them
+        rows = self._read(
+            f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
+            "WHERE node.id <> $id "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
+            "RETURN node.id AS id, score ORDER BY score DESC, id",
+            wanted=max(1, wanted),
+            vector=head[0]["v"],
+            id=doc_id,
+            corpus=corpus,
+        )
+        found = [(r["id"], 2.0 * float(r["score"]) - 1.0) for r in rows]
+        return found if k is None else found[:k]
 
     _DOCUMENT_RETURN = (
         "RETURN d.id AS doc_id, d.graph_id AS graph_id, d.name AS name, d.path AS path, d.kind AS kind, "
@@ -790,6 +861,19 @@ class Neo4jStore(Store):
 
 
 # -- rows ----------------------------------------------------------------------------
+
+
+def _vector_props(graph: nx.DiGraph) -> dict[str, Any]:
+    """The document properties that hold its content vector: the counts as JSON
+    and their dense hashed projection for the vector index (absent when empty,
+    since a zero vector has no cosine)."""
+    features = content_features(graph)
+    dense = dense_vector(features)
+    return {
+        "features": json.dumps(features, sort_keys=True),
+        "features_version": FEATURES_VERSION,
+        "content_vector": dense if any(dense) else None,
+    }
 
 
 def _property(value: Any) -> Any:

@@ -5,8 +5,10 @@
 * ``translation``: each original of a translation corpus against its round
   trips, grouped by language; ``--build-from TEXTS`` first builds the corpus
   from a folder of English texts with Apertium (or ``--libretranslate URL``).
-* ``analogy``: each target against every other document, top k by Analogy
-  Similarity with their mappings; ``--sections abstract,background``.
+* ``analogy``: each target against the other documents, top k by Analogy
+  Similarity with their mappings; ``--sections abstract,background``. Only
+  the ``--candidates`` documents closest to a target by content are
+  structure-mapped (two-stage search); ``--exhaustive`` maps them all.
 
 Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
 index.html) and prints where it is; ``dri report`` shows it. A bad document
@@ -20,6 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.commands.search_options import add_search_arguments
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_evaluate"]
@@ -72,6 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S1,S2",
         help="compare only these sections, e.g. abstract,background (default: sections.txt)",
     )
+    add_search_arguments(a)
     p.set_defaults(handler=run_evaluate)
 
 
@@ -151,7 +155,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
             )
         else:
             searches, files = ev.analogy_search(
-                args.corpus, args.target, args.k, sections=args.sections, report_dir=args.out, **common
+                args.corpus,
+                args.target,
+                args.k,
+                sections=args.sections,
+                report_dir=args.out,
+                candidates=args.candidates,
+                exhaustive=args.exhaustive,
+                **common,
             )
             print(ev.format_search(searches))
             print(f"report: {files.summary_md}")

@@ -7,7 +7,10 @@ exit status 1 if any document or pair failed (the rest is stored).
 
 Modes: ``auto`` (the corpus's manifest if it has one, else all pairs),
 ``manifest``, ``target`` (every document against ``--target``) and
-``all-pairs``. Tasks run on local processes by default, on a Dask cluster
+``all-pairs``. In target mode (and for a manifest's targets) only the
+``--candidates`` documents closest to the target by content are
+structure-mapped (two-stage search, ``docs/search.md``); ``--exhaustive``
+maps them all. Tasks run on local processes by default, on a Dask cluster
 with ``--dask ADDRESS`` (or ``DRI_DASK_ADDRESS``). The run is recorded by the
 Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
 """
@@ -19,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from dri.commands.search_options import add_search_arguments
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -38,8 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument(
         "--runner",
-        choices=["processes", "threads", "dask"],
-        help="task runner (default: processes, or dask with --dask)",
+        choices=["processes", "threads", "dask", "inline"],
+        help="task runner (default: inline, i.e. in this process without Prefect's server, for a small "
+        "job, else processes, or dask with --dask)",
     )
     p.add_argument("--corpus", help="corpus name in the store (default: the folder name)")
     p.add_argument(
@@ -52,6 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare only these sections, e.g. abstract background",
     )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    add_search_arguments(p)
+    p.add_argument(
+        "--top-per-document",
+        type=int,
+        metavar="K",
+        help="all-pairs: map only pairs where one document is among the other's K closest by content",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
     p.set_defaults(handler=run_run)
@@ -96,7 +108,10 @@ def run_run(args: argparse.Namespace) -> int:
     from dri.flows.runners import runner_config
 
     try:
-        config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
+        inline = args.runner == "inline"
+        config = runner_config(
+            workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
+        )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -107,6 +122,9 @@ def run_run(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         sections=args.sections,
         batch_size=args.batch_size,
+        candidates=args.candidates,
+        exhaustive=args.exhaustive,
+        top_per_document=args.top_per_document,
     )
 
     def run():
@@ -114,7 +132,8 @@ def run_run(args: argparse.Namespace) -> int:
             str(args.corpus_dir),
             workers=config.workers,
             dask_address=config.dask_address,
-            runner=config.kind,
+            # Unset, run_corpus decides: a small job runs in this process.
+            runner=args.runner,
             **parameters,
         )
 

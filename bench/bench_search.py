@@ -5,7 +5,7 @@ bank, Clough & Stevenson) the graphs are extracted into a store of their own,
 a set of targets is searched exhaustively (every document structure-mapped;
 the comparisons are stored, so a second run maps nothing), and then stage 1
 is replayed for every feature set of :data:`mapping.features.FEATURE_SETS`
-and several candidate counts. Recall is the share of the exhaustive top 10
+(and for all features without the size factor) and several candidate counts. Recall is the share of the exhaustive top 10
 that the two-stage search returns in its own top 10.
 
 ``scale``: one target against N stored graphs (N = 100, 1,000, 10,000,
@@ -104,8 +104,13 @@ def recall(corpora: list[str], out: Path) -> dict:
             for r in store.comparisons(run_id=f"exhaustive-{corpus}"):
                 full.setdefault(r.target_id, {})[r.source_id] = r.scores["analogy_similarity"]
             table = {}
-            for kinds_name, kinds in FEATURE_SETS.items():
-                index = VectorIndex.build(among, [content_features(graphs[d], kinds) for d in among])
+            sizes = [graphs[d].number_of_nodes() for d in among]
+            variants = [(name, kinds, sizes) for name, kinds in FEATURE_SETS.items()]
+            variants.append(("all, cosine only", FEATURE_SETS["all"], None))
+            for kinds_name, kinds, with_sizes in variants:
+                index = VectorIndex.build(
+                    among, [content_features(graphs[d], kinds) for d in among], with_sizes
+                )
                 for n in CANDIDATES:
                     hits = []
                     for name in targets:

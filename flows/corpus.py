@@ -36,6 +36,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import hashlib
+import heapq
 import json
 import logging
 import math
@@ -69,6 +70,8 @@ Mode = Literal["auto", "manifest", "target", "all-pairs"]
 _BATCHES_PER_WORKER = 4
 _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
+# Best pairs kept for the run summary.
+_TOP = 10
 
 
 class PartialFailure(Exception):
@@ -301,12 +304,25 @@ def _map_stage(
     seconds: dict[str, float],
     pids: set[int],
     logger,
+    top: list | None = None,
 ) -> None:
-    """Steps 5-6 in parallel batches."""
+    """Steps 5-6 in parallel batches.
+
+    Batches are submitted in waves of a few per worker, so that a run of
+    hundreds of thousands of pairs holds the results of one wave at a time,
+    not of the whole run; ``top`` (a heap) keeps the :data:`_TOP` best pairs
+    mapped, for the summary.
+    """
     names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
     progress = Reporter("map", len(plan.pairs), logger)
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
     batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
+    wave = max(2, workers * _BATCHES_PER_WORKER)
+    for start in range(0, len(batches), wave):
+        _map_wave(batches[start : start + wave], run_id, params, summary, seconds, pids, names, progress, top)
+
+
+def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, top) -> None:
     futures = [_submit(map_task, batch, run_id, params) for batch in batches]
     for future in _as_completed(futures):
         try:
@@ -326,6 +342,9 @@ def _map_stage(
                 summary.already_stored += 1
             else:
                 summary.mapped += 1
+                if top is not None:
+                    item = (r.scores["analogy_similarity"], r.source_id, r.target_id, r.scores)
+                    (heapq.heappush if len(top) < _TOP else heapq.heappushpop)(top, item)
             seconds["load_graphs"] += r.seconds_load
             seconds["map"] += r.seconds_map
             seconds["store_results"] += r.seconds_store
@@ -334,10 +353,25 @@ def _map_stage(
 
 
 def _best(
-    run_id: str, planned: dict[tuple[str, str], steps.PlannedPair], k: int = 10
+    run_id: str,
+    planned: dict[tuple[str, str], steps.PlannedPair],
+    k: int = 10,
+    streamed: list | None = None,
 ) -> list[dict[str, Any]]:
     """The ``k`` planned pairs with the highest analogy similarity in the
-    result set, whether mapped by this run or an earlier one."""
+    result set, whether mapped by this run or an earlier one. ``streamed``,
+    the heap of a run that mapped every pair itself, saves reading them all back."""
+    if streamed is not None:
+        ranked = sorted(streamed, key=lambda x: (-x[0], x[1], x[2]))[:k]
+        return [
+            {
+                "source": planned[(a, b)].source,
+                "target": planned[(a, b)].target,
+                "group": planned[(a, b)].group,
+                **scores,
+            }
+            for _, a, b, scores in ranked
+        ]
     rows = [
         r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned
     ]
@@ -427,10 +461,12 @@ def corpus_flow(
     seconds["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger)
+    top: list = []
+    _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger, top)
     seconds["map_wall"] = time.perf_counter() - t
 
-    summary.top = _best(run_id, {(p.source_id, p.target_id): p for p in plan.pairs})
+    planned = {(p.source_id, p.target_id): p for p in plan.pairs}
+    summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 import networkx as nx
 
@@ -56,14 +57,17 @@ FEATURE_SETS = {
 }
 
 
-def _hypernyms(word: str, pos: str) -> list[int]:
+@lru_cache(maxsize=65536)
+def _hypernyms(word: str, pos: str) -> tuple[int, ...]:
     wn = wordnet()
     synsets = wn.synsets(normalise(word), pos)
     if not synsets:
-        return []
+        return ()
     first = synsets[0]
     ic = wn._icv[pos]
-    return sorted(o for o in first.ancestors if o != first.offset and ic.get(o, 0.0) >= MIN_HYPERNYM_IC)
+    return tuple(
+        sorted(o for o in first.ancestors if o != first.offset and ic.get(o, 0.0) >= MIN_HYPERNYM_IC)
+    )
 
 
 def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all"]) -> dict[str, float]:

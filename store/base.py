@@ -163,10 +163,12 @@ class Store(abc.ABC):
 
     # -- stage 1 of analogy search -----------------------------------------------
 
-    def content_vectors(self, corpus: str | None = None) -> tuple[list[str], list[dict[str, float]]]:
-        """``(doc_ids, feature counts)`` of the latest graph of every document
-        (of ``corpus``), computing and storing any vector that is missing or
-        of older features. See :mod:`mapping.features`."""
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+        """``(doc_ids, feature counts, node counts)`` of the latest graph of every
+        document (of ``corpus``), computing and storing any vector that is
+        missing or of older features. See :mod:`mapping.features`."""
         raise NotImplementedError(f"{type(self).__name__} keeps no content vectors")
 
     def _vectors_state(self, corpus: str | None) -> tuple:
@@ -189,11 +191,11 @@ class Store(abc.ABC):
         k = len(index.doc_ids) if k is None else k
         position = index.positions.get(doc_id)
         if position is None:
-            ids, vectors = self.content_vectors(None)
-            found = dict(zip(ids, vectors)).get(doc_id)
-            if found is None:
+            ids, vectors, sizes = self.content_vectors(None)
+            if doc_id not in ids:
                 raise StoreError(self.location, f"no stored graph for document {doc_id}")
-            return index.query(found, k, exclude=frozenset({doc_id}))
+            at = ids.index(doc_id)
+            return index.query(vectors[at], k, exclude=frozenset({doc_id}), size=sizes[at])
         return index.query_row(position, k, exclude=frozenset({doc_id}))
 
     def vector_index(self, corpus: str | None = None) -> VectorIndex:
@@ -203,8 +205,7 @@ class Store(abc.ABC):
         state = self._vectors_state(corpus)
         hit = cache.get(corpus)
         if hit is None or hit[0] != state:
-            ids, vectors = self.content_vectors(corpus)
-            hit = (self._vectors_state(corpus), VectorIndex.build(ids, vectors))
+            hit = (self._vectors_state(corpus), VectorIndex.build(*self.content_vectors(corpus)))
             cache[corpus] = hit
         return hit[1]
 

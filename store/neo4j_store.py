@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
@@ -70,7 +71,7 @@ from dri.store.records import (
     scalar_meta,
     version_key,
 )
-from dri.store.vectors import DENSE_DIMENSIONS, dense_vector
+from dri.store.vectors import DENSE_DIMENSIONS, dense_vector, size_factor
 
 __all__ = [
     "DEFAULT_RETRY_SECONDS",
@@ -581,15 +582,21 @@ class Neo4jStore(Store):
                     _vector_props(graph),
                 )
 
-    def content_vectors(self, corpus: str | None = None) -> tuple[list[str], list[dict[str, float]]]:
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
         self._fill_vectors()
         rows = self._read(
             "MATCH (d:Document) WHERE d.features IS NOT NULL "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
-            "RETURN d.id AS id, d.features AS features ORDER BY d.id",
+            "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size ORDER BY d.id",
             corpus=corpus,
         )
-        return [r["id"] for r in rows], [json.loads(r["features"]) for r in rows]
+        return (
+            [r["id"] for r in rows],
+            [json.loads(r["features"]) for r in rows],
+            [int(r["size"] or 0) for r in rows],
+        )
 
     def similar_documents(
         self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
@@ -612,13 +619,22 @@ class Neo4jStore(Store):
             f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
             "WHERE node.id <> $id "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
-            "RETURN node.id AS id, score ORDER BY score DESC, id",
+            "RETURN node.id AS id, score, node.concepts + node.relations AS size",
             wanted=max(1, wanted),
             vector=head[0]["v"],
             id=doc_id,
             corpus=corpus,
         )
-        found = [(r["id"], 2.0 * float(r["score"]) - 1.0) for r in rows]
+        size = max(float(head[0]["size"] or 0), 1.0)
+        found = [
+            (
+                r["id"],
+                (2.0 * float(r["score"]) - 1.0)
+                * float(size_factor(np.array([float(r["size"] or 0)]), size)[0]),
+            )
+            for r in rows
+        ]
+        found.sort(key=lambda x: (-x[1], x[0]))
         return found if k is None else found[:k]
 
     _DOCUMENT_RETURN = (

@@ -301,19 +301,22 @@ class SQLiteStore(Store):
 
     # -- content vectors -------------------------------------------------------------
 
-    def content_vectors(self, corpus: str | None = None) -> tuple[list[str], list[dict[str, float]]]:
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
         where, params = (
             ("", ())
             if corpus is None
             else ("JOIN members m ON m.doc_id = d.doc_id AND m.corpus = ?", (corpus,))
         )
         rows = self._query(
-            f"SELECT d.doc_id, g.graph_id, g.features FROM documents d JOIN graphs g ON g.graph_id = d.graph_id "
+            "SELECT d.doc_id, g.graph_id, g.features, d.concepts + d.relations "
+            "FROM documents d JOIN graphs g ON g.graph_id = d.graph_id "
             f"{where} ORDER BY d.doc_id",
             params,
         )
-        ids, vectors, stale = [], [], []
-        for doc_id, graph_id, text in rows:
+        ids, vectors, sizes, stale = [], [], [], []
+        for doc_id, graph_id, text, size in rows:
             features = decode_features(text)
             if features is None:  # stored before content vectors, or by other features: compute once
                 data = self._query("SELECT data FROM graphs WHERE graph_id = ?", (graph_id,))[0][0]
@@ -322,10 +325,11 @@ class SQLiteStore(Store):
                 features = decode_features(text)
             ids.append(doc_id)
             vectors.append(features)
+            sizes.append(int(size))
         if stale:
             with self._write() as db:
                 db.executemany("UPDATE graphs SET features = ? WHERE graph_id = ?", stale)
-        return ids, vectors
+        return ids, vectors, sizes
 
     def _vectors_state(self, corpus: str | None) -> tuple:
         return tuple(

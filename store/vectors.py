@@ -21,7 +21,7 @@ import numpy as np
 
 from dri.mapping.features import FEATURES_VERSION, content_features
 
-__all__ = ["HASH_FEATURES", "VectorIndex", "dense_vector", "encode_features"]
+__all__ = ["HASH_FEATURES", "VectorIndex", "dense_vector", "encode_features", "size_factor"]
 
 #: Columns of the hashed matrix; collisions are rare at this size for the
 #: vocabularies of text corpora (tens of thousands of features).
@@ -61,6 +61,19 @@ def dense_vector(features: Mapping[str, float], dimensions: int = DENSE_DIMENSIO
     return [float(x) / norm for x in row] if norm else [0.0] * dimensions
 
 
+def size_factor(sizes: np.ndarray, size: float) -> np.ndarray:
+    """``min / max`` of each graph's node count and the probe's.
+
+    The Analogy Similarity is a Jaccard share of mapped nodes times their
+    similarity, and the Jaccard share of two graphs can be no more than the
+    ratio of their sizes: a document of a tenth of the target's size cannot
+    score above 0.1. Stage 1 multiplies the cosine by this bound; measured,
+    it raises recall on Clough & Stevenson (``docs/search.md``).
+    """
+    size = max(float(size), 1.0)
+    return np.minimum(sizes, size) / np.maximum(np.maximum(sizes, size), 1.0)
+
+
 @dataclass
 class VectorIndex:
     """Documents' content vectors as a weighted, row-normalised sparse matrix."""
@@ -68,30 +81,43 @@ class VectorIndex:
     doc_ids: list[str]
     matrix: object  # scipy.sparse.csr_matrix, rows of unit length
     idf: np.ndarray
+    sizes: np.ndarray  # node counts of the graphs
 
     def __post_init__(self) -> None:
         self.positions = {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
 
     @classmethod
-    def build(cls, doc_ids: Sequence[str], features: Sequence[Mapping[str, float]]) -> VectorIndex:
+    def build(
+        cls,
+        doc_ids: Sequence[str],
+        features: Sequence[Mapping[str, float]],
+        sizes: Sequence[int] | None = None,
+    ) -> VectorIndex:
         from sklearn.feature_extraction.text import TfidfTransformer
 
         counts = _hasher().transform(list(features))
         tfidf = TfidfTransformer(sublinear_tf=True, norm="l2")
         matrix = tfidf.fit_transform(counts) if counts.shape[0] else counts
         idf = tfidf.idf_ if counts.shape[0] else np.ones(HASH_FEATURES)
-        return cls(list(doc_ids), matrix.tocsr(), idf)
+        sizes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
+        return cls(list(doc_ids), matrix.tocsr(), idf, sizes)
 
     def query_row(
         self, position: int, k: int, exclude: frozenset[str] = frozenset()
     ) -> list[tuple[str, float]]:
         """Like :meth:`query` for an indexed document, by its row."""
-        return self._top(np.asarray((self.matrix @ self.matrix[position].T).todense()).ravel(), k, exclude)
+        scores = np.asarray((self.matrix @ self.matrix[position].T).todense()).ravel()
+        return self._top(scores, k, exclude, self.sizes[position])
 
     def query(
-        self, features: Mapping[str, float], k: int, exclude: frozenset[str] = frozenset()
+        self,
+        features: Mapping[str, float],
+        k: int,
+        exclude: frozenset[str] = frozenset(),
+        size: float | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best documents for a probe's feature counts, best first: ``(doc_id, cosine)``."""
+        """The ``k`` best documents for a probe's feature counts (and its graph's
+        node count), best first: ``(doc_id, score)``; see :func:`size_factor`."""
         if not self.doc_ids:
             return []
         row = _hasher().transform([dict(features)]).tocsr()
@@ -99,10 +125,14 @@ class VectorIndex:
         row = row.multiply(self.idf).tocsr()
         norm = np.sqrt(row.multiply(row).sum())
         scores = np.asarray((self.matrix @ row.T).todense()).ravel() / (norm or 1.0)
-        return self._top(scores, k, exclude)
+        return self._top(scores, k, exclude, size)
 
-    def _top(self, scores: np.ndarray, k: int, exclude: frozenset[str]) -> list[tuple[str, float]]:
+    def _top(
+        self, scores: np.ndarray, k: int, exclude: frozenset[str], size: float | None
+    ) -> list[tuple[str, float]]:
         scores = scores.astype(float)
+        if size is not None:
+            scores *= size_factor(self.sizes, size)
         for doc_id in exclude:
             i = self.positions.get(doc_id)
             if i is not None:

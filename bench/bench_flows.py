@@ -66,7 +66,7 @@ def _subset(corpus: Path, n_docs: int | None, scratch: Path) -> Path:
     """``corpus`` itself, or a folder of links to ``n_docs`` of its documents."""
     if not n_docs:
         return corpus
-    from dri.flows.tasks import corpus_manifest, discover_documents
+    from dri.corpora.discover import corpus_manifest, discover_documents
 
     # Originals first, so that the manifest keeps the pairs among the kept documents.
     documents = sorted(discover_documents(corpus), key=lambda p: not Path(p).name.startswith("orig"))
@@ -92,7 +92,8 @@ def _fresh_data_dir(scratch: Path, name: str) -> None:
 
 def run_plain(corpus: Path) -> list[dict]:
     """Both stages with the plain step functions, in this process."""
-    from dri.flows.tasks import corpus_manifest, discover_documents, extract_batch, map_batch, plan_pairs
+    from dri.corpora.discover import corpus_manifest, discover_documents
+    from dri.flows.tasks import extract_batch, map_batch, plan_pairs
 
     rows = []
     t0 = time.perf_counter()

@@ -30,14 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, is_document
 
-__all__ = ["DOCUMENT_SUFFIXES", "AnalogyCorpus", "load_analogy", "read_list"]
+__all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
 
-DOCUMENT_SUFFIXES = (".txt", ".pdf")
 TARGETS_FILE = "targets.txt"
 SECTIONS_FILE = "sections.txt"
-CONTROL_FILES = {TARGETS_FILE, SECTIONS_FILE, "manifest.csv", "readme.txt"}
 
 
 @dataclass
@@ -80,11 +78,7 @@ def load_analogy(
     root = Path(corpus_dir)
     if not root.is_dir():
         raise CorpusError(root, "no such corpus folder")
-    documents = sorted(
-        p
-        for p in root.iterdir()
-        if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES and p.name.lower() not in CONTROL_FILES
-    )
+    documents = sorted(p for p in root.iterdir() if p.is_file() and is_document(p))
     if len(documents) < 2:
         raise CorpusError(root, "an analogy-search corpus needs at least two .txt or .pdf documents")
     if targets is None:

@@ -13,27 +13,27 @@ structure-based similarity three ways, each reproduced here:
   by Analogy Similarity, top k with their mappings ("Finding and Evaluating
   a Computer Graphics Analogy"), optionally on some sections only.
 
-Each runner goes through the corpus flow (:func:`flows.corpus.run_corpus`)
-and the store: the flow extracts and stores every document's ROS graph and
-maps and stores every pair of the corpus's manifest (scores and mapping
-pairs with Lin similarity and generic space), skipping what the store
-already holds for the run, so a repeated evaluation stores nothing twice.
-The runner then records each document's group in the corpus -- ``level``
-for plagiarism (``orig`` for the originals), ``language`` for the round trips
--- so the same numbers can be queried from Neo4j (``docs/cypher.md``), and
-reads the structure scores back from the store by ``run_id``. The text
-baselines of :mod:`metrics.baselines` are computed on the same texts and
-added to the rows, which are also saved with ``Store.save_evaluation``; the
-evaluation writes a report folder (:mod:`metrics.report`).
+Each is a thin call of one shared path. A kind's loader turns the corpus
+folder into an :class:`Evaluation` (its pairs, their groups, how the report
+reads them); :func:`evaluate` then runs the corpus flow
+(:func:`dri.flows.corpus.run_corpus`), which extracts and stores every
+document's ROS graph and maps and stores every pair (skipping what the store
+already holds for the run, so a repeated evaluation stores nothing twice);
+records each document's group in its corpus meta (``level``, ``language``:
+:attr:`Evaluation.group_key`), so the same numbers can be queried from Neo4j
+(``docs/cypher.md``); reads the structure scores back from the store by
+``run_id``; adds the text baselines of :mod:`dri.metrics.baselines`; and saves
+the rows with ``Store.save_evaluation``. :func:`run_evaluation` adds the report
+folder (:mod:`dri.metrics.report`). A new kind is a loader returning an
+:class:`Evaluation` and a call of :func:`run_evaluation`.
 
 A document that cannot be read fails only its own pairs: the row carries a
-one-line ``error`` and the batch carries on. :func:`score_pairs` and
-:class:`PairScorer` remain for scoring pairs directly, without the flow or
-the store.
+one-line ``error`` and the batch carries on.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -45,189 +45,160 @@ from typing import Any
 from dri.corpora.analogy import load_analogy
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
+from dri.corpora.ratings import load_ratings
 from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translate import LANGUAGES
 from dri.corpora.translation import load_translation
-from dri.metrics.report import STRUCTURE_SCORES, EvaluationResult, ReportFiles, write_report
-from dri.settings import DEFAULT_CANDIDATES
+from dri.errors import one_line
+from dri.extract import read_document
+from dri.extract.document import content_ids
+from dri.flows.corpus import run_corpus
+from dri.flows.tasks import RunSummary
+from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
+from dri.metrics.report import write_report
+from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
+from dri.metrics.scores import COUNT_NAMES
+from dri.metrics.stats import rating_stats
+from dri.settings import DEFAULT_CANDIDATES, data_dir
+from dri.store import ComparisonRecord, Store, open_store
 
 __all__ = [
-    "GROUP_KEYS",
-    "Hit",
-    "PairScorer",
-    "SearchResult",
+    "Evaluation",
+    "Progress",
+    "analogy_evaluation",
     "analogy_search",
     "default_report_dir",
+    "evaluate",
     "evaluate_plagiarism",
     "evaluate_translation",
-    "flow_rows",
     "format_search",
-    "score_pairs",
+    "plagiarism_evaluation",
+    "run_evaluation",
+    "translation_evaluation",
 ]
 
 log = logging.getLogger(__name__)
 
+#: ``progress(done, total, row)`` after each row.
 Progress = Callable[[int, int, dict[str, Any]], None]
+
+#: A mapped pair as a report shows it: (kind, source lemma, target lemma, generic space).
+MappedPair = tuple[str, str, str, str | None]
+
+#: Manifest extras that are not a document's group meta (they name the document).
+_NOT_META = frozenset({"name", "path"})
+
+
+@dataclass
+class Evaluation:
+    """What one evaluation compares and how its report reads the scores.
+
+    ``runs`` are the corpus flow's parameter sets, one flow run each;
+    ``sections``, if given, are the sections the runs compare.
+    ``group_key`` is the corpus meta key under which each target's group is
+    recorded (``source_group``, if set, is recorded for the sources).
+    ``report`` holds the :class:`EvaluationResult` options of the kind
+    (``levels``, ``negative``, ``rank``, ``group_labels``); ``meta`` adds
+    lines to the report's meta. ``mappings`` reads the mapping pairs of each
+    comparison back as ``row["_mapping"]``.
+    """
+
+    kind: str
+    root: Path
+    pairs: list[ManifestPair]
+    groups: list[str]
+    problems: list[str] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=lambda: [{"mode": "manifest"}])
+    sections: tuple[str, ...] | None = None
+    group_key: str | None = None
+    source_group: str | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    mappings: bool = False
 
 
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
     """``<data_dir>/reports/<kind>-<corpus folder name>``."""
-    from dri.settings import data_dir
-
     return data_dir() / "reports" / f"{kind}-{Path(corpus_dir).resolve().name}"
 
 
-def _one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split()) or type(err).__name__
-    return text if hasattr(err, "path") else f"{type(err).__name__}: {text}"
+# -- the kinds -----------------------------------------------------------------
 
 
-@dataclass
-class PairScorer:
-    """Scores pairs of documents, building each document's graph once.
-
-    ``sections`` restricts both graphs to those sections before mapping
-    (:func:`graphs.restrict_to_sections`). ``baselines`` is a fitted
-    :class:`metrics.baselines.Baselines` or ``None`` to skip them.
-    """
-
-    sections: tuple[str, ...] | None = None
-    baselines: Any = None
-    _graphs: dict[Path, Any] = field(default_factory=dict, repr=False)
-    _texts: dict[Path, str] = field(default_factory=dict, repr=False)
-
-    def graph(self, path: Path):
-        """The ROS graph of ``path`` (restricted to ``sections``); raises one-line errors."""
-        path = Path(path)
-        if path not in self._graphs:
-            from dri.extract import graph_from_path
-
-            try:
-                g = graph_from_path(path)
-                if self.sections:
-                    from dri.graphs import restrict_to_sections
-
-                    g = restrict_to_sections(g, self.sections)
-                self._graphs[path] = g
-            except Exception as err:
-                self._graphs[path] = err
-        g = self._graphs[path]
-        if isinstance(g, BaseException):
-            raise g
-        return g
-
-    def prepare(self, paths: Iterable[Path]) -> None:
-        """Build the graphs of ``paths`` in one batch (one spaCy pipe) where possible."""
-        todo = [Path(p) for p in dict.fromkeys(paths) if Path(p) not in self._graphs]
-        if not todo:
-            return
-        try:
-            from dri.extract import build_graphs, read_document
-        except ImportError:
-            return  # graph() builds them one by one
-        docs, paths_ok = [], []
-        for p in todo:
-            try:
-                docs.append(read_document(p))
-                paths_ok.append(p)
-            except Exception as err:
-                self._graphs[p] = err
-        for p, g in zip(paths_ok, build_graphs(docs)):
-            if self.sections:
-                from dri.graphs import restrict_to_sections
-
-                g = restrict_to_sections(g, self.sections)
-            self._graphs[p] = g
-
-    def text(self, path: Path) -> str:
-        """The plain text of ``path`` for the baselines (PDFs through the extractor)."""
-        path = Path(path)
-        if path not in self._texts:
-            if path.suffix.lower() == ".pdf":
-                from dri.extract import read_document
-
-                self._texts[path] = "\n".join(s.text for s in read_document(path).sentences)
-            else:
-                self._texts[path] = read_text(path)
-        return self._texts[path]
-
-    def score(self, pair: ManifestPair, index: int = 0) -> dict[str, Any]:
-        """One row of the report: ids, structure scores, baselines, time, error."""
-        from dri.metrics import compare
-
-        row: dict[str, Any] = {
-            "pair": index,
-            "group": pair.group,
-            "source": str(pair.source),
-            "target": str(pair.target),
-            **pair.extra,
-        }
-        started = time.perf_counter()
-        errors = []
-        try:
-            comparison = compare(self.graph(pair.source), self.graph(pair.target))
-            scores = comparison.scores
-            for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
-                row[name] = getattr(scores, name, math.nan)
-            row["_comparison"] = comparison
-        except Exception as err:
-            errors.append(_one_line(err))
-            for name in STRUCTURE_SCORES:
-                row[name] = math.nan
-        if self.baselines is not None:
-            try:
-                row.update(self.baselines.score(self.text(pair.source), self.text(pair.target)))
-            except Exception as err:
-                errors.append(_one_line(err))
-        row["seconds"] = time.perf_counter() - started
-        row["error"] = "; ".join(dict.fromkeys(errors))
-        return row
+def plagiarism_evaluation(corpus_dir: str | Path) -> Evaluation:
+    """Every answer of a Clough & Stevenson corpus against its original, by level."""
+    corpus = load_plagiarism(corpus_dir)
+    if not corpus.pairs:
+        raise CorpusError(corpus.root, "no answer/original pairs to compare")
+    return Evaluation(
+        "plagiarism",
+        corpus.root,
+        corpus.manifest(),
+        groups=list(LEVEL_ORDER),
+        problems=list(corpus.problems),
+        group_key="level",
+        source_group="orig",
+        report={"levels": LEVELS, "negative": "non"},
+    )
 
 
-def _fit_baselines(pairs: Sequence[ManifestPair], embeddings: bool, scorer: PairScorer) -> Any:
-    from dri.metrics.baselines import Baselines
+def translation_evaluation(corpus_dir: str | Path) -> Evaluation:
+    """Every original of a translation corpus against its round trips, by language."""
+    corpus = load_translation(corpus_dir)
+    if not corpus.pairs:
+        raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
+    known = [lang for lang in LANGUAGES if lang in corpus.languages]
+    return Evaluation(
+        "translation",
+        corpus.root,
+        corpus.manifest(),
+        groups=known + sorted(set(corpus.languages) - set(LANGUAGES)),
+        problems=list(corpus.problems),
+        group_key="language",
+        report={"rank": True, "group_labels": dict(LANGUAGES.items())},
+        meta={"originals": len(corpus.originals)},
+    )
 
-    texts = []
-    for path in dict.fromkeys(p for pair in pairs for p in (pair.source, pair.target)):
-        try:
-            texts.append(scorer.text(path))
-        except Exception:
-            continue
-    return Baselines(texts, embeddings=embeddings) if texts else None
 
-
-def score_pairs(
-    pairs: Sequence[ManifestPair],
-    *,
-    baselines: bool = True,
-    embeddings: bool = False,
+def analogy_evaluation(
+    corpus_dir: str | Path,
+    targets: Sequence[str] | None = None,
     sections: Sequence[str] | None = None,
-    progress: Progress | None = None,
-    scorer: PairScorer | None = None,
-) -> list[dict[str, Any]]:
-    """A report row per pair, in order. TF-IDF is fitted on the texts of ``pairs``."""
-    scorer = scorer or PairScorer(sections=tuple(sections) if sections else None)
-    if baselines and scorer.baselines is None:
-        scorer.baselines = _fit_baselines(pairs, embeddings, scorer)
-    scorer.prepare(p for pair in pairs for p in (pair.source, pair.target))
-    rows = []
-    for i, pair in enumerate(pairs, start=1):
-        row = scorer.score(pair, i)
-        rows.append(row)
-        if progress:
-            progress(i, len(pairs), row)
-    return rows
+    k: int = 5,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
+) -> Evaluation:
+    """Every other document against each target (``targets`` override ``targets.txt``);
+    with two-stage search (:mod:`flows.search`), only the ``candidates`` closest
+    by content are structure-mapped, unless ``exhaustive``."""
+    corpus = load_analogy(corpus_dir, targets=list(targets) if targets else None, sections=sections)
+    sections_param = sorted(corpus.sections) if corpus.sections else None
+    # The corpus's own targets are one manifest run; targets given here are
+    # not in targets.txt, so each is a run of the flow's target mode.
+    search = {"candidates": candidates, "exhaustive": exhaustive}
+    runs = (
+        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
+        if targets
+        else [{"mode": "manifest", "sections": sections_param, **search}]
+    )
+    return Evaluation(
+        "analogy",
+        corpus.root,
+        corpus.manifest(),
+        groups=[t.name for t in corpus.targets],
+        problems=list(corpus.problems),
+        runs=runs,
+        sections=corpus.sections,
+        meta={
+            "targets": len(corpus.targets),
+            "k": k,
+            "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents",
+        },
+        mappings=True,
+    )
 
 
-# -- through the corpus flow and the store ---------------------------------------
-
-#: The corpus meta key under which an evaluation records each compared
-#: document's group, as ``docs/cypher.md`` queries it.
-GROUP_KEYS: dict[str, str] = {"plagiarism": "level", "translation": "language"}
-#: The group recorded for the source documents (the originals), if any.
-_SOURCE_GROUPS: dict[str, str] = {"plagiarism": "orig"}
-#: Manifest extras that are not a document's group meta (they name the document).
-_NOT_META = frozenset({"name", "path"})
+# -- the shared path -------------------------------------------------------------
 
 
 def _resolved(path: str | Path) -> str:
@@ -236,8 +207,6 @@ def _resolved(path: str | Path) -> str:
 
 def _doc_ids(paths: Iterable[Path]) -> dict[str, str]:
     """``{resolved path: doc_id}`` for the readable paths (the store's content hash)."""
-    from dri.extract.document import content_ids
-
     ids = {}
     for path in dict.fromkeys(_resolved(p) for p in paths):
         try:
@@ -247,10 +216,8 @@ def _doc_ids(paths: Iterable[Path]) -> dict[str, str]:
     return ids
 
 
-def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[Any]:
+def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[RunSummary]:
     """Run the corpus flow once per parameter set; the run summaries, in order."""
-    from dri.flows.corpus import run_corpus
-
     summaries = []
     for params in runs:
         state, summary = run_corpus(str(root), **params)
@@ -261,25 +228,23 @@ def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[Any]:
     return summaries
 
 
-def _record_groups(
-    store: Any, corpus: str, kind: str, pairs: Sequence[ManifestPair], ids: dict[str, str]
-) -> int:
+def _record_groups(store: Store, corpus: str, evaluation: Evaluation, ids: dict[str, str]) -> int:
     """Record each compared document's group in its corpus meta; returns how
     many documents changed. Documents already carrying it are left alone, so
     a repeated evaluation writes nothing."""
-    key = GROUP_KEYS.get(kind)
+    key = evaluation.group_key
     if key is None:
         return 0
     wanted: dict[str, dict[str, str]] = {}
-    for pair in pairs:
+    for pair in evaluation.pairs:
         extra = {k: v for k, v in pair.extra.items() if k not in _NOT_META and v}
         target_id = ids.get(_resolved(pair.target))
         if target_id:
             wanted.setdefault(target_id, {}).update({**extra, key: pair.group})
         source_id = ids.get(_resolved(pair.source))
-        if source_id and kind in _SOURCE_GROUPS:
+        if source_id and evaluation.source_group:
             meta = wanted.setdefault(source_id, {})
-            for k, v in {**extra, key: _SOURCE_GROUPS[kind]}.items():
+            for k, v in {**extra, key: evaluation.source_group}.items():
                 meta.setdefault(k, v)  # a document that is also a target keeps the target's group
     members = {d.doc_id: d for d in store.documents(corpus)}
     changed = 0
@@ -305,165 +270,200 @@ def _pair_error(pair: ManifestPair, failures: Sequence[str], run_ids: Sequence[s
     return f"{pair.source} -> {pair.target}: not compared by the corpus flow (run {', '.join(run_ids)})"
 
 
-def flow_rows(
-    pairs: Sequence[ManifestPair],
-    corpus_dir: str | Path,
-    *,
-    kind: str,
-    runs: Sequence[dict[str, Any]] | None = None,
-    baselines: bool = True,
-    embeddings: bool = False,
-    progress: Progress | None = None,
-    scorer: PairScorer | None = None,
-    mappings: bool = False,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Report rows for ``pairs`` through the corpus flow and the store.
+def _plain_text(path: Path) -> str:
+    """The plain text of ``path`` for the baselines (PDFs through the extractor)."""
+    if path.suffix.lower() == ".pdf":
+        return "\n".join(s.text for s in read_document(path).sentences)
+    return read_text(path)
 
-    Runs :func:`flows.corpus.run_corpus` on ``corpus_dir`` once per dict of
-    flow parameters in ``runs`` (default: one run in ``manifest`` mode), which
-    stores the graphs and the comparisons; records the documents' groups
-    (:data:`GROUP_KEYS`); then reads each pair's structure scores back from
-    the store by ``run_id`` (with the mapping pairs as ``row["_mapping"]``
-    when ``mappings``) and adds the text baselines. A pair the flow could not
-    compare gets NaN scores and the flow's one-line reason as ``error``.
-    Returns ``(rows, meta)``; ``meta`` names the runs, the corpus and the store.
-    """
-    from dri.store import open_store
 
-    root = Path(corpus_dir).resolve()
+def _fit_baselines(
+    pairs: Sequence[ManifestPair], embeddings: bool, text: Callable[[Path], str]
+) -> Baselines | None:
+    """The baselines, TF-IDF fitted on the readable texts of ``pairs``."""
+    texts = []
+    for path in dict.fromkeys(p for pair in pairs for p in (pair.source, pair.target)):
+        try:
+            texts.append(text(Path(path)))
+        except Exception:
+            continue  # the row of its pair carries the error
+    return Baselines(texts, embeddings=embeddings) if texts else None
+
+
+def _row(
+    index: int,
+    pair: ManifestPair,
+    record: ComparisonRecord | None,
+    flow_error: str,
+    baselines: Baselines | None,
+    text: Callable[[Path], str],
+    mappings: bool,
+) -> dict[str, Any]:
+    """One report row: ids, structure scores, baselines, time, error."""
     started = time.perf_counter()
-    summaries = _run_flows(root, runs or [{"mode": "manifest"}])
-    flow_seconds = time.perf_counter() - started
-    run_ids = list(dict.fromkeys(s.run_id for s in summaries))
-    failures = [f for s in summaries for f in s.failures]
-    corpus = summaries[0].corpus
-    ids = _doc_ids(p for pair in pairs for p in (pair.source, pair.target))
-    with open_store() as store:
-        grouped = _record_groups(store, corpus, kind, pairs, ids)
-        stored = {
-            (r.source_id, r.target_id): r
-            for run_id in run_ids
-            for r in store.comparisons(run_id=run_id, pairs=mappings)
-        }
-        where = f"{store.backend} ({store.location})"
-    scorer = scorer or PairScorer()
-    if baselines and scorer.baselines is None:
-        scorer.baselines = _fit_baselines(pairs, embeddings, scorer)
-    # Pairs that stage 1 of the two-stage search did not choose are not rows.
-    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
-    not_candidates = 0
-    rows = []
-    for i, pair in enumerate(pairs, start=1):
-        if pruned and _not_candidate(pair, stored, ids, failures):
-            not_candidates += 1
-            continue
-        t = time.perf_counter()
-        row: dict[str, Any] = {
-            "pair": i,
-            "group": pair.group,
-            "source": str(pair.source),
-            "target": str(pair.target),
-            **pair.extra,
-        }
-        errors = []
-        record = stored.get((ids.get(_resolved(pair.source)), ids.get(_resolved(pair.target))))
-        if record is None:
-            errors.append(_pair_error(pair, failures, run_ids))
-            for name in STRUCTURE_SCORES:
-                row[name] = math.nan
-        else:
-            for name in (*STRUCTURE_SCORES, "mapped_concepts", "mapped_relations"):
-                row[name] = record.scores.get(name, math.nan)
-            if mappings:
-                row["_mapping"] = [
-                    (
-                        p.get("kind", ""),
-                        p.get("source_lemma", ""),
-                        p.get("target_lemma", ""),
-                        p.get("generic"),
-                    )
-                    for p in record.pairs
-                ]
-        if scorer.baselines is not None:
-            try:
-                row.update(scorer.baselines.score(scorer.text(pair.source), scorer.text(pair.target)))
-            except Exception as err:
-                errors.append(_one_line(err))
-        row["seconds"] = time.perf_counter() - t
-        row["error"] = "; ".join(dict.fromkeys(errors))
-        rows.append(row)
-        if progress:
-            progress(i, len(pairs), row)
-    meta = {
-        "run_id": ", ".join(run_ids),
-        "store_corpus": corpus,
-        "store": where,
-        "flow_seconds": round(flow_seconds, 1),
-        "flow_mapped": sum(s.mapped for s in summaries),
-        "flow_already_stored": sum(s.already_stored for s in summaries),
-        "groups_recorded": grouped,
-        "not_candidates": not_candidates,
-        "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
+    row: dict[str, Any] = {
+        "pair": index,
+        "group": pair.group,
+        "source": str(pair.source),
+        "target": str(pair.target),
+        **pair.extra,
     }
-    return rows, meta
+    errors = []
+    if record is None:
+        errors.append(flow_error)
+        row.update(dict.fromkeys(STRUCTURE_SCORES, math.nan))
+    else:
+        row.update({name: record.scores.get(name, math.nan) for name in (*STRUCTURE_SCORES, *COUNT_NAMES)})
+        if mappings:
+            row["_mapping"] = [
+                (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
+                for p in record.pairs
+            ]
+    if baselines is not None:
+        try:
+            row.update(baselines.score(text(Path(pair.source)), text(Path(pair.target))))
+        except Exception as err:
+            errors.append(one_line(err))
+    row["seconds"] = time.perf_counter() - started
+    row["error"] = "; ".join(dict.fromkeys(errors))
+    return row
 
 
-def _not_candidate(pair: ManifestPair, stored: dict, ids: dict[str, str], failures: Sequence[str]) -> bool:
-    """A pair the flow neither stored nor failed: stage 1 left it out."""
-    key = (ids.get(_resolved(pair.source)), ids.get(_resolved(pair.target)))
-    if None in key or key in stored:
-        return False
-    ends = (_resolved(pair.source), _resolved(pair.target))
-    return not any(e in f for f in failures for e in ends)
-
-
-def _store_results(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
+def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
     """Save the rows with ``Store.save_evaluation``; the store's name, or ``None``.
 
     Per-row timings are left out: the evaluation's id is a hash of its
     content, so the same results saved again are stored once.
     """
     try:
-        from dri.store import open_store
-    except ImportError:
-        return None
-    try:
         store = open_store()
     except Exception as err:
-        log.warning("store not available, results not stored: %s", _one_line(err))
+        log.warning("store not available, results not stored: %s", one_line(err))
         return None
     try:
-        saver = getattr(store, "save_evaluation", None)
-        if saver is None:
-            return None
-        saver(
+        store.save_evaluation(
             kind,
             str(corpus),
             [{k: v for k, v in r.items() if not k.startswith("_") and k != "seconds"} for r in rows],
         )
         return type(store).__name__
     except Exception as err:
-        log.warning("could not store the results: %s", _one_line(err))
+        log.warning("could not store the results: %s", one_line(err))
         return None
     finally:
         store.close()
 
 
-def _finish(
-    result: EvaluationResult,
-    report_dir: str | Path | bool | None,
-    corpus_dir: Path,
-    started: float,
-    ratings: Any = None,
-) -> tuple[EvaluationResult, ReportFiles | None]:
+def evaluate(
+    evaluation: Evaluation,
+    *,
+    baselines: bool = True,
+    embeddings: bool = False,
+    progress: Progress | None = None,
+) -> EvaluationResult:
+    """The rows of ``evaluation`` through the corpus flow and the store, saved.
+
+    Runs the corpus flow once per parameter set of ``evaluation.runs``, which
+    stores the graphs and the comparisons; records the documents' groups;
+    reads each pair's structure scores back by ``run_id``; adds the text
+    baselines (TF-IDF fitted on the texts of the pairs; ``embeddings`` adds
+    the sentence-embedding cosine). A pair the flow could not compare gets
+    NaN scores and the flow's one-line reason as ``error``. The rows are
+    saved with ``Store.save_evaluation``; the result's meta names the runs,
+    the corpus and the store.
+    """
+    started = time.perf_counter()
+    pairs = evaluation.pairs
+    summaries = _run_flows(evaluation.root, evaluation.runs)
+    flow_seconds = time.perf_counter() - started
+    run_ids = list(dict.fromkeys(s.run_id for s in summaries))
+    failures = [f for s in summaries for f in s.failures]
+    corpus = summaries[0].corpus
+    ids = _doc_ids(p for pair in pairs for p in (pair.source, pair.target))
+    with open_store() as store:
+        grouped = _record_groups(store, corpus, evaluation, ids)
+        stored = {
+            (r.source_id, r.target_id): r
+            for run_id in run_ids
+            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
+        }
+        where = f"{store.backend} ({store.location})"
+    text = functools.cache(_plain_text)  # each text is read once per evaluation
+    fitted = _fit_baselines(pairs, embeddings, text) if baselines else None
+    # Pairs that stage 1 of the two-stage search did not choose are not rows.
+    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
+    not_candidates = 0
+    rows = []
+    for i, pair in enumerate(pairs, start=1):
+        record = stored.get((ids.get(_resolved(pair.source), ""), ids.get(_resolved(pair.target), "")))
+        if record is None and pruned and _not_candidate(pair, ids, failures):
+            not_candidates += 1
+            continue
+        rows.append(
+            _row(
+                i,
+                pair,
+                record,
+                _pair_error(pair, failures, run_ids) if record is None else "",
+                fitted,
+                text,
+                evaluation.mappings,
+            )
+        )
+        if progress:
+            progress(i, len(pairs), rows[-1])
+    present = {k for r in rows for k in r}
+    result = EvaluationResult(
+        evaluation.kind,
+        rows,
+        groups=evaluation.groups,
+        baseline_scores=tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present),
+        problems=list(evaluation.problems),
+        meta={
+            "corpus": str(evaluation.root.resolve()),
+            "pairs": len(pairs),
+            **evaluation.meta,
+            "run_id": ", ".join(run_ids),
+            "store_corpus": corpus,
+            "store": where,
+            "flow_seconds": round(flow_seconds, 1),
+            "flow_mapped": sum(s.mapped for s in summaries),
+            "flow_already_stored": sum(s.already_stored for s in summaries),
+            "groups_recorded": grouped,
+            "not_candidates": not_candidates,
+            "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
+        },
+        **evaluation.report,
+    )
+    saved = _save(evaluation.kind, evaluation.root, rows)
+    if saved:
+        result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
-    stored = _store_results(result.kind, corpus_dir, result.rows)
-    if stored:
-        result.meta["stored_in"] = stored
+    return result
+
+
+def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[str]) -> bool:
+    """A pair the flow neither stored nor failed: stage 1 left it out."""
+    ends = (_resolved(pair.source), _resolved(pair.target))
+    if not all(ids.get(e) for e in ends):
+        return False
+    return not any(e in f for f in failures for e in ends)
+
+
+def run_evaluation(
+    evaluation: Evaluation,
+    report_dir: str | Path | bool | None = None,
+    *,
+    baselines: bool = True,
+    embeddings: bool = False,
+    progress: Progress | None = None,
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """:func:`evaluate`, then the report folder in ``report_dir`` (default
+    :func:`default_report_dir`; ``False`` for none)."""
+    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
     if report_dir is False:
         return result, None
-    files = write_report(result, report_dir or default_report_dir(result.kind, corpus_dir), ratings=ratings)
-    return result, files
+    return result, write_report(result, report_dir or default_report_dir(result.kind, evaluation.root))
 
 
 def evaluate_plagiarism(
@@ -474,31 +474,16 @@ def evaluate_plagiarism(
     embeddings: bool = False,
     progress: Progress | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
-    """Every answer of a Clough & Stevenson corpus against its original.
-
-    Goes through the corpus flow and the store (:func:`flow_rows`). Writes the
-    report to ``report_dir`` (default :func:`default_report_dir`; ``False``
-    for none). Raises :class:`CorpusError` if the corpus cannot be read at all.
-    """
-    started = time.perf_counter()
-    corpus = load_plagiarism(corpus_dir)
-    if not corpus.pairs:
-        raise CorpusError(corpus.root, "no answer/original pairs to compare")
-    pairs = corpus.manifest()
-    rows, meta = flow_rows(
-        pairs, corpus.root, kind="plagiarism", baselines=baselines, embeddings=embeddings, progress=progress
+    """Every answer of a Clough & Stevenson corpus against its original
+    (:func:`plagiarism_evaluation`, :func:`run_evaluation`). Raises
+    :class:`CorpusError` if the corpus cannot be read at all."""
+    return run_evaluation(
+        plagiarism_evaluation(corpus_dir),
+        report_dir,
+        baselines=baselines,
+        embeddings=embeddings,
+        progress=progress,
     )
-    result = EvaluationResult(
-        "plagiarism",
-        rows,
-        groups=list(LEVEL_ORDER),
-        levels=LEVELS,
-        negative="non",
-        baseline_scores=_baseline_names(rows),
-        problems=list(corpus.problems),
-        meta={"corpus": str(corpus.root.resolve()), "pairs": len(pairs), **meta},
-    )
-    return _finish(result, report_dir, corpus.root, started)
 
 
 def evaluate_translation(
@@ -509,78 +494,18 @@ def evaluate_translation(
     embeddings: bool = False,
     progress: Progress | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
-    """Every original of a translation corpus against each of its round trips,
-    through the corpus flow and the store (:func:`flow_rows`)."""
-    started = time.perf_counter()
-    corpus = load_translation(corpus_dir)
-    if not corpus.pairs:
-        raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
-    pairs = corpus.manifest()
-    rows, meta = flow_rows(
-        pairs, corpus.root, kind="translation", baselines=baselines, embeddings=embeddings, progress=progress
+    """Every original of a translation corpus against each of its round trips
+    (:func:`translation_evaluation`, :func:`run_evaluation`)."""
+    return run_evaluation(
+        translation_evaluation(corpus_dir),
+        report_dir,
+        baselines=baselines,
+        embeddings=embeddings,
+        progress=progress,
     )
-    result = EvaluationResult(
-        "translation",
-        rows,
-        groups=[lang for lang in LANGUAGES if lang in corpus.languages]
-        + sorted(set(corpus.languages) - set(LANGUAGES)),
-        rank=True,
-        baseline_scores=_baseline_names(rows),
-        problems=list(corpus.problems),
-        meta={
-            "corpus": str(corpus.root.resolve()),
-            "pairs": len(pairs),
-            "originals": len(corpus.originals),
-            **meta,
-        },
-        group_labels=dict(LANGUAGES.items()),
-    )
-    return _finish(result, report_dir, corpus.root, started)
-
-
-def _baseline_names(rows: list[dict[str, Any]]) -> tuple[str, ...]:
-    from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING
-
-    present = {k for r in rows for k in r}
-    return tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present)
 
 
 # -- analogy search -------------------------------------------------------------
-
-
-@dataclass
-class Hit:
-    """One source document found for a target, with the mapping that scored it."""
-
-    rank: int
-    source: Path
-    scores: dict[str, float]
-    mapping: list[tuple[str, str, str, str | None]]  # (kind, source lemma, target lemma, generic)
-    error: str = ""
-
-
-@dataclass
-class SearchResult:
-    target: Path
-    hits: list[Hit]
-    compared: int
-    sections: tuple[str, ...] | None
-
-
-def _mapping_pairs(comparison: Any) -> list[tuple[str, str, str, str | None]]:
-    mapping = getattr(comparison, "mapping", None)
-    pairs = getattr(mapping, "pairs", None) or []
-    out = []
-    for p in pairs:
-        out.append(
-            (
-                getattr(p, "kind", ""),
-                getattr(p, "source_lemma", str(getattr(p, "source", ""))),
-                getattr(p, "target_lemma", str(getattr(p, "target", ""))),
-                getattr(p, "generic", None),
-            )
-        )
-    return out
 
 
 def analogy_search(
@@ -598,30 +523,18 @@ def analogy_search(
     """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
 
     ``target`` (one name or several) overrides ``targets.txt``; ``sections``
-    overrides ``sections.txt``. Two-stage search (:mod:`flows.search`): only
-    the ``candidates`` documents closest to a target by content are
-    structure-mapped, unless ``exhaustive``. Returns the top ``k`` per target
-    and writes a report (scores of the comparisons, the top k with their mappings).
+    overrides ``sections.txt``. Two-stage search: only the ``candidates``
+    documents closest to a target by content are structure-mapped, unless
+    ``exhaustive``. Returns the top ``k`` per target and writes a
+    report (scores of all comparisons, the top k with their mappings, the
+    expert ratings if any were imported).
     """
-    started = time.perf_counter()
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
-    corpus = load_analogy(corpus_dir, targets=targets, sections=sections)
-    pairs = corpus.manifest()
-    sections_param = sorted(corpus.sections) if corpus.sections else None
-    # The corpus's own targets are one manifest run; targets given here are
-    # not in targets.txt, so each is a run of the flow's target mode.
-    search = {"candidates": candidates, "exhaustive": exhaustive}
-    runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
-        if targets
-        else [{"mode": "manifest", "sections": sections_param, **search}]
-    )
-    rows, flow_meta = flow_rows(
-        pairs, corpus.root, kind="analogy", runs=runs, baselines=baselines, progress=progress, mappings=True
-    )
+    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
+    result = evaluate(evaluation, baselines=baselines, progress=progress)
     results = []
-    for tgt in corpus.targets:
-        mine = [r for r in rows if r["target"] == str(tgt)]
+    for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
+        mine = [r for r in result.rows if r["target"] == str(tgt)]
         ok = sorted(
             (r for r in mine if not math.isnan(r.get("analogy_similarity", math.nan))),
             key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
@@ -629,49 +542,26 @@ def analogy_search(
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
         hits = [
-            Hit(
-                r["rank"],
-                Path(r["source"]),
-                {s: r[s] for s in STRUCTURE_SCORES},
-                r.get("_mapping") or _mapping_pairs(r.get("_comparison")),
-            )
+            Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES}, r.get("_mapping") or [])
             for r in ok[:k]
         ]
-        results.append(SearchResult(tgt, hits, len(mine), corpus.sections))
-    result = EvaluationResult(
-        "analogy",
-        rows,
-        groups=[t.name for t in corpus.targets],
-        baseline_scores=_baseline_names(rows),
-        meta={
-            "corpus": str(corpus.root.resolve()),
-            "targets": len(corpus.targets),
-            "k": k,
-            "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents",
-            **flow_meta,
-        },
+        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
+    if report_dir is False:
+        return results, None
+    ratings = _stored_ratings()
+    files = write_report(
+        result,
+        report_dir or default_report_dir("analogy", evaluation.root),
+        ratings=rating_stats(ratings) if ratings else None,
+        extra_markdown=format_search(results),
     )
-    result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
-    files = None
-    if report_dir is not False:
-        from dri.metrics.stats import rating_stats
-
-        ratings = _stored_ratings()
-        files = write_report(
-            result,
-            report_dir or default_report_dir("analogy", corpus.root),
-            ratings=rating_stats(ratings) if ratings else None,
-            extra_markdown=format_search(results),
-        )
     return results, files
 
 
 def _stored_ratings() -> list[dict[str, Any]]:
     try:
-        from dri.corpora.ratings import load_ratings
-
         return load_ratings()
-    except (ImportError, CorpusError):
+    except CorpusError:
         return []
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.text import CorpusError
+from dri.settings import data_dir
 
 __all__ = [
     "COLUMNS",
@@ -49,8 +50,6 @@ class ImportResult:
 
 
 def ratings_file() -> Path:
-    from dri.settings import data_dir
-
     return data_dir() / "ratings" / "ratings.csv"
 
 

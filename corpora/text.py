@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CorpusError", "decode_bytes", "read_text"]
+__all__ = ["CONTROL_FILES", "DOCUMENT_SUFFIXES", "CorpusError", "decode_bytes", "is_document", "read_text"]
+
+#: What a corpus document may be: plain text or a PDF.
+DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
+#: Text files in corpus folders that describe the corpus instead of being part of it.
+CONTROL_FILES = frozenset(
+    {"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"}
+)
 
 # Tried in order. cp1252 leaves five bytes undefined, so latin-1 (which maps
 # every byte) is the last resort and never fails.
@@ -28,6 +35,16 @@ class CorpusError(Exception):
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
         super().__init__(f"{self.path}: {self.reason}")
+
+
+def is_document(path: str | Path) -> bool:
+    """Whether ``path`` names a corpus document (not a control file, not hidden)."""
+    path = Path(path)
+    return (
+        path.suffix.lower() in DOCUMENT_SUFFIXES
+        and path.name.lower() not in CONTROL_FILES
+        and not path.name.startswith(".")
+    )
 
 
 def decode_bytes(data: bytes) -> tuple[str, str]:

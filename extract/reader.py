@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 from dri.extract.document import Document, DocumentError, Sentence, content_ids
+from dri.extract.pdf import pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
 
@@ -176,8 +177,6 @@ def read_document(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES
     doc_id, graph_id = content_ids(data)
 
     if _is_pdf(p, data[:1024]):
-        from dri.extract.pdf import pdf_blocks
-
         title, blocks, warnings = pdf_blocks(data, where)
         kind, encoding = "pdf", None
     else:

@@ -61,8 +61,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from spacy.tokens import Doc, Token
+if TYPE_CHECKING:
+    # For the annotations only: spaCy takes seconds to import, and the rules
+    # receive parsed tokens, so a caller that never parses need not load it.
+    from spacy.tokens import Doc, Token
 
 __all__ = ["Antecedent", "Mention", "SentenceTriples", "Triple", "concept_mention", "sentence_triples"]
 

@@ -54,6 +54,10 @@ from prefect.futures import as_completed
 from prefect.logging import get_run_logger
 from prefect.states import Completed, Failed, State
 
+from dri.corpora.discover import corpus_manifest, discover_documents, has_manifest
+from dri.errors import one_line
+from dri.extract import EXTRACTOR_VERSION
+from dri.extract.document import content_ids
 from dri.flows import tasks as steps
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
@@ -88,8 +92,6 @@ class PartialFailure(Exception):
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id."""
-    from dri.extract import EXTRACTOR_VERSION
-
     key = json.dumps(
         {"corpus": corpus, "mode": mode, "target": target, "params": params, "extractor": EXTRACTOR_VERSION},
         sort_keys=True,
@@ -164,17 +166,13 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
     skipping stored ones). Starting Prefect's temporary server and a worker
     pool costs more than such a job (``docs/search.md``)."""
-    from dri.extract.document import content_ids
-
-    paths = steps.discover_documents(corpus_dir)
+    paths = discover_documents(corpus_dir)
     n = len(paths)
     mode = parameters.get("mode") or "auto"
     candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
-    if mode == "target" or (
-        mode == "auto" and parameters.get("target") and not steps.has_manifest(corpus_dir)
-    ):
+    if mode == "target" or (mode == "auto" and parameters.get("target") and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
-    elif mode in ("manifest", "auto") and steps.has_manifest(corpus_dir):
+    elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:
         k = parameters.get("top_per_document")
@@ -195,7 +193,7 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
 
 @task(name="discover-documents", **_TASK)
 def discover_task(corpus_dir: str) -> list[str]:
-    return steps.discover_documents(corpus_dir)
+    return discover_documents(corpus_dir)
 
 
 @task(name="extract-and-store", **_TASK)
@@ -216,7 +214,7 @@ def plan_task(
     corpus: str | None = None,
     search: dict[str, Any] | None = None,
 ) -> steps.Plan:
-    manifest, problems = steps.corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+    manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
     plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
     plan.problems[:0] = problems
     return steps.prune_plan(plan, mode, corpus, **(search or {}))
@@ -281,7 +279,7 @@ def _extract_stage(
         try:
             done, failures = future.result()
         except Exception as err:  # a whole batch lost, e.g. a worker died
-            done, failures = [], [f"{root}: extraction batch failed: {steps.one_line(err)}"]
+            done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
         for item in done:
             documents[item.path] = item.doc_id
@@ -328,7 +326,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
-            summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {steps.one_line(err)}")
+            summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
             continue
         failed = 0
         for r in results:
@@ -427,7 +425,7 @@ def corpus_flow(
     root = str(Path(corpus_dir).resolve())
     corpus = corpus or Path(root).name
     if mode == "auto":
-        mode = "manifest" if steps.has_manifest(root) else ("target" if target else "all-pairs")
+        mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
     params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
@@ -454,7 +452,7 @@ def corpus_flow(
         plan = _call(plan_task, mode, documents, root, target, corpus, search)
     except Exception as err:
         # Nothing to compare, but the graphs are stored: record why and stop.
-        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {steps.one_line(err)}"])
+        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {one_line(err)}"])
     summary.failures.extend(plan.problems)
     summary.pairs = len(plan.pairs)
     summary.stage1 = plan.stage1

@@ -1,7 +1,7 @@
 """The corpus sensor: notice new corpus folders and announce them.
 
 A *corpus folder* is a direct sub-folder of a watched root holding at least
-one document (see :data:`flows.tasks.DOCUMENT_SUFFIXES`). Each new one is
+one document (see :func:`dri.corpora.text.is_document`). Each new one is
 announced once with a Prefect event ``corpus.arrived`` whose payload carries
 ``corpus_dir``; the ``on-new-corpus`` deployment in ``prefect.yaml`` has a
 trigger on that event and runs the corpus flow on the folder.
@@ -29,6 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import flow, get_run_logger
+
+from dri.corpora.text import is_document
+from dri.errors import one_line
+from dri.settings import data_dir
 
 __all__ = [
     "EVENT_NAME",
@@ -63,8 +67,6 @@ class SensorResult:
 def state_path(root: str | Path, state_dir: str | Path | None = None) -> Path:
     """The seen-state file for ``root``: one per watched root, keyed by its path."""
     if state_dir is None:
-        from dri.settings import data_dir
-
         state_dir = data_dir() / "sensor"
     root = Path(root).resolve()
     key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
@@ -103,8 +105,6 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
-    from dri.flows.tasks import is_document
-
     n, newest = 0, folder.stat().st_mtime
     for path in folder.rglob("*"):
         newest = max(newest, path.stat().st_mtime)
@@ -156,9 +156,7 @@ def scan(
             try:
                 emit(folder, n)
             except Exception as err:
-                result.errors.append(
-                    f"{folder}: not announced: {' '.join(str(err).split()) or type(err).__name__}"
-                )
+                result.errors.append(f"{folder}: not announced: {one_line(err)}")
                 continue
             seen[folder] = {"announced": datetime.now(UTC).isoformat(), "documents": n}
             # Saved per folder: a crash later in the loop must not re-announce this one.

@@ -5,7 +5,8 @@ wraps them as Prefect tasks. Steps pass paths and document ids, never graphs:
 a worker (thread, process or Dask worker) opens its own store connection and
 reads the graphs it needs, so nothing big crosses a process boundary.
 
-* :func:`discover_documents` lists the documents of a corpus folder.
+* :func:`dri.corpora.discover.discover_documents` lists the documents of a
+  corpus folder and :func:`dri.corpora.discover.corpus_manifest` reads its pairs.
 * :func:`extract_and_store` builds and stores one ROS graph. It is cached by
   ``graph_id`` (hash of the bytes plus the extractor version): a document
   whose graph is already stored is not parsed again.
@@ -27,11 +28,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dri.errors import one_line, prefixed
+from dri.extract import DocumentError, graph_from_path
+from dri.extract.document import content_ids
 from dri.flows.search import prune_pairs
+from dri.graphs import restrict_to_sections
+from dri.metrics import compare
+from dri.settings import data_dir
+from dri.store import ComparisonRecord, open_store
 
 __all__ = [
-    "CONTROL_FILES",
-    "DOCUMENT_SUFFIXES",
     "MODES",
     "RUN_MODES",
     "Extracted",
@@ -39,113 +45,18 @@ __all__ = [
     "Plan",
     "PlannedPair",
     "RunSummary",
-    "corpus_manifest",
-    "discover_documents",
     "extract_and_store",
     "extract_batch",
-    "has_manifest",
-    "is_document",
     "map_and_store",
     "map_batch",
-    "one_line",
     "plan_pairs",
     "worker_store",
     "write_summary",
 ]
 
-DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
-# Text files in corpus folders that describe the corpus instead of being part of it.
-CONTROL_FILES = frozenset(
-    {"targets.txt", "sections.txt", "readme.txt", "manifest.csv", "file_information.csv"}
-)
 MODES = ("manifest", "target", "all-pairs")
 #: ``auto``: the corpus's manifest if it has one, else all pairs (for corpora that just arrived).
 RUN_MODES = ("auto", *MODES)
-
-
-def one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split()) or type(err).__name__
-    return text if hasattr(err, "path") else f"{type(err).__name__}: {text}"
-
-
-# -- discovering ---------------------------------------------------------------
-
-
-def is_document(path: str | Path) -> bool:
-    path = Path(path)
-    return (
-        path.suffix.lower() in DOCUMENT_SUFFIXES
-        and path.name.lower() not in CONTROL_FILES
-        and not path.name.startswith(".")
-    )
-
-
-def discover_documents(corpus_dir: str | Path) -> list[str]:
-    """Absolute paths of the documents under ``corpus_dir``, sorted.
-
-    Sub-folders count (the translation corpus keeps ``originals/`` and
-    ``roundtrip/<lang>/``); hidden files and folders do not.
-    """
-    root = Path(corpus_dir).resolve()
-    if not root.is_dir():
-        raise NotADirectoryError(f"{corpus_dir}: not a folder")
-    found = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.is_file() and is_document(path):
-            found.append(str(path))
-    return sorted(found)
-
-
-_MANIFEST_MARKERS = ("manifest.csv", "file_information.csv", "originals", "targets.txt")
-
-
-def has_manifest(corpus_dir: str | Path) -> bool:
-    """Whether :func:`corpus_manifest` would find pairs to read."""
-    return any((Path(corpus_dir) / marker).exists() for marker in _MANIFEST_MARKERS)
-
-
-def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """``(pairs, problems)`` from the corpus's own description of its pairs.
-
-    Looked for in order: ``manifest.csv`` (columns source,target,group; see
-    :mod:`corpora.manifest`), ``file_information.csv`` (Clough & Stevenson),
-    an ``originals/`` folder (round-trip translations), ``targets.txt``
-    (analogy search). Pairs are ``(source path, target path, group)`` with
-    absolute paths. Raises :class:`corpora.text.CorpusError` if there is none.
-    """
-    from dri.corpora.text import CorpusError
-
-    root = Path(corpus_dir)
-    if (root / "manifest.csv").is_file():
-        from dri.corpora.manifest import read_manifest
-
-        rows, problems = read_manifest(root / "manifest.csv"), []
-    elif (root / "file_information.csv").is_file():
-        from dri.corpora.plagiarism import load_plagiarism
-
-        loaded = load_plagiarism(root)
-        rows, problems = loaded.manifest(), list(loaded.problems)
-    elif (root / "originals").is_dir():
-        from dri.corpora.translation import load_translation
-
-        loaded = load_translation(root)
-        rows, problems = loaded.manifest(), list(loaded.problems)
-    elif (root / "targets.txt").is_file():
-        from dri.corpora.analogy import load_analogy
-
-        loaded = load_analogy(root)
-        rows, problems = loaded.manifest(), list(loaded.problems)
-    else:
-        raise CorpusError(
-            root,
-            "no manifest.csv, file_information.csv, originals/ or targets.txt "
-            "to take pairs from (use --mode all-pairs or --mode target)",
-        )
-    pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
-    return pairs, problems
 
 
 # -- per-worker resources ------------------------------------------------------
@@ -160,8 +71,6 @@ def worker_store():
     processes, so every worker thread keeps one. The key includes the
     settings that choose the store, so a test that changes them gets a new one.
     """
-    from dri.store import open_store
-
     key = (os.getpid(), os.environ.get("DRI_DATA_DIR"), os.environ.get("NEO4J_URI"))
     if getattr(_local, "key", None) != key:
         _local.store, _local.key = open_store(), key
@@ -187,8 +96,6 @@ def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: st
     if g is None:
         raise LookupError(f"no stored graph for document {doc_id}")
     if sections:
-        from dri.graphs import restrict_to_sections
-
         g = restrict_to_sections(g, sections)
     with _graph_lock:
         _graph_cache[key] = g
@@ -221,9 +128,6 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     is what tells an unchanged document from an edited one. Raises
     :class:`extract.DocumentError` (one line) for bad input.
     """
-    from dri.extract import DocumentError, graph_from_path
-    from dri.extract.document import content_ids
-
     try:
         data = Path(path).read_bytes()
     except OSError as err:
@@ -264,7 +168,7 @@ def extract_batch(
         try:
             done.append(extract_and_store(path, corpus, meta))
         except Exception as err:
-            failures.append(_prefixed(path, one_line(err)))
+            failures.append(prefixed(path, one_line(err)))
     return done, failures
 
 
@@ -273,11 +177,6 @@ def _relative(path: str | Path, root: Path) -> str:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
         return str(path)
-
-
-def _prefixed(path: str | Path, message: str) -> str:
-    # DocumentError already starts with the path; other errors do not.
-    return message if message.startswith(str(path)) else f"{path}: {message}"
 
 
 # -- planning ------------------------------------------------------------------
@@ -419,9 +318,6 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     restricts both graphs to those sections first; ``params['mapping']`` is
     passed to :func:`metrics.compare` as keyword arguments.
     """
-    from dri.metrics import compare
-    from dri.store import ComparisonRecord
-
     store = worker_store()
     t0 = time.perf_counter()
     if store.has_comparison(source_id, target_id, run_id):
@@ -513,8 +409,6 @@ class RunSummary:
 def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:
     """Write ``summary`` to ``<out_dir>/<run_id>.json`` (default ``data_dir()/runs``)."""
     if out_dir is None:
-        from dri.settings import data_dir
-
         out_dir = data_dir() / "runs"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

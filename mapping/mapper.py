@@ -66,6 +66,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
 
 __all__ = ["Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
 
@@ -373,8 +374,6 @@ class _Search:
 
 
 def _wordnet_similarity() -> tuple[Similarity, Generic]:
-    from dri.mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
-
     wn = wordnet()
 
     # Relations ("v") are labels such as base_on; they compare by head verb.

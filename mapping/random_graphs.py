@@ -15,6 +15,7 @@ from functools import cache
 import networkx as nx
 
 from dri.graphs import add_triple, new_graph
+from dri.mapping.wordnet import wordnet
 
 __all__ = ["random_ros_graph", "wordnet_vocabulary"]
 
@@ -22,8 +23,6 @@ __all__ = ["random_ros_graph", "wordnet_vocabulary"]
 @cache
 def wordnet_vocabulary(pos: str) -> tuple[str, ...]:
     """Single-word alphabetic WordNet lemmas of ``pos`` ("n" or "v")."""
-    from dri.mapping.wordnet import wordnet
-
     return tuple(w for w in wordnet().lemmas(pos) if w.isalpha() and w.islower() and len(w) > 2)
 
 

@@ -35,6 +35,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from dri.settings import nltk_data_dir
+
 __all__ = [
     "DEBIAN_WORDNET",
     "IC_FILE",
@@ -127,8 +129,6 @@ class WordNetSetupError(RuntimeError):
 def wordnet_root(nltk_data: Path | None = None) -> Path:
     """The ``corpora`` folder inside the project's nltk_data folder."""
     if nltk_data is None:
-        from dri.settings import nltk_data_dir
-
         nltk_data = nltk_data_dir()
     return Path(nltk_data) / "corpora"
 

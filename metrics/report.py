@@ -36,18 +36,16 @@ import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from dri.metrics.scores import COUNT_NAMES, SCORE_NAMES
-from dri.metrics.stats import RatingStats, ScoreStats, score_stats
+from dri.metrics.results import EvaluationResult, ReportFiles
+from dri.metrics.scores import COUNT_NAMES
+from dri.metrics.stats import RatingStats, ScoreStats
 
 __all__ = [
     "SCORE_LABELS",
-    "STRUCTURE_SCORES",
-    "EvaluationResult",
-    "ReportFiles",
     "find_report",
     "plot_boxes",
     "write_ratings_report",
@@ -55,8 +53,6 @@ __all__ = [
     "write_scores_csv",
 ]
 
-STRUCTURE_SCORES = SCORE_NAMES
-COUNTS = COUNT_NAMES
 SCORE_LABELS = {
     "analogy_similarity": "Analogy Similarity",
     "semantic": "Semantic similarity",
@@ -77,70 +73,6 @@ KIND_TITLES = {
 }
 
 
-@dataclass
-class EvaluationResult:
-    """The pairs of one evaluation and how to read them.
-
-    ``rows`` are dicts with at least ``source``, ``target`` and ``group`` and a
-    float per score (NaN or missing when the pair failed, with ``error``).
-    ``groups`` fixes the order of the boxes; ``levels`` codes groups for
-    Spearman's rho; ``negative`` is the group tested against for AUC;
-    ``rank`` ranks the groups by median (languages).
-    """
-
-    kind: str
-    rows: list[dict[str, Any]]
-    groups: list[str] | None = None
-    levels: Mapping[str, int] | None = None
-    negative: str | None = None
-    rank: bool = False
-    structure_scores: tuple[str, ...] = STRUCTURE_SCORES
-    baseline_scores: tuple[str, ...] = ()
-    meta: dict[str, Any] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    group_labels: Mapping[str, str] | None = None
-
-    @property
-    def scores(self) -> tuple[str, ...]:
-        return tuple(self.structure_scores) + tuple(self.baseline_scores)
-
-    def ordered_groups(self) -> list[str]:
-        seen = list(dict.fromkeys(str(r["group"]) for r in self.rows))
-        order = [g for g in (self.groups or []) if g in seen]
-        return order + [g for g in seen if g not in order]
-
-    def values(self, score: str) -> tuple[list[float], list[str]]:
-        """``(values, groups)`` of one score over the pairs that have it."""
-        vals, grps = [], []
-        for r in self.rows:
-            v = r.get(score)
-            if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
-                continue
-            vals.append(float(v))
-            grps.append(str(r["group"]))
-        return vals, grps
-
-    def stats(self) -> dict[str, ScoreStats]:
-        out = {}
-        for score in self.scores:
-            vals, grps = self.values(score)
-            if vals:
-                out[score] = score_stats(
-                    score, vals, grps, levels=self.levels, negative=self.negative, rank=self.rank
-                )
-        return out
-
-
-@dataclass(frozen=True)
-class ReportFiles:
-    folder: Path
-    scores_csv: Path
-    stats_json: Path
-    summary_md: Path
-    index_html: Path
-    plots: tuple[Path, ...]
-
-
 def _fmt(x: Any, digits: int = 3) -> str:
     if x is None:
         return "–"
@@ -157,9 +89,9 @@ def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequ
     """Every row, the fixed columns first, then the scores, then the rest."""
     first = ["pair", "group", "source", "target"]
     tail = ["seconds", "error"]
-    known = set(first) | set(scores) | set(COUNTS) | set(tail)
+    known = set(first) | set(scores) | set(COUNT_NAMES) | set(tail)
     extra = sorted({k for r in rows for k in r if k not in known and not k.startswith("_")})
-    columns = first + extra + list(scores) + list(COUNTS) + tail
+    columns = first + extra + list(scores) + list(COUNT_NAMES) + tail
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()

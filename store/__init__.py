@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from dri.store.base import Store, default_sqlite_path
+from dri.store.neo4j_store import NEO4J_SCHEMES, Neo4jSettings, Neo4jStore
 from dri.store.records import (
     Analogue,
     ComparisonRecord,
@@ -36,6 +37,7 @@ from dri.store.records import (
     StoreUnavailable,
     safe_uri,
 )
+from dri.store.sqlite_store import SQLiteStore
 
 __all__ = [
     "Analogue",
@@ -64,8 +66,6 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
     store cannot be opened. ``create=False`` (for commands that only look)
     refuses to create a SQLite file that does not exist yet.
     """
-    from dri.store.neo4j_store import NEO4J_SCHEMES, Neo4jSettings, Neo4jStore
-    from dri.store.sqlite_store import SQLiteStore
 
     if uri:
         scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""

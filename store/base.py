@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri.settings import data_dir
 from dri.store.records import (
     Analogue,
     ComparisonRecord,
@@ -255,9 +256,15 @@ def evaluation_id(kind: str, corpus: str, rows: Iterable[dict[str, Any]]) -> str
 
 
 def default_sqlite_path() -> Path:
-    from dri.settings import data_dir
-
     return data_dir() / "dri.sqlite"
+
+
+def resolved_path(text: str) -> str:
+    """``text`` resolved as a path, to match stored paths; unchanged if it cannot be."""
+    try:
+        return str(Path(text).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return text
 
 
 def env(name: str) -> str | None:

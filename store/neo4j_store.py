@@ -53,7 +53,7 @@ import numpy as np
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
 from dri.mapping.features import FEATURES_VERSION, content_features
-from dri.store.base import Store, check_k, env, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, env, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -653,13 +653,11 @@ class Neo4jStore(Store):
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
-        from dri.store.sqlite_store import _resolved
-
         return self._records(
             "MATCH (d:Document) WHERE (d.id = $text OR d.path IN [$text, $resolved] OR d.name = $text) "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) })",
             text=text,
-            resolved=_resolved(text),
+            resolved=resolved_path(text),
             corpus=corpus,
         )
 

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
 
+from dri.errors import one_line
+
 __all__ = [
     "PAIR_FIELDS",
     "SCORE_FIELDS",
@@ -53,7 +55,7 @@ class StoreError(RuntimeError):
 
     def __init__(self, where: str, reason: str):
         self.where = redact(str(where))
-        self.reason = redact(_one_line(reason))
+        self.reason = redact(one_line(str(reason)))
         super().__init__(f"{self.where}: {self.reason}")
 
     def __reduce__(self):
@@ -280,7 +282,3 @@ def safe_uri(uri: str) -> str:
     if not parts.netloc:
         return redact(uri)
     return redact(urlunsplit((parts.scheme, host, parts.path, "", "")))
-
-
-def _one_line(text: Any) -> str:
-    return " ".join(str(text).split()) or "unknown error"

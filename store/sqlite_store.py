@@ -20,7 +20,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json, to_json
-from dri.store.base import Store, check_k, evaluation_id, now, to_json_text
+from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
     SCORE_FIELDS,
@@ -278,7 +278,7 @@ class SQLiteStore(Store):
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
-        resolved = _resolved(text)
+        resolved = resolved_path(text)
         where = "(doc_id = ? OR path = ? OR path = ? OR name = ?)"
         params: list[Any] = [text, text, resolved, text]
         if corpus is not None:
@@ -500,10 +500,3 @@ def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentReco
         tuple(corpora),
         json.loads(meta),
     )
-
-
-def _resolved(text: str) -> str:
-    try:
-        return str(Path(text).expanduser().resolve())
-    except (OSError, RuntimeError):
-        return text

@@ -17,6 +17,11 @@ from pathlib import Path
 
 import networkx as nx
 
+from dri.extract import DocumentError, graph_from_path
+from dri.graphs import load_json
+from dri.mapping.wordnet import WordNetSetupError
+from dri.metrics import compare
+
 __all__ = ["format_comparison", "load_graph", "register", "run_compare"]
 
 
@@ -45,14 +50,11 @@ def load_graph(path: Path) -> nx.DiGraph:
     if path.is_dir():
         raise InputError(f"{path}: is a folder, not a document")
     if path.suffix.lower() == ".json":
-        from dri.graphs import load_json
-
         try:
             return load_json(path)
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise InputError(f"{path}: not a stored ROS graph ({reason})") from err
-    from dri.extract import DocumentError, graph_from_path
 
     try:
         return graph_from_path(path)
@@ -101,8 +103,6 @@ def run_compare(args: argparse.Namespace) -> int:
             failed = True
     if failed:
         return 1
-    from dri.mapping.wordnet import WordNetSetupError
-    from dri.metrics import compare
 
     try:
         comparison = compare(*graphs)

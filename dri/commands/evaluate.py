@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 
 from dri.commands.search_options import add_search_arguments
+from dri.corpora.text import CorpusError
+from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_evaluate"]
@@ -95,13 +97,6 @@ def _progress(quiet: bool):
 
 
 def _build(args: argparse.Namespace) -> int:
-    from dri.corpora.translate import (
-        LANGUAGES,
-        ApertiumEngine,
-        LibreTranslateEngine,
-        build_translation_corpus,
-    )
-
     engine = (
         LibreTranslateEngine(args.libretranslate, api_key=args.api_key)
         if args.libretranslate
@@ -137,8 +132,8 @@ def _print_stats(result) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
+    # Imported only now: it imports Prefect, which reads its settings when first imported.
     from dri.corpora import evaluate as ev
-    from dri.corpora.text import CorpusError
 
     built = 0
     try:

@@ -12,6 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.extract import DocumentError, build_graphs, read_document
+from dri.graphs import save_json, summary
+from dri.graphs.export import draw_png, write_graphml
+
 __all__ = ["register", "run_graph"]
 
 
@@ -42,9 +46,6 @@ def _png_path(target: Path, name: str, many: bool) -> Path:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-    from dri.extract import DocumentError, build_graphs, read_document
-    from dri.graphs import save_json, summary
-    from dri.graphs.export import draw_png, write_graphml
 
     documents, failed = [], 0
     for path in args.files:

@@ -15,6 +15,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.corpora.ratings import import_ratings, load_ratings, ratings_file
+from dri.corpora.text import CorpusError
+from dri.metrics.report import write_ratings_report
+from dri.metrics.stats import rating_stats
+from dri.settings import data_dir
+
 __all__ = ["register", "run_ratings"]
 
 
@@ -33,11 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_ratings(args: argparse.Namespace) -> int:
-    from dri.corpora.ratings import import_ratings, load_ratings, ratings_file
-    from dri.corpora.text import CorpusError
-    from dri.metrics.report import write_ratings_report
-    from dri.metrics.stats import rating_stats
-    from dri.settings import data_dir
 
     status = 0
     if args.action == "import":

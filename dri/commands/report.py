@@ -11,6 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.metrics.report import find_report
+from dri.settings import data_dir
+
 __all__ = ["register", "run_report"]
 
 
@@ -29,8 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from dri.metrics.report import find_report
-    from dri.settings import data_dir
 
     root = data_dir() / "reports"
     folder = find_report(args.dir, root)

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 
 from dri.commands.search_options import add_search_arguments
+from dri.flows.progress import Progress, listening
+from dri.flows.runners import runner_config
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -102,10 +104,8 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
-
+    # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
     from dri.flows.corpus import run_corpus
-    from dri.flows.progress import Progress, listening
-    from dri.flows.runners import runner_config
 
     try:
         inline = args.runner == "inline"
@@ -138,6 +138,7 @@ def run_run(args: argparse.Namespace) -> int:
         )
 
     if show_progress:
+        # rich is imported only for a terminal progress bar.
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 

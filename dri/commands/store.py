@@ -21,6 +21,8 @@ import argparse
 import sys
 from typing import Any
 
+from dri.store import StoreError, open_store
+
 __all__ = ["MAX_K", "register", "run_store"]
 
 #: The most analogues ``dri store top`` lists; any more would not fit a terminal anyway.
@@ -70,8 +72,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_store(args: argparse.Namespace) -> int:
-    from dri.store import StoreError, open_store
-
     if args.action == "clear" and not args.yes:
         print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
         return 2

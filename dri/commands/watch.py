@@ -48,6 +48,7 @@ def run_watch(args: argparse.Namespace) -> int:
         print(f"error: {args.root}: not a folder", file=sys.stderr)
         return 1
     prefect_defaults(quiet_console=False)
+    # Imported only now: Prefect reads its settings when first imported.
     from prefect.settings import PREFECT_API_URL
 
     from dri.flows.sensor import SensorResult, prefect_emitter, watch

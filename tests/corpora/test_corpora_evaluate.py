@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from dri.corpora.evaluate import PairScorer, analogy_search, evaluate_plagiarism, evaluate_translation
+from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 from dri.corpora.text import CorpusError
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
@@ -101,19 +101,6 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
     assert ("concept", "planet", "electron") in {m[:3] for m in atom.hits[0].mapping}
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target rutherford-atom.txt" in summary and "planet ↔ electron" in summary
-
-
-def test_sections_restrict_the_graphs(tmp_path):
-    doc = tmp_path / "paper.txt"
-    doc.write_text(
-        "Abstract\n\nThe sun attracts the planets.\n\nMethods\n\nThe farmer feeds the cows.\n",
-        encoding="utf-8",
-    )
-    whole = PairScorer().graph(doc)
-    part = PairScorer(sections=("abstract",)).graph(doc)
-    lemmas = lambda g: {d["lemma"] for _, d in g.nodes(data=True)}  # noqa: E731
-    assert {"sun", "planet", "farmer", "cow"} <= lemmas(whole)
-    assert {"sun", "planet"} <= lemmas(part) and not {"farmer", "cow"} & lemmas(part)
 
 
 def test_unreadable_corpus_is_a_corpus_error(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 from dri.extract.document import content_ids
-from dri.metrics.report import STRUCTURE_SCORES
+from dri.metrics.results import STRUCTURE_SCORES
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"

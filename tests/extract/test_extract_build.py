@@ -11,7 +11,7 @@ from dri.extract import (
     graph_from_text,
     load_nlp,
 )
-from dri.graphs import from_json, summary, to_json, triples
+from dri.graphs import from_json, restrict_to_sections, summary, to_json, triples
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +81,19 @@ def test_graph_from_path_and_bad_file(tmp_path, nlp):
 def test_same_text_gives_same_graph_ids():
     a, b = document_from_text("Same words.", "x"), document_from_text("Same words.", "y")
     assert a.graph_id == b.graph_id and a.doc_id == b.doc_id
+
+
+def _lemmas(g) -> set[str]:
+    return {d["lemma"] for _, d in g.nodes(data=True)}
+
+
+def test_sections_restrict_the_graphs(tmp_path):
+    doc = tmp_path / "paper.txt"
+    doc.write_text(
+        "Abstract\n\nThe sun attracts the planets.\n\nMethods\n\nThe farmer feeds the cows.\n",
+        encoding="utf-8",
+    )
+    whole = graph_from_path(doc)
+    part = restrict_to_sections(whole, ("abstract",))
+    assert {"sun", "planet", "farmer", "cow"} <= _lemmas(whole)
+    assert {"sun", "planet"} <= _lemmas(part) and not {"farmer", "cow"} & _lemmas(part)

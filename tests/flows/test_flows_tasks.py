@@ -3,68 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from flows_corpus_helpers import write_corpus
 
 from dri.flows.runners import make_task_runner, runner_config
 from dri.flows.tasks import (
     RunSummary,
-    corpus_manifest,
-    discover_documents,
     extract_and_store,
-    has_manifest,
     map_and_store,
     plan_pairs,
     worker_store,
     write_summary,
 )
-from dri.settings import clough_stevenson_dir
-
-
-def test_discover_documents_skips_control_and_hidden_files(tmp_path):
-    root = write_corpus(tmp_path / "c")
-    (root / "targets.txt").write_text("solar.txt\n")
-    (root / ".hidden.txt").write_text("x")
-    (root / "notes.md").write_text("x")
-    (root / "sub").mkdir()
-    (root / "sub" / "extra.TXT").write_text("The cat chased the mouse.")
-    (root / ".git").mkdir()
-    (root / ".git" / "x.txt").write_text("x")
-    found = [Path(p).relative_to(root.resolve()).as_posix() for p in discover_documents(root)]
-    assert found == ["atom.txt", "fortress.txt", "solar.txt", "sub/extra.TXT", "tumour.txt"]
-
-
-def test_discover_documents_names_a_missing_folder(tmp_path):
-    with pytest.raises(NotADirectoryError, match="nowhere"):
-        discover_documents(tmp_path / "nowhere")
-
-
-def test_corpus_manifest_reads_manifest_csv(corpus):
-    pairs, problems = corpus_manifest(corpus)
-    assert problems == []
-    assert [(Path(s).name, Path(t).name, g) for s, t, g in pairs] == [
-        ("solar.txt", "atom.txt", "science"),
-        ("fortress.txt", "tumour.txt", "story"),
-    ]
-    assert all(Path(s).is_absolute() for s, _, _ in pairs)
-
-
-def test_corpus_manifest_reads_clough_stevenson_index():
-    root = clough_stevenson_dir()
-    pairs, _ = corpus_manifest(root)
-    assert len(pairs) == 95
-    assert all(Path(s).name.startswith("orig_task") for s, _, _ in pairs)
-    assert {g for _, _, g in pairs} == {"cut", "light", "heavy", "non"}
-
-
-def test_corpus_manifest_without_one_says_what_it_looked_for(tmp_path):
-    root = write_corpus(tmp_path / "c", manifest=None)
-    assert not has_manifest(root)
-    with pytest.raises(Exception, match="no manifest.csv"):
-        corpus_manifest(root)
-
 
 DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
 

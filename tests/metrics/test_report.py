@@ -12,7 +12,8 @@ import time
 import matplotlib.image as mpimg
 import pytest
 
-from dri.metrics.report import EvaluationResult, find_report, write_ratings_report, write_report
+from dri.metrics.report import find_report, write_ratings_report, write_report
+from dri.metrics.results import EvaluationResult
 from dri.metrics.stats import rating_stats
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,104 @@
+"""What a corpus folder holds: its documents and its own list of pairs.
+
+A corpus run (:mod:`dri.flows.corpus`) and an evaluation both start here:
+
+* :func:`discover_documents` lists the documents under a folder
+  (:func:`dri.corpora.text.is_document`);
+* :func:`corpus_format` tells which description of its pairs a folder
+  carries, looked for in the order of :data:`FORMATS`;
+* :func:`corpus_manifest` reads those pairs with the format's loader
+  (:mod:`dri.corpora.manifest`, :mod:`dri.corpora.plagiarism`,
+  :mod:`dri.corpora.translation`, :mod:`dri.corpora.analogy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from dri.corpora.analogy import load_analogy
+from dri.corpora.manifest import ManifestPair, read_manifest
+from dri.corpora.plagiarism import load_plagiarism
+from dri.corpora.text import CorpusError, is_document
+from dri.corpora.translation import load_translation
+
+__all__ = ["FORMATS", "corpus_format", "corpus_manifest", "discover_documents", "has_manifest"]
+
+
+def discover_documents(corpus_dir: str | Path) -> list[str]:
+    """Absolute paths of the documents under ``corpus_dir``, sorted.
+
+    Sub-folders count (the translation corpus keeps ``originals/`` and
+    ``roundtrip/<lang>/``); hidden files and folders do not.
+    """
+    root = Path(corpus_dir).resolve()
+    if not root.is_dir():
+        raise NotADirectoryError(f"{corpus_dir}: not a folder")
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.is_file() and is_document(path):
+            found.append(str(path))
+    return sorted(found)
+
+
+def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:
+    return read_manifest(root / "manifest.csv"), []
+
+
+class _Corpus(Protocol):
+    problems: list[str]
+
+    def manifest(self) -> list[ManifestPair]: ...
+
+
+def _loaded(load: Callable[[Path], _Corpus]) -> Callable[[Path], tuple[list[ManifestPair], list[str]]]:
+    def read(root: Path) -> tuple[list[ManifestPair], list[str]]:
+        corpus = load(root)
+        return corpus.manifest(), list(corpus.problems)
+
+    return read
+
+
+#: ``(name, marker, reader)`` in the order they are looked for: a folder
+#: holding ``marker`` is read by ``reader`` into ``(pairs, problems)``.
+FORMATS: tuple[tuple[str, str, Callable[[Path], tuple[list[ManifestPair], list[str]]]], ...] = (
+    ("manifest", "manifest.csv", _from_manifest),
+    ("plagiarism", "file_information.csv", _loaded(load_plagiarism)),  # Clough & Stevenson
+    ("translation", "originals", _loaded(load_translation)),  # round-trip translations
+    ("analogy", "targets.txt", _loaded(load_analogy)),  # analogy search
+)
+
+
+def corpus_format(corpus_dir: str | Path) -> str | None:
+    """The name of the first of :data:`FORMATS` whose marker ``corpus_dir`` holds, else ``None``."""
+    root = Path(corpus_dir)
+    return next((name for name, marker, _ in FORMATS if (root / marker).exists()), None)
+
+
+def has_manifest(corpus_dir: str | Path) -> bool:
+    """Whether :func:`corpus_manifest` would find pairs to read."""
+    return corpus_format(corpus_dir) is not None
+
+
+def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``(pairs, problems)`` from the corpus's own description of its pairs.
+
+    Pairs are ``(source path, target path, group)`` with absolute paths.
+    Raises :class:`dri.corpora.text.CorpusError` if the folder has none.
+    """
+    root = Path(corpus_dir)
+    name = corpus_format(root)
+    if name is None:
+        raise CorpusError(
+            root,
+            "no manifest.csv, file_information.csv, originals/ or targets.txt "
+            "to take pairs from (use --mode all-pairs or --mode target)",
+        )
+    read = next(reader for fmt, _, reader in FORMATS if fmt == name)
+    rows, problems = read(root)
+    pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
+    return pairs, problems

@@ -49,7 +49,8 @@ from typing import Any, Literal
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.context import FlowRunContext
+from prefect.context import FlowRunContext, TaskRunContext
+from prefect.exceptions import MissingContextError
 from prefect.futures import as_completed
 from prefect.logging import get_run_logger
 from prefect.states import Completed, Failed, State
@@ -112,8 +113,6 @@ def _batches(items: Sequence, batch_size: int | None, workers: int, largest: int
 def _workers() -> int:
     """Workers of this run's task runner, for sizing batches; a runner that
     does not say (a remote Dask cluster) counts as ``DRI_WORKERS`` or the CPUs here."""
-    from prefect.context import FlowRunContext
-
     ctx = FlowRunContext.get()
     n = getattr(ctx.task_runner, "_max_workers", None) if ctx else None
     return int(n or os.environ.get("DRI_WORKERS") or os.cpu_count() or 1)
@@ -136,9 +135,12 @@ _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_inline_run",
 
 
 def _logger():
-    if _INLINE.get() or FlowRunContext.get() is None:
+    # No ContextVar read here: the tasks call this on Dask workers, and
+    # cloudpickle cannot ship a ContextVar with a task's globals.
+    try:
+        return get_run_logger()
+    except MissingContextError:
         return logging.getLogger("dri.flows.corpus")
-    return get_run_logger()
 
 
 def _call(task_, *args):
@@ -233,8 +235,8 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 @task(name="write-summary", **_TASK)
 def summary_task(summary: steps.RunSummary) -> str:
     path = steps.write_summary(summary)
-    if _INLINE.get():
-        return str(path)  # no Prefect run to attach an artifact to
+    if TaskRunContext.get() is None:
+        return str(path)  # run inline: no Prefect run to attach an artifact to
     rows = "\n".join(
         f"| {k} | {v} |"
         for k, v in [

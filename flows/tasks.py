@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from dri.errors import one_line, prefixed
-from dri.extract import DocumentError, graph_from_path
+from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
 from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
@@ -77,6 +77,10 @@ def worker_store():
     return _local.store
 
 
+#: Sentences per ``nlp.pipe`` batch when a task parses its documents: the
+#: extractor's own default, measured in ``bench/bench_extract.py``.
+PARSE_BATCH = 64
+
 _GRAPH_CACHE_SIZE = 256
 _graph_cache: OrderedDict[tuple, Any] = OrderedDict()
 _graph_lock = threading.Lock()
@@ -120,6 +124,42 @@ class Extracted:
     pid: int = field(default_factory=os.getpid)  # the worker process that did it
 
 
+def _read_ids(path: str) -> tuple[str, str]:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise DocumentError(path, f"cannot read: {err.strerror or err}") from None
+    return content_ids(data)
+
+
+def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | None:
+    """The document as already stored (enrolled in ``corpus`` if it was not),
+    or ``None`` if its bytes with this extractor version were never parsed."""
+    doc_id, graph_id = _read_ids(path)
+    store = worker_store()
+    started = time.perf_counter()
+    if not store.has_graph(graph_id):
+        return None
+    known = store.get_document(doc_id)
+    if known is None or corpus not in known.corpora:
+        # Parsed for another corpus: enrol it in this one too, from the stored graph.
+        store.put_document(corpus, store.get_graph(doc_id), meta=dict(meta or {}))
+    return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
+
+
+def _put(path: str, corpus: str, meta: dict[str, Any] | None, graph, seconds_parse: float) -> Extracted:
+    t = time.perf_counter()
+    worker_store().put_document(corpus, graph, meta=dict(meta or {}))
+    return Extracted(
+        path,
+        graph.graph["doc_id"],
+        graph.graph.get("graph_id", ""),
+        parsed=True,
+        seconds_parse=seconds_parse,
+        seconds_store=time.perf_counter() - t,
+    )
+
+
 def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
     """Build the ROS graph of ``path`` and store it under ``corpus``.
 
@@ -128,47 +168,58 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     is what tells an unchanged document from an edited one. Raises
     :class:`extract.DocumentError` (one line) for bad input.
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise DocumentError(path, f"cannot read: {err.strerror or err}") from None
-    doc_id, graph_id = content_ids(data)
-    store = worker_store()
-    started = time.perf_counter()
-    if store.has_graph(graph_id):
-        known = store.get_document(doc_id)
-        if known is None or corpus not in known.corpora:
-            # Parsed for another corpus: enrol it in this one too, from the stored graph.
-            store.put_document(corpus, store.get_graph(doc_id), meta=dict(meta or {}))
-        return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
-    t0 = time.perf_counter()
-    g = graph_from_path(path)
-    t1 = time.perf_counter()
-    store.put_document(corpus, g, meta=dict(meta or {}))
-    t2 = time.perf_counter()
-    return Extracted(
-        path,
-        g.graph.get("doc_id", doc_id),
-        g.graph.get("graph_id", graph_id),
-        parsed=True,
-        seconds_parse=t1 - t0,
-        seconds_store=(t2 - t1) + (t0 - started),
-    )
+    known = _reuse(path, corpus, meta)
+    if known is not None:
+        return known
+    t = time.perf_counter()
+    graph = graph_from_path(path)
+    return _put(path, corpus, meta, graph, time.perf_counter() - t)
 
 
 def extract_batch(
     paths: Sequence[str], corpus: str, corpus_dir: str | Path
 ) -> tuple[list[Extracted], list[str]]:
     """:func:`extract_and_store` over several documents: ``(stored, failures)``,
-    one line per failed document; a bad document does not stop the others."""
+    one line per failed document; a bad document does not stop the others.
+
+    The documents that need parsing go through one ``nlp.pipe`` stream
+    (:func:`extract.build_graphs`, batches of :data:`PARSE_BATCH` sentences)
+    rather than one pipeline call each. In-process parallelism
+    (``n_process``) is left at 1: the batches already run in parallel workers.
+    """
     root = Path(corpus_dir).resolve()
-    done, failures = [], []
+    done: list[Extracted] = []
+    failures: list[str] = []
+    pending: list[tuple[str, dict[str, Any], Any]] = []
     for path in paths:
         meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
         try:
-            done.append(extract_and_store(path, corpus, meta))
+            known = _reuse(path, corpus, meta)
+            if known is not None:
+                done.append(known)
+            else:
+                pending.append((path, meta, read_document(path)))
         except Exception as err:
             failures.append(prefixed(path, one_line(err)))
+    finished = 0
+    try:
+        t = time.perf_counter()
+        for (path, meta, _), graph in zip(
+            pending, build_graphs([d for _, _, d in pending], batch_size=PARSE_BATCH)
+        ):
+            finished += 1
+            try:
+                done.append(_put(path, corpus, meta, graph, time.perf_counter() - t))
+            except Exception as err:
+                failures.append(prefixed(path, one_line(err)))
+            t = time.perf_counter()
+    except Exception:
+        # The shared stream broke on some document: the rest one by one, so only that one fails.
+        for path, meta, _ in pending[finished:]:
+            try:
+                done.append(extract_and_store(path, corpus, meta))
+            except Exception as err:
+                failures.append(prefixed(path, one_line(err)))
     return done, failures
 
 

@@ -20,7 +20,11 @@ A graph's vector counts string features:
 * ``hc:<synset>`` / ``hr:<synset>`` the WordNet hypernyms of each concept's
   and each relation head's first sense, so that "planet" and "electron", or
   "attract" and "pull", share features though not words -- the far analogies
-  that structure mapping finds and word overlap does not.
+  that structure mapping finds and word overlap does not;
+* ``s:c<degree>`` / ``s:r<subject degree>-<object degree>`` each node's
+  structural signature: structure mapping scores the share of two graphs
+  that maps (the Jaccard part of the Analogy Similarity), which depends on
+  their shapes more than on their words.
 
 Hypernyms at the very top of the hierarchy (``entity``, ``abstraction``,
 ...) say nothing; they are left out below :data:`MIN_HYPERNYM_IC` bits of
@@ -42,19 +46,35 @@ from dri.mapping.wordnet import normalise, relation_heads, wordnet
 __all__ = ["FEATURES_VERSION", "FEATURE_SETS", "MIN_HYPERNYM_IC", "content_features"]
 
 #: Bumped whenever the features change, so stored vectors are recomputed.
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
 #: Hypernyms with less information content (in bits... nats, as WordNet IC) are too general to count.
 MIN_HYPERNYM_IC = 3.0
 #: Weight of a hypernym feature against a word feature (a shared word says more).
 HYPERNYM_WEIGHT = 0.5
+
+#: Node degrees above this count as this in the structural signatures.
+MAX_DEGREE = 6
 
 #: The feature kinds compared in ``bench/bench_search.py``; ``"all"`` is the default.
 FEATURE_SETS = {
     "lemmas": ("c", "r"),
     "hypernyms": ("hc", "hr"),
     "lemmas+hypernyms": ("c", "r", "hc", "hr"),
-    "all": ("c", "r", "o", "hc", "hr"),  # with the higher-order relations
+    "lemmas+hypernyms+order2": ("c", "r", "o", "hc", "hr"),
+    "all": ("c", "r", "o", "hc", "hr", "s"),  # with the structural signatures
 }
+
+
+def _signature(graph: nx.DiGraph, node: str, data: dict) -> str:
+    """The node's place in the structure: a concept by its degree, a relation by
+    the degrees of its subject and object (0 when it has none)."""
+    if data.get("type") != "relation":
+        return f"s:c{min(graph.degree(node), MAX_DEGREE)}"
+    ends = []
+    for neighbours in (graph.predecessors(node), graph.successors(node)):
+        first = next(iter(neighbours), None)
+        ends.append(min(graph.degree(first), MAX_DEGREE) if first is not None else 0)
+    return f"s:r{ends[0]}-{ends[1]}"
 
 
 @lru_cache(maxsize=65536)
@@ -75,7 +95,9 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
     :data:`HYPERNYM_WEIGHT`). Empty for an empty graph."""
     kinds = frozenset(kinds)
     counts: Counter[str] = Counter()
-    for _, data in graph.nodes(data=True):
+    for node, data in graph.nodes(data=True):
+        if "s" in kinds:
+            counts[_signature(graph, node, data)] += 1
         lemma = str(data.get("wordnet_lemma") or data.get("lemma") or "")
         if not lemma:
             continue

@@ -602,9 +602,14 @@ class Neo4jStore(Store):
         self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
     ) -> list[tuple[str, float]]:
         """Stage 1 through the server's vector index (HNSW, approximate) on the
-        hashed content vectors; the cosine is the index's score mapped back to [-1, 1]."""
+        hashed content vectors, without idf weighting: the index's score mapped
+        back to a cosine, times the size ratio (:func:`store.vectors.size_factor`),
+        re-ranked over the ``3 k`` nearest by cosine."""
         self._fill_vectors()
-        head = self._read("MATCH (d:Document {id: $id}) RETURN d.content_vector AS v", id=doc_id)
+        head = self._read(
+            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.concepts + d.relations AS size",
+            id=doc_id,
+        )
         if not head:
             raise StoreError(self.location, f"no stored graph for document {doc_id}")
         if head[0]["v"] is None:
@@ -612,7 +617,7 @@ class Neo4jStore(Store):
         total = self._read("MATCH (d:Document) WHERE d.content_vector IS NOT NULL RETURN count(d) AS n")[0][
             "n"
         ]
-        wanted = total if k is None else min(total, k + 1)
+        wanted = total if k is None else min(total, 3 * k + 1)
         if corpus is not None:
             wanted = total  # the index cannot filter by corpus first, so ask for all of them
         rows = self._read(

@@ -31,5 +31,12 @@ def test_hypernyms_let_different_words_share_features():
     assert "hc:1740" not in planet  # entity.n.01
 
 
+def test_structural_signatures_count_node_degrees():
+    g = _graph([("sun", "attract", "planet"), ("planet", "orbit", "sun"), ("sun", "heat", "moon")])
+    f = content_features(g, ("s",))
+    # sun has degree 3, planet 2, moon 1; each relation by its subject's and object's degree.
+    assert f == {"s:c3": 1, "s:c2": 1, "s:c1": 1, "s:r3-2": 1, "s:r2-3": 1, "s:r3-1": 1}
+
+
 def test_an_empty_graph_has_an_empty_vector():
     assert content_features(new_graph("e", name="e")) == {}

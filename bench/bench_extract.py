@@ -1,12 +1,13 @@
-"""Extraction throughput against bare spaCy (issue 2's benchmark).
+"""Benchmark: extraction throughput against bare spaCy.
 
 Prints words per second for
 
 * **bare spaCy**: ``nlp.pipe`` over the decoded texts, same pipeline object
-  and components as the extractor (ner and senter excluded), default
+  and components as the extractor (NER included, senter excluded), default
   batch size;
 * **extractor**: :func:`extract.read_document` on the files plus
-  :func:`extract.build_graphs` (sentence splitting, parsing, rules, graphs);
+  :func:`extract.build_graphs` (sentence splitting, parsing, rules --
+  verb lemmas, pronouns, names, clause links -- and graphs);
 
 and their ratio (target: at least 0.8), on two workloads: the Clough &
 Stevenson corpus (all 100 files, read in place) and one long text (the

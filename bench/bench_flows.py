@@ -1,4 +1,4 @@
-"""Corpus runs end to end on 1 and 2 workers, and where the time goes (issue 5).
+"""Corpus runs end to end on 1 and 2 workers, and where the time goes.
 
 Workload: the Clough & Stevenson corpus, read in place -- 100 documents, the
 95 original-versus-answer pairs of its ``file_information.csv`` (a

@@ -1,4 +1,4 @@
-"""Benchmark (a) of issue 3: clone-map random ROS graphs of 100 to 1000 nodes.
+"""Benchmark: clone-map random ROS graphs of 100 to 1000 nodes.
 
 Each graph (real WordNet noun lemmas on concepts, verb lemmas on relations,
 one subj and one obj per relation; see :mod:`mapping.random_graphs`) is

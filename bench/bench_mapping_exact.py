@@ -1,4 +1,4 @@
-"""Benchmark (b) of issue 3: the mapper against networkx's exact ISMAGS.
+"""Benchmark: the mapper against networkx's exact ISMAGS.
 
 Pairs of real documents from the Clough & Stevenson corpus (same task:
 the Wikipedia original against an answer, or two answers), turned into ROS

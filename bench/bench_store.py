@@ -1,4 +1,4 @@
-"""Store write throughput and top-10 query time (issue 4's benchmark).
+"""Benchmark: store write throughput and top-10 query time.
 
 Prints, for the Neo4j store:
 

@@ -360,6 +360,7 @@ def evaluate(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> EvaluationResult:
     """The rows of ``evaluation`` through the corpus flow and the store, saved.
 
@@ -370,11 +371,13 @@ def evaluate(
     the sentence-embedding cosine). A pair the flow could not compare gets
     NaN scores and the flow's one-line reason as ``error``. The rows are
     saved with ``Store.save_evaluation``; the result's meta names the runs,
-    the corpus and the store.
+    the corpus and the store. ``profile`` names the mapping profile of every
+    run (:mod:`mapping.profiles`; None: the default).
     """
     started = time.perf_counter()
     pairs = evaluation.pairs
-    summaries = _run_flows(evaluation.root, evaluation.runs)
+    runs = [{**params, "profile": profile} for params in evaluation.runs] if profile else evaluation.runs
+    summaries = _run_flows(evaluation.root, runs)
     flow_seconds = time.perf_counter() - started
     run_ids = list(dict.fromkeys(s.run_id for s in summaries))
     failures = [f for s in summaries for f in s.failures]
@@ -457,10 +460,13 @@ def run_evaluation(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """:func:`evaluate`, then the report folder in ``report_dir`` (default
     :func:`default_report_dir`; ``False`` for none)."""
-    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
+    result = evaluate(
+        evaluation, baselines=baselines, embeddings=embeddings, progress=progress, profile=profile
+    )
     if report_dir is False:
         return result, None
     return result, write_report(result, report_dir or default_report_dir(result.kind, evaluation.root))
@@ -473,6 +479,7 @@ def evaluate_plagiarism(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every answer of a Clough & Stevenson corpus against its original
     (:func:`plagiarism_evaluation`, :func:`run_evaluation`). Raises
@@ -483,6 +490,7 @@ def evaluate_plagiarism(
         baselines=baselines,
         embeddings=embeddings,
         progress=progress,
+        profile=profile,
     )
 
 
@@ -493,6 +501,7 @@ def evaluate_translation(
     baselines: bool = True,
     embeddings: bool = False,
     progress: Progress | None = None,
+    profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """Every original of a translation corpus against each of its round trips
     (:func:`translation_evaluation`, :func:`run_evaluation`)."""
@@ -502,6 +511,7 @@ def evaluate_translation(
         baselines=baselines,
         embeddings=embeddings,
         progress=progress,
+        profile=profile,
     )
 
 
@@ -519,6 +529,7 @@ def analogy_search(
     progress: Progress | None = None,
     candidates: int = DEFAULT_CANDIDATES,
     exhaustive: bool = False,
+    profile: str | None = None,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
     """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
 
@@ -531,7 +542,7 @@ def analogy_search(
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
-    result = evaluate(evaluation, baselines=baselines, progress=progress)
+    result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     results = []
     for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
         mine = [r for r in result.rows if r["target"] == str(tgt)]

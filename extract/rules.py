@@ -3,58 +3,90 @@
 The ROS builder of Dr Inventor applies rules in the manner of Agarwal et al.
 to each sentence's dependency tree to get noun-verb-noun triples (Hurley et
 al., EGPAI 2016, section 4, "ROS Generation from Text Mining Framework
-Results"). These are the rules, on spaCy's ClearNLP-style labels:
+Results"). These are the rules, on spaCy's ClearNLP-style labels; the full
+account with examples and measured effects is ``docs/extraction.md``.
 
 Predicates
     A verb (or a copula ``AUX``) with an ``nsubj``/``nsubjpass`` child. A verb
     conjoined to such a predicate without a subject of its own shares its
-    subjects ("A designs and builds B").
+    subjects ("A designs and builds B"); an "in order to" clause takes the
+    subjects of the clause it belongs to.
 Subjects
-    ``nsubj`` and ``nsubjpass``, each expanded over its conjuncts, so "A and
-    B use C" gives two triples.
+    ``nsubj`` and ``nsubjpass``, each expanded over its conjuncts.
 Passive
     Normalised so the agent is the subject: "the planets are attracted by
     the sun" gives ``(sun, attract, planet)``. Without an agent the passive
-    subject stays the subject of prepositional objects: "the method is based
-    on graphs" gives ``(method, base_on, graph)``.
+    subject stays the subject: "the method is based on graphs" gives
+    ``(method, base_on, graph)``.
 Objects
-    ``dobj`` and ``attr`` under the verb's label, and the ``pobj`` of each
-    ``prep`` child under ``<verb>_<preposition>`` -- always the verb *lemma*
-    (``base_on``, not ``based_on``), so inflections never split a relation.
-    Each expanded over its conjuncts.
+    ``dobj`` and ``attr`` under the verb's label ("X is a Y" under ``isa``);
+    adjective complements (``acomp``: "the wall was weak") as adjective
+    concepts (``pos="a"``): ``(wall, be, weak)``; the ``pobj`` of each
+    ``prep`` (or ``dative``) child under ``<verb>_<preposition>``. Each
+    expanded over its conjuncts.
+One-argument relations
+    A predicate with a subject that yields no triple ("the wall collapsed",
+    "the glass was broken") becomes a relation with a subject and no object,
+    except the light verbs be/have/do/get.
+Possessives
+    "the hawk's feathers", "my sister" give ``(hawk, have, feather)``,
+    ``(i, have, sister)``.
 Relation labels
-    The verb lemma; an ``xcomp`` chain is followed to the verb that carries
-    the objects and merged, with its infinitive marker: "tried to identify"
-    is ``try_to_identify``. Particles join: "take over" is ``take_over``.
-    Negation and auxiliaries are not part of the label.
+    The verb's lemma, a WordNet verb lemma whenever WordNet has one
+    (:func:`extract.lexicon.verb_lemma`: "hated" is *hate*, not *hat*); an
+    ``xcomp`` chain is followed to the verb that carries the objects and
+    merged, with its infinitive marker: "tried to identify" is
+    ``try_to_identify``. Particles join: "take over" is ``take_over``.
 Concepts
     The lower-case lemma of the noun head, joined with "_" to up to two
-    directly preceding ``compound`` nouns, as WordNet writes multiword
-    lemmas: "solar systems" gives ``solar_system``. Tokens without a letter
-    (numbers, symbols) are not concepts.
+    directly preceding ``compound`` nouns: "solar systems" gives
+    ``solar_system``. A hyphenated word is one word: a hyphenated head keeps
+    its hyphen (``by-product``); a hyphenated modifier ("a part-time
+    worker") is an attribute, not part of the concept, which is ``worker``
+    (the mention keeps "part-time worker"). Named entities (spaCy NER:
+    PERSON, NORP, FAC, ORG, GPE, LOC, PRODUCT, EVENT, WORK_OF_ART, LAW,
+    LANGUAGE) are named by their words (``new_york``) and carry ``entity``
+    and ``wordnet_lemma`` (:data:`ENTITY_WORDNET`). Tokens without a letter
+    are not concepts.
+Narrators
+    I/me/my/mine/myself are the concept ``i``, we/us/our/... ``we`` and
+    you/your/... ``you``, each a PERSON compared as ``person``; so are
+    he/him/his (``he``) and she/her (``she``) when no noun before them
+    agrees, the generic subject "one", and someone/everyone/anyone (and
+    their -body forms). something/everything/anything are concepts compared
+    as ``thing``. Negative ones (nothing, nobody) are not participants and
+    give nothing.
 Missing arguments
-    A triple whose subject or object is missing or is not a noun is
-    **dropped**, never given a placeholder node: placeholders become hubs
-    that map onto each other and inflate similarity scores.
+    An argument that is missing or cannot be resolved is never given a
+    placeholder node: placeholders become hubs that map onto each other and
+    inflate similarity scores.
 Pronouns
-    A third-person personal or demonstrative pronoun (it, they, them, this,
-    these, that, those, he, she, ...) resolves to a noun before it in the
-    same or the previous sentence that agrees in number, where spaCy's
-    morphology gives a number. Subjects come first, as in centering theory's
-    preference for the previous utterance's subject: the most recent
-    agreeing subject (``nsubj``, ``nsubjpass``, a passive's agent, or their
-    conjuncts) wins, else the most recent agreeing noun. So "The sun is a
-    star. It shines." resolves "It" to the sun, not the star. A relative pronoun (which,
-    that, who, whom) inside a relative clause resolves to the noun the clause
-    modifies; a relative clause with a subject of its own and no object
-    ("the model (that) the researchers proposed") takes the modified noun as
-    its object. First- and second-person pronouns (I, we, you) and indefinite
-    ones (something, each) have no noun antecedent and are not resolved, like
-    any other pronoun without a candidate: their triples are dropped. The
-    pronoun's surface form joins the antecedent concept's ``mentions``.
+    A third-person pronoun (it, they, them, this, these, that, those, he,
+    she, its, his, their, ...) resolves to a noun before it in the same or
+    the previous sentence that agrees in number. Subjects come first, as in
+    centering theory: the most recent agreeing subject wins, else the most
+    recent agreeing noun. he/she/him/her/his prefer people (PERSON
+    entities, and nouns whose first WordNet sense is a person) when there
+    are any; it/its never take one. Binding theory: a non-reflexive
+    object pronoun never resolves to the subject of its own clause
+    (principle B: "The dog found the bone and buried it" gives
+    ``(dog, bury, bone)``), a reflexive one always does (principle A). A
+    relative pronoun resolves to the noun its clause modifies; a relative
+    clause with a subject of its own and no object takes the modified noun
+    as its object. The pronoun's surface form joins the concept's mentions.
+Higher-order relations
+    Clauses linked by a connective give a :class:`Link` between their
+    predicates (the builder turns it into an order-2 relation between their
+    first relations): ``cause`` (because, since; so, therefore, thus, hence,
+    consequently, as a result), ``purpose`` (in order to, so that),
+    ``before``/``after`` (before; after, when; then; afterwards, after
+    that), ``contrast`` (but, yet, however; although, though). The subject
+    is the cause, the earlier event, or the main clause (purpose,
+    contrast). A connective that opens a sentence links its main clause to
+    the previous sentence's.
 
-Every rule looks only at a token's children, so extraction is linear in the
-sentence length.
+Every rule looks only at a token's children and a few neighbours, so
+extraction is linear in the sentence length.
 """
 
 from __future__ import annotations
@@ -68,33 +100,141 @@ if TYPE_CHECKING:
     # receive parsed tokens, so a caller that never parses need not load it.
     from spacy.tokens import Doc, Token
 
-__all__ = ["Antecedent", "Mention", "SentenceTriples", "Triple", "concept_mention", "sentence_triples"]
+from dri.extract.lexicon import is_person_noun, verb_lemma
+
+__all__ = [
+    "ADJECTIVE_CONCEPTS",
+    "ENTITY_WORDNET",
+    "Antecedent",
+    "Link",
+    "Mention",
+    "SentenceTriples",
+    "Triple",
+    "concept_mention",
+    "sentence_triples",
+]
 
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _PREDICATES = frozenset({"VERB", "AUX"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
-_DIRECT_OBJECTS = frozenset({"dobj", "attr"})
 _MAX_COMPOUNDS = 2
 
-_SINGULAR = frozenset({"it", "this", "that", "he", "she", "him", "her", "itself", "himself", "herself"})
-_PLURAL = frozenset({"they", "them", "these", "those", "themselves"})
+_SINGULAR = frozenset({"it", "this", "that", "he", "she", "him", "her", "its", "his"})
+_PLURAL = frozenset({"they", "them", "these", "those", "their"})
+_REFLEXIVE = frozenset(
+    {"itself", "himself", "herself", "themselves", "myself", "ourselves", "yourself", "yourselves"}
+)
+#: Pronouns that prefer a PERSON antecedent, and those that refuse one.
+_PERSONAL = frozenset({"he", "she", "him", "her", "his"})
+_NEUTER = frozenset({"it", "its"})
 _RELATIVE = frozenset({"which", "that", "who", "whom"})
+#: Verbs too light to stand alone as one-argument relations ("the problem is").
+_LIGHT = frozenset({"be", "have", "do", "get"})
+_NARRATORS = {
+    **dict.fromkeys(("i", "me", "my", "mine", "myself"), ("i", "Sing")),
+    **dict.fromkeys(("we", "us", "our", "ours", "ourselves"), ("we", "Plur")),
+    **dict.fromkeys(("you", "your", "yours", "yourself", "yourselves"), ("you", None)),
+}
+
+#: Whether adjective complements become ``pos="a"`` concepts ("the wall was weak").
+#: Off until the similarity (``dri.mapping.wordnet``) compares adjectives: the
+#: mapper would otherwise look up an adjective as a noun or fail.
+ADJECTIVE_CONCEPTS = False
+
+#: Indefinite pronouns that still name a participant: (lemma, entity, WordNet stand-in).
+_INDEFINITE = {
+    **{
+        w: (w, "PERSON", "person")
+        for w in ("someone", "somebody", "everyone", "everybody", "anyone", "anybody")
+    },
+    **{w: (w, None, "thing") for w in ("something", "everything", "anything")},
+}
+
+#: he/she without an antecedent still name a person.
+_UNRESOLVED_PEOPLE = {
+    **dict.fromkeys(("he", "him", "his"), ("he", "Sing")),
+    **dict.fromkeys(("she", "her"), ("she", "Sing")),
+}
+
+#: The WordNet noun a named entity is compared by, per spaCy NER class.
+ENTITY_WORDNET = {
+    "PERSON": "person",
+    "NORP": "people",
+    "FAC": "facility",
+    "ORG": "organization",
+    "GPE": "location",
+    "LOC": "location",
+    "PRODUCT": "product",
+    "EVENT": "event",
+    "WORK_OF_ART": "work",
+    "LAW": "law",
+    "LANGUAGE": "language",
+}
+
+# Connectives: lemma of the higher-order relation, and which clause is its subject.
+# "sub" = the subordinate (or second) clause is the subject, "main" = the main (or first) clause is.
+_SUBORDINATORS = {
+    "because": ("cause", "sub"),
+    "since": ("cause", "sub"),
+    "although": ("contrast", "main"),
+    "though": ("contrast", "main"),
+    "after": ("after", "sub"),
+    "when": ("after", "sub"),
+    "before": ("before", "main"),
+}
+#: Adverbs (and "so"/"but" as conjunctions) linking a clause to the one before it: first clause is subject.
+_ADVERBIALS = {
+    "so": "cause",
+    "therefore": "cause",
+    "thus": "cause",
+    "hence": "cause",
+    "consequently": "cause",
+    "then": "before",
+    "afterwards": "after",
+    "but": "contrast",
+    "however": "contrast",
+    "yet": "contrast",
+}
+#: Prepositional phrases that do the same: "as a result", "after that".
+_PHRASES = {("as", "result"): "cause", ("after", "that"): "after", ("after", "this"): "after"}
+_CONNECTIVE_PHRASES = frozenset([*_PHRASES, ("in", "order")])
 
 
 @dataclass(frozen=True)
 class Mention:
-    """A concept as mentioned: its lemma, the words used, its grammatical number."""
+    """A concept as mentioned: its lemma, the words used, its grammatical number,
+    part of speech (``n`` or ``a``), NER class and WordNet stand-in, if any."""
 
     lemma: str
     text: str
     number: str | None = None
+    pos: str = "n"
+    entity: str | None = None
+    wordnet_lemma: str | None = None
+
+    def said_as(self, text: str) -> Mention:
+        return Mention(self.lemma, text, self.number, self.pos, self.entity, self.wordnet_lemma)
 
 
 @dataclass(frozen=True)
 class Triple:
+    """A relation: ``object`` is ``None`` for a one-argument relation.
+    ``clause`` is the index of the predicate token it came from (-1: none)."""
+
     subject: Mention
     relation: str
-    object: Mention
+    object: Mention | None
+    clause: int = -1
+
+
+@dataclass(frozen=True)
+class Link:
+    """A higher-order relation between two clauses (predicate token indices;
+    -1 is the main clause of the previous sentence); ``first`` is its subject."""
+
+    lemma: str
+    first: int
+    second: int
 
 
 @dataclass(frozen=True)
@@ -107,10 +247,13 @@ class Antecedent:
 
 @dataclass
 class SentenceTriples:
-    """The triples of one sentence and its noun mentions (antecedents for the next)."""
+    """The triples of one sentence, its clause links, its main clause and its
+    noun mentions (antecedents for the next)."""
 
     triples: list[Triple] = field(default_factory=list)
     nouns: list[Antecedent] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    main: int | None = None
 
 
 def _clean(word: str) -> str:
@@ -122,24 +265,89 @@ def _number(token: Token) -> str | None:
     return values[0] if values else None
 
 
+def _hyphenated(token: Token) -> bool:
+    """Whether ``token`` is part of a hyphenated word ("part-time")."""
+    doc = token.doc
+    before = token.i > 0 and doc[token.i - 1].text == "-" and not doc[token.i - 1].whitespace_
+    after = token.i + 1 < len(doc) and doc[token.i + 1].text == "-" and not token.whitespace_
+    return before or after or any(c.text == "-" and not c.whitespace_ for c in token.children)
+
+
+def _entity(token: Token) -> Mention | None:
+    """The named entity ``token`` belongs to, as a concept named by its words."""
+    label = token.ent_type_
+    if label not in ENTITY_WORDNET:
+        return None
+    doc = token.doc
+    start, end = token.i, token.i + 1
+    while start > 0 and doc[start].ent_iob_ == "I":
+        start -= 1
+    while end < len(doc) and doc[end].ent_iob_ == "I":
+        end += 1
+    words = [_clean(t.text) for t in doc[start:end] if t.pos_ not in ("DET", "PART", "PUNCT")]
+    words = [w for w in words if any(ch.isalpha() for ch in w)]
+    if not words:
+        return None
+    text = doc[start:end].text
+    return Mention("_".join("_".join(words).split()), text, _number(token), "n", label, ENTITY_WORDNET[label])
+
+
+def _head_word(token: Token) -> str:
+    """The noun's lemma; a hyphenated noun ("by-product") keeps its hyphens."""
+    doc = token.doc
+    head = _clean(token.lemma_ or token.text)
+    i = token.i
+    while i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_:
+        head = f"{_clean(doc[i - 2].text)}-{head}"
+        i -= 2
+    return head
+
+
 def concept_mention(token: Token) -> Mention | None:
     """The concept a noun token names, or ``None`` if it has no letters."""
-    head = _clean(token.lemma_ or token.text)
+    entity = _entity(token)
+    if entity is not None:
+        return entity
+    head = _head_word(token)
     if not any(ch.isalpha() for ch in head):
         return None
     compounds = []
-    # Direct compound children immediately left of the head, nearest first.
+    # Direct compound children immediately left of the head, nearest first; a
+    # hyphenated modifier ("part-time") is an attribute and ends the compound.
     for child in reversed(list(token.lefts)):
         if child.dep_ != "compound" or child.pos_ not in _NOUNS or len(compounds) == _MAX_COMPOUNDS:
             break
         word = _clean(child.lemma_ or child.text)
-        if not any(ch.isalpha() for ch in word):
+        if (
+            not any(ch.isalpha() for ch in word)
+            or _hyphenated(child)
+            or child.i >= token.i - head.count("-") * 2
+        ):
             break
         compounds.append(child)
     compounds.reverse()
     lemma = "_".join([_clean(c.lemma_ or c.text) for c in compounds] + [head])
-    text = " ".join([c.text for c in compounds] + [token.text])
+    first = compounds[0].i if compounds else token.i - head.count("-") * 2
+    text = token.doc[first : token.i + 1].text
+    if not compounds:
+        # Modifiers stay visible in the mention: "part-time worker".
+        mods = [
+            c for c in token.lefts if _hyphenated(c) and c.dep_ in ("compound", "amod", "npadvmod", "nmod")
+        ]
+        if mods:
+            text = token.doc[min(t.i for m in mods for t in m.subtree) : token.i + 1].text
     return Mention("_".join(lemma.split()), text, _number(token))
+
+
+def adjective_mention(token: Token) -> Mention | None:
+    word = _clean(token.lemma_ or token.text)
+    if not any(ch.isalpha() for ch in word):
+        return None
+    return Mention(word, token.text, None, "a")
+
+
+def _is_person(mention: Mention) -> bool:
+    return mention.entity == "PERSON" if mention.entity else is_person_noun(mention.lemma)
 
 
 class _Resolver:
@@ -154,42 +362,65 @@ class _Resolver:
                 if mention is not None:
                     self.nouns.append((token.i, Antecedent(mention, _is_subject(token))))
 
-    def _antecedent(self, token: Token, number: str | None) -> Mention | None:
+    def _antecedent(self, token: Token, number: str | None, exclude: str | None) -> Mention | None:
         before = [a for i, a in self.nouns if i < token.i]
         agreeing = [
             a
             for a in reversed(list(self.previous) + before)
-            if number is None or a.mention.number is None or a.mention.number == number
+            if (number is None or a.mention.number is None or a.mention.number == number)
+            and a.mention.lemma != exclude
         ]
+        word = token.lower_
+        if word in _PERSONAL:
+            people = [a for a in agreeing if _is_person(a.mention)]
+            agreeing = people or agreeing
+        elif word in _NEUTER:
+            agreeing = [a for a in agreeing if not _is_person(a.mention)]
         for candidate in agreeing:
             if candidate.subject:
                 return candidate.mention
         return agreeing[0].mention if agreeing else None
 
-    def mention(self, token: Token, depth: int = 0) -> Mention | None:
+    def mention(self, token: Token, depth: int = 0, exclude: str | None = None) -> Mention | None:
+        """The concept ``token`` stands for; ``exclude`` is a lemma a pronoun
+        may not resolve to (its own clause's subject: binding principle B)."""
         if token.pos_ in _NOUNS:
             return concept_mention(token)
+        word = token.lower_
+        if word == "one" and token.dep_ in _SUBJECTS:
+            # Generic "one" ("One moves a pawn"): a person.
+            return Mention("one", token.text, "Sing", "n", "PERSON", "person")
         if token.pos_ != "PRON" or depth > 3:
             return None
-        word = token.lower_
+        if word in _NARRATORS:
+            lemma, number = _NARRATORS[word]
+            return Mention(lemma, token.text, number, "n", "PERSON", "person")
+        if word in _INDEFINITE:
+            lemma, entity, stand_in = _INDEFINITE[word]
+            return Mention(lemma, token.text, "Sing", "n", entity, stand_in)
         if word in _RELATIVE:
             clause = token
             for _ in range(4):
                 if clause.dep_ == "relcl":
                     found = self.mention(clause.head, depth + 1)
-                    return Mention(found.lemma, token.text, found.number) if found else None
+                    return found.said_as(token.text) if found else None
                 if clause.head is clause:
                     break
                 clause = clause.head
             if word not in _SINGULAR:
                 return None
         if word in _SINGULAR:
-            found = self._antecedent(token, "Sing")
+            found = self._antecedent(token, "Sing", exclude)
         elif word in _PLURAL:
-            found = self._antecedent(token, "Plur")
+            found = self._antecedent(token, "Plur", exclude)
         else:
             return None
-        return Mention(found.lemma, token.text, found.number) if found else None
+        if found is None and word in _UNRESOLVED_PEOPLE:
+            # A story's unnamed protagonist ("He walked in."): a person, like a narrator.
+            lemma, number = _UNRESOLVED_PEOPLE[word]
+            if lemma != exclude:
+                return Mention(lemma, token.text, number, "n", "PERSON", "person")
+        return found.said_as(token.text) if found else None
 
 
 def _is_subject(token: Token) -> bool:
@@ -212,13 +443,35 @@ def _expand(tokens: Iterable[Token]) -> list[Token]:
     return list(seen.values())
 
 
+def _purpose_head(verb: Token) -> Token | None:
+    """The predicate an "in order to" clause belongs to ("left ... in order to catch")."""
+    order = verb.head
+    if verb.dep_ in ("acl", "advcl", "xcomp") and order.lower_ == "order" and order.head.lower_ == "in":
+        head = order.head.head
+        return head if head.pos_ in _PREDICATES else None
+    return None
+
+
 def _subjects(verb: Token) -> tuple[list[Token], bool]:
     """The subject tokens of a predicate and whether it is passive."""
     subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+    if not subjects:
+        # A parse that hangs the subject on the auxiliary ("A man with a hat is dancing").
+        subjects = [
+            g
+            for c in verb.children
+            if c.dep_ in ("aux", "auxpass")
+            for g in c.children
+            if g.dep_ in _SUBJECTS
+        ]
     own_aux = [c.dep_ for c in verb.children if c.dep_ in ("aux", "auxpass")]
     if subjects:
         passive = any(c.dep_ == "nsubjpass" for c in subjects) or "auxpass" in own_aux
         return subjects, passive
+    purpose = _purpose_head(verb)
+    if purpose is not None:
+        # "He left early in order to catch the train": he catches the train.
+        return _subjects(purpose)[0], "auxpass" in own_aux
     head = verb
     # A conjoined verb shares the subjects of the first verb of its coordination.
     while head.dep_ == "conj" and head.head.pos_ in _PREDICATES and head.head is not head:
@@ -237,7 +490,7 @@ def _subjects(verb: Token) -> tuple[list[Token], bool]:
 
 
 def _verb_label(verb: Token) -> str:
-    parts = [_clean(verb.lemma_ or verb.text)]
+    parts = [verb_lemma(verb.lower_, _clean(verb.lemma_ or verb.text))]
     parts.extend(_clean(c.text) for c in verb.children if c.dep_ == "prt")
     return "_".join(p for p in parts if p)
 
@@ -247,7 +500,7 @@ def _chain(verb: Token) -> tuple[Token, str]:
     label = _verb_label(verb)
     current = verb
     for _ in range(4):
-        if any(c.dep_ in _DIRECT_OBJECTS for c in current.children):
+        if any(c.dep_ in ("dobj", "attr", "acomp") for c in current.children):
             break
         nxt = next(
             (
@@ -268,9 +521,12 @@ def _chain(verb: Token) -> tuple[Token, str]:
 def _prepositional(verb: Token) -> list[tuple[str, Token]]:
     out = []
     for prep in verb.children:
-        if prep.dep_ == "prep":
+        if prep.dep_ in ("prep", "dative"):
             word = _clean(prep.text)
-            for obj in _expand(c for c in prep.children if c.dep_ == "pobj"):
+            objects = [c for c in prep.children if c.dep_ == "pobj"]
+            if objects and (word, _clean(objects[0].text)) in _CONNECTIVE_PHRASES:
+                continue  # "as a result", "after that", "in order to": a connective, not an argument
+            for obj in _expand(objects):
                 out.append((word, obj))
     return out
 
@@ -285,6 +541,80 @@ def _gapped_object(verb: Token, subjects: list[Token]) -> bool:
     )
 
 
+def _opening(doc: Doc, token: Token) -> bool:
+    """Whether ``token`` opens the sentence (only punctuation or a conjunction before it)."""
+    return all(t.pos_ in ("PUNCT", "CCONJ") for t in doc[: token.i])
+
+
+def _links(doc: Doc, predicates: set[int]) -> list[Link]:
+    """Higher-order relations between the clauses (predicate tokens) of a sentence,
+    and to the previous sentence when a connective opens this one."""
+    links: list[Link] = []
+
+    def add(lemma: str, first: int, second: int) -> None:
+        if first != second and (first == -1 or first in predicates) and second in predicates:
+            links.append(Link(lemma, first, second))
+
+    for token in doc:
+        if token.i not in predicates:
+            continue
+        words = {c.lower_: c for c in token.children if c.dep_ in ("mark", "advmod", "cc", "prep")}
+        head = token.head
+        # Subordinate clause: "A because B", "Although A, B", "A so that B".
+        if token.dep_ == "advcl" and head.pos_ in _PREDICATES:
+            if "so" in words and "that" in words:
+                add("purpose", head.i, token.i)
+                continue
+            for word, (lemma, subject) in _SUBORDINATORS.items():
+                if word in words and words[word].i < token.i:
+                    add(lemma, token.i, head.i) if subject == "sub" else add(lemma, head.i, token.i)
+                    break
+            continue
+        purpose = _purpose_head(token)
+        if purpose is not None:
+            add("purpose", purpose.i, token.i)
+            continue
+        # A connective adverb or phrase: "..., so B", "and then B", "But B", "As a result, B".
+        found = None
+        for child in token.children:
+            if child.i > token.i:
+                continue
+            if child.dep_ in ("advmod", "cc", "mark") and child.lower_ in _ADVERBIALS:
+                found = (_ADVERBIALS[child.lower_], child)
+            elif child.dep_ == "prep":
+                objects = [_clean(c.text) for c in child.children if c.dep_ == "pobj"]
+                if objects and (child.lower_, objects[0]) in _PHRASES:
+                    found = (_PHRASES[(child.lower_, objects[0])], child)
+        if found is None and token.dep_ == "conj":
+            # "A but B": the conjunction hangs on the first conjunct.
+            ccs = [c for c in head.children if c.dep_ == "cc" and c.i < token.i and c.lower_ in _ADVERBIALS]
+            if ccs:
+                found = (_ADVERBIALS[ccs[-1].lower_], ccs[-1])
+        if found is None:
+            # "A, so B" parsed with A as a clausal child of B and "so" hanging on A.
+            for child in token.children:
+                if child.dep_ in ("ccomp", "parataxis") and child.i < token.i:
+                    ccs = [
+                        c
+                        for c in child.children
+                        if c.dep_ == "cc" and c.i > child.i and c.lower_ in _ADVERBIALS
+                    ]
+                    if ccs:
+                        add(_ADVERBIALS[ccs[-1].lower_], child.i, token.i)
+            continue
+        lemma, connective = found
+        earlier = [
+            c.i for c in token.children if c.i < connective.i and c.dep_ in ("ccomp", "conj", "parataxis")
+        ]
+        if earlier:
+            add(lemma, earlier[-1], token.i)
+        elif token.dep_ == "conj" and head.pos_ in _PREDICATES:
+            add(lemma, head.i, token.i)
+        elif _opening(doc, connective) and token.dep_ == "ROOT":
+            add(lemma, -1, token.i)
+    return links
+
+
 def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceTriples:
     """The triples of one parsed sentence.
 
@@ -295,42 +625,79 @@ def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceT
     resolver = _Resolver(doc, previous)
     triples: list[Triple] = []
 
-    def emit(subject: Token, relation: str, obj: Token) -> None:
+    def emit(subject: Token, relation: str, obj: Token | None, clause: int, adjective: bool = False) -> bool:
         s = resolver.mention(subject)
-        o = resolver.mention(obj)
-        if s is not None and o is not None and relation:
-            triples.append(Triple(s, relation, o))
+        if s is None or not relation:
+            return False
+        o = None
+        if obj is not None:
+            if adjective:
+                o = adjective_mention(obj)
+            elif obj.lower_ in _REFLEXIVE:
+                o = s.said_as(obj.text)  # principle A: a reflexive is its clause's subject
+            else:
+                o = resolver.mention(obj, exclude=s.lemma)  # principle B
+            if o is None:
+                return False
+        triples.append(Triple(s, relation, o, clause))
+        return True
 
+    predicates: set[int] = set()
     for token in doc:
         if token.pos_ not in _PREDICATES or token.dep_ in ("aux", "auxpass"):
             continue
         subject_tokens, passive = _subjects(token)
         if not subject_tokens:
             continue
-        subjects = _expand(subject_tokens)
+        before = len(triples)
+        clause = token.i
         verb, label = _chain(token)
+        if all(s.dep_ == "expl" for s in subject_tokens):
+            continue
+        subjects = _expand(subject_tokens)
         if passive:
             agents = _expand(
                 g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
             )
-            if agents:
-                for agent in agents:
-                    for subject in subjects:
-                        emit(agent, label, subject)
-                continue
-            # "which are called base classes": the predicate noun is the object.
-            for obj in _expand(c for c in verb.children if c.dep_ == "oprd"):
+            for agent in agents:
                 for subject in subjects:
-                    emit(subject, label, obj)
+                    emit(agent, label, subject, clause)
+            if not agents:
+                # "which are called base classes": the predicate noun is the object.
+                for obj in _expand(c for c in verb.children if c.dep_ == "oprd"):
+                    for subject in subjects:
+                        emit(subject, label, obj, clause)
         else:
-            objects = _expand(c for c in verb.children if c.dep_ in _DIRECT_OBJECTS)
+            copula = verb is token and label == "be"
+            objects = _expand(c for c in verb.children if c.dep_ in ("dobj", "attr"))
             if not objects and _gapped_object(token, subject_tokens):
                 # "the model (that) the researchers proposed": the modified noun is the object.
                 objects = [token.head]
             for obj in objects:
+                # "X is a Y" is class membership.
+                relation = "isa" if copula and obj.dep_ == "attr" and obj.pos_ in _NOUNS else label
                 for subject in subjects:
-                    emit(subject, label, obj)
-        for prep, obj in _prepositional(verb):
+                    emit(subject, relation, obj, clause)
+            adjectives = ADJECTIVE_CONCEPTS and verb.children
+            for adj in _expand(c for c in adjectives or () if c.dep_ == "acomp" and c.pos_ == "ADJ"):
+                for subject in subjects:
+                    emit(subject, label, adj, clause, adjective=True)
+        if not (passive and any(c.dep_ == "agent" for c in verb.children)):
+            for prep, obj in _prepositional(verb):
+                for subject in subjects:
+                    emit(subject, f"{label}_{prep}", obj, clause)
+        if len(triples) == before and label not in _LIGHT:
+            # An intransitive (or unresolved-object) predicate: a one-argument relation.
             for subject in subjects:
-                emit(subject, f"{label}_{prep}", obj)
-    return SentenceTriples(triples, [a for _, a in resolver.nouns])
+                emit(subject, label, None, clause)
+        if len(triples) > before:
+            predicates.add(clause)
+    # Possessives: "the hawk's feathers" -> (hawk, have, feather).
+    for token in doc:
+        if token.dep_ == "poss" and token.head.pos_ in _NOUNS:
+            owner, owned = resolver.mention(token), concept_mention(token.head)
+            if owner is not None and owned is not None and owner.lemma != owned.lemma:
+                triples.append(Triple(owner, "have", owned))
+    root = next((t.i for t in doc if t.dep_ == "ROOT"), None)
+    main = root if root in predicates else (max(predicates) if predicates else None)
+    return SentenceTriples(triples, [a for _, a in resolver.nouns], _links(doc, predicates), main)

@@ -1,4 +1,4 @@
-"""Prefect flows over whole corpora (issue 5 of the project).
+"""Prefect flows over whole corpora: extract, map, score and store every pair of a folder.
 
 * :mod:`flows.tasks` -- the steps of a corpus run as plain functions:
   discover, extract and store (cached by ``graph_id``), plan pairs, map and

@@ -62,6 +62,7 @@ from dri.extract.document import content_ids
 from dri.flows import tasks as steps
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.mapping.profiles import get_profile
 from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
@@ -407,6 +408,7 @@ def corpus_flow(
     candidates: int | None = DEFAULT_CANDIDATES,
     exhaustive: bool = False,
     top_per_document: int | None = None,
+    profile: str | None = None,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
 
@@ -421,6 +423,8 @@ def corpus_flow(
     in ``all-pairs`` mode ``top_per_document`` keeps the pairs where one
     document is among the other's K closest. Stage 1 does not change the
     run id: a pair scores the same whichever stage chose it.
+    ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
+    the default profile); it is part of the run id.
     """
     started = time.perf_counter()
     logger = _logger()
@@ -428,7 +432,10 @@ def corpus_flow(
     corpus = corpus or Path(root).name
     if mode == "auto":
         mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
-    params: dict[str, Any] = {"sections": sorted(sections) if sections else None}
+    params: dict[str, Any] = {
+        "sections": sorted(sections) if sections else None,
+        "mapping": {"profile": get_profile(profile).name},
+    }
     run_id = run_id or default_run_id(corpus, mode, target, params)
     summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
     seconds = dict.fromkeys(("parse", "store_graphs", "load_graphs", "map", "store_results"), 0.0)

@@ -9,7 +9,16 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
 * semantic similarity: the mean Lin score over all mapped pairs;
 * conceptual / relational similarity: the same mean over the concept pairs /
   the relation pairs only (the paper's best analogy: 0.37 and 0.79);
-* Unified Analogy Similarity (AS) = Jaccard x semantic similarity.
+* weighted Jaccard = E(M) / (E(G1) + E(G2) - E(M)), where E is the
+  structural evaluation of :mod:`mapping.mapper` (each pair's evidence, with
+  trickle-down from the pairs it is an argument of) and E(Gi) that of a
+  graph mapped onto itself: Jaccard in which each node pair counts by its
+  evidence instead of 1, so it divides the mapped similarity by the size of
+  both graphs. Under the ``paper`` profile a pair's evidence is its Lin
+  score, so this is the Lin-weighted Jaccard over nodes;
+* Unified Analogy Similarity (AS): the profile's headline score
+  (:mod:`mapping.profiles`); Jaccard x semantic similarity under ``paper``
+  (the paper's AS), the weighted Jaccard under ``sme``.
 
 Every score lies in [0, 1] and is 0 when nothing is mapped; then ``message``
 says why (an empty graph, a graph without relations, or no feasible pair).
@@ -26,6 +35,7 @@ from typing import Any
 import networkx as nx
 
 from dri.mapping.mapper import CONCEPT, RELATION, Mapping, map_graphs
+from dri.mapping.profiles import PROFILES, Profile, get_profile
 
 __all__ = ["COUNT_NAMES", "SCORE_NAMES", "Comparison", "Scores", "compare", "score_mapping"]
 
@@ -39,6 +49,7 @@ class Scores:
     conceptual: float
     relational: float
     analogy_similarity: float
+    weighted_jaccard: float
     mapped_concepts: int
     mapped_relations: int
     message: str | None = None
@@ -48,7 +59,7 @@ class Scores:
 
 
 #: The five similarity scores, in the order reports show them.
-SCORE_NAMES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational")
+SCORE_NAMES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational", "weighted_jaccard")
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 
@@ -85,20 +96,27 @@ def _why_empty(mapping: Mapping) -> str:
     return "no relation pair satisfies the mapping constraints"
 
 
-def score_mapping(mapping: Mapping) -> Scores:
-    """Jaccard, semantic, conceptual, relational similarity and AS of ``mapping``."""
+def score_mapping(mapping: Mapping, profile: str | Profile | None = None) -> Scores:
+    """Jaccard, semantic, conceptual, relational similarity, weighted Jaccard and AS of ``mapping``.
+
+    The AS follows ``profile``, by default the one the mapping was made with.
+    """
+    prof = get_profile(profile or (mapping.profile if mapping.profile in PROFILES else "paper"))
     concepts = [p.lin for p in mapping.pairs if p.kind == CONCEPT]
     relations = [p.lin for p in mapping.pairs if p.kind == RELATION]
     size = len(mapping.pairs)
     union = mapping.source_size + mapping.target_size - size
     jaccard = size / union if union > 0 else 0.0
     semantic = _mean(concepts + relations)
+    whole = mapping.source_evaluation + mapping.target_evaluation - mapping.evaluation
+    weighted = min(1.0, max(0.0, mapping.evaluation / whole)) if whole > 0 and size else 0.0
     return Scores(
         jaccard=jaccard,
         semantic=semantic,
         conceptual=_mean(concepts),
         relational=_mean(relations),
-        analogy_similarity=jaccard * semantic,
+        analogy_similarity=weighted if prof.score == "weighted" else jaccard * semantic,
+        weighted_jaccard=weighted,
         mapped_concepts=len(concepts),
         mapped_relations=len(relations),
         message=None if size else _why_empty(mapping),
@@ -108,4 +126,4 @@ def score_mapping(mapping: Mapping) -> Scores:
 def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
     """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`) and score it."""
     mapping = map_graphs(source, target, **kw)
-    return Comparison(mapping=mapping, scores=score_mapping(mapping))
+    return Comparison(mapping=mapping, scores=score_mapping(mapping, kw.get("profile")))

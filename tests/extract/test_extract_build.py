@@ -22,8 +22,8 @@ def nlp():
 def test_load_nlp_is_cached_and_lean():
     nlp = load_nlp()
     assert load_nlp() is nlp
-    assert "ner" not in nlp.pipe_names
-    assert {"tagger", "parser", "lemmatizer"} <= set(nlp.pipe_names)
+    assert "senter" not in nlp.pipe_names
+    assert {"tagger", "parser", "lemmatizer", "ner"} <= set(nlp.pipe_names)
 
 
 def test_graphs_come_out_in_document_order_with_attributes(nlp):

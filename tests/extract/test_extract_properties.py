@@ -55,7 +55,14 @@ def _check_graph(g, doc):
     for node, data in g.nodes(data=True):
         assert data["type"] in ("concept", "relation")
         if data["type"] == "relation":
-            assert g.in_degree(node) == 1 and g.out_degree(node) == 1
+            # One subject; at most one object (none: a one-argument relation); the
+            # arguments of an order-2 relation are relations, those of order 1 concepts.
+            subj = [u for u, _, lab in g.in_edges(node, data="label") if lab == "subj"]
+            obj = [v for _, v, lab in g.out_edges(node, data="label") if lab == "obj"]
+            assert len(subj) == 1 and len(obj) <= 1
+            kind = "relation" if data["order"] == 2 else "concept"
+            assert all(g.nodes[a]["type"] == kind for a in subj + obj)
+            assert data["order"] == 1 or len(obj) == 1
         assert data["lemma"]
 
 

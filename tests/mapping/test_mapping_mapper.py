@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from dri.graphs import add_concept, add_triple, new_graph
 from dri.mapping import Mapping, map_graphs
+from dri.mapping.profiles import get_profile
 from dri.mapping.random_graphs import random_ros_graph
 from dri.metrics import compare, score_mapping
 
@@ -64,9 +65,10 @@ def test_clone_maps_every_node(nodes, seed):
     assert_smt(g, g, comparison.mapping)
 
 
-def test_solar_system_maps_onto_atom():
+@pytest.mark.parametrize("profile", ["paper", "sme"])
+def test_solar_system_maps_onto_atom(profile):
     solar, atom = solar_and_atom()
-    m = map_graphs(solar, atom)
+    m = map_graphs(solar, atom, profile=profile)
     assert_smt(solar, atom, m)
     pairs = {(p.source_lemma, p.target_lemma) for p in m.pairs}
     assert {
@@ -80,7 +82,11 @@ def test_solar_system_maps_onto_atom():
     scores = score_mapping(m)
     assert scores.relational == pytest.approx(1.0)
     assert 0 < scores.conceptual < 1
-    assert scores.analogy_similarity == pytest.approx(scores.jaccard * scores.semantic)
+    if profile == "paper":
+        assert scores.analogy_similarity == pytest.approx(scores.jaccard * scores.semantic)
+    else:
+        assert scores.analogy_similarity == pytest.approx(scores.weighted_jaccard)
+        assert 0 < scores.weighted_jaccard < 1
 
 
 def test_swapping_inputs_gives_the_inverse_here():
@@ -186,15 +192,25 @@ def ros_graphs(draw) -> nx.DiGraph:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ros_graphs(), ros_graphs(), st.integers(min_value=0, max_value=4))
-def test_property_mappings_obey_smt_and_scores_lie_in_unit_interval(source, target, restarts):
-    comparison = compare(source, target, restarts=restarts)
+@given(ros_graphs(), ros_graphs(), st.integers(min_value=0, max_value=4), st.sampled_from(["paper", "sme"]))
+def test_property_mappings_obey_smt_and_scores_lie_in_unit_interval(source, target, restarts, profile):
+    comparison = compare(source, target, restarts=restarts, profile=profile)
     assert_smt(source, target, comparison.mapping)
     s = comparison.scores
-    for value in (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity):
+    for value in (
+        s.jaccard,
+        s.semantic,
+        s.conceptual,
+        s.relational,
+        s.analogy_similarity,
+        s.weighted_jaccard,
+    ):
         assert 0.0 <= value <= 1.0
     assert s.mapped_concepts + s.mapped_relations == len(comparison.mapping)
-    if source.number_of_nodes() and list(source.edges) and list(target.edges):
+    if profile == "sme":
+        floor = get_profile("sme").relation_floor
+        assert all(p.lin >= floor for p in comparison.mapping.relation_pairs)
+    elif source.number_of_nodes() and list(source.edges) and list(target.edges):
         assert s.mapped_relations >= 1 or s.message  # something maps when both have relations
 
 

@@ -1,0 +1,113 @@
+"""Mapping profiles: the paper's profile as published, and the SME profile's
+tiered identicality, structural evaluation and weighted Jaccard."""
+
+from __future__ import annotations
+
+import pytest
+
+from dri.graphs import add_concept, add_triple, new_graph
+from dri.mapping import map_graphs
+from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES, Profile, get_profile
+from dri.metrics import compare
+
+
+def test_registry_names_and_errors():
+    assert get_profile().name == DEFAULT_PROFILE
+    assert get_profile("paper") is PROFILES["paper"]
+    custom = PROFILES["sme"].but(name="mine", relation_floor=0.9)
+    assert get_profile(custom) is custom and isinstance(custom, Profile)
+    with pytest.raises(ValueError, match="unknown mapping profile 'nope'"):
+        get_profile("nope")
+
+
+def test_unrelated_relations_pair_in_the_paper_profile_only():
+    # want/attack: Lin 0 between the verbs; the paper pairs them anyway.
+    s = new_graph("s")
+    add_triple(s, "dog", "want", "bone")
+    t = new_graph("t")
+    add_triple(t, "army", "attack", "city")
+    paper = compare(s, t, profile="paper")
+    assert [(p.source_lemma, p.target_lemma) for p in paper.mapping.relation_pairs] == [("want", "attack")]
+    assert paper.mapping.relation_pairs[0].lin < get_profile("sme").relation_floor
+    sme = compare(s, t, profile="sme")
+    assert len(sme.mapping) == 0
+    assert sme.scores.analogy_similarity == 0.0 and sme.scores.message
+
+
+def test_paper_analogy_similarity_is_jaccard_times_semantic():
+    s = new_graph("s")
+    add_triple(s, "sun", "attract", "planet")
+    add_triple(s, "planet", "orbit", "sun")
+    t = new_graph("t")
+    add_triple(t, "nucleus", "attract", "electron")
+    add_concept(t, "proton")
+    c = compare(s, t, profile="paper")
+    assert c.mapping.profile == "paper"
+    assert c.scores.analogy_similarity == pytest.approx(c.scores.jaccard * c.scores.semantic)
+    # Under the paper profile the weighted Jaccard weighs each node pair by its Lin score.
+    lin = sum(p.lin for p in c.mapping.pairs)
+    assert c.scores.weighted_jaccard == pytest.approx(lin / (4 + 4 - lin))
+
+
+def _system_and_loose_pieces():
+    # The target holds a connected system (a hit b, b push c) and two loose
+    # relations with the same verbs (x hit y, z push w).
+    t = new_graph("t")
+    add_triple(t, "a", "hit", "b")
+    add_triple(t, "b", "push", "c")
+    add_triple(t, "x", "hit", "y")
+    add_triple(t, "z", "push", "w")
+    connected = new_graph("connected")
+    add_triple(connected, "a", "hit", "b")
+    add_triple(connected, "b", "push", "c")
+    isolated = new_graph("isolated")
+    add_triple(isolated, "x", "hit", "y")
+    add_triple(isolated, "z", "push", "w")
+    return t, connected, isolated
+
+
+def test_connected_matches_outweigh_isolated_ones_under_sme():
+    t, connected, isolated = _system_and_loose_pieces()
+    sme_conn = compare(connected, t, profile="sme")
+    sme_iso = compare(isolated, t, profile="sme")
+    assert len(sme_conn.mapping.relation_pairs) == len(sme_iso.mapping.relation_pairs) == 2
+    assert sme_conn.scores.analogy_similarity > sme_iso.scores.analogy_similarity
+    # The paper's Jaccard counts nodes, so the loose pieces (more nodes) win there.
+    paper_conn = compare(connected, t, profile="paper")
+    paper_iso = compare(isolated, t, profile="paper")
+    assert paper_iso.scores.analogy_similarity > paper_conn.scores.analogy_similarity
+
+
+def test_score_divides_by_both_graphs_sizes():
+    small = new_graph("small")
+    add_triple(small, "dog", "chase", "cat")
+    big = new_graph("big")
+    add_triple(big, "dog", "chase", "cat")
+    for n, noun in enumerate(("tree", "house", "river")):
+        add_triple(big, noun, "stand", f"hill{n}")
+    alone = compare(small, small.copy(), profile="sme").scores.analogy_similarity
+    diluted = compare(small, big, profile="sme").scores.analogy_similarity
+    assert alone == pytest.approx(1.0)
+    assert 0 < diluted < 0.5
+
+
+def test_clone_scores_one_under_every_profile():
+    g = new_graph("g")
+    add_triple(g, "sun", "attract", "planet")
+    add_triple(g, "planet", "orbit", "sun")
+    for name in PROFILES:
+        c = compare(g, g.copy(), profile=name)
+        assert c.scores.analogy_similarity == pytest.approx(1.0)
+        assert c.scores.weighted_jaccard == pytest.approx(1.0)
+
+
+def test_explanation_has_lin_and_generic_space_in_both_profiles():
+    s = new_graph("s")
+    add_triple(s, "person", "use", "leg")
+    t = new_graph("t")
+    add_triple(t, "commuter", "use", "bus")
+    for name in ("paper", "sme"):
+        m = map_graphs(s, t, profile=name)
+        leg = next(p for p in m.concept_pairs if p.source_lemma == "leg")
+        assert leg.target_lemma == "bus" and leg.generic == "device.n.01" and 0 < leg.lin < 1
+        assert m.relation_pairs[0].lin == 1.0

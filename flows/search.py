@@ -47,7 +47,7 @@ class SearchOutcome:
 
     target_id: str
     hits: list[Hit]
-    considered: int  # stored documents ranked by stage 1
+    considered: int  # documents stage 1 handed on (all of them when exhaustive)
     mapped: int  # documents chosen for stage 2
     reused: int = 0  # of those, comparisons read back from the store instead of mapped
     seconds: dict[str, float] = field(default_factory=dict)
@@ -75,7 +75,9 @@ def search(
     """
     started = time.perf_counter()
     allowed = set(among) if among is not None else None
-    ranked = store.similar_documents(target_id, k=None, corpus=corpus)
+    # Only a restricted or exhaustive search needs the whole ranking.
+    wanted = None if exhaustive or allowed is not None else candidates
+    ranked = store.similar_documents(target_id, k=wanted, corpus=corpus)
     ranked = [(d, s) for d, s in ranked if allowed is None or d in allowed]
     if exhaustive and allowed is not None:
         ranked += [(d, 0.0) for d in sorted(allowed - {d for d, _ in ranked} - {target_id})]

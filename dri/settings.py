@@ -2,9 +2,13 @@
 
 ``DRI_DATA_DIR``   working data: embedded store, caches, reports
                    (default: ``data/`` in the project folder).
+``DRI_INCOMING_DIR``  the folder the corpus sensor watches for new corpus
+                   folders (default: ``incoming/`` in the data folder).
 ``DRI_NLTK_DATA``  the nltk_data folder holding WordNet
                    (default: ``data/nltk_data`` in the project folder, built
                    by ``scripts/setup-wordnet``).
+``DRI_MAX_TEXT_CHARS``  the most characters of text a document may have
+                   (default 2,000,000, a long book; see ``extract.reader``).
 ``DRI_CLOUGH_CORPUS``  the Clough & Stevenson plagiarism corpus used by tests
                    and benchmarks (default: ``../shared/corpora/clough-stevenson``
                    beside the project folder).
@@ -23,9 +27,15 @@ __all__ = [
     "cache_dir",
     "clough_stevenson_dir",
     "data_dir",
+    "incoming_dir",
+    "max_text_chars",
     "nltk_data_dir",
     "prefect_defaults",
 ]
+
+#: Documents with more text are refused: parsing takes about 25 s and 50 MB
+#: per million characters (docs/architecture.md), and their graphs are too big to map.
+DEFAULT_MAX_TEXT_CHARS = 2_000_000
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +64,34 @@ def cache_dir() -> Path:
     return path
 
 
+def incoming_dir() -> Path:
+    """The sensor's default root, absolute; created when it is the default
+    (it lives in the data folder), left alone when ``DRI_INCOMING_DIR`` names it."""
+    configured = os.environ.get("DRI_INCOMING_DIR")
+    if configured:
+        return Path(configured).resolve()
+    path = (data_dir() / "incoming").resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def nltk_data_dir() -> Path:
     return Path(os.environ.get("DRI_NLTK_DATA") or PROJECT_ROOT / "data" / "nltk_data")
+
+
+def max_text_chars() -> int:
+    """``DRI_MAX_TEXT_CHARS``, or :data:`DEFAULT_MAX_TEXT_CHARS`; a ValueError
+    naming the variable if it is not a positive whole number."""
+    raw = os.environ.get("DRI_MAX_TEXT_CHARS")
+    if not raw:
+        return DEFAULT_MAX_TEXT_CHARS
+    try:
+        value = int(raw.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
+    return value
 
 
 def clough_stevenson_dir() -> Path:
@@ -77,6 +113,8 @@ def prefect_defaults(quiet_console: bool) -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    # Progress of long documents (dri.progress) goes to the run's logs, in workers too.
+    os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "dri.progress")
     if quiet_console:
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")

@@ -27,7 +27,8 @@ Objects
 One-argument relations
     A predicate with a subject that yields no triple ("the wall collapsed",
     "the glass was broken") becomes a relation with a subject and no object,
-    except the light verbs be/have/do/get.
+    except the light verbs be/have/do/get. Existential "there is a cat"
+    gives ``(cat, exist)``, or ``(cat, be_in, garden)`` with a place.
 Possessives
     "the hawk's feathers", "my sister" give ``(hawk, have, feather)``,
     ``(i, have, sister)``.
@@ -647,13 +648,22 @@ def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceT
         if token.pos_ not in _PREDICATES or token.dep_ in ("aux", "auxpass"):
             continue
         subject_tokens, passive = _subjects(token)
-        if not subject_tokens:
-            continue
         before = len(triples)
         clause = token.i
-        verb, label = _chain(token)
-        if all(s.dep_ == "expl" for s in subject_tokens):
+        if not subject_tokens:
+            if any(c.dep_ == "expl" for c in token.children):
+                # Existential "there is a cat (in the garden)": (cat, be_in, garden), else (cat, exist).
+                for thing in _expand(c for c in token.children if c.dep_ == "attr" and c.pos_ in _NOUNS):
+                    places = _prepositional(token) + _prepositional(thing)
+                    placed = False
+                    for prep, obj in places:
+                        placed = emit(thing, f"be_{prep}", obj, clause) or placed
+                    if not placed:
+                        emit(thing, "exist", None, clause)
+                if len(triples) > before:
+                    predicates.add(clause)
             continue
+        verb, label = _chain(token)
         subjects = _expand(subject_tokens)
         if passive:
             agents = _expand(

@@ -55,13 +55,14 @@ from prefect.futures import as_completed
 from prefect.logging import get_run_logger
 from prefect.states import Completed, Failed, State
 
-from dri.corpora.discover import corpus_manifest, discover_documents, has_manifest
+from dri.corpora.discover import corpus_manifest, discover, has_manifest
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.extract.document import content_ids
 from dri.flows import tasks as steps
+from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
-from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
 from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 
@@ -80,8 +81,11 @@ _MAX_PAIRS_PER_BATCH = 200
 _TOP = 10
 
 
-class PartialFailure(Exception):
-    """Some documents or pairs failed; ``summary`` says which and what was stored."""
+class PartialFailure(ReportedFailure):
+    """Some documents or pairs failed; ``summary`` says which and what was stored.
+
+    The run has logged one line per failure, so Prefect's engine does not log
+    this exception's traceback again (:mod:`flows.failures`)."""
 
     def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
         super().__init__(message)
@@ -169,7 +173,7 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
     skipping stored ones). Starting Prefect's temporary server and a worker
     pool costs more than such a job (``docs/search.md``)."""
-    paths = discover_documents(corpus_dir)
+    paths = discover(corpus_dir)[0]
     n = len(paths)
     mode = parameters.get("mode") or "auto"
     candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
@@ -195,17 +199,14 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
 
 
 @task(name="discover-documents", **_TASK)
-def discover_task(corpus_dir: str) -> list[str]:
-    return discover_documents(corpus_dir)
+def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    return discover(corpus_dir, allow_outside_links=allow_outside_links)
 
 
 @task(name="extract-and-store", **_TASK)
 def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
-    done, failures = steps.extract_batch(paths, corpus, corpus_dir)
-    logger = _logger()
-    for failure in failures:
-        logger.error("%s", failure)
-    return done, failures
+    # Failures are logged by the flow as they arrive, once each (see _extract_stage).
+    return steps.extract_batch(paths, corpus, corpus_dir)
 
 
 @task(name="plan-pairs", **_TASK)
@@ -217,20 +218,19 @@ def plan_task(
     corpus: str | None = None,
     search: dict[str, Any] | None = None,
 ) -> steps.Plan:
-    manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
-    plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
+    try:
+        manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+        plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
+    except Exception as err:
+        # A missing or bad manifest, an unknown target: one line in the summary, not a task traceback.
+        return steps.Plan(pairs=[], problems=[f"{corpus_dir}: cannot plan pairs: {one_line(err)}"])
     plan.problems[:0] = problems
     return steps.prune_plan(plan, mode, corpus, **(search or {}))
 
 
 @task(name="map-and-store", **_TASK)
 def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    results = steps.map_batch(pairs, run_id, params)
-    logger = _logger()
-    for r in results:
-        if r.error:
-            logger.error("%s -> %s: %s", r.source_id, r.target_id, r.error)
-    return results
+    return steps.map_batch(pairs, run_id, params)
 
 
 @task(name="write-summary", **_TASK)
@@ -284,6 +284,8 @@ def _extract_stage(
         except Exception as err:  # a whole batch lost, e.g. a worker died
             done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
+        for failure in failures:
+            logger.error("%s", failure)
         for item in done:
             documents[item.path] = item.doc_id
             summary.parsed += item.parsed
@@ -320,16 +322,28 @@ def _map_stage(
     batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
     wave = max(2, workers * _BATCHES_PER_WORKER)
     for start in range(0, len(batches), wave):
-        _map_wave(batches[start : start + wave], run_id, params, summary, seconds, pids, names, progress, top)
+        _map_wave(
+            batches[start : start + wave],
+            run_id,
+            params,
+            summary,
+            seconds,
+            pids,
+            names,
+            progress,
+            top,
+            logger,
+        )
 
 
-def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, top) -> None:
+def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, top, logger) -> None:
     futures = [_submit(map_task, batch, run_id, params) for batch in batches]
     for future in _as_completed(futures):
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
             summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
+            logger.error("%s", summary.failures[-1])
             continue
         failed = 0
         for r in results:
@@ -339,6 +353,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
                     f"{names.get(r.source_id, r.source_id)} -> "
                     f"{names.get(r.target_id, r.target_id)}: {r.error}"
                 )
+                logger.error("%s", summary.failures[-1])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -362,6 +377,8 @@ def _best(
     """The ``k`` planned pairs with the highest analogy similarity in the
     result set, whether mapped by this run or an earlier one. ``streamed``,
     the heap of a run that mapped every pair itself, saves reading them all back."""
+    if not planned:
+        return []
     if streamed is not None:
         ranked = sorted(streamed, key=lambda x: (-x[0], x[1], x[2]))[:k]
         return [
@@ -409,6 +426,7 @@ def corpus_flow(
     exhaustive: bool = False,
     top_per_document: int | None = None,
     profile: str | None = None,
+    allow_outside_links: bool = False,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
 
@@ -425,6 +443,13 @@ def corpus_flow(
     run id: a pair scores the same whichever stage chose it.
     ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
     the default profile); it is part of the run id.
+    ``allow_outside_links`` lets symbolic links to files outside the corpus
+    folder in (refused by default).
+
+    A store that does not answer stops the run early: at the start (after
+    the store's retry window, once), or after a stage whose failures came
+    from it; the summary is written all the same, with ``advice`` saying
+    what to do.
     """
     started = time.perf_counter()
     logger = _logger()
@@ -444,36 +469,52 @@ def corpus_flow(
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
-    paths = _call(discover_task, root)
+    paths, refused = _call(discover_task, root, allow_outside_links)
+    summary.failures.extend(refused)
     seconds["discover"] = time.perf_counter() - t
     summary.documents = len(paths)
+    plan = steps.Plan(pairs=[])
 
-    t = time.perf_counter()
-    documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
-    seconds["extract_wall"] = time.perf_counter() - t
+    down = steps.store_problem()
+    if down:
+        summary.failures.append(f"{down}; nothing done")
+    else:
+        t = time.perf_counter()
+        documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
+        seconds["extract_wall"] = time.perf_counter() - t
+        down = steps.store_problem() if len(documents) < len(paths) else None
+        if down:
+            summary.failures.append(
+                f"{down}; {len(paths) - len(documents)} document(s) not stored, no pairs mapped"
+            )
 
-    t = time.perf_counter()
-    try:
+    if not down:
+        t = time.perf_counter()
         search = {
             "candidates": None if exhaustive else candidates,
             "top_per_document": top_per_document,
         }
         plan = _call(plan_task, mode, documents, root, target, corpus, search)
-    except Exception as err:
-        # Nothing to compare, but the graphs are stored: record why and stop.
-        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {one_line(err)}"])
-    summary.failures.extend(plan.problems)
-    summary.pairs = len(plan.pairs)
-    summary.stage1 = plan.stage1
-    seconds["plan"] = time.perf_counter() - t
+        summary.failures.extend(plan.problems)
+        for problem in plan.problems:
+            logger.error("%s", problem)
+        summary.pairs = len(plan.pairs)
+        summary.stage1 = plan.stage1
+        seconds["plan"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    top: list = []
-    _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger, top)
-    seconds["map_wall"] = time.perf_counter() - t
-
-    planned = {(p.source_id, p.target_id): p for p in plan.pairs}
-    summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
+        t = time.perf_counter()
+        top: list = []
+        _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger, top)
+        seconds["map_wall"] = time.perf_counter() - t
+        down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
+        if down:
+            summary.failures.append(f"{down}; some pairs not stored")
+        else:
+            planned = {(p.source_id, p.target_id): p for p in plan.pairs}
+            summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
+    if down:
+        summary.advice = steps.STORE_DOWN_HINT
+        logger.error("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
@@ -518,9 +559,10 @@ def run_corpus(
         summary = data.summary if isinstance(data, PartialFailure) else data
         return result, summary
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
-    state = corpus_flow.with_options(task_runner=make_task_runner(config))(
-        corpus_dir, return_state=True, **parameters
-    )
+    with shared_prefect_api():
+        state = corpus_flow.with_options(task_runner=make_task_runner(config))(
+            corpus_dir, return_state=True, **parameters
+        )
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

@@ -29,14 +29,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import flow, get_run_logger
+from prefect.states import Failed, State
 
 from dri.corpora.text import is_document
 from dri.errors import one_line
-from dri.settings import data_dir
+from dri.flows.failures import ReportedFailure
+from dri.settings import data_dir, incoming_dir
 
 __all__ = [
     "EVENT_NAME",
     "Emitter",
+    "MissingRoot",
     "SensorResult",
     "corpus_sensor_flow",
     "find_new_corpora",
@@ -51,6 +54,18 @@ EVENT_NAME = "corpus.arrived"
 
 #: ``emit(corpus_dir, n_documents)``; must raise if the event was not delivered.
 Emitter = Callable[[str, int], None]
+
+
+class MissingRoot(ReportedFailure, NotADirectoryError):
+    """The watched root is not a folder; the message names it and the way out."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(
+            f"{root}: the sensor's root is not a folder; create it (mkdir -p {root}) "
+            "or point the sensor at another folder (the deployment's root parameter, "
+            "or DRI_INCOMING_DIR for the default)"
+        )
+        self.root = root
 
 
 @dataclass
@@ -107,8 +122,9 @@ def _locked(path: Path) -> Iterator[None]:
 def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
     n, newest = 0, folder.stat().st_mtime
     for path in folder.rglob("*"):
-        newest = max(newest, path.stat().st_mtime)
-        if path.is_file() and is_document(path):
+        # lstat: a dangling link is the corpus's problem, reported by its run, not the sensor's.
+        newest = max(newest, path.lstat().st_mtime)
+        if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
     return n, now - newest
 
@@ -145,7 +161,7 @@ def scan(
     """Announce every new corpus folder under ``root`` once; see the module doc."""
     root_path = Path(root).resolve()
     if not root_path.is_dir():
-        raise NotADirectoryError(f"{root}: not a folder")
+        raise MissingRoot(root_path)
     path = state_path(root_path, state_dir)
     result = SensorResult(root=str(root_path))
     with _locked(path):
@@ -210,11 +226,18 @@ def watch(
 
 
 @flow(name="corpus-sensor", description="Announce new corpus folders with corpus.arrived events.")
-def corpus_sensor_flow(root: str = "data/incoming", min_age_seconds: float = 30.0) -> list[str]:
-    """One scan of ``root`` as a Prefect flow (the ``corpus-sensor`` deployment
-    runs it on an interval); returns the folders announced."""
+def corpus_sensor_flow(root: str | None = None, min_age_seconds: float = 30.0) -> list[str] | State:
+    """One scan of ``root`` (default :func:`dri.settings.incoming_dir`, i.e.
+    ``DRI_DATA_DIR/incoming`` of the process running it) as a Prefect flow;
+    the ``corpus-sensor`` deployment runs it on an interval. Returns the folders
+    announced; a missing root fails the run with one line saying what to do."""
     logger = get_run_logger()
-    result = scan(root, prefect_emitter, min_age=min_age_seconds)
+    where = Path(root).resolve() if root else incoming_dir()
+    try:
+        result = scan(where, prefect_emitter, min_age=min_age_seconds)
+    except MissingRoot as err:
+        logger.error("%s", err)
+        return Failed(message=str(err), data=err)
     for folder in result.announced:
         logger.info("%s: new corpus, emitted %s", folder, EVENT_NAME)
     for folder in result.waiting:

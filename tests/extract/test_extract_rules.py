@@ -305,3 +305,8 @@ def test_pronouns_use_wordnet_animacy(nlp):
     g = graph_from_text("The engineer repaired the pump. It worked again.", nlp=nlp)
     assert unary_relations(g) == [("pump", "work")]
     assert extract("The company hired a lawyer. She won the case.", nlp)[-1] == ("lawyer", "win", "case")
+
+
+def test_existential_there(nlp):
+    assert extract("There is a cat in the garden.", nlp) == [("cat", "be_in", "garden")]
+    assert unary_relations(graph_from_text("There are many problems.", nlp=nlp)) == [("problem", "exist")]

@@ -9,7 +9,8 @@ import time
 import pytest
 from flows_corpus_helpers import write_corpus
 
-from dri.flows.sensor import load_seen, scan, state_path
+from dri.flows.sensor import MissingRoot, load_seen, scan, state_path
+from dri.settings import incoming_dir
 
 
 class Recorder:
@@ -86,3 +87,31 @@ def test_state_is_kept_per_root(tmp_path):
     data = json.loads(state_path(tmp_path / "x", tmp_path / "s").read_text())
     assert data["root"] == str((tmp_path / "x").resolve())
     assert next(iter(data["seen"].values()))["documents"] == 4
+
+
+def test_a_folder_with_a_dangling_link_is_announced_with_it_counted(tmp_path):
+    root = tmp_path / "incoming"
+    folder = write_corpus(root / "links")
+    (folder / "gone.txt").symlink_to(folder / "nowhere.txt")
+    rec = Recorder()
+    result = scan(root, rec, state_dir=tmp_path / "state")
+    assert result.errors == [] and rec.calls == [(str(folder.resolve()), 5)]
+
+
+def test_a_missing_root_names_its_absolute_path_and_the_way_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MissingRoot) as err:
+        scan("nowhere", Recorder(), state_dir=tmp_path / "state")
+    where = tmp_path.resolve() / "nowhere"
+    assert str(err.value).startswith(
+        f"{where}: the sensor's root is not a folder; create it (mkdir -p {where})"
+    )
+    assert "DRI_INCOMING_DIR" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_default_root_is_made_in_the_data_folder(data_dir, monkeypatch):
+    monkeypatch.delenv("DRI_INCOMING_DIR", raising=False)
+    assert incoming_dir() == (data_dir / "incoming").resolve() and incoming_dir().is_dir()
+    monkeypatch.setenv("DRI_INCOMING_DIR", str(data_dir / "elsewhere"))
+    assert incoming_dir() == (data_dir / "elsewhere").resolve()
+    assert not (data_dir / "elsewhere").exists()  # a configured root is the user's to make

@@ -3,18 +3,46 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from flows_corpus_helpers import write_corpus
 
+from dri.corpora.discover import discover_documents
 from dri.flows.runners import make_task_runner, runner_config
 from dri.flows.tasks import (
     RunSummary,
     extract_and_store,
+    extract_batch,
     map_and_store,
     plan_pairs,
     worker_store,
     write_summary,
 )
+
+
+def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
+    root = write_corpus(tmp_path / "c", manifest=None)
+    (root / "dangling.txt").symlink_to(root / "nowhere.txt")
+    (root / "loop.txt").symlink_to(root / "loop.txt")
+    found = discover_documents(root)
+    assert [Path(p).name for p in found] == [
+        "atom.txt",
+        "dangling.txt",
+        "fortress.txt",
+        "loop.txt",
+        "solar.txt",
+        "tumour.txt",
+    ]
+    done, failures = extract_batch(found, "c", root)
+    assert len(done) == 4
+    assert failures == [
+        f"{root.resolve()}/dangling.txt: cannot read: symbolic link to {root / 'nowhere.txt'} "
+        "(No such file or directory)",
+        f"{root.resolve()}/loop.txt: cannot read: symbolic link to {root / 'loop.txt'} "
+        "(Too many levels of symbolic links)",
+    ]
+
 
 DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
 

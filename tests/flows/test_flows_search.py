@@ -36,7 +36,12 @@ def test_stage_one_keeps_the_analogue_and_stage_two_maps_only_the_candidates(sto
     assert found.hits[0].doc_id == "atom"
     assert found.hits[0].scores["analogy_similarity"] > 0
     every = search(store, "solar", k=10, exhaustive=True)
-    assert every.mapped == every.considered == 4 and {h.doc_id for h in every.hits} == {"atom", "kitchen", "farm", "court"}
+    assert every.mapped == every.considered == 4 and {h.doc_id for h in every.hits} == {
+        "atom",
+        "kitchen",
+        "farm",
+        "court",
+    }
     assert every.hits[0].doc_id == "atom"
     assert set(found.seconds) == {"stage1", "stage2"}
 

@@ -2,8 +2,8 @@
 
 A corpus run (:mod:`dri.flows.corpus`) and an evaluation both start here:
 
-* :func:`discover_documents` lists the documents under a folder
-  (:func:`dri.corpora.text.is_document`);
+* :func:`discover` lists the documents under a folder
+  (:func:`dri.corpora.text.is_document`), refusing symbolic links that leave it;
 * :func:`corpus_format` tells which description of its pairs a folder
   carries, looked for in the order of :data:`FORMATS`;
 * :func:`corpus_manifest` reads those pairs with the format's loader
@@ -23,29 +23,51 @@ from dri.corpora.plagiarism import load_plagiarism
 from dri.corpora.text import CorpusError, is_document
 from dri.corpora.translation import load_translation
 
-__all__ = ["FORMATS", "corpus_format", "corpus_manifest", "discover_documents", "has_manifest"]
+__all__ = ["FORMATS", "corpus_format", "corpus_manifest", "discover", "discover_documents", "has_manifest"]
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:
-    """Absolute paths of the documents under ``corpus_dir``, sorted.
+    """Absolute paths of the documents under ``corpus_dir``, sorted
+    (see :func:`discover`; refused links are left out)."""
+    return discover(corpus_dir)[0]
+
+
+def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    """``(paths, problems)``: the documents under ``corpus_dir``, sorted, and
+    one line per file refused.
 
     Sub-folders count (the translation corpus keeps ``originals/`` and
-    ``roundtrip/<lang>/``); hidden files and folders do not. A symbolic link
-    with a document's name is listed even when it leads nowhere (dangling, or
-    a loop), so that reading it reports it like any other unreadable document
-    instead of it vanishing from the run.
+    ``roundtrip/<lang>/``); hidden files and folders do not, nor do symbolic
+    links to folders. A symbolic link with a document's name is listed even
+    when it leads nowhere (dangling, or a loop), so that reading it reports
+    it like any other unreadable document instead of it vanishing from the
+    run. A symbolic link to a file outside the corpus folder (``/etc/passwd``,
+    say) is refused unless ``allow_outside_links``; a link inside the folder
+    is a document under the link's own name.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"{corpus_dir}: not a folder")
-    found = []
+    found, problems = [], []
     for path in root.rglob("*"):
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if (path.is_file() or path.is_symlink()) and is_document(path):
-            found.append(str(path))
-    return sorted(found)
+        if not ((path.is_file() or path.is_symlink()) and is_document(path)):
+            continue
+        if path.is_symlink() and not allow_outside_links:
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError):  # a loop: listed, and reading it says so
+                target = root
+            if not target.is_relative_to(root):
+                problems.append(
+                    f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
+                    "(--allow-outside-links allows it)"
+                )
+                continue
+        found.append(str(path))
+    return sorted(found), sorted(problems)
 
 
 def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:

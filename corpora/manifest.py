@@ -17,12 +17,15 @@ otherwise. Extra columns (e.g. ``task``) may follow and are kept as
 from __future__ import annotations
 
 import csv
+import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, csv_rows
+
+log = logging.getLogger(__name__)
 
 __all__ = ["MANIFEST_COLUMNS", "ManifestPair", "read_manifest", "write_manifest"]
 
@@ -72,33 +75,51 @@ def write_manifest(pairs: Iterable[ManifestPair], path: str | Path) -> Path:
 def read_manifest(path: str | Path) -> list[ManifestPair]:
     """The pairs of a manifest, paths resolved against its folder.
 
-    Raises :class:`~corpora.text.CorpusError` (one line) for a missing file,
-    missing columns or an incomplete row.
+    Raises :class:`~corpora.text.CorpusError` (one line naming the file and
+    line) for a missing or unreadable file, missing columns, an incomplete
+    row or a row with more fields than the header. A row repeating an
+    earlier one (same source, target and group) is left out with a warning,
+    so that a pair is compared and counted once. UTF-8, UTF-16 with a BOM and
+    Windows-1252 are read (see :func:`corpora.text.read_table_text`).
     """
     path = Path(path)
     base = path.parent
-    try:
-        fh = path.open(newline="", encoding="utf-8-sig")
-    except OSError as err:
-        raise CorpusError(path, f"cannot read manifest: {err.strerror or err}") from None
-    with fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in MANIFEST_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise CorpusError(path, f"manifest lacks column(s) {', '.join(missing)}")
-        pairs = []
-        for line, row in enumerate(reader, start=2):
-            values = {c: (row.get(c) or "").strip() for c in MANIFEST_COLUMNS}
-            empty = [c for c, v in values.items() if not v]
-            if empty:
-                raise CorpusError(path, f"line {line}: empty {', '.join(empty)}")
-            extra = {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS and k is not None}
-            pairs.append(
-                ManifestPair(
-                    source=Path(os.path.join(base, values["source"])),
-                    target=Path(os.path.join(base, values["target"])),
-                    group=values["group"],
-                    extra={k: (v or "") for k, v in extra.items()},
-                )
+    records = csv_rows(path, "manifest")
+    header = next(records, (1, []))[1]
+    missing = [c for c in MANIFEST_COLUMNS if c not in header]
+    if missing:
+        raise CorpusError(
+            path, f"manifest lacks column(s) {', '.join(missing)} (header: source,target,group)"
+        )
+    pairs = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, fields in records:
+        if not any(f.strip() for f in fields):
+            continue
+        while len(fields) > len(header) and not fields[-1].strip():
+            fields.pop()  # trailing empty fields (a trailing comma) are harmless
+        if len(fields) > len(header):
+            raise CorpusError(path, f"line {line}: {len(fields)} fields, the header has {len(header)}")
+        row = {name: (fields[i] if i < len(fields) else "") for i, name in enumerate(header)}
+        values = {c: row[c].strip() for c in MANIFEST_COLUMNS}
+        empty = [c for c, v in values.items() if not v]
+        if empty:
+            raise CorpusError(path, f"line {line}: empty {', '.join(empty)}")
+        if any("\x00" in v for v in values.values()):
+            raise CorpusError(path, f"line {line}: NUL character in a path")
+        key = (values["source"], values["target"], values["group"])
+        if key in seen:
+            log.warning(
+                "%s: line %d repeats line %d; the pair is compared and counted once", path, line, seen[key]
             )
+            continue
+        seen[key] = line
+        pairs.append(
+            ManifestPair(
+                source=Path(os.path.join(base, values["source"])),
+                target=Path(os.path.join(base, values["target"])),
+                group=values["group"],
+                extra={k: v for k, v in row.items() if k not in MANIFEST_COLUMNS},
+            )
+        )
     return pairs

@@ -25,12 +25,14 @@ Example
 
 from __future__ import annotations
 
-import csv
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, csv_rows
+
+log = logging.getLogger(__name__)
 
 __all__ = ["LEVELS", "LEVEL_ORDER", "PlagiarismCorpus", "PlagiarismPair", "load_plagiarism"]
 
@@ -84,24 +86,44 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
         raise CorpusError(
             info, "missing: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
-    with info.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        fields = [f.strip() for f in reader.fieldnames or []]
-        missing = [c for c in COLUMNS if c not in fields]
-        if missing:
-            raise CorpusError(info, f"lacks column(s) {', '.join(missing)}")
-        rows = [
-            (line, {(k or "").strip(): (v or "").strip() for k, v in row.items()})
-            for line, row in enumerate(reader, start=2)
-        ]
-
+    records = csv_rows(info, INFO_FILE)
+    header = [f.strip() for f in next(records, (1, []))[1]]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise CorpusError(
+            info, f"lacks column(s) {', '.join(missing)} (the header must be File,Task,Category)"
+        )
     problems: list[str] = []
+    rows = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, fields in records:
+        if not any(f.strip() for f in fields):
+            continue  # blank line
+        while len(fields) > len(header) and not fields[-1].strip():
+            fields.pop()  # trailing empty fields (a trailing comma) are harmless
+        if len(fields) > len(header):
+            problems.append(
+                f"{info}: line {line}: {len(fields)} fields, the header has {len(header)}; row left out"
+            )
+            continue
+        row = {name: (fields[i].strip() if i < len(fields) else "") for i, name in enumerate(header)}
+        key = (row["File"], row["Task"], row["Category"].lower())
+        if key in seen:
+            log.warning("%s: line %d repeats line %d; counted once", info, line, seen[key])
+            continue
+        seen[key] = line
+        rows.append((line, row))
+
     originals: dict[str, Path] = {}
     answers: list[tuple[int, str, str, str]] = []
     for line, row in rows:
         name, task, category = row["File"], row["Task"], row["Category"].lower()
         if not name:
-            continue  # blank line
+            problems.append(f"{info}: line {line}: empty File")
+            continue
+        if not _inside(root, name):
+            problems.append(f"{info}: line {line}: {name!r} is not a file name inside the corpus folder")
+            continue
         if category == "orig":
             originals[task] = root / name
         elif category in LEVELS:
@@ -110,19 +132,40 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
             problems.append(f"{info}: line {line}: unknown category {row['Category']!r} for {name}")
     # Tasks whose original is not listed fall back to the corpus's naming rule.
     for _, _, task, _ in answers:
-        if task not in originals and (root / f"orig_task{task}.txt").is_file():
+        if task not in originals and _is_file(root / f"orig_task{task}.txt"):
             originals[task] = root / f"orig_task{task}.txt"
 
     for task, path in sorted(originals.items()):
-        if not path.is_file():
+        if not _is_file(path):
             problems.append(f"{path}: original of task {task} is missing")
     pairs = []
+    seen_answers: set[Path] = set()
     for line, name, task, category in answers:
         answer, original = root / name, originals.get(task)
-        if original is None or not original.is_file():
+        if original is None or not _is_file(original):
             problems.append(f"{answer}: no original for task {task!r} (line {line})")
-        elif not answer.is_file():
+        elif not _is_file(answer):
             problems.append(f"{answer}: listed on line {line} of {INFO_FILE} but missing")
+        elif answer in seen_answers:
+            problems.append(f"{info}: line {line}: {name} is listed again with another task or category")
         else:
+            seen_answers.add(answer)
             pairs.append(PlagiarismPair(original, answer, task, category))
     return PlagiarismCorpus(root, originals, pairs, problems)
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, false for names the system refuses (too long, say)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _inside(root: Path, name: str) -> bool:
+    """Whether ``name`` is a relative path staying inside ``root`` (no ``..``,
+    no absolute path, no NUL): an index file must not point elsewhere."""
+    if "\x00" in name:
+        return False
+    path = Path(name)
+    return not path.is_absolute() and ".." not in path.parts

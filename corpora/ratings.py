@@ -19,10 +19,11 @@ replaces the earlier one.
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, csv_rows
 from dri.settings import data_dir
 
 __all__ = [
@@ -59,46 +60,45 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     A missing file or missing columns raise :class:`CorpusError`.
     """
     path = Path(path)
-    try:
-        fh = path.open(newline="", encoding="utf-8-sig")
-    except OSError as err:
-        raise CorpusError(path, f"cannot read ratings: {err.strerror or err}") from None
+    records = csv_rows(path, "ratings file")
+    header = [h.strip().lower() for h in next(records, (1, []))[1]]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
     rows, problems = [], []
-    with fh:
-        reader = csv.DictReader(fh)
-        header = [(h or "").strip().lower() for h in reader.fieldnames or []]
-        missing = [c for c in COLUMNS if c not in header]
-        if missing:
-            raise CorpusError(
-                path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}"
-            )
-        for line, raw in enumerate(reader, start=2):
-            row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
-            if not any(row.values()):
+    for line, fields in records:
+        if not any(f.strip() for f in fields):
+            continue
+        while len(fields) > len(header) and not fields[-1].strip():
+            fields.pop()  # trailing empty fields (a trailing comma) are harmless
+        if len(fields) > len(header):
+            problems.append(f"{path}: line {line}: {len(fields)} fields, the header has {len(header)}")
+            continue
+        row = {name: (fields[i].strip() if i < len(fields) else "") for i, name in enumerate(header)}
+        reason = None
+        if not row["rater"] or not row["pair"]:
+            reason = "empty rater or pair"
+        out: dict[str, object] = {"rater": row["rater"], "pair": row["pair"]}
+        for prop in PROPERTIES:
+            value = row[prop]
+            if value == "":
+                out[prop] = None
                 continue
-            reason = None
-            if not row["rater"] or not row["pair"]:
-                reason = "empty rater or pair"
-            out: dict[str, object] = {"rater": row["rater"], "pair": row["pair"]}
-            for prop in PROPERTIES:
-                value = row[prop]
-                if value == "":
-                    out[prop] = None
-                    continue
-                try:
-                    number = float(value)
-                except ValueError:
-                    number = None
-                if number is None or number != int(number) or int(number) not in SCALE:
-                    reason = reason or f"{prop} must be a whole number from 1 to 5, not {value!r}"
-                else:
-                    out[prop] = int(number)
-            if reason is None and all(out[p] is None for p in PROPERTIES):
-                reason = "no property rated"
-            if reason:
-                problems.append(f"{path}: line {line}: {reason}")
+            try:
+                number = float(value)
+            except ValueError:
+                number = math.nan
+            # nan and inf are not ratings (and int() of them would raise).
+            if not math.isfinite(number) or number != int(number) or int(number) not in SCALE:
+                reason = reason or f"{prop} must be a whole number from 1 to 5, not {value!r}"
             else:
-                rows.append(out)
+                out[prop] = int(number)
+        if reason is None and all(out[p] is None for p in PROPERTIES):
+            reason = "no property rated"
+        if reason:
+            problems.append(f"{path}: line {line}: {reason}")
+        else:
+            rows.append(out)
     return rows, problems
 
 

@@ -12,10 +12,29 @@ and the reason, so that a batch can print it and carry on.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["CONTROL_FILES", "DOCUMENT_SUFFIXES", "CorpusError", "decode_bytes", "is_document", "read_text"]
+__all__ = [
+    "CONTROL_FILES",
+    "DOCUMENT_SUFFIXES",
+    "CorpusError",
+    "csv_rows",
+    "decode_bytes",
+    "is_document",
+    "read_table_text",
+    "read_text",
+    "shown",
+]
 
+log = logging.getLogger(__name__)
+
+#: The largest CSV index file read (a corpus index of a million rows is far below it).
+MAX_TABLE_BYTES = 100_000_000
 #: What a corpus document may be: plain text or a PDF.
 DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
 #: Text files in corpus folders that describe the corpus instead of being part of it.
@@ -34,7 +53,14 @@ class CorpusError(Exception):
     def __init__(self, path: str | Path, reason: str) -> None:
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
-        super().__init__(f"{self.path}: {self.reason}")
+        super().__init__(f"{shown(self.path)}: {self.reason}")
+
+
+def shown(path: str | Path) -> str:
+    """``path`` for a one-line message: as it is, or quoted with escapes if
+    it holds line breaks or other control characters."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def is_document(path: str | Path) -> bool:
@@ -78,3 +104,56 @@ def read_text(path: str | Path) -> str:
     if not text.strip():
         raise CorpusError(path, "empty file")
     return text
+
+
+def read_table_text(path: str | Path, what: str = "CSV file") -> str:
+    """The text of a CSV or JSONL index file: UTF-8 (with or without a BOM),
+    UTF-16 with a BOM, else Windows-1252 with a warning.
+
+    Raises :class:`CorpusError` (one line naming the file) for a missing,
+    unreadable, oversized or binary file.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_TABLE_BYTES:
+            raise CorpusError(path, f"{what} too large ({size} bytes; the limit is {MAX_TABLE_BYTES})")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(path, f"no such {what}") from None
+    except IsADirectoryError:
+        raise CorpusError(path, f"is a folder, not a {what}") from None
+    except OSError as err:
+        raise CorpusError(path, f"cannot read {what}: {err.strerror or err}") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise CorpusError(path, f"{what} starts like UTF-16 but is not valid UTF-16") from None
+    elif b"\x00" in data:
+        raise CorpusError(path, f"binary data (NUL bytes), not a {what}; save it as UTF-8 text")
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                raise CorpusError(path, f"{what} is neither UTF-8 nor Windows-1252 text") from None
+            log.warning("%s: not valid UTF-8; read as Windows-1252", path)
+    if "\x00" in text:
+        raise CorpusError(path, f"binary data (NUL characters), not a {what}")
+    return text
+
+
+def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, list[str]]]:
+    """``(line, fields)`` of each record of a CSV file after its header, which
+    comes first as line 1; errors of the csv module become one-line
+    :class:`CorpusError` naming the file and line."""
+    path = Path(path)
+    reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""))
+    try:
+        for fields in reader:
+            yield reader.line_num, fields
+    except csv.Error as err:
+        raise CorpusError(path, f"line {reader.line_num}: {err}") from None

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, shown
 
 __all__ = ["ORIGINALS", "PIVOT", "ROUNDTRIP", "TranslationCorpus", "TranslationPair", "load_translation"]
 
@@ -99,9 +99,9 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
         versions = _texts(rt_dir / lang)
         for name, path in versions.items():
             if name not in originals:
-                problems.append(f"{path}: no original {ORIGINALS}/{name}.txt")
+                problems.append(f"{shown(path)}: no original {shown(f'{ORIGINALS}/{name}.txt')}")
             else:
                 pairs.append(TranslationPair(originals[name], path, name, lang))
         for name in sorted(set(originals) - set(versions)):
-            problems.append(f"{rt_dir / lang}: no round trip of {name}")
+            problems.append(f"{shown(rt_dir / lang)}: no round trip of {shown(name)}")
     return TranslationCorpus(root, originals, languages, pairs, problems)

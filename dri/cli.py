@@ -46,6 +46,19 @@ def main(argv: list[str] | None = None) -> int:
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
+    if not args.verbose:
+        # The driver warns at every retry, on two lines each; the store's own error says it once.
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
+    if not sys.stderr.isatty():
+        # No progress bar off a terminal: long documents report their parsing in the log.
+        progress = logging.getLogger("dri.progress")
+        progress.setLevel(logging.INFO)
+        if not args.verbose and not any(getattr(h, "dri_progress", False) for h in progress.handlers):
+            handler = logging.StreamHandler()
+            handler.dri_progress = True  # type: ignore[attr-defined]
+            handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+            progress.addHandler(handler)
+            progress.propagate = False
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

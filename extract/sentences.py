@@ -98,6 +98,8 @@ _BOUNDARY = re.compile(
     r"""[.!?]+["'”’)\]]*(?:\s?\[\d+(?:\s*[,–-]\s*\d+)*\])?(?P<gap>\s+)(?=["'“‘(\[]?[A-Z0-9])"""
 )
 _LAST_WORD = re.compile(r"(\S+)$")
+# Longer than any abbreviation with its brackets; a longer last word is no abbreviation.
+_LONGEST_ABBREVIATION_WINDOW = 64
 _INITIAL = re.compile(r"^\(?[A-Z]$")
 _DOTTED = re.compile(r"^\(?(?:[A-Za-z]\.)+[A-Za-z]$")
 _SPACE = re.compile(r"\s+")
@@ -105,7 +107,9 @@ _SPACE = re.compile(r"\s+")
 
 def _is_abbreviation(text: str, end: int, next_char: str) -> bool:
     """Whether the full stop at ``text[end]`` closes an abbreviation."""
-    match = _LAST_WORD.search(text, 0, end)
+    # Only the last few characters: searching from 0 made a paragraph's
+    # splitting quadratic in its length (minutes for a 100 KB paragraph).
+    match = _LAST_WORD.search(text, max(0, end - _LONGEST_ABBREVIATION_WINDOW), end)
     if match is None:
         return False
     word = match.group(1)

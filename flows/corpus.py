@@ -48,13 +48,13 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.states import Completed, Failed, State
 
-from dri.corpora.discover import corpus_manifest, discover_documents, has_manifest
+from dri.corpora.discover import corpus_manifest, discover, has_manifest
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
-from dri.flows.runners import RunnerConfig, make_task_runner, runner_config
+from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
@@ -122,8 +122,8 @@ _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 
 
 @task(name="discover-documents", **_TASK)
-def discover_task(corpus_dir: str) -> list[str]:
-    return discover_documents(corpus_dir)
+def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    return discover(corpus_dir, allow_outside_links=allow_outside_links)
 
 
 @task(name="extract-and-store", **_TASK)
@@ -134,8 +134,12 @@ def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[s
 
 @task(name="plan-pairs", **_TASK)
 def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
-    manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
-    plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
+    try:
+        manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+        plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
+    except Exception as err:
+        # A missing or bad manifest, an unknown target: one line in the summary, not a task traceback.
+        return steps.Plan(pairs=[], problems=[f"{corpus_dir}: cannot plan pairs: {one_line(err)}"])
     plan.problems[:0] = problems
     return plan
 
@@ -256,6 +260,8 @@ def _best(
 ) -> list[dict[str, Any]]:
     """The ``k`` planned pairs with the highest analogy similarity in the
     result set, whether mapped by this run or an earlier one."""
+    if not planned:
+        return []
     rows = [
         r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned
     ]
@@ -289,6 +295,7 @@ def corpus_flow(
     sections: list[str] | None = None,
     batch_size: int | None = None,
     profile: str | None = None,
+    allow_outside_links: bool = False,
 ) -> steps.RunSummary | State:
     """Run the corpus at ``corpus_dir``; see the module docstring.
 
@@ -298,6 +305,13 @@ def corpus_flow(
     pairs per task (default: enough batches to keep every worker busy).
     ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
     the default profile); it is part of the run id.
+    ``allow_outside_links`` lets symbolic links to files outside the corpus
+    folder in (refused by default).
+
+    A store that does not answer stops the run early: at the start (after
+    the store's retry window, once), or after a stage whose failures came
+    from it; the summary is written all the same, with ``advice`` saying
+    what to do.
     """
     started = time.perf_counter()
     logger = get_run_logger()
@@ -317,31 +331,45 @@ def corpus_flow(
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
-    paths = discover_task(root)
+    paths, refused = discover_task(root, allow_outside_links)
+    summary.failures.extend(refused)
     seconds["discover"] = time.perf_counter() - t
     summary.documents = len(paths)
+    plan = steps.Plan(pairs=[])
 
-    t = time.perf_counter()
-    documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
-    seconds["extract_wall"] = time.perf_counter() - t
+    down = steps.store_problem()
+    if down:
+        summary.failures.append(f"{down}; nothing done")
+    else:
+        t = time.perf_counter()
+        documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
+        seconds["extract_wall"] = time.perf_counter() - t
+        down = steps.store_problem() if len(documents) < len(paths) else None
+        if down:
+            summary.failures.append(
+                f"{down}; {len(paths) - len(documents)} document(s) not stored, no pairs mapped"
+            )
 
-    t = time.perf_counter()
-    try:
+    if not down:
+        t = time.perf_counter()
         plan = plan_task(mode, documents, root, target)
-    except Exception as err:
-        # Nothing to compare, but the graphs are stored: record why and stop.
-        plan = steps.Plan(pairs=[], problems=[f"{root}: cannot plan pairs: {one_line(err)}"])
-    summary.failures.extend(plan.problems)
-    for problem in plan.problems:
-        logger.error("%s", problem)
-    summary.pairs = len(plan.pairs)
-    seconds["plan"] = time.perf_counter() - t
+        summary.failures.extend(plan.problems)
+        for problem in plan.problems:
+            logger.error("%s", problem)
+        summary.pairs = len(plan.pairs)
+        seconds["plan"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger)
-    seconds["map_wall"] = time.perf_counter() - t
-
-    summary.top = _best(run_id, {(p.source_id, p.target_id): p for p in plan.pairs})
+        t = time.perf_counter()
+        _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger)
+        seconds["map_wall"] = time.perf_counter() - t
+        down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
+        if down:
+            summary.failures.append(f"{down}; some pairs not stored")
+        else:
+            summary.top = _best(run_id, {(p.source_id, p.target_id): p for p in plan.pairs})
+    if down:
+        summary.advice = steps.STORE_DOWN_HINT
+        logger.error("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
@@ -366,9 +394,10 @@ def run_corpus(
     The summary is ``None`` only if the flow crashed before writing one.
     """
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
-    state = corpus_flow.with_options(task_runner=make_task_runner(config))(
-        corpus_dir, return_state=True, **parameters
-    )
+    with shared_prefect_api():
+        state = corpus_flow.with_options(task_runner=make_task_runner(config))(
+            corpus_dir, return_state=True, **parameters
+        )
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

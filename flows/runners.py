@@ -12,14 +12,49 @@ deployment's flow run, so a work pool's ``env`` job variable sets them):
 ``DRI_TASK_RUNNER``   ``processes`` (default), ``threads`` or ``dask``
                       (``dask`` without an address starts a local cluster)
 ``DRI_WORKERS``       number of worker processes or threads (default: CPUs)
+
+**Worker processes** talk to the Prefect API of the process that runs the
+flow and never start a Prefect server of their own: :func:`shared_prefect_api`
+starts the one temporary server up front and hands its URL to the workers
+(without it each worker would start its own, ~220 MB apiece). A worker ends
+itself within a second of its parent's death, whatever killed the parent
+(``kill -9`` included): a watchdog thread started by :func:`_worker_init`
+compares ``os.getppid()`` with the parent it started under. The temporary
+server gets a reaper process that does the same for it.
+:func:`end_workers_on_signals` makes SIGTERM behave like Ctrl-C for
+``dri run`` and terminates the workers at once on either.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import multiprocessing
 import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["RUNNER_KINDS", "RunnerConfig", "make_task_runner", "runner_config"]
+__all__ = [
+    "RUNNER_KINDS",
+    "RunnerConfig",
+    "end_workers_on_signals",
+    "make_task_runner",
+    "runner_config",
+    "shared_prefect_api",
+    "terminate_workers",
+]
+
+log = logging.getLogger(__name__)
+
+#: How often a worker checks that its parent is alive (seconds).
+WATCHDOG_SECONDS = 0.5
+#: After SIGINT/SIGTERM, how long ``dri run`` may take to wind down before it exits anyway.
+EXIT_GRACE_SECONDS = 10.0
 
 RUNNER_KINDS = ("processes", "threads", "dask")
 
@@ -46,7 +81,12 @@ def runner_config(
     if kind not in RUNNER_KINDS:
         raise ValueError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
-        workers = int(os.environ["DRI_WORKERS"])
+        try:
+            workers = int(os.environ["DRI_WORKERS"])
+        except ValueError:
+            raise ValueError(
+                f"DRI_WORKERS must be a whole number, not {os.environ['DRI_WORKERS']!r}"
+            ) from None
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
@@ -68,4 +108,136 @@ def make_task_runner(config: RunnerConfig | None = None):
         return ThreadPoolTaskRunner(max_workers=config.workers)
     from prefect.task_runners import ProcessPoolTaskRunner
 
-    return ProcessPoolTaskRunner(max_workers=config.workers)
+    return ProcessPoolTaskRunner(max_workers=config.workers, initializer=_worker_init)
+
+
+# -- worker processes ----------------------------------------------------------
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(WATCHDOG_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)  # orphaned: nobody will read our results, so stop mapping and writing
+
+
+def _worker_init() -> None:
+    """Runs first in every worker process of the process pool."""
+    threading.Thread(
+        target=_watch_parent, args=(os.getppid(),), name="dri-parent-watchdog", daemon=True
+    ).start()
+
+
+def terminate_workers(timeout: float = 3.0) -> int:
+    """Terminate this process's worker processes (SIGTERM, then SIGKILL after
+    ``timeout``); returns how many there were."""
+    children = multiprocessing.active_children()
+    for child in children:
+        with contextlib.suppress(OSError):
+            child.terminate()
+    deadline = time.monotonic() + timeout
+    for child in children:
+        child.join(max(0.0, deadline - time.monotonic()))
+        if child.is_alive():
+            with contextlib.suppress(OSError):
+                child.kill()
+    return len(children)
+
+
+@contextlib.contextmanager
+def end_workers_on_signals() -> Iterator[None]:
+    """While active (main thread only): SIGTERM raises KeyboardInterrupt like
+    SIGINT, and either signal first terminates the worker processes, then
+    leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame) -> None:
+        terminate_workers(timeout=1.0)
+
+        def force_exit() -> None:
+            time.sleep(EXIT_GRACE_SECONDS)
+            os._exit(128 + signum)
+
+        threading.Thread(target=force_exit, daemon=True).start()
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+# -- the Prefect API -----------------------------------------------------------
+
+# Reads pids from stdin, one a line; at EOF -- the parent exited or was killed,
+# kill -9 included -- ends them (SIGTERM, then SIGKILL). Plain Python, nothing of ours.
+_REAPER = """
+import os, signal, sys, time
+pids = [int(line) for line in sys.stdin if line.strip()]
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+for pid in pids:
+    if alive(pid):
+        os.kill(pid, signal.SIGTERM)
+deadline = time.monotonic() + 3
+while any(alive(p) for p in pids) and time.monotonic() < deadline:
+    time.sleep(0.1)
+for pid in pids:
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+"""
+_reaper: subprocess.Popen | None = None
+
+
+def reap_with_parent(pid: int) -> None:
+    """Have ``pid`` ended when this process ends, however it ends."""
+    global _reaper
+    if _reaper is None or _reaper.poll() is not None:
+        _reaper = subprocess.Popen(
+            [sys.executable, "-I", "-c", _REAPER], stdin=subprocess.PIPE, text=True, close_fds=True
+        )
+    _reaper.stdin.write(f"{pid}\n")
+    _reaper.stdin.flush()
+
+
+def _reaped_server_class():
+    from prefect.server.api.server import SubprocessASGIServer
+
+    class ReapedServer(SubprocessASGIServer):
+        """Prefect's temporary server, with its process handed to the reaper
+        as soon as it exists (its start-up can take a minute on a busy machine)."""
+
+        def _run_uvicorn_command(self):
+            process = super()._run_uvicorn_command()
+            reap_with_parent(process.pid)
+            return process
+
+    return ReapedServer
+
+
+@contextlib.contextmanager
+def shared_prefect_api() -> Iterator[str | None]:
+    """One Prefect API for the flow and all its worker processes.
+
+    With ``PREFECT_API_URL`` set, that server; otherwise a temporary server
+    started here (once per process), whose URL the flow's settings -- and so
+    the worker processes -- get for the duration. Yields the URL.
+    """
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    url = get_current_settings().api.url
+    if url:
+        yield url
+        return
+    server = _reaped_server_class()()
+    server.start()
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield server.api_url

@@ -34,11 +34,12 @@ from dri.extract.document import content_ids
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
 from dri.settings import data_dir
-from dri.store import ComparisonRecord, open_store
+from dri.store import ComparisonRecord, StoreError, open_store
 
 __all__ = [
     "MODES",
     "RUN_MODES",
+    "STORE_DOWN_HINT",
     "Extracted",
     "PairResult",
     "Plan",
@@ -49,6 +50,7 @@ __all__ = [
     "map_and_store",
     "map_batch",
     "plan_pairs",
+    "store_problem",
     "worker_store",
     "write_summary",
 ]
@@ -61,6 +63,25 @@ RUN_MODES = ("auto", *MODES)
 # -- per-worker resources ------------------------------------------------------
 
 _local = threading.local()
+
+
+#: What to do when the store stops answering, in one line.
+STORE_DOWN_HINT = (
+    "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
+    "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
+)
+
+
+def store_problem() -> str | None:
+    """``None`` if this process's store answers, else one line saying why not.
+
+    Opening a Neo4j store that does not answer takes the retry window once;
+    a store this process already gave up on answers at once."""
+    try:
+        store = worker_store()
+        return None if store.available() else f"{store.location}: not answering"
+    except StoreError as err:
+        return str(err)
 
 
 def worker_store():
@@ -139,10 +160,11 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
     store = worker_store()
     started = time.perf_counter()
     if store.has_graph(graph_id):
-        known = store.get_document(doc_id)
-        if known is None or corpus not in known.corpora:
-            # Parsed for another corpus: enrol it in this one too, from the stored graph.
-            store.put_document(corpus, store.get_graph(doc_id), meta=dict(meta or {}))
+        name = str((meta or {}).get("name") or Path(path).name)
+        if not store.is_member(corpus, name, doc_id):
+            # Parsed before (for another corpus, or under another name): enrol
+            # it under this name in this corpus too, from the stored graph.
+            store.put_document(corpus, store.get_graph(doc_id), meta={"name": name, **(meta or {})})
         return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
     t0 = time.perf_counter()
     g = graph_from_path(path)
@@ -365,6 +387,8 @@ class RunSummary:
     top: list[dict[str, Any]] = field(default_factory=list)
     worker_pids: list[int] = field(default_factory=list)
     summary_path: str | None = None
+    #: One line saying what to do, when the run stopped early (e.g. the store went away).
+    advice: str = ""
 
     @property
     def ok(self) -> bool:

@@ -37,7 +37,13 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   pair and its newly mapped arguments).
 * When the neighbourhood is exhausted the search continues from the best
   unmapped *seed*: the feasible relation pair with the greatest mean Lin over
-  relation, subject and object.
+  relation, subject and object. Seeds are not the cross product of the two
+  graphs' relations: the target's relation labels are indexed by the WordNet
+  verb synsets through which they can reach the profile's floor (or
+  ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
+  source label meets only identical labels and WordNet neighbours at or above
+  it. Without a floor (the paper) any two relations of one type may still
+  pair: after the seeds, the search takes untouched pairs in node order.
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
@@ -46,7 +52,8 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   ordering (prefer new argument pairs that can anchor the most further
   relation pairs, then similarity) and then from the next-best seeds of both
   orderings, up to ``restarts`` runs and ``work_limit`` feasibility checks
-  (a count, so results do not depend on the machine). Under the paper's
+  (a count, so results do not depend on the machine; scoring the seeds is
+  set-up and does not count, so big graphs still get their restarts). Under the paper's
   objective the mapping with the most relation pairs wins -- each is two
   mapped edges, so this is the largest common subgraph by edges -- then the
   one with most nodes, then the greatest total Lin; under the evaluation
@@ -70,6 +77,7 @@ class, e.g. ``person``), falling back to ``lemma``.
 from __future__ import annotations
 
 import heapq
+import math
 import re
 import time
 from collections.abc import Callable
@@ -80,7 +88,13 @@ import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.profiles import Profile, get_profile
-from dri.mapping.wordnet import lin_and_generic, relation_generic_space, relation_similarity, wordnet
+from dri.mapping.wordnet import (
+    lin_and_generic,
+    relation_generic_space,
+    relation_heads,
+    relation_similarity,
+    wordnet,
+)
 
 __all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
 
@@ -251,12 +265,16 @@ class _Search:
         sim: Callable[[str, str, str], float],
         floor: float = 0.0,
         structure: bool = False,
+        candidates: _Candidates | None = None,
     ):
         self.s, self.t, self.sim = s, t, sim
         self.floor = floor
         # Look-ahead mode: prefer candidates whose new argument pairs can anchor
         # the most further relation pairs (VF2's look-ahead), then similarity.
         self.structure = structure
+        # The relation pairs that may start a search (see _candidate_pairs);
+        # None means every pair (the full cross product).
+        self.candidates = candidates
         self.work = 0  # feasibility checks made, a machine-independent effort count
         self._seeds: list[tuple] | None = None
         self._exact_seeds: list[tuple] | None = None
@@ -279,7 +297,15 @@ class _Search:
         """Type match (order, arity, self-reference) and tiered identicality."""
         if self.s.signature[i] != self.t.signature[k]:
             return False
-        return self.floor <= 0.0 or self.rel_lin(i, k) >= self.floor - 1e-12
+        if self.floor <= 0.0:
+            return True
+        a, b = self.s.rel_lemma[i], self.t.rel_lemma[k]
+        if a == b:
+            return True
+        if self.candidates is not None and self.candidates.allowed is not None:
+            # The label pairs at or above the floor are known: no Lin to compute.
+            return (a, b) in self.candidates.allowed
+        return self.rel_lin(i, k) >= self.floor - 1e-12
 
     def _args(self, i: int, k: int, cmap: list[int], cinv: list[int], rmap: list[int], rinv: list[int]):
         """(feasible, anchors, new concept pairs, new relation pairs) for relation pair (i, k).
@@ -374,19 +400,27 @@ class _Search:
         return (-anchors, -round(score, 12), -same, i, k)
 
     def seeds(self) -> list[tuple]:
-        """Every feasible relation pair keyed as a seed on an empty state, best first."""
+        """The candidate relation pairs keyed as seeds on an empty state, best first.
+
+        Scoring them is set-up, not search: it does not count against the
+        restart budget (``work``).
+        """
         if self._seeds is None:
             s, t = self.s, self.t
+            work = self.work
             empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
             rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
+            pairs = self.candidates.get() if self.candidates is not None else None
+            if pairs is None:
+                pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
             keys = []
-            for i in range(len(s.relations)):
-                for k in range(len(t.relations)):
-                    ok, anchors, new, new_r = self._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
-                    if ok:
-                        keys.append(self._key(i, k, anchors, new, new_r))
+            for i, k in pairs:
+                ok, anchors, new, new_r = self._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
+                if ok:
+                    keys.append(self._key(i, k, anchors, new, new_r))
             keys.sort()
             self._seeds = keys
+            self.work = work
         return self._seeds
 
     def exact_seeds(self) -> list[tuple]:
@@ -458,6 +492,40 @@ class _Search:
                 if s.rsubj_of[a] or s.robj_of[a]:
                     push_pairs(((s.rsubj_of[a], t.rsubj_of[b]), (s.robj_of[a], t.robj_of[b])))
 
+        def untouched(side: _Side, i: int, m: list[int], cm: list[int]) -> bool:
+            # Unmapped, and so are its arguments: a pair of two such relations is
+            # never met by the growth around mapped pairs, only as a seed.
+            if m[i] >= 0:
+                return False
+            args = cm if side.order[i] == 1 else m
+            return all(a < 0 or args[a] < 0 for a in (side.subj[i], side.obj[i]))
+
+        # Without a floor any two relations of one type may pair (the paper):
+        # after the candidate seeds, fresh pairs in node order, similarity aside.
+        by_type: dict[tuple, list[int]] = {}
+        if self.candidates is not None and self.floor <= 0.0:
+            for k in range(len(t.relations)):
+                by_type.setdefault(t.signature[k], []).append(k)
+        loose = [0, dict.fromkeys(by_type, 0)]
+
+        def next_loose() -> tuple | None:
+            while loose[0] < len(s.relations):
+                i = loose[0]
+                if untouched(s, i, rmap, cmap):
+                    sig = s.signature[i]
+                    ks = by_type.get(sig, ())
+                    pos = loose[1].get(sig, 0)
+                    while pos < len(ks) and not untouched(t, ks[pos], rinv, cinv):
+                        pos += 1
+                    if sig in loose[1]:
+                        loose[1][sig] = pos
+                    if pos < len(ks):
+                        ok, _anchors, new, new_r = self._args(i, ks[pos], cmap, cinv, rmap, rinv)
+                        if ok:
+                            return (i, ks[pos], new, new_r)
+                loose[0] += 1
+            return None
+
         def next_seed() -> tuple | None:
             for tier in (0, 1):
                 if seed_lists[tier] is None:
@@ -471,7 +539,7 @@ class _Search:
                         ok, _anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
                         if ok:
                             return (i, k, new, new_r)
-            return None
+            return next_loose() if by_type else None
 
         if first is not None:
             ok, _, new, new_r = self._args(first[-2], first[-1], cmap, cinv, rmap, rinv)
@@ -498,6 +566,105 @@ class _Search:
                 break
             take(*seed)
         return order
+
+
+# -- candidate generation -----------------------------------------------------
+
+#: Without a relation floor, seeds still need this much relation similarity;
+#: weaker pairs are reached by growth or as fresh pairs after the seeds.
+SEED_FLOOR = 0.3
+#: Without a floor, graphs with at most this many relation pairs get every pair
+#: as a seed (cheap there, and more varied restarts); larger ones use the index.
+FULL_SEEDS = 5_000
+
+
+def _reach(label: str, floor: float) -> dict[int, float]:
+    """WordNet verb synsets through which ``label`` can reach Lin >= ``floor``,
+    each with the least IC of the label's senses under it.
+
+    Lin(x, y) = 2 IC(c) / (IC(x) + IC(y)) for the most informative common
+    subsumer c, so it reaches ``floor`` only through an ancestor c of x with
+    IC(c) >= floor x IC(x) / 2 (and the same for y).
+    """
+    wn = wordnet()
+    ic = wn._icv["v"]  # read only: the SemCor IC of every verb synset
+    out: dict[int, float] = {}
+    for head, _tail in relation_heads(label):
+        for x in wn.synsets(head, "v"):
+            if not 0.0 < x.ic < math.inf:
+                continue
+            bound = floor * x.ic / 2.0
+            for c in x.ancestors:
+                if ic.get(c, 0.0) >= bound and ic.get(c, 0.0) > 0.0 and x.ic < out.get(c, math.inf):
+                    out[c] = x.ic
+    return out
+
+
+def _candidate_pairs(
+    s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float
+) -> tuple[list[tuple[int, int]], set[tuple[str, str]]]:
+    """Relation pairs of one type whose labels are identical or WordNet neighbours
+    with similarity >= ``floor``, found through an index of the target's labels
+    instead of the cross product of relations; and those label pairs.
+
+    Through the index each pair of labels gets the best Lin of their head verbs
+    (max over shared ancestors c of 2 IC(c) / (IC(x) + IC(y))), an upper bound
+    of their similarity; only pairs whose bound reaches ``floor`` are scored.
+    """
+    ic = wordnet()._icv["v"]  # read only
+    by_label_t: dict[tuple, list[int]] = {}
+    for k in range(len(t.relations)):
+        by_label_t.setdefault((t.signature[k], t.rel_lemma[k]), []).append(k)
+    by_label_s: dict[tuple, list[int]] = {}
+    for i in range(len(s.relations)):
+        by_label_s.setdefault((s.signature[i], s.rel_lemma[i]), []).append(i)
+    # Target labels by the synsets they can reach the floor through, least IC first.
+    index: dict[tuple, list[tuple[float, str]]] = {}
+    for sig, label in by_label_t:
+        for c, least in _reach(label, floor).items():
+            index.setdefault((sig, c), []).append((least, label))
+    for bucket in index.values():
+        bucket.sort()
+    pairs = []
+    allowed: set[tuple[str, str]] = set()
+    for (sig, label), mine in by_label_s.items():
+        bound: dict[str, float] = {}
+        for c, least in _reach(label, floor).items():
+            bucket = index.get((sig, c))
+            if not bucket:
+                continue
+            twice = 2.0 * ic[c]
+            limit = twice / floor - least
+            for other_ic, other in bucket:
+                if other_ic > limit:
+                    break
+                value = twice / (least + other_ic)
+                if value > bound.get(other, 0.0):
+                    bound[other] = value
+        partners = [o for o, v in bound.items() if v >= floor - 1e-12]
+        if (sig, label) in by_label_t:
+            partners.append(label)
+        for other in sorted(set(partners)):
+            if other == label or rel_sim(label, other) >= floor - 1e-12:
+                allowed.add((label, other))
+                theirs = by_label_t[(sig, other)]
+                pairs += [(i, k) for i in mine for k in theirs]
+    pairs.sort()
+    return pairs, allowed
+
+
+class _Candidates:
+    """:func:`_candidate_pairs`, computed on first use: a clone never needs them."""
+
+    def __init__(self, s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float):
+        self.s, self.t, self.rel_sim, self.floor = s, t, rel_sim, floor
+        self.pairs: list[tuple[int, int]] | None = None
+        self.allowed: set[tuple[str, str]] | None = None
+
+    def get(self) -> list[tuple[int, int]]:
+        if self.pairs is None:
+            self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
+        return self.pairs
 
 
 # -- structural evaluation --------------------------------------------------
@@ -582,7 +749,7 @@ def map_graphs(
     similarity: Similarity | None = None,
     generic: Generic | None = None,
     restarts: int = 64,
-    work_limit: int = 300_000,
+    work_limit: int = 60_000,
 ) -> Mapping:
     """Map ``source`` onto ``target``; see the module docstring for the rules.
 
@@ -597,6 +764,9 @@ def map_graphs(
     """
     prof = get_profile(profile)
     name = prof.similarity
+    # Candidate seeds come from a WordNet index of the relation labels when the
+    # similarity is WordNet's; a custom similarity gets every pair.
+    wordnet_labels = similarity is None
     if similarity is None:
         if prof.similarity not in SIMILARITIES:
             raise ValueError(f"profile {prof.name!r}: unknown similarity {prof.similarity!r}")
@@ -621,7 +791,11 @@ def map_graphs(
         return value
 
     s, t = _Side.of(source), _Side.of(target)
-    search = _Search(s, t, cached, floor=prof.relation_floor)
+    floor = prof.relation_floor
+    candidates = None
+    if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
+        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
+    search = _Search(s, t, cached, floor=floor, candidates=candidates)
     relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
@@ -648,7 +822,15 @@ def map_graphs(
 
     def complete(order: list) -> bool:
         relations = sum(1 for kind, _, _ in order if kind == RELATION)
-        return (relations, len(order)) >= bound
+        if (relations, len(order)) >= bound:
+            return True
+        if floor > 0.0 and candidates is not None:
+            # Under a floor no pair outside the candidates is feasible, so fewer
+            # relations may already be all there are.
+            pairs = candidates.get()
+            mappable = min(len({i for i, _ in pairs}), len({k for _, k in pairs}))
+            return relations >= mappable
+        return False
 
     best = search.run(None)
     best_quality = quality(best)
@@ -657,7 +839,7 @@ def map_graphs(
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(s, t, cached, floor=prof.relation_floor, structure=True)
+        ahead = _Search(s, t, cached, floor=floor, structure=True, candidates=candidates)
         tried: list[set] = [{best[0][1:]}, set()]
         queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
         plans = [(1, None)]

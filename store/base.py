@@ -55,6 +55,10 @@ class Store(abc.ABC):
     def close(self) -> None:
         """Release the connection; the store cannot be used afterwards."""
 
+    def available(self) -> bool:
+        """Whether the store answers now (one quick check, no retries)."""
+        return True
+
     # -- documents -----------------------------------------------------------------
 
     @abc.abstractmethod
@@ -63,11 +67,18 @@ class Store(abc.ABC):
     ) -> DocumentRecord:
         """Store ``graph`` and its document as a member of ``corpus``.
 
-        Idempotent: the same call twice leaves the same data. A document may
-        belong to several corpora; ``meta`` is recorded per corpus and merged
-        into the document's own meta. A graph of a newer extractor version
-        replaces the document's stored graph.
+        Idempotent: the same call twice leaves the same data. A document (its
+        content) may belong to several corpora, and to one corpus under several
+        names: a membership is keyed by (corpus, name), and has its own name,
+        path and ``meta`` (merged into the document's own meta). The document
+        keeps the name it was first stored under. A graph of a newer
+        extractor version replaces the document's stored graph. Returns the
+        document as this membership names it.
         """
+
+    @abc.abstractmethod
+    def is_member(self, corpus: str, name: str, doc_id: str) -> bool:
+        """Whether ``corpus`` holds the document ``doc_id`` under ``name``."""
 
     @abc.abstractmethod
     def has_graph(self, graph_id: str) -> bool:

@@ -64,6 +64,7 @@ from dri.store.records import (
     StoreUnavailable,
     clean_meta,
     document_fields,
+    member_name,
     register_secret,
     safe_uri,
     scalar_meta,
@@ -114,6 +115,7 @@ SCHEMA_STATEMENTS = (
     "CREATE INDEX relation_lemma IF NOT EXISTS FOR (n:Relation) ON (n.lemma)",
     "CREATE INDEX document_name IF NOT EXISTS FOR (d:Document) ON (d.name)",
     "CREATE INDEX document_path IF NOT EXISTS FOR (d:Document) ON (d.path)",
+    "CREATE INDEX contains_name IF NOT EXISTS FOR ()-[m:CONTAINS]-() ON (m.name)",
     "CREATE INDEX mapping_run IF NOT EXISTS FOR (m:Mapping) ON (m.run_id)",
     "CREATE INDEX similar_run IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.run_id)",
     "CREATE INDEX similar_score IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.analogy_similarity)",
@@ -410,11 +412,29 @@ class Neo4jStore(Store):
                 except ex.ClientError as err:
                     if "AlreadyExists" not in (err.code or ""):
                         raise
+        # Memberships stored before they had names of their own take the document's.
+        self._write(
+            lambda tx: tx.run(
+                "MATCH (:Corpus)-[m:CONTAINS]->(d:Document) WHERE m.name IS NULL "
+                "SET m.name = coalesce(d.name, d.id), m.path = coalesce(d.path, '')"
+            ).consume()
+        )
         with _state_lock:
             _schema_ready.add(self._key)
 
     def close(self) -> None:
         self._driver.close()
+
+    def available(self) -> bool:
+        try:
+            self._driver.verify_connectivity()
+        except Exception:
+            with _state_lock:
+                _down_since[self._key] = time.monotonic()
+            return False
+        with _state_lock:
+            _down_since.pop(self._key, None)
+        return True
 
     # -- documents -------------------------------------------------------------------
 
@@ -431,6 +451,7 @@ class Neo4jStore(Store):
         except (TypeError, ValueError) as err:
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         doc_id = fields["doc_id"]
+        name = member_name(fields)
 
         def work(tx: Any) -> None:
             old = tx.run(
@@ -443,7 +464,7 @@ class Neo4jStore(Store):
             )
             merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
             props = {k: v for k, v in scalar_meta(merged).items() if k not in _DOCUMENT_PROPS}
-            props.update(name=fields["name"], path=fields["path"], meta=to_json_text(merged), updated=now())
+            props.update(meta=to_json_text(merged), updated=now())
             if newest:
                 props.update(
                     {
@@ -453,11 +474,17 @@ class Neo4jStore(Store):
                 )
                 props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
             member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
-            member["meta"] = to_json_text(meta)
+            member.update(meta=to_json_text(meta), name=name, path=fields["path"])
             tx.run(
                 "MERGE (c:Corpus {name: $corpus}) "
-                "MERGE (d:Document {id: $id}) SET d += $props "
-                "MERGE (c)-[m:CONTAINS]->(d) SET m = $member "
+                # The document keeps the name it was first stored under; each
+                # membership (one per corpus and name) has its own.
+                "MERGE (d:Document {id: $id}) SET d += $props, "
+                "d.name = coalesce(d.name, $name), d.path = coalesce(d.path, $path) "
+                "WITH c, d "
+                "CALL { WITH c, d OPTIONAL MATCH (c)-[old:CONTAINS {name: $name}]->(other) "
+                "       WHERE other <> d DELETE old } "
+                "MERGE (c)-[m:CONTAINS {name: $name}]->(d) SET m = $member "
                 "MERGE (g:Graph {id: $graph_id}) "
                 "ON CREATE SET g.extractor_version = $version, g.stored = $stored "
                 "MERGE (d)-[:HAS_GRAPH]->(g) "
@@ -471,6 +498,8 @@ class Neo4jStore(Store):
                 id=doc_id,
                 props=props,
                 member=member,
+                name=name,
+                path=fields["path"],
                 graph_id=fields["graph_id"],
                 version=fields["extractor_version"],
                 stored=now(),
@@ -478,7 +507,7 @@ class Neo4jStore(Store):
                 keys=[n["key"] for n in nodes],
             ).consume()
             if not newest:
-                return self._document_in(tx, doc_id)
+                return self._document_in(tx, doc_id, name, fields["path"])
             self._unwind(
                 tx,
                 "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
@@ -506,13 +535,26 @@ class Neo4jStore(Store):
                     rows,
                     id=doc_id,
                 )
-            return self._document_in(tx, doc_id)
+            return self._document_in(tx, doc_id, name, fields["path"])
 
         return self._write(work)
 
-    def _document_in(self, tx: Any, doc_id: str) -> DocumentRecord:
-        query = "MATCH (d:Document {id: $id}) " + self._DOCUMENT_RETURN.replace("$$META", "d.meta")
-        return _document(tx.run(query, id=doc_id).single())
+    def _document_in(self, tx: Any, doc_id: str, name: str, path: str) -> DocumentRecord:
+        """The document as the membership just written names it."""
+        query = "MATCH (d:Document {id: $id}) " + _returning()
+        record = _document(tx.run(query, id=doc_id).single())
+        return dataclasses.replace(record, name=name, path=path)
+
+    def is_member(self, corpus: str, name: str, doc_id: str) -> bool:
+        return bool(
+            self._read(
+                "MATCH (:Corpus {name: $corpus})-[:CONTAINS {name: $name}]->(:Document {id: $id}) "
+                "RETURN 1 LIMIT 1",
+                corpus=corpus,
+                name=name,
+                id=doc_id,
+            )
+        )
 
     def has_graph(self, graph_id: str) -> bool:
         return bool(self._read("MATCH (g:Graph {id: $id}) RETURN 1 LIMIT 1", id=graph_id))
@@ -550,15 +592,10 @@ class Neo4jStore(Store):
             }
         )
 
-    _DOCUMENT_RETURN = (
-        "RETURN d.id AS doc_id, d.graph_id AS graph_id, d.name AS name, d.path AS path, d.kind AS kind, "
-        "d.extractor_version AS extractor_version, d.title AS title, d.concepts AS concepts, "
-        "d.relations AS relations, COLLECT { MATCH (c:Corpus)-[:CONTAINS]->(d) RETURN c.name ORDER BY c.name } "
-        "AS corpora, $$META AS meta ORDER BY d.name, d.id"
-    )
-
-    def _records(self, match: str, meta: str = "d.meta", **params: Any) -> list[DocumentRecord]:
-        rows = self._read(match + " " + self._DOCUMENT_RETURN.replace("$$META", meta), **params)
+    def _records(self, match: str, member: bool = False, **params: Any) -> list[DocumentRecord]:
+        """Documents matched by ``match`` (which binds ``d``, and ``m``, a
+        CONTAINS membership, when ``member``: then named as ``m`` names them)."""
+        rows = self._read(match + " " + _returning(member), **params)
         return [_document(r) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
@@ -566,20 +603,26 @@ class Neo4jStore(Store):
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
-        return self._records(
-            "MATCH (d:Document) WHERE (d.id = $text OR d.path IN [$text, $resolved] OR d.name = $text) "
-            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) })",
-            text=text,
-            resolved=resolved_path(text),
-            corpus=corpus,
+        params = dict(text=text, resolved=resolved_path(text), corpus=corpus)
+        found = self._records(
+            "MATCH (c:Corpus)-[m:CONTAINS]->(d:Document) WHERE ($corpus IS NULL OR c.name = $corpus) "
+            "AND (d.id = $text OR m.path IN [$text, $resolved] OR m.name = $text)",
+            member=True,
+            **params,
         )
+        if corpus is None:
+            found += self._records(
+                "MATCH (d:Document) WHERE d.id = $text OR d.path IN [$text, $resolved] OR d.name = $text",
+                **params,
+            )
+        return found
 
     def corpora(self) -> list[str]:
         return [r["name"] for r in self._read("MATCH (c:Corpus) RETURN c.name AS name ORDER BY name")]
 
     def documents(self, corpus: str) -> list[DocumentRecord]:
         return self._records(
-            "MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document)", meta="m.meta", corpus=corpus
+            "MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document)", member=True, corpus=corpus
         )
 
     # -- comparisons -----------------------------------------------------------------
@@ -855,6 +898,19 @@ def _group_edges(edges: list[dict[str, Any]]) -> dict[tuple[str, str, str], list
             {"source": e["source"], "target": e["target"], "label": e["label"], "ord": e["ord"]}
         )
     return groups
+
+
+def _returning(member: bool = False) -> str:
+    """The RETURN clause of document records; names, paths and meta from the
+    membership ``m`` when ``member``."""
+    owner = "m" if member else "d"
+    return (
+        f"RETURN d.id AS doc_id, d.graph_id AS graph_id, {owner}.name AS name, {owner}.path AS path, "
+        "d.kind AS kind, d.extractor_version AS extractor_version, d.title AS title, d.concepts AS concepts, "
+        "d.relations AS relations, "
+        "COLLECT { MATCH (c:Corpus)-[:CONTAINS]->(d) RETURN DISTINCT c.name AS name ORDER BY name } AS corpora, "
+        f"{owner}.meta AS meta ORDER BY name, doc_id"
+    )
 
 
 def _document(row: Any) -> DocumentRecord:

@@ -219,6 +219,12 @@ def document_fields(graph: nx.DiGraph, meta: Mapping[str, Any] | None) -> dict[s
     return fields
 
 
+def member_name(fields: Mapping[str, Any]) -> str:
+    """The name of a document's membership in a corpus: the name it was
+    given there, else its id (a corpus never holds a nameless member)."""
+    return str(fields.get("name") or fields["doc_id"])
+
+
 def clean_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
     """The caller's meta as JSON-safe data (keys are strings)."""
     return json.loads(json.dumps(dict(meta or {}), ensure_ascii=False, default=str))

@@ -9,6 +9,7 @@ timeout, so several worker processes of a flow can write to it at once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -32,12 +33,13 @@ from dri.store.records import (
     StoreError,
     clean_meta,
     document_fields,
+    member_name,
     version_key,
 )
 
 __all__ = ["SCHEMA", "SQLiteStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,11 +61,15 @@ CREATE INDEX IF NOT EXISTS documents_name ON documents (name);
 CREATE INDEX IF NOT EXISTS documents_path ON documents (path);
 CREATE TABLE IF NOT EXISTS members (
     corpus TEXT NOT NULL REFERENCES corpora (name),
+    name TEXT NOT NULL,
     doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+    path TEXT NOT NULL,
     meta TEXT NOT NULL,
-    PRIMARY KEY (corpus, doc_id)
+    PRIMARY KEY (corpus, name)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS members_doc ON members (doc_id);
+CREATE INDEX IF NOT EXISTS members_name ON members (name);
+CREATE INDEX IF NOT EXISTS members_path ON members (path);
 CREATE TABLE IF NOT EXISTS graphs (
     graph_id TEXT PRIMARY KEY,
     doc_id TEXT NOT NULL REFERENCES documents (doc_id),
@@ -112,6 +118,24 @@ CREATE TABLE IF NOT EXISTS evaluations (
 );
 """
 
+_MIGRATE_1_TO_2 = (
+    """CREATE TABLE members_v2 (
+        corpus TEXT NOT NULL REFERENCES corpora (name),
+        name TEXT NOT NULL,
+        doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+        path TEXT NOT NULL,
+        meta TEXT NOT NULL,
+        PRIMARY KEY (corpus, name)
+    ) WITHOUT ROWID""",
+    """INSERT OR IGNORE INTO members_v2 (corpus, name, doc_id, path, meta)
+        SELECT m.corpus, COALESCE(json_extract(m.meta, '$.name'), d.name), m.doc_id,
+               COALESCE(json_extract(m.meta, '$.path'), d.path), m.meta
+        FROM members m JOIN documents d USING (doc_id)""",
+    "DROP TABLE members",
+    "ALTER TABLE members_v2 RENAME TO members",
+    "UPDATE store_info SET value = '2' WHERE key = 'schema_version'",
+)
+
 _DOC_COLUMNS = "doc_id, graph_id, name, path, kind, extractor_version, title, concepts, relations"
 
 
@@ -146,6 +170,7 @@ class SQLiteStore(Store):
 
     def _create_schema(self) -> None:
         with self._lock:
+            self._migrate()
             self._db.executescript(SCHEMA)
             row = self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
             if row is None:
@@ -156,6 +181,31 @@ class SQLiteStore(Store):
                 raise StoreError(
                     self.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}"
                 )
+
+    def _migrate(self) -> None:
+        """Version 1 kept one membership per corpus and content, named by the
+        document; version 2 keys memberships by (corpus, name), each with its
+        own path. The names come from the membership's meta (the flows put
+        them there), else from the document."""
+        has_info = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_info'"
+        ).fetchone()
+        row = (
+            has_info
+            and self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+        )
+        if not row or row[0] != "1":
+            return
+        self._db.execute("BEGIN IMMEDIATE")  # another process may be migrating too
+        try:
+            version = self._db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+            if version[0] == "1":
+                for statement in _MIGRATE_1_TO_2:
+                    self._db.execute(statement)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -219,11 +269,13 @@ class SQLiteStore(Store):
                     (*(fields[k] for k in _DOC_COLUMNS.split(", ")), to_json_text(merged), stamp),
                 )
             elif newest:
+                # The document keeps the name and path it was first stored under;
+                # each membership has its own (below).
                 db.execute(
-                    "UPDATE documents SET graph_id=?, name=?, path=?, kind=?, extractor_version=?, title=?, "
+                    "UPDATE documents SET graph_id=?, kind=?, extractor_version=?, title=?, "
                     "concepts=?, relations=?, meta=?, updated=? WHERE doc_id=?",
                     (
-                        *(fields[k] for k in _DOC_COLUMNS.split(", ")[1:]),
+                        *(fields[k] for k in _DOC_COLUMNS.split(", ")[1:] if k not in ("name", "path")),
                         to_json_text(merged),
                         stamp,
                         fields["doc_id"],
@@ -231,20 +283,36 @@ class SQLiteStore(Store):
                 )
             else:
                 db.execute(
-                    "UPDATE documents SET name=?, path=?, meta=?, updated=? WHERE doc_id=?",
-                    (fields["name"], fields["path"], to_json_text(merged), stamp, fields["doc_id"]),
+                    "UPDATE documents SET meta=?, updated=? WHERE doc_id=?",
+                    (to_json_text(merged), stamp, fields["doc_id"]),
                 )
             db.execute(
-                "INSERT INTO members (corpus, doc_id, meta) VALUES (?,?,?) "
-                "ON CONFLICT (corpus, doc_id) DO UPDATE SET meta = excluded.meta",
-                (corpus, fields["doc_id"], to_json_text(meta)),
+                "INSERT INTO members (corpus, name, doc_id, path, meta) VALUES (?,?,?,?,?) "
+                "ON CONFLICT (corpus, name) DO UPDATE SET "
+                "doc_id = excluded.doc_id, path = excluded.path, meta = excluded.meta",
+                (corpus, member_name(fields), fields["doc_id"], fields["path"], to_json_text(meta)),
             )
             db.execute(
                 "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored) VALUES (?,?,?,?,?) "
                 "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data",
                 (fields["graph_id"], fields["doc_id"], fields["extractor_version"], data, stamp),
             )
-        return self.get_document(fields["doc_id"])  # type: ignore[return-value]
+        return self._member(corpus, member_name(fields))  # type: ignore[return-value]
+
+    def _member(self, corpus: str, name: str) -> DocumentRecord | None:
+        found = self._records(
+            "doc_id IN (SELECT doc_id FROM members WHERE corpus = ? AND name = ?)",
+            (corpus, name),
+            member=(corpus, name),
+        )
+        return found[0] if found else None
+
+    def is_member(self, corpus: str, name: str, doc_id: str) -> bool:
+        return bool(
+            self._query(
+                "SELECT 1 FROM members WHERE corpus = ? AND name = ? AND doc_id = ?", (corpus, name, doc_id)
+            )
+        )
 
     def has_graph(self, graph_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM graphs WHERE graph_id = ?", (graph_id,)))
@@ -256,38 +324,62 @@ class SQLiteStore(Store):
         latest = max(rows, key=lambda r: (version_key(r[0]), r[1]))
         return from_json(json.loads(latest[2]))
 
-    def _records(self, where: str, params: Sequence[Any]) -> list[DocumentRecord]:
+    def _records(
+        self, where: str, params: Sequence[Any], member: tuple[str, str] | None = None
+    ) -> list[DocumentRecord]:
+        """Documents matching ``where``; with ``member=(corpus, name)``, named
+        and placed as that membership has them."""
         rows = self._query(
             f"SELECT {_DOC_COLUMNS}, meta, "
-            "(SELECT json_group_array(corpus) FROM (SELECT corpus FROM members m "
+            "(SELECT json_group_array(DISTINCT corpus) FROM (SELECT corpus FROM members m "
             " WHERE m.doc_id = documents.doc_id ORDER BY corpus)) "
             f"FROM documents WHERE {where} ORDER BY name, doc_id",
             params,
         )
-        return [_document(r[:9], r[9], json.loads(r[10])) for r in rows]
+        records = [_document(r[:9], r[9], json.loads(r[10])) for r in rows]
+        if member is not None:
+            path = self._query("SELECT path FROM members WHERE corpus = ? AND name = ?", member)
+            records = [
+                dataclasses.replace(r, name=member[1], path=path[0][0] if path else r.path) for r in records
+            ]
+        return records
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
         found = self._records("doc_id = ?", (doc_id,))
         return found[0] if found else None
 
     def _document_candidates(self, text: str, corpus: str | None) -> list[DocumentRecord]:
+        # Every membership whose name or path matches, named as that membership
+        # has it, and documents matched by id (named as first stored).
         resolved = resolved_path(text)
-        where = "(doc_id = ? OR path = ? OR path = ? OR name = ?)"
-        params: list[Any] = [text, text, resolved, text]
-        if corpus is not None:
-            where += " AND doc_id IN (SELECT doc_id FROM members WHERE corpus = ?)"
-            params.append(corpus)
-        return self._records(where, params)
+        rows = self._query(
+            "SELECT corpus, name FROM members WHERE (doc_id = ? OR path IN (?, ?) OR name = ?) "
+            "AND (? IS NULL OR corpus = ?) ORDER BY corpus, name",
+            (text, text, resolved, text, corpus, corpus),
+        )
+        found = [
+            r
+            for member in rows
+            for r in self._records(
+                "doc_id IN (SELECT doc_id FROM members WHERE corpus = ? AND name = ?)", member, member=member
+            )
+        ]
+        if corpus is None:
+            found += self._records("doc_id = ? OR path IN (?, ?) OR name = ?", (text, text, resolved, text))
+        return found
 
     def corpora(self) -> list[str]:
         return [r[0] for r in self._query("SELECT name FROM corpora ORDER BY name")]
 
     def documents(self, corpus: str) -> list[DocumentRecord]:
+        columns = ", ".join(
+            {"name": "m.name", "path": "m.path"}.get(c, "d." + c) for c in _DOC_COLUMNS.split(", ")
+        )
         rows = self._query(
-            f"SELECT {', '.join('d.' + c for c in _DOC_COLUMNS.split(', '))}, m.meta, "
-            "(SELECT json_group_array(corpus) FROM (SELECT corpus FROM members x "
+            f"SELECT {columns}, m.meta, "
+            "(SELECT json_group_array(DISTINCT corpus) FROM (SELECT corpus FROM members x "
             " WHERE x.doc_id = d.doc_id ORDER BY corpus)) "
-            "FROM members m JOIN documents d ON d.doc_id = m.doc_id WHERE m.corpus = ? ORDER BY d.name, d.doc_id",
+            "FROM members m JOIN documents d ON d.doc_id = m.doc_id WHERE m.corpus = ? ORDER BY m.name, d.doc_id",
             (corpus,),
         )
         return [_document(r[:9], r[9], json.loads(r[10])) for r in rows]

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.corpora.text import decode_bytes
 from dri.metrics.report import find_report
 from dri.settings import data_dir
 
@@ -50,6 +51,15 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)
         else:
             return 0
-    print((folder / "summary.md").read_text(encoding="utf-8"))
+    summary = folder / "summary.md"
+    try:
+        data = summary.read_bytes()
+    except OSError as err:
+        print(f"error: {summary}: cannot read the report summary: {err.strerror or err}", file=sys.stderr)
+        return 1
+    text, encoding = decode_bytes(data)
+    if encoding != "utf-8":
+        print(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr)
+    print(text)
     print(f"\n(report folder: {folder})")
     return 0

@@ -20,8 +20,9 @@ import sys
 from pathlib import Path
 
 from dri.commands.compare import add_profile_option
+from dri.corpora.discover import has_manifest
 from dri.flows.progress import Progress, listening
-from dri.flows.runners import runner_config
+from dri.flows.runners import end_workers_on_signals, runner_config
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -56,6 +57,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
     add_profile_option(p)
+    p.add_argument(
+        "--allow-outside-links",
+        action="store_true",
+        help="read symbolic links to files outside CORPUS_DIR (refused by default)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
     p.set_defaults(handler=run_run)
@@ -91,11 +97,22 @@ def run_run(args: argparse.Namespace) -> int:
     if args.mode == "target" and not args.target:
         print("error: --mode target needs --target NAME", file=sys.stderr)
         return 2
+    if args.batch_size is not None and args.batch_size < 1:
+        print(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
+        return 2
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
     # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
     from dri.flows.corpus import run_corpus
+
+    if args.mode == "manifest" and not has_manifest(args.corpus_dir):
+        print(
+            f"error: {args.corpus_dir}: --mode manifest needs manifest.csv, file_information.csv, "
+            "originals/ or targets.txt (or use --mode all-pairs or --mode target)",
+            file=sys.stderr,
+        )
+        return 2
 
     try:
         config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
@@ -110,6 +127,7 @@ def run_run(args: argparse.Namespace) -> int:
         sections=args.sections,
         batch_size=args.batch_size,
         profile=args.profile,
+        allow_outside_links=args.allow_outside_links,
     )
 
     def run():
@@ -121,6 +139,34 @@ def run_run(args: argparse.Namespace) -> int:
             **parameters,
         )
 
+    try:
+        with end_workers_on_signals():
+            state, summary = _run_with_progress(run, show_progress)
+    except KeyboardInterrupt:
+        print(
+            f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
+            "run the same command again to finish",
+            file=sys.stderr,
+        )
+        return 130
+
+    if summary is None:
+        reason = state.message or state.name
+        print(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
+        return 1
+    for failure in summary.failures:
+        print(f"error: {failure}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=1, default=str))
+    else:
+        _print_summary(summary)
+    if summary.advice:
+        print(f"what to do: {summary.advice}", file=sys.stderr)
+    return 0 if summary.ok else 1
+
+
+def _run_with_progress(run, show_progress: bool):
+    """``run()``, under a progress bar on a terminal."""
     if show_progress:
         # rich is imported only for a terminal progress bar.
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -148,18 +194,5 @@ def run_run(args: argparse.Namespace) -> int:
                 )
 
             with listening(show):
-                state, summary = run()
-    else:
-        state, summary = run()
-
-    if summary is None:
-        reason = state.message or state.name
-        print(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
-        return 1
-    for failure in summary.failures:
-        print(f"error: {failure}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary.to_dict(), indent=1, default=str))
-    else:
-        _print_summary(summary)
-    return 0 if summary.ok else 1
+                return run()
+    return run()

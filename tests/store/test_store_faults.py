@@ -95,7 +95,7 @@ def test_a_dead_server_costs_the_retry_window_once_then_fails_at_once():
         with pytest.raises(StoreUnavailable) as again:
             Neo4jStore(settings)
         assert "still not answering" in _one_line_without_password(again.value)
-    assert time.monotonic() - t1 < 1.0
+    assert time.monotonic() - t1 < 5.0  # five more windows would be 10 s or more
 
 
 def _open_and_count(uri: str, barrier) -> int:

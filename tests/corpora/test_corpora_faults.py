@@ -1,0 +1,121 @@
+"""Malformed corpus files: each case is a one-line error naming the file and
+line, or a documented behaviour (a repeated row is counted once, with a
+warning), never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from dri.corpora.manifest import read_manifest
+from dri.corpora.plagiarism import load_plagiarism
+from dri.corpora.ratings import read_ratings
+from dri.corpora.text import CorpusError
+
+
+def _plagiarism(folder: Path, index: str | bytes) -> Path:
+    folder.mkdir(exist_ok=True)
+    for name in ("orig_taska.txt", "g0pA_taska.txt", "g0pB_taska.txt"):
+        (folder / name).write_text("The sun attracts the planets.\n", encoding="utf-8")
+    data = index.encode("utf-8") if isinstance(index, str) else index
+    (folder / "file_information.csv").write_bytes(data)
+    return folder
+
+
+INDEX = "File,Task,Category\norig_taska.txt,a,orig\ng0pA_taska.txt,a,cut\ng0pB_taska.txt,a,non\n"
+
+
+def test_a_row_with_a_fourth_field_is_one_problem_naming_the_line(tmp_path):
+    corpus = load_plagiarism(_plagiarism(tmp_path / "c", INDEX.replace("a,cut", "a,cut,extra")))
+    assert [p.answer.name for p in corpus.pairs] == ["g0pB_taska.txt"]
+    assert len(corpus.problems) == 1
+    assert "file_information.csv: line 3: 4 fields, the header has 3" in corpus.problems[0]
+
+
+def test_a_trailing_comma_is_harmless(tmp_path):
+    corpus = load_plagiarism(
+        _plagiarism(tmp_path / "c", INDEX.replace("\n", ",\n").replace("Category,", "Category"))
+    )
+    assert len(corpus.pairs) == 2 and corpus.problems == []
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "cp1252", "utf-8-sig"])
+def test_utf16_and_windows_1252_indexes_are_read(tmp_path, encoding):
+    text = INDEX.replace("g0pB_taska.txt,a,non", "g0pB_taska.txt,a,non\nnaïve_é.txt,a,heavy")
+    corpus = load_plagiarism(_plagiarism(tmp_path / "c", text.encode(encoding)))
+    assert len(corpus.pairs) == 2
+    assert corpus.problems == [
+        f"{tmp_path / 'c' / 'naïve_é.txt'}: listed on line 5 of file_information.csv but missing"
+    ]
+
+
+def test_binary_junk_as_index_is_one_line(tmp_path):
+    with pytest.raises(CorpusError, match=r"file_information.csv: binary data \(NUL bytes\)") as err:
+        load_plagiarism(_plagiarism(tmp_path / "c", b"\x00\x01\x02garbage"))
+    assert "\n" not in str(err.value)
+
+
+def test_a_repeated_index_row_is_counted_once_with_a_warning(tmp_path, caplog):
+    caplog.set_level(logging.WARNING)
+    corpus = load_plagiarism(_plagiarism(tmp_path / "c", INDEX + "g0pA_taska.txt,a,cut\n"))
+    assert [p.answer.name for p in corpus.pairs] == ["g0pA_taska.txt", "g0pB_taska.txt"]
+    assert "line 5 repeats line 3; counted once" in caplog.text
+
+
+@pytest.mark.parametrize("name", ["../outside.txt", "/etc/passwd"])
+def test_an_index_cannot_point_outside_the_corpus(tmp_path, name):
+    corpus = load_plagiarism(_plagiarism(tmp_path / "c", INDEX + f"{name},a,cut\n"))
+    assert len(corpus.pairs) == 2
+    assert corpus.problems == [
+        f"{tmp_path / 'c' / 'file_information.csv'}: line 5: {name!r} is not a file name inside the corpus folder"
+    ]
+
+
+def test_a_repeated_manifest_row_is_compared_and_counted_once_with_a_warning(tmp_path, caplog):
+    caplog.set_level(logging.WARNING)
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(
+        "source,target,group\na.txt,b.txt,x\na.txt,c.txt,x\na.txt,b.txt,x\n", encoding="utf-8"
+    )
+    pairs = read_manifest(manifest)
+    assert [(p.source.name, p.target.name) for p in pairs] == [("a.txt", "b.txt"), ("a.txt", "c.txt")]
+    assert f"{manifest}: line 4 repeats line 2; the pair is compared and counted once" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("source,target\na,b\n", "manifest lacks column(s) group"),
+        ("source,target,group\na,b,x,y\n", "line 2: 4 fields, the header has 3"),
+        ("source,target,group\na,,x\n", "line 2: empty target"),
+        ('source,target,group\n"a,b,x\n', "line 2: empty target, group"),
+    ],
+)
+def test_a_bad_manifest_is_one_line_naming_file_and_line(tmp_path, text, says):
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(text, encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        read_manifest(manifest)
+    assert str(err.value).startswith(f"{manifest}: ") and says in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "NaN", "2.5", "0", "6"])
+def test_ratings_that_are_not_whole_numbers_from_1_to_5_are_problems(tmp_path, value):
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        f"rater,pair,novelty,usefulness,challenge\nr1,p,{value},3,3\nr2,p,4,4,4\n", encoding="utf-8"
+    )
+    rows, problems = read_ratings(path)
+    assert [r["rater"] for r in rows] == ["r2"]
+    assert problems == [f"{path}: line 2: novelty must be a whole number from 1 to 5, not {value!r}"]
+
+
+def test_ratings_in_windows_1252_are_read(tmp_path):
+    path = tmp_path / "ratings.csv"
+    path.write_bytes("rater,pair,novelty,usefulness,challenge\nJosé,café~thé,5,4,4\n".encode("cp1252"))
+    rows, problems = read_ratings(path)
+    assert rows == [{"rater": "José", "pair": "café~thé", "novelty": 5, "usefulness": 4, "challenge": 4}]
+    assert problems == []

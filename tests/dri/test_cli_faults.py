@@ -1,0 +1,89 @@
+"""Bad options and missing files on the command line: one line on stderr
+naming the option or file, and exit status 1 or 2, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from dri.cli import main
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse's usage errors
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+@pytest.mark.parametrize("k", ["99999999999999999999", "-5", "0", "ten"])
+def test_store_top_k_out_of_range_names_the_option(capsys, tmp_path, k):
+    code, _, err = _run(capsys, "store", "--uri", str(tmp_path / "x.sqlite"), "top", "a.txt", "-k", k)
+    assert code == 2
+    assert "argument -k: must be" in err.splitlines()[-1]
+
+
+def test_store_looking_at_a_missing_file_creates_nothing(capsys, tmp_path):
+    target = tmp_path / "nonexistent" / "deep" / "x.sqlite"
+    code, _, err = _run(capsys, "store", "--uri", str(target), "info")
+    assert code == 1
+    assert err.splitlines() == [f"error: {target}: no store here (it is created by the first `dri run`)"]
+    assert not (tmp_path / "nonexistent").exists()
+
+
+@pytest.mark.parametrize(
+    "uri, says",
+    [
+        ("bolt://127.0.0.1:notaport", "the port must be a number"),
+        ("http://neo4j:pw-Secret9@127.0.0.1:7474", "unknown store URI scheme 'http'"),
+        ("neo4j:pw-Secret9@127.0.0.1:7711", "unknown store URI scheme 'neo4j'"),
+    ],
+)
+def test_store_bad_uris_are_one_line(capsys, uri, says):
+    code, _, err = _run(capsys, "store", "--uri", uri, "info")
+    assert code == 1 and len(err.splitlines()) == 1 and says in err and "pw-Secret9" not in err
+
+
+def test_a_bad_retry_setting_names_the_variable(capsys, monkeypatch):
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
+    monkeypatch.setenv("DRI_NEO4J_RETRY_SECONDS", "abc")
+    code, _, err = _run(capsys, "store", "info")
+    assert code == 1
+    assert err.splitlines() == [
+        "error: DRI_NEO4J_RETRY_SECONDS: must be a number of seconds, 0 or more, not 'abc'"
+    ]
+
+
+def test_report_on_a_folder_without_a_summary(capsys, tmp_path):
+    code, _, err = _run(capsys, "report", str(tmp_path))
+    assert code == 1 and err.splitlines() == [
+        f"error: {tmp_path}: no report here (run `dri evaluate ...` first)"
+    ]
+
+
+def test_report_given_an_index_without_its_summary(capsys, tmp_path):
+    (tmp_path / "index.html").write_text("<html></html>")
+    code, _, err = _run(capsys, "report", str(tmp_path / "index.html"))
+    assert code == 1 and len(err.splitlines()) == 1 and "summary.md: cannot read the report summary" in err
+
+
+def test_report_with_a_windows_1252_summary_is_printed_with_a_warning(capsys, tmp_path):
+    (tmp_path / "summary.md").write_bytes("# Résumé — naïve\n".encode("cp1252"))
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 0 and "# Résumé — naïve" in out
+    assert err.splitlines() == [f"warning: {tmp_path / 'summary.md'}: not UTF-8; read as cp1252"]
+
+
+def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
+    code, _, err = _run(capsys, "run", str(tmp_path), "--mode", "manifest")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"error: {tmp_path}: --mode manifest needs manifest.csv")
+
+
+def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DRI_WORKERS", "many")
+    code, _, err = _run(capsys, "run", str(tmp_path))
+    assert code == 2 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]

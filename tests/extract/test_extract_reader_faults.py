@@ -1,0 +1,69 @@
+"""Inputs the extractor cannot do justice to: text in another language gets
+a warning; a text over the size limit is refused in one line; a long
+hard-wrapped paragraph is split like short ones (bench/bench_extract.py
+times it)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from dri.extract import DocumentError
+from dri.extract.reader import read_document
+from dri.extract.sentences import split_sentences
+
+GERMAN = (
+    "Die Sonne zieht die Planeten an. Die Planeten kreisen um die Sonne, weil die Schwerkraft sie in ihrer "
+    "Umlaufbahn hält. Ein General wollte eine Festung erobern, aber die Straßen waren vermint. Er teilte "
+    "seine Armee in kleine Gruppen auf, die gleichzeitig angriffen.\n"
+)
+CHINESE = "太阳吸引行星。行星围绕太阳旋转，因为引力使它们保持在轨道上。一位将军想要攻占一座堡垒，但道路上埋有地雷。他把军队分成小组，同时发动进攻。\n"
+ENGLISH = (
+    "The sun attracts the planets. The planets revolve around the sun because gravity holds them in their "
+    "orbits. A general wanted to capture a fortress, but the roads were mined. He divided his army into "
+    "small groups that attacked at the same time.\n"
+)
+
+
+@pytest.mark.parametrize("text", [GERMAN, CHINESE])
+def test_text_in_another_language_is_warned_about(tmp_path, caplog, text):
+    path = tmp_path / "foreign.txt"
+    path.write_text(text, encoding="utf-8")
+    caplog.set_level(logging.WARNING)
+    document = read_document(path)
+    assert any("does not look like English" in w for w in document.warnings)
+    assert f"{path}: does not look like English" in caplog.text
+
+
+def test_english_is_not_warned_about(tmp_path):
+    path = tmp_path / "english.txt"
+    path.write_text(ENGLISH, encoding="utf-8")
+    assert read_document(path).warnings == []
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_text_over_the_limit_is_refused_in_one_line_naming_the_setting(tmp_path, monkeypatch):
+    path = _write(tmp_path / "big.txt", ENGLISH * 100)
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "10000")
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    message = str(err.value)
+    assert message.startswith(
+        f"{path}: too long: {len(ENGLISH) * 100:,} characters of text, the limit is 10,000"
+    )
+    assert "DRI_MAX_TEXT_CHARS" in message and "\n" not in message
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "lots")
+    with pytest.raises(DocumentError, match="DRI_MAX_TEXT_CHARS must be a positive whole number, not 'lots'"):
+        read_document(path)
+
+
+def test_a_long_hard_wrapped_paragraph_splits_like_short_ones():
+    # Once quadratic in the paragraph's length (the abbreviation check searched from its start).
+    paragraph = " ".join(["The sun attracts the planets, e.g. Mars and Venus."] * 2000)
+    sentences = split_sentences(paragraph)
+    assert sentences == ["The sun attracts the planets, e.g. Mars and Venus."] * 2000

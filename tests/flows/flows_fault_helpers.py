@@ -1,0 +1,100 @@
+"""Helpers of the fault tests of ``dri run``: subprocess environment, a
+corpus big enough to disturb, the project's Neo4j script, process trees."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dri.store import open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+DRI = [sys.executable, "-m", "dri.cli"]
+DEMO = ROOT / "corpora" / "demo"
+PORT = int(os.environ.get("DRI_TEST_FAULT_PORT", "7760"))
+PASSWORD = "Hunter2-Fault-Pw"
+
+
+def neo4j(command: str, port: int) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NEO4J_PORT": str(port)}
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "neo4j"), command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert command == "status" or done.returncode == 0, done.stderr
+    return done
+
+
+def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_API", "DRI_NEO4J"))}
+    env.update(
+        DRI_DATA_DIR=str(tmp_path / "data"),
+        PREFECT_HOME=str(tmp_path / "prefect-home"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        DRI_WORKERS="2",
+        **extra,
+    )
+    return env
+
+
+def fault_corpus(tmp_path: Path, documents: int = 24) -> Path:
+    """The demo analogy and plagiarism texts together (24 documents, each
+    parsed in a second or so, so a run lasts long enough to be disturbed),
+    or the first ``documents`` of them."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    texts = [t for name in ("analogy", "plagiarism") for t in sorted((DEMO / name).glob("*.txt"))]
+    for text in [t for t in texts if t.name != "targets.txt"][:documents]:
+        shutil.copy(text, folder / f"{text.parent.name}-{text.name}")
+    return folder
+
+
+def descendants(pid: int) -> set[int]:
+    """All living descendants of ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(predicate, timeout: float, step: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def stored_documents(uri: str) -> int:
+    try:
+        with open_store(uri) as store:
+            return store.counts()["Document"]
+    except Exception:
+        return 0

@@ -1,0 +1,116 @@
+"""``dri run`` under faults, as a user meets them: a secret in a malformed URI,
+a Neo4j server that goes away for good or restarts mid-run, and the signals
+that end a run (SIGINT, SIGTERM, kill -9 of the parent).
+
+Each test runs the real command in a subprocess with its own data folder and
+PREFECT_HOME (so its temporary Prefect server's database can be searched).
+The Neo4j tests start their own server instances with ``scripts/neo4j`` on
+``DRI_TEST_FAULT_PORT`` (default 7760) and the next port, so the server the
+other tests use is never disturbed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from flows_fault_helpers import DRI, PASSWORD, PORT, fault_corpus, neo4j, run_env, stored_documents, wait_for
+
+from dri.corpora.discover import discover
+from dri.flows.tasks import extract_batch, worker_store
+
+
+def test_a_malformed_uri_never_shows_its_password_anywhere(tmp_path):
+    corpus = fault_corpus(tmp_path)
+    env = run_env(tmp_path, NEO4J_URI=f"neo4j:{PASSWORD}@127.0.0.1:7711")
+    done = subprocess.run(
+        [*DRI, "run", str(corpus), "--no-progress"], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 1, done.stderr
+    assert "NEO4J_URI: '***@127.0.0.1:7711' is not a Neo4j URI" in done.stderr
+    assert "what to do:" in done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    databases = list((tmp_path / "prefect-home").rglob("*.db*"))
+    assert databases, "the run should have been recorded by its temporary Prefect server"
+    for db in databases:
+        assert PASSWORD.encode() not in db.read_bytes(), db
+    # The run is recorded, with the redacted message (so the search above looked in the right place).
+    recorded = b"".join(db.read_bytes() for db in databases)
+    assert b"***@127.0.0.1:7711" in recorded
+    summary = json.loads(Path(done.stdout.split("summary: ")[1].split()[0]).read_text())
+    assert summary["failures"] and summary["advice"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_server_gone_for_good_costs_one_retry_window_and_the_summary_says_what_to_do(tmp_path):
+    port = PORT
+    neo4j("wipe", port)
+    neo4j("start", port)
+    uri = f"bolt://127.0.0.1:{port}"
+    window = 10
+    corpus = fault_corpus(tmp_path)
+    env = run_env(tmp_path, NEO4J_URI=uri, DRI_NEO4J_RETRY_SECONDS=str(window))
+    run = subprocess.Popen(
+        [*DRI, "run", str(corpus), "--no-progress", "--batch-size", "1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_for(lambda: stored_documents(uri) >= 3 or run.poll() is not None, 600, 0.5)
+        assert run.poll() is None, "the run ended before the server could be stopped"
+        neo4j("stop", port)
+        stopped = time.monotonic()
+        out, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            run.kill()
+        neo4j("wipe", port)
+    took = time.monotonic() - stopped
+    # One retry window (the workers wait it side by side), then every further
+    # document fails at once; the rest is Prefect and the summary.
+    assert took < window + 60, took
+    assert run.returncode == 1
+    lines = err.splitlines()
+    assert lines[-1].startswith("what to do: the store cannot be used: start it"), lines[-3:]
+    assert any("not stored" in line or "not answering" in line for line in lines)
+    summary = json.loads(Path(out.split("summary: ")[1].split()[0]).read_text())
+    assert summary["advice"] and summary["failures"] and summary["documents"] == 24
+
+
+def test_links_leaving_the_corpus_are_refused_unless_allowed(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "inside.txt").write_text("The sun attracts the planets.\n")
+    (root / "alias.txt").symlink_to(root / "inside.txt")
+    (root / "passwd.txt").symlink_to("/etc/passwd")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "deep.txt").write_text("The nucleus attracts the electrons.\n")
+    (root / "linked-folder").symlink_to(outside)
+    paths, problems = discover(root)
+    assert [Path(p).name for p in paths] == ["alias.txt", "inside.txt"]
+    assert problems == [
+        f"{root.resolve() / 'passwd.txt'}: refused, a symbolic link to /etc/passwd, outside the corpus folder "
+        "(--allow-outside-links allows it)"
+    ]
+    paths, problems = discover(root, allow_outside_links=True)
+    assert [Path(p).name for p in paths] == ["alias.txt", "inside.txt", "passwd.txt"] and problems == []
+
+
+def test_the_same_bytes_under_two_names_are_both_members(tmp_path, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "solar-system.txt").write_text("The sun attracts the planets.\n")
+    (root / "copy-of-sun.txt").write_text("The sun attracts the planets.\n")
+    done, failures = extract_batch(sorted(str(p) for p in root.iterdir()), "analogy", root)
+    assert failures == [] and len({d.doc_id for d in done}) == 1
+    listed = worker_store().documents("analogy")
+    assert [d.name for d in listed] == ["copy-of-sun.txt", "solar-system.txt"]

@@ -1,20 +1,31 @@
-"""Check WordNet Lin similarity against human judgements.
+"""Check the WordNet word similarity rules against human judgements.
 
-Spearman correlation of :func:`mapping.wordnet.lin_similarity` with
-WordSim-353 (Finkelstein et al. 2002; relatedness) and SimLex-999 (Hill et
-al. 2015; similarity). Both lists ship inside the gensim wheel under
-``gensim/test/test_data/``; the first run fetches the wheel with
+Spearman correlation of :meth:`mapping.wordnet.WordNet.lin` under each rule
+of :data:`mapping.wordnet.RULES` with SimLex-999 (Hill et al. 2015;
+similarity), nouns, verbs and adjectives separately, and WordSim-353
+(Finkelstein et al. 2002; relatedness). Both lists ship inside the gensim
+wheel under ``gensim/test/test_data/``; the first run fetches the wheel with
 ``pip download gensim==4.4.0 --no-deps`` (gensim is not installed) and caches
-the two files under ``data/cache/wordsim``. gensim's copies carry no part of
-speech, so a pair scores the larger of its noun and verb Lin (0 when a word
-is in neither). Prints rho over all pairs and over the pairs WordNet covers,
-and the time per pair with a cold and a warm cache.
+the two files under ``data/cache/wordsim``.
+
+gensim's SimLex-999 has no part-of-speech column but keeps the original
+file's order: adjectives on lines 1-111, nouns on 112-777, verbs on 778-999
+(Hill et al.'s counts; the first of each is old/new, wife/husband, go/come),
+so the part of speech is read from the position. WordSim-353 has none: a
+pair scores the larger of its noun and verb similarity.
+
+Prints one table row per rule (and per ``--exponents`` value of the
+``semcor`` rule's ``SENSE_EXPONENT``): rho on all pairs, the pairs WordNet
+covers, and the time per pair with a cold and a warm cache; then the
+word-pair cache's size.
 
     .venv/bin/python bench/bench_wordnet.py
+    .venv/bin/python bench/bench_wordnet.py --exponents 0.25,0.5,1
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import subprocess
 import sys
@@ -27,11 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scipy.stats import spearmanr
 
-from dri.mapping.wordnet import wordnet
+import dri.mapping.wordnet as wordnet_module
+from dri.mapping.wordnet import RULES, wordnet
 from dri.settings import cache_dir
 
 FILES = {"WordSim-353": "wordsim353.tsv", "SimLex-999": "simlex999.txt"}
 GENSIM = "gensim==4.4.0"
+#: SimLex-999's parts of speech by line (1-based, inclusive) in the original order.
+SIMLEX_POS = (("a", 1, 111), ("n", 112, 777), ("v", 778, 999))
 
 
 def datasets() -> Path:
@@ -60,32 +74,74 @@ def read_pairs(path: Path) -> list[tuple[str, str, float]]:
     return pairs
 
 
-def main() -> int:
+def subsets(folder: Path) -> dict[str, list[tuple[str, str, float, str | None]]]:
+    """Named lists of (a, b, human, pos); pos None means the best of noun and verb."""
+    simlex = read_pairs(folder / FILES["SimLex-999"])
+    if len(simlex) != 999:
+        raise SystemExit(f"SimLex-999 has {len(simlex)} pairs, expected 999")
+    out = {}
+    for pos, first, last in SIMLEX_POS:
+        out[f"SimLex {pos.upper()}"] = [(a, b, h, pos) for a, b, h in simlex[first - 1 : last]]
+    out["SimLex all"] = [p for name in ("SimLex A", "SimLex N", "SimLex V") for p in out[name]]
+    out["WordSim-353"] = [(a, b, h, None) for a, b, h in read_pairs(folder / FILES["WordSim-353"])]
+    return out
+
+
+def score(wn, a: str, b: str, pos: str | None, rule: str) -> float:
+    if pos is not None:
+        return wn.lin(a, b, pos, rule)[0]
+    return max(wn.lin(a, b, "n", rule)[0], wn.lin(a, b, "v", rule)[0])
+
+
+def covered(wn, a: str, b: str, pos: str | None) -> bool:
+    poses = (pos,) if pos else ("n", "v")
+    return all(any(wn.offsets(w, p) for p in poses) for w in (a, b))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default=",".join(RULES))
+    parser.add_argument("--exponents", default="", help="also try these SENSE_EXPONENT values (semcor rule)")
+    args = parser.parse_args(argv)
     folder = datasets()
     t0 = time.perf_counter()
     wn = wordnet()
     print(f"WordNet loaded in {time.perf_counter() - t0:.2f} s")
-    for label, name in FILES.items():
-        pairs = read_pairs(folder / name)
+    sets = subsets(folder)
+    variants = [(r, None) for r in args.rules.split(",") if r]
+    variants += [("semcor", float(x)) for x in args.exponents.split(",") if x]
+    header = ["rule"] + [f"{name} ({len(p)})" for name, p in sets.items()] + ["us/pair cold", "us/pair warm"]
+    print("| " + " | ".join(header) + " |")
+    print("|---" * len(header) + "|")
+    default_exponent = wordnet_module.SENSE_EXPONENT
+    for rule, exponent in variants:
+        wordnet_module.SENSE_EXPONENT = default_exponent if exponent is None else exponent
+        wn._lin_cached.cache_clear()
+        label = rule + ("" if exponent is None else f", exponent {exponent}")
+        if rule == "semcor" and exponent is None:
+            label += f" (exponent {default_exponent})"
+        cells, n_pairs = [], 0
         t = time.perf_counter()
-        lins, covered = [], []
-        for a, b, _ in pairs:
-            value = max(wn.lin(a, b, "n")[0], wn.lin(a, b, "v")[0])
-            lins.append(value)
-            covered.append(all(any(wn.offsets(w, p) for p in ("n", "v")) for w in (a, b)))
-        cold = (time.perf_counter() - t) / len(pairs)
+        values = {
+            name: [score(wn, a, b, pos, rule) for a, b, _, pos in pairs] for name, pairs in sets.items()
+        }
+        n_pairs = sum(len(p) for p in sets.values())
+        cold = (time.perf_counter() - t) / n_pairs
         t = time.perf_counter()
-        for a, b, _ in pairs:
-            max(wn.lin(a, b, "n")[0], wn.lin(a, b, "v")[0])
-        warm = (time.perf_counter() - t) / len(pairs)
-        human = [h for _, _, h in pairs]
-        rho_all = spearmanr(lins, human).statistic
-        sub = [(x, h) for x, h, c in zip(lins, human, covered) if c]
-        rho_cov = spearmanr([x for x, _ in sub], [h for _, h in sub]).statistic
-        print(
-            f"{label}: {len(pairs)} pairs, {len(sub)} covered by WordNet; Spearman rho all = {rho_all:.3f}, "
-            f"covered = {rho_cov:.3f}; {cold * 1e6:.0f} us/pair cold, {warm * 1e6:.1f} us/pair warm"
-        )
+        for pairs in sets.values():
+            for a, b, _, pos in pairs:
+                score(wn, a, b, pos, rule)
+        warm = (time.perf_counter() - t) / n_pairs
+        for name, pairs in sets.items():
+            human = [h for _, _, h, _ in pairs]
+            rho_all = spearmanr(values[name], human).statistic
+            keep = [i for i, (a, b, _, pos) in enumerate(pairs) if covered(wn, a, b, pos)]
+            rho_cov = spearmanr([values[name][i] for i in keep], [human[i] for i in keep]).statistic
+            cells.append(f"{rho_all:.3f} / {rho_cov:.3f} ({len(keep)})")
+        print(f"| {label} | " + " | ".join(cells) + f" | {cold * 1e6:.0f} | {warm * 1e6:.1f} |")
+    wordnet_module.SENSE_EXPONENT = default_exponent
+    print("\nCells: Spearman rho on all pairs / on the pairs WordNet covers (their number).")
+    print(f"Word-pair cache: {wn.cache_info()}")
     return 0
 
 

@@ -13,6 +13,14 @@ structure-based similarity three ways, each reproduced here:
   by Analogy Similarity, top k with their mappings ("Finding and Evaluating
   a Computer Graphics Analogy"), optionally on some sections only.
 
+Two more kinds check the scores against human judgement
+(docs/validity.md): :func:`evaluate_judgements` -- text pairs with a human
+score, Pearson, Spearman and Kendall with 95% bootstrap intervals and a
+scatter plot per score; :func:`evaluate_choice` -- multiple-choice analogy
+items, accuracy with a 95% interval, ties counted wrong, and how often each
+option type is picked. Their texts are written as documents of a corpus
+folder (:func:`dri.corpora.judgements.write_documents`) and go the same way.
+
 Each is a thin call of one shared path. A kind's loader turns the corpus
 folder into an :class:`Evaluation` (its pairs, their groups, how the report
 reads them); :func:`evaluate` then runs the corpus flow
@@ -34,6 +42,8 @@ one-line ``error`` and the batch carries on.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
 import math
 import time
@@ -43,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from dri.corpora.analogy import load_analogy
+from dri.corpora.judgements import load_choice, load_judgements, write_documents
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
 from dri.corpora.ratings import load_ratings
@@ -59,6 +70,7 @@ from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
 from dri.metrics.scores import COUNT_NAMES
 from dri.metrics.stats import rating_stats
+from dri.metrics.validity import choice_section, judgement_section, plot_scatter
 from dri.settings import data_dir
 from dri.store import ComparisonRecord, Store, open_store
 
@@ -67,11 +79,15 @@ __all__ = [
     "Progress",
     "analogy_evaluation",
     "analogy_search",
+    "choice_evaluation",
     "default_report_dir",
     "evaluate",
+    "evaluate_choice",
+    "evaluate_judgements",
     "evaluate_plagiarism",
     "evaluate_translation",
     "format_search",
+    "judgements_evaluation",
     "plagiarism_evaluation",
     "run_evaluation",
     "translation_evaluation",
@@ -449,6 +465,130 @@ def run_evaluation(
     if report_dir is False:
         return result, None
     return result, write_report(result, report_dir or default_report_dir(result.kind, evaluation.root))
+
+
+# -- validity: human judgements and multiple-choice analogies ------------------------
+
+
+def _documents_dir(kind: str, path: Path) -> Path:
+    """Where a judgement file's texts become documents: named by the file and its content."""
+    digest = hashlib.sha1(path.read_bytes()).hexdigest()[:10]
+    return data_dir() / "validity-corpora" / f"{kind}-{path.stem}-{digest}"
+
+
+def judgements_evaluation(path: str | Path) -> Evaluation:
+    """The rated pairs of a CSV (``a,b,score``; :func:`dri.corpora.judgements.load_judgements`).
+
+    The texts are written once each as documents (with the pairs as a
+    ``manifest.csv``) so the corpus flow compares them like any corpus; each
+    row carries the human score as ``human``.
+    """
+    data = load_judgements(path)
+    folder = _documents_dir("judgements", data.path)
+    pairs = write_documents(
+        [(j.a, j.b, "pairs", {**j.extra, "human": repr(j.score), "line": str(j.line)}) for j in data.pairs],
+        folder,
+    )
+    return Evaluation(
+        "judgements",
+        folder,
+        pairs,
+        groups=["pairs"],
+        problems=list(data.problems),
+        meta={"file": str(data.path.resolve()), "rated pairs": len(pairs)},
+    )
+
+
+def choice_evaluation(path: str | Path) -> Evaluation:
+    """Every (query, option) pair of a multiple-choice JSONL (:func:`dri.corpora.judgements.load_choice`).
+
+    Each row carries ``item``, ``option``, ``answer`` and ``type``; the group
+    is the option's type when the items carry types, else ``answer``/``other``.
+    """
+    data = load_choice(path)
+    folder = _documents_dir("choice", data.path)
+    rows = []
+    for item in data.items:
+        for k, option in enumerate(item.options):
+            kind = item.types[k] if item.types else ("answer" if k == item.answer else "other")
+            extra = {"item": item.id, "option": str(k), "answer": str(item.answer), "type": kind}
+            if item.group:
+                extra["item_group"] = item.group
+            rows.append((item.query, option, kind, extra))
+    pairs = write_documents(rows, folder)
+    groups = sorted({r[2] for r in rows}, key=lambda g: (g not in ("target", "answer"), g))
+    return Evaluation(
+        "choice",
+        folder,
+        pairs,
+        groups=groups,
+        problems=list(data.problems),
+        meta={"file": str(data.path.resolve()), "items": len(data.items), "options": len(pairs)},
+    )
+
+
+def _validity_report(
+    result: EvaluationResult, source: Path, report_dir: str | Path | bool | None
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """The shared report folder plus the validity section, its plots and ``validity.json``."""
+    if result.kind == "judgements":
+        markdown, stats = judgement_section(result.rows, result.scores, "human")
+    else:
+        markdown, stats = choice_section(result.rows, result.scores)
+    result.meta["validity"] = stats
+    if report_dir is False:
+        return result, None
+    out = Path(report_dir or default_report_dir(result.kind, source.with_suffix("")))
+    out.mkdir(parents=True, exist_ok=True)
+    if result.kind == "judgements":
+        title = f"{source.name}: scores against the human score"
+        for name, scores in (
+            ("scatter.png", result.structure_scores),
+            ("scatter_baselines.png", result.baseline_scores),
+        ):
+            if plot_scatter(result.rows, scores, "human", out / name, title):
+                markdown += f"\n![{Path(name).stem}]({name})\n"
+    (out / "validity.json").write_text(json.dumps(stats, indent=1, default=str), encoding="utf-8")
+    return result, write_report(result, out, extra_markdown=markdown)
+
+
+def evaluate_judgements(
+    path: str | Path,
+    report_dir: str | Path | bool | None = None,
+    *,
+    baselines: bool = True,
+    embeddings: bool = False,
+    progress: Progress | None = None,
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """Every structure score and baseline against human scores of text pairs.
+
+    Pearson, Spearman and Kendall tau-b with 95% bootstrap intervals
+    (:func:`dri.metrics.validity.judgement_section`), a scatter plot per score,
+    and the usual report files. Raises :class:`CorpusError` if the file has no
+    usable row.
+    """
+    evaluation = judgements_evaluation(path)
+    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
+    return _validity_report(result, Path(path), report_dir)
+
+
+def evaluate_choice(
+    path: str | Path,
+    report_dir: str | Path | bool | None = None,
+    *,
+    baselines: bool = True,
+    embeddings: bool = False,
+    progress: Progress | None = None,
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """Multiple-choice accuracy of every structure score and baseline.
+
+    Accuracy with a 95% bootstrap interval, ties for the top counted wrong and
+    reported, and how often each option type is picked
+    (:func:`dri.metrics.validity.choice_section`).
+    """
+    evaluation = choice_evaluation(path)
+    result = evaluate(evaluation, baselines=baselines, embeddings=embeddings, progress=progress)
+    return _validity_report(result, Path(path), report_dir)
 
 
 def evaluate_plagiarism(

@@ -8,9 +8,35 @@ Hurley et al., EGPAI 2016, "ROS Mapping"):
 
 where ``lcs`` is the most informative common subsumer (hypernym or instance
 hypernym) of the two synsets and ``IC`` is the SemCor information content
-built by :mod:`mapping.wordnet_data`. Word similarity is the maximum over the
-synsets of the two words with the given part of speech ("n" or "v").
-Identical lemmas score 1.0 and words missing from WordNet score 0.0.
+built by :mod:`mapping.wordnet_data`. Identical lemmas score 1.0 and words
+missing from WordNet score 0.0. How the synsets of two *words* combine is a
+named **rule** (:data:`RULES`):
+
+* ``"max"`` -- the paper's: the maximum Lin over every pair of the two words'
+  synsets. Frequent words have many senses, so almost any two common verbs
+  meet in some pair of rare senses: take/guide, have/make and get/become all
+  score 1.0 (Hurley et al. used it; the ``paper`` mapping profile keeps it).
+* ``"semcor"`` -- each sense is weighted by how often it is
+  tagged in SemCor (the ``tag_cnt`` of ``index.sense``, the counts of
+  ``cntlist``), add-one smoothed: ``r(s) = (count(s) + 1) / (count(s_top) + 1)``
+  relative to the word's most frequent sense, and the score is
+  ``max over (s1, s2) of (r(s1) * r(s2)) ** SENSE_EXPONENT * lin(s1, s2)``.
+  A rare sense can still match, but only as far as it is used; a word with no
+  SemCor counts keeps max-over-senses. ``bench/bench_wordnet.py`` measures it
+  against the others on SimLex-999 and WordSim-353 (figures in docs/mapping.md).
+  ``bench/bench_validity.py --rule`` measures what each rule does to the
+  scores (docs/validity.md), which decides :data:`DEFAULT_RULE`.
+* ``"first"`` -- Lin of the two most frequent senses only;
+* ``"expected"`` -- the mean Lin over sense pairs weighted by their SemCor
+  probabilities.
+
+Adjectives (``pos="a"``, attribute concepts such as "weak" in "the wall was
+weak") have no hypernyms, so Lin does not apply. Two adjectives score 1.0 when
+they share a synset, :data:`ADJ_CLUSTER` when they are in the same
+similar-to cluster (a head synset and its satellites: "weak" and "feeble"),
+:data:`ADJ_ATTRIBUTE` when their clusters are values of the same attribute noun
+("weak" and "strong", both of ``strength``), and 0.0 otherwise; the generic
+space is the cluster's head synset or the attribute noun.
 
 The *generic space* of two words (the third space of the blending model) is
 the most informative common subsumer of the best-scoring synset pair, e.g.
@@ -19,8 +45,10 @@ the most informative common subsumer of the best-scoring synset pair, e.g.
 
 Why not NLTK's ``Synset.lin_similarity``: the mapper asks for thousands of
 pairs per document, so the hypernym closure of every synset and its IC are
-read once from the WordNet data files into plain dicts and word pairs are
-cached. Word lookup follows NLTK's ``synsets`` exactly, including its
+read once from the WordNet data files into plain dicts, and word pairs are
+cached in a per-process LRU of :data:`PAIR_CACHE_SIZE` entries (about 300
+bytes each, so at most some 40 MB however many documents a process maps);
+the synset tables are bounded by WordNet's size. Word lookup follows NLTK's ``synsets`` exactly, including its
 morphology (``morphy``: "mice" -> "mouse"), so the synsets and their order
 are NLTK's. Tables are filled by idempotent dict writes (atomic under the
 GIL), so the functions are safe to call from Prefect thread runners; the
@@ -46,14 +74,16 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
 
 __all__ = [
+    "DEFAULT_RULE",
+    "RULES",
     "WordNet",
     "WordNetSetupError",
     "generic_space",
@@ -63,6 +93,7 @@ __all__ = [
     "relation_generic_space",
     "relation_heads",
     "relation_similarity",
+    "similarity_functions",
     "similarity_matrix",
     "wordnet",
 ]
@@ -70,8 +101,24 @@ __all__ = [
 #: Factor on the head verbs' Lin score when two relation labels' prepositions differ.
 TAIL_MISMATCH = 0.5
 
-POS = ("n", "v")
-_DATA = {"n": "noun", "v": "verb"}
+#: Ways of combining the senses of two words (see the module docstring).
+RULES = ("semcor", "max", "first", "expected")
+#: The rule used unless one is named; the ``paper`` mapping profile names ``"max"``.
+DEFAULT_RULE = "max"
+#: Exponent on the product of the two senses' relative SemCor weights (rule ``"semcor"``).
+SENSE_EXPONENT = 0.5
+#: Adjectives in the same similar-to cluster, and adjectives of the same attribute.
+ADJ_CLUSTER = 0.8
+ADJ_ATTRIBUTE = 0.5
+#: Relation lemmas that are the extractor's own, not WordNet verbs: equal only to themselves.
+NON_WORDNET_RELATIONS = frozenset({"isa"})
+#: Word-pair entries kept per process (least recently used dropped first).
+PAIR_CACHE_SIZE = 131_072
+
+POS = ("n", "v", "a")
+_DATA = {"n": "noun", "v": "verb", "a": "adj"}
+# index.sense's ss_type digit -> our part of speech (5: adjective satellite).
+_SENSE_POS = {"1": "n", "2": "v", "3": "a", "5": "a"}
 # WordNet's detachment rules for regular inflections, in NLTK's order.
 _SUBSTITUTIONS = {
     "n": [
@@ -95,6 +142,7 @@ _SUBSTITUTIONS = {
         ("ing", "e"),
         ("ing", ""),
     ],
+    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
 }
 
 
@@ -113,7 +161,7 @@ class _Synset:
 class WordNet:
     """The noun and verb hierarchies of WordNet 3.0 with SemCor IC, read from ``corpora``."""
 
-    def __init__(self, corpora: Path):
+    def __init__(self, corpora: Path, cache_size: int = PAIR_CACHE_SIZE):
         self.corpora = Path(corpora)
         self._parents: dict[str, dict[int, tuple[int, ...]]] = {}
         self._first_word: dict[str, dict[int, str]] = {}
@@ -124,13 +172,21 @@ class WordNet:
         self._closure: dict[str, dict[int, frozenset[int]]] = {"n": {}, "v": {}}
         self._synsets: dict[tuple[str, int], _Synset] = {}
         self._words: dict[tuple[str, str], tuple[int, ...]] = {}
-        self._pairs: dict[tuple[str, str, str], tuple[float, int | None]] = {}
         self._exceptions: dict[str, dict[str, list[str]]] = {}
+        # Adjectives: the similar-to cluster head of each synset and the attribute nouns of each head.
+        self._adj_head: dict[int, tuple[int, ...]] = {}
+        self._adj_attributes: dict[int, frozenset[int]] = {}
+        # SemCor tag counts of (lemma, synset offset) senses, from index.sense.
+        self._sense_counts: dict[str, dict[tuple[str, int], int]] = {pos: {} for pos in POS}
+        self._weights: dict[tuple[str, str], tuple[float, ...]] = {}
         for pos in POS:
             self._read_data(pos)
             self._read_index(pos)
             self._read_exceptions(pos)
         self._read_ic()
+        self._read_sense_counts()
+        # Bounded per instance: the mapper asks for millions of pairs over a long run.
+        self._lin_cached = lru_cache(maxsize=cache_size)(self._lin_uncached)
 
     # -- loading -----------------------------------------------------------
     def _read_data(self, pos: str) -> None:
@@ -144,12 +200,22 @@ class WordNet:
                 offset = int(fields[0])
                 words = int(fields[3], 16)
                 at = 4 + 2 * words
-                ups = []
+                ups, similar, attributes = [], [], []
                 for k in range(int(fields[at])):
-                    if fields[at + 1 + 4 * k] in ("@", "@i"):
-                        ups.append(int(fields[at + 2 + 4 * k]))
+                    symbol, target = fields[at + 1 + 4 * k], int(fields[at + 2 + 4 * k])
+                    if symbol in ("@", "@i"):
+                        ups.append(target)
+                    elif symbol == "&":
+                        similar.append(target)
+                    elif symbol == "=":
+                        attributes.append(target)
                 parents[offset] = tuple(ups)
                 first[offset] = fields[4].lower()
+                if pos == "a":
+                    # A head synset ("a") is its own cluster; a satellite ("s") points to its head.
+                    self._adj_head[offset] = (offset,) if fields[2] == "a" else tuple(similar)
+                    if attributes:
+                        self._adj_attributes[offset] = frozenset(attributes)
         self._parents[pos] = parents
         self._first_word[pos] = first
 
@@ -181,13 +247,27 @@ class WordNet:
                 self._freq[pos][offset] = value
                 if len(fields) == 3:  # ROOT, as NLTK sums them
                     self._total[pos] += value
-        for pos in POS:
+        for pos in ("n", "v"):
             total = self._total[pos]
             self._icv[pos] = {o: -math.log(f / total) for o, f in self._freq[pos].items() if f > 0}
 
+    def _read_sense_counts(self) -> None:
+        # index.sense: "sense_key synset_offset sense_number tag_cnt", e.g. "dog%1:05:00:: 02084071 1 42".
+        with (self.corpora / "wordnet" / "index.sense").open(encoding="utf-8") as fh:
+            for line in fh:
+                fields = line.split()
+                if len(fields) < 4 or fields[3] == "0":
+                    continue
+                lemma, _, lex = fields[0].partition("%")
+                pos = _SENSE_POS.get(lex[:1])
+                if pos is not None:
+                    counts = self._sense_counts[pos]
+                    key = (lemma, int(fields[1]))
+                    counts[key] = counts.get(key, 0) + int(fields[3])
+
     # -- synsets -------------------------------------------------------------
     def _ancestors(self, pos: str, offset: int) -> frozenset[int]:
-        memo = self._closure[pos]
+        memo = self._closure.setdefault(pos, {})
         hit = memo.get(offset)
         if hit is None:
             # Hypernym chains are shared, so closures are built from memoised parents.
@@ -201,7 +281,7 @@ class WordNet:
         key = (pos, offset)
         hit = self._synsets.get(key)
         if hit is None:
-            hit = _Synset(offset, self._icv[pos].get(offset, math.inf), self._ancestors(pos, offset))
+            hit = _Synset(offset, self._icv.get(pos, {}).get(offset, math.inf), self._ancestors(pos, offset))
             self._synsets[key] = hit
         return hit
 
@@ -222,7 +302,7 @@ class WordNet:
     def offsets(self, word: str, pos: str = "n") -> tuple[int, ...]:
         """Synset offsets of ``word`` in NLTK's order (after morphology)."""
         if pos not in POS:
-            raise ValueError(f"pos must be 'n' or 'v', not {pos!r}")
+            raise ValueError(f"pos must be one of {', '.join(POS)}, not {pos!r}")
         key = (pos, word)
         hit = self._words.get(key)
         if hit is None:
@@ -248,46 +328,134 @@ class WordNet:
         number = senses.index(offset) + 1 if offset in senses else 1
         return f"{word}.{pos}.{number:02d}"
 
+    def sense_weights(self, word: str, pos: str = "n") -> tuple[float, ...]:
+        """Relative SemCor weight of each synset of ``word`` (same order as :meth:`offsets`).
+
+        ``(count + 1) / (top count + 1)``: 1.0 for the most frequent sense, and
+        1.0 for every sense of a word SemCor never tagged.
+        """
+        key = (pos, word)
+        hit = self._weights.get(key)
+        if hit is None:
+            counts = self._sense_counts[pos]
+            forms = self._morphy(word, pos) if word else []
+            raw = [
+                max((counts.get((f, o), 0) for f in forms), default=0) + 1 for o in self.offsets(word, pos)
+            ]
+            top = max(raw, default=1)
+            hit = tuple(c / top for c in raw)
+            self._weights[key] = hit
+        return hit
+
     # -- similarity ------------------------------------------------------------
-    def lin(self, a: str, b: str, pos: str = "n") -> tuple[float, int | None]:
-        """(Lin similarity, offset of the generic-space synset or None) of two words."""
-        hit = self._pairs.get((pos, a, b))
-        if hit is not None:
-            return hit
-        raw = (pos, a, b)
+    def lin(self, a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> tuple[float, int | None]:
+        """(similarity, offset of the generic-space synset or None) of two words under ``rule``.
+
+        For ``pos="a"`` the generic space is an adjective synset (the cluster
+        head) or, for adjectives of one attribute, a noun synset: see
+        :meth:`generic_name`.
+        """
         a, b = normalise(a), normalise(b)
         if a > b:  # symmetric, so one cache entry serves both orders
             a, b = b, a
-        key = (pos, a, b)
-        hit = self._pairs.get(key)
-        if hit is not None:
-            return hit
+        return self._lin_cached(pos, a, b, rule)
+
+    def cache_info(self):
+        """The word-pair LRU's hits, misses and size (``functools`` ``CacheInfo``)."""
+        return self._lin_cached.cache_info()
+
+    def _lin_uncached(self, pos: str, a: str, b: str, rule: str) -> tuple[float, int | None]:
+        if rule not in RULES:
+            raise ValueError(f"unknown similarity rule {rule!r}; known: {', '.join(RULES)}")
+        if pos not in POS:
+            return (1.0, None) if a == b else (0.0, None)
         if a == b:
             offsets = self.offsets(a, pos)
-            result = (1.0, offsets[0] if offsets else None)
-        else:
-            result = _best_pair(self.synsets(a, pos), self.synsets(b, pos), self._icv[pos])
-        self._pairs[key] = result
-        self._pairs[raw] = result
-        return result
+            return 1.0, offsets[0] if offsets else None
+        if pos == "a":
+            return self._adjectives(a, b)
+        sa, sb = self.synsets(a, pos), self.synsets(b, pos)
+        if not sa or not sb:
+            return 0.0, None
+        ic = self._icv[pos]
+        if rule == "max":
+            return _best_pair(sa, sb, ic)
+        if rule == "first":
+            return _lin_pair(sa[0], sb[0], ic)
+        wa, wb = self.sense_weights(a, pos), self.sense_weights(b, pos)
+        if rule == "expected":
+            ta, tb = sum(wa), sum(wb)
+            total, best, generic = 0.0, -1.0, None
+            for x, px in zip(sa, wa):
+                for y, py in zip(sb, wb):
+                    score, lcs = _lin_pair(x, y, ic)
+                    part = px * py * score
+                    total += part
+                    if part > best:
+                        best, generic = part, lcs
+            return min(1.0, total / (ta * tb)), generic
+        best, generic = -1.0, None
+        for x, px in zip(sa, wa):
+            for y, py in zip(sb, wb):
+                factor = (px * py) ** SENSE_EXPONENT
+                if factor <= best:
+                    continue  # Lin is at most 1, so this pair cannot win
+                score, lcs = _lin_pair(x, y, ic)
+                if factor * score > best:
+                    best, generic = factor * score, lcs
+        return max(best, 0.0), generic
+
+    def _adjectives(self, a: str, b: str) -> tuple[float, int | None]:
+        """Shared synset 1.0, shared similar-to cluster ADJ_CLUSTER, shared attribute ADJ_ATTRIBUTE."""
+        oa, ob = self.offsets(a, "a"), self.offsets(b, "a")
+        shared = [o for o in oa if o in ob]
+        if shared:
+            return 1.0, shared[0]
+        heads_a = [h for o in oa for h in self._adj_head.get(o, ())]
+        heads_b = {h for o in ob for h in self._adj_head.get(o, ())}
+        common = [h for h in heads_a if h in heads_b]
+        if common:
+            return ADJ_CLUSTER, common[0]
+        attr_b = {n for h in heads_b for n in self._adj_attributes.get(h, ())}
+        for h in heads_a:
+            for noun in sorted(self._adj_attributes.get(h, ())):
+                if noun in attr_b:
+                    return ADJ_ATTRIBUTE, -noun - 1  # a noun offset, marked negative (see generic_name)
+        return 0.0, None
+
+    def generic_name(self, pos: str, offset: int) -> str:
+        """The synset name of a generic-space offset returned by :meth:`lin`."""
+        if pos == "a" and offset < 0:
+            return self.synset_name("n", -offset - 1)
+        return self.synset_name(pos, offset)
+
+
+def _lin_pair(x: _Synset, y: _Synset, ic: dict[int, float]) -> tuple[float, int | None]:
+    """Lin similarity of two synsets and their most informative common subsumer."""
+    if x.offset == y.offset:
+        return 1.0, x.offset
+    common = x.ancestors & y.ancestors
+    if not common:
+        return 0.0, None
+    # The most informative subsumer; equal IC goes to the lower offset.
+    lcs = max(common, key=lambda o: (ic.get(o, 0.0), -o))
+    denominator = x.ic + y.ic
+    score = 2.0 * ic.get(lcs, 0.0) / denominator if 0 < denominator < math.inf else 0.0
+    return min(1.0, max(0.0, score)), lcs
 
 
 def _best_pair(
     sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]
 ) -> tuple[float, int | None]:
+    """The paper's rule: the best Lin over every synset pair (first pair in sense order on ties)."""
     best, generic = -1.0, None
     for x in sa:
         for y in sb:
             if x.offset == y.offset:
                 return 1.0, x.offset
-            common = x.ancestors & y.ancestors
-            if not common:
+            score, lcs = _lin_pair(x, y, ic)
+            if lcs is None:
                 continue
-            # The most informative subsumer; equal IC goes to the lower offset.
-            lcs = max(common, key=lambda o: (ic.get(o, 0.0), -o))
-            denominator = x.ic + y.ic
-            score = 2.0 * ic.get(lcs, 0.0) / denominator if 0 < denominator < math.inf else 0.0
-            score = min(1.0, max(0.0, score))
             # Strictly greater keeps the first pair in sense order on ties.
             if score > best:
                 best, generic = score, lcs
@@ -315,43 +483,45 @@ def wordnet() -> WordNet:
     return _instance
 
 
-def lin_and_generic(a: str, b: str, pos: str = "n") -> tuple[float, str | None]:
-    """Lin similarity and generic-space synset name of two lemmas."""
+def lin_and_generic(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> tuple[float, str | None]:
+    """Similarity under ``rule`` and generic-space synset name of two lemmas."""
     wn = wordnet()
-    score, offset = wn.lin(a, b, pos)
+    score, offset = wn.lin(a, b, pos, rule)
     return score, (None if offset is None else _name(pos, offset))
 
 
-@cache
+@lru_cache(maxsize=65536)
 def _name(pos: str, offset: int) -> str:
-    return wordnet().synset_name(pos, offset)
+    return wordnet().generic_name(pos, offset)
 
 
-def lin_similarity(a: str, b: str, pos: str = "n") -> float:
-    """Maximum Lin similarity over the two lemmas' synsets of part of speech ``pos``.
+def lin_similarity(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> float:
+    """Similarity of two lemmas of part of speech ``pos`` under ``rule`` (see :data:`RULES`).
 
     >>> lin_similarity("dog", "dog")
     1.0
-    >>> 0.8 < lin_similarity("dog", "cat") < 0.9
+    >>> 0.8 < lin_similarity("dog", "cat", rule="max") < 0.9
     True
     """
-    return wordnet().lin(a, b, pos)[0]
+    return wordnet().lin(a, b, pos, rule)[0]
 
 
-def generic_space(a: str, b: str, pos: str = "n") -> str | None:
-    """The most informative common hypernym of the best Lin synset pair, or None.
+def generic_space(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> str | None:
+    """The most informative common hypernym of the best-scoring synset pair, or None.
 
     >>> generic_space("dog", "cat")
     'carnivore.n.01'
     """
-    return lin_and_generic(a, b, pos)[1]
+    return lin_and_generic(a, b, pos, rule)[1]
 
 
-def similarity_matrix(rows: Iterable[str], columns: Iterable[str], pos: str = "n") -> list[list[float]]:
-    """Lin similarity of every row lemma against every column lemma."""
+def similarity_matrix(
+    rows: Iterable[str], columns: Iterable[str], pos: str = "n", rule: str = DEFAULT_RULE
+) -> list[list[float]]:
+    """Similarity of every row lemma against every column lemma."""
     wn = wordnet()
     columns = list(columns)
-    return [[wn.lin(r, c, pos)[0] for c in columns] for r in rows]
+    return [[wn.lin(r, c, pos, rule)[0] for c in columns] for r in rows]
 
 
 @lru_cache(maxsize=65536)
@@ -375,31 +545,68 @@ def relation_heads(label: str) -> tuple[tuple[str, str], ...]:
     return ("_".join(parts[:whole]), "_".join(parts[whole:])), first_word
 
 
-@lru_cache(maxsize=262144)
-def _relation_best(a: str, b: str) -> tuple[float, str, str]:
-    best = (0.0, relation_heads(a)[-1][0], relation_heads(b)[-1][0])
-    for head_a, tail_a in relation_heads(a):
-        for head_b, tail_b in relation_heads(b):
-            score = wordnet().lin(head_a, head_b, "v")[0] * (1.0 if tail_a == tail_b else TAIL_MISMATCH)
+@lru_cache(maxsize=PAIR_CACHE_SIZE)
+def _relation_best(a: str, b: str, rule: str = DEFAULT_RULE) -> tuple[float, str, str]:
+    heads_a, heads_b = relation_heads(a), relation_heads(b)
+    best = (0.0, heads_a[-1][0], heads_b[-1][0])
+    if {heads_a[0][0], heads_b[0][0]} & NON_WORDNET_RELATIONS:
+        return best  # "isa" is the extractor's, not a WordNet verb: equal only to itself
+    for head_a, tail_a in heads_a:
+        for head_b, tail_b in heads_b:
+            score = wordnet().lin(head_a, head_b, "v", rule)[0] * (1.0 if tail_a == tail_b else TAIL_MISMATCH)
             if score > best[0]:
                 best = (score, head_a, head_b)
     return best
 
 
-def relation_similarity(a: str, b: str) -> float:
-    """The best Lin score of two relation labels' head verbs, reduced if their tails differ.
+def relation_similarity(a: str, b: str, rule: str = DEFAULT_RULE) -> float:
+    """The best similarity of two relation labels' head verbs, reduced if their tails differ.
+
+    ``isa`` (and the other :data:`NON_WORDNET_RELATIONS`) is 1.0 against
+    itself and 0.0 against anything else; ``have`` is the WordNet verb.
 
     >>> relation_similarity("base_on", "base_on")
     1.0
     >>> relation_similarity("destroy", "destroy_on")
     0.5
+    >>> relation_similarity("isa", "be")
+    0.0
     """
     if normalise(a) == normalise(b):
         return 1.0
-    return _relation_best(a, b)[0]
+    return _relation_best(a, b, rule)[0]
 
 
-def relation_generic_space(a: str, b: str) -> str | None:
+def relation_generic_space(a: str, b: str, rule: str = DEFAULT_RULE) -> str | None:
     """The generic space of two relation labels: that of their best-scoring head verbs."""
-    _, head_a, head_b = _relation_best(a, b)
-    return lin_and_generic(head_a, head_b, "v")[1]
+    if normalise(a) == normalise(b) and normalise(a) in NON_WORDNET_RELATIONS:
+        return None
+    score, head_a, head_b = _relation_best(a, b, rule)
+    if score == 0.0 and normalise(a) != normalise(b):
+        return None
+    return lin_and_generic(head_a, head_b, "v", rule)[1]
+
+
+def similarity_functions(
+    rule: str = DEFAULT_RULE,
+) -> tuple[Callable[[str, str, str], float], Callable[[str, str, str], str | None]]:
+    """``(similarity(a, b, pos), generic(a, b, pos))`` for the mapper under ``rule``.
+
+    Relations (``pos="v"``) compare as labels (:func:`relation_similarity`);
+    nouns (``"n"``) and adjectives (``"a"``) as words (:meth:`WordNet.lin`).
+    The mapper passes a concept's ``wordnet_lemma`` where it has one (names and
+    narrators as ``person``, ``location``, ...), so identical ``lemma`` s are
+    compared, and score 1.0, before this is asked.
+    """
+    if rule not in RULES:
+        raise ValueError(f"unknown similarity rule {rule!r}; known: {', '.join(RULES)}")
+    wn = wordnet()
+
+    def similarity(a: str, b: str, pos: str) -> float:
+        return relation_similarity(a, b, rule) if pos == "v" else wn.lin(a, b, pos, rule)[0]
+
+    def generic(a: str, b: str, pos: str) -> str | None:
+        return relation_generic_space(a, b, rule) if pos == "v" else lin_and_generic(a, b, pos, rule)[1]
+
+    similarity.__name__ = f"wordnet-lin-{rule}"
+    return similarity, generic

@@ -11,9 +11,12 @@ measures and where it does not, on the same pairs:
 * ``ngram3_containment`` -- word 3-gram containment of the answer in the
   source, ``|A ∩ S| / |A|`` (Clough and Stevenson 2011, following Broder 1997).
 * ``lcs_words`` -- length of the longest common subsequence of words,
-  normalised by the answer's length in words (Clough and Stevenson 2011).
+  normalised by the answer's length in words (Clough and Stevenson 2011),
+  computed by rapidfuzz's C++ ``LCSseq`` over the word lists (a bit-parallel
+  LCS, Hyyrö 2004).
 * ``chrf`` -- character n-gram F-score (Popović 2015) from sacrebleu, / 100,
-  the answer as hypothesis and the source as reference.
+  the answer as hypothesis and the source as reference; :func:`chrf_many`
+  computes the same numbers for many pairs with the n-grams counted in C.
 * ``fuzz_token`` -- rapidfuzz ``token_sort_ratio`` / 100 (an edit-distance
   ratio over the sorted words; ``token_set_ratio`` saturates at 1 whenever
   one text's words are a subset of the other's, as in near copies).
@@ -38,6 +41,7 @@ __all__ = [
     "BASELINE_NAMES",
     "Baselines",
     "chrf",
+    "chrf_many",
     "embedding_cosine",
     "fuzz_token",
     "lcs_words",
@@ -63,7 +67,10 @@ def tfidf_cosine(source: str, answer: str, corpus: Iterable[str] | None = None) 
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(lowercase=True, sublinear_tf=False)
-    vectorizer.fit(list(corpus) if corpus is not None else [source, answer])
+    try:
+        vectorizer.fit(list(corpus) if corpus is not None else [source, answer])
+    except ValueError:  # no word of two or more letters in either text: nothing shared
+        return 0.0
     a, b = vectorizer.transform([source, answer])
     return _cosine_sparse(a, b)
 
@@ -88,22 +95,77 @@ def ngram_containment(source: str, answer: str, n: int = 3) -> float:
 
 def lcs_words(source: str, answer: str) -> float:
     """Longest common word subsequence, divided by the answer's length in words."""
-    s, a = words(source), words(answer)
+    return _lcs_tokens(words(source), words(answer))
+
+
+def _lcs_tokens(s: Sequence[str], a: Sequence[str]) -> float:
+    from rapidfuzz.distance import LCSseq  # C++; lists of words are sequences of hashables
+
     if not a or not s:
         return 0.0
-    # One row of the classic dynamic programme at a time: O(len(s)) memory.
-    prev = [0] * (len(s) + 1)
-    for wa in a:
-        cur = [0]
-        for j, ws in enumerate(s, start=1):
-            cur.append(prev[j - 1] + 1 if wa == ws else max(prev[j], cur[j - 1]))
-        prev = cur
-    return prev[-1] / len(a)
+    return LCSseq.similarity(s, a) / len(a)
 
 
 def chrf(source: str, answer: str) -> float:
     """sacrebleu's chrF of the answer against the source, in [0, 1]."""
     return _chrf_metric().sentence_score(answer, [source]).score / 100.0
+
+
+#: sacrebleu's chrF defaults: character n-grams 1-6, no word n-grams, beta 2, whitespace dropped.
+CHRF_ORDER, CHRF_BETA = 6, 2
+
+
+def chrf_many(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """:func:`chrf` of each (source, answer) pair, the n-grams counted in C.
+
+    Each distinct text's character n-grams are counted once per order by
+    scikit-learn's ``CountVectorizer``; a pair's matches are the sum of the
+    element-wise minimum of its two count rows. The F-score follows
+    sacrebleu's ``CHRF._compute_f_score`` (effective order, no epsilon
+    smoothing) step by step, so the results equal :func:`chrf`'s.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    if not pairs:
+        return []
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    index = {t: i for i, t in enumerate(texts)}
+    stripped = ["".join(t.split()) for t in texts]
+    rows_s = [index[s] for s, _ in pairs]
+    rows_a = [index[a] for _, a in pairs]
+    stats = np.zeros((len(pairs), CHRF_ORDER, 3), dtype=np.int64)  # hyp, ref, match per order
+    for n in range(1, CHRF_ORDER + 1):
+        if not any(len(t) >= n for t in stripped):
+            continue
+        counts = CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=False).fit_transform(stripped)
+        counts = counts.tocsr()
+        ref, hyp = counts[rows_s], counts[rows_a]
+        ref_total = np.asarray(ref.sum(axis=1)).ravel()
+        hyp_total = np.asarray(hyp.sum(axis=1)).ravel()
+        stats[:, n - 1, 0] = np.where(ref_total > 0, hyp_total, 0)
+        stats[:, n - 1, 1] = ref_total
+        stats[:, n - 1, 2] = np.asarray(ref.minimum(hyp).sum(axis=1)).ravel()
+    return [_chrf_f_score(row.tolist()) / 100.0 for row in stats]
+
+
+def _chrf_f_score(orders: list[list[int]]) -> float:
+    # sacrebleu 2.x CHRF._compute_f_score without eps_smoothing, in the same float operations.
+    factor = CHRF_BETA**2
+    avg_prec, avg_rec, effective = 0.0, 0.0, 0
+    for n_hyp, n_ref, n_match in orders:
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += n_match / n_hyp
+            avg_rec += n_match / n_ref
+            effective += 1
+    if effective == 0:
+        return 0.0
+    avg_prec /= effective
+    avg_rec /= effective
+    if avg_prec + avg_rec:
+        score = (1 + factor) * avg_prec * avg_rec
+        score /= (factor * avg_prec) + avg_rec
+        return 100 * score
+    return 0.0
 
 
 @lru_cache(maxsize=1)
@@ -115,9 +177,13 @@ def _chrf_metric():
 
 def fuzz_token(source: str, answer: str) -> float:
     """rapidfuzz ``token_sort_ratio`` / 100 (case-folded words)."""
+    return _token_sort(words(source), words(answer))
+
+
+def _token_sort(s: Sequence[str], a: Sequence[str]) -> float:
     from rapidfuzz import fuzz
 
-    return fuzz.token_sort_ratio(" ".join(words(source)), " ".join(words(answer))) / 100.0
+    return fuzz.token_sort_ratio(" ".join(s), " ".join(a)) / 100.0
 
 
 def load_sentence_encoder() -> Callable[[list[str]], np.ndarray] | None:
@@ -175,14 +241,38 @@ class Baselines:
 
     def score(self, source: str, answer: str) -> dict[str, float]:
         """Every baseline score of ``answer`` against ``source``."""
-        a, b = self._vectorizer.transform([source, answer])
-        scores = {
-            "tfidf_cosine": _cosine_sparse(a, b),
-            "ngram3_containment": ngram_containment(source, answer, 3),
-            "lcs_words": lcs_words(source, answer),
-            "chrf": chrf(source, answer),
-            "fuzz_token": fuzz_token(source, answer),
-        }
-        if self._encoder is not None:
-            scores[EMBEDDING] = embedding_cosine(source, answer, self._encoder)
-        return scores
+        return self.score_many([(source, answer)], chrf_values=[chrf(source, answer)])[0]
+
+    def score_many(
+        self, pairs: Sequence[tuple[str, str]], chrf_values: Sequence[float] | None = None
+    ) -> list[dict[str, float]]:
+        """Every baseline score of each (source, answer) pair, in order.
+
+        TF-IDF transforms each distinct text once and takes all the cosines
+        as one sparse row-wise product; each text is tokenised once.
+        """
+        if not pairs:
+            return []
+        texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+        index = {t: i for i, t in enumerate(texts)}
+        matrix = self._vectorizer.transform(texts)
+        rows_a = matrix[[index[a] for a, _ in pairs]]
+        rows_b = matrix[[index[b] for _, b in pairs]]
+        cosines = np.clip(np.asarray(rows_a.multiply(rows_b).sum(axis=1)).ravel(), 0.0, 1.0)
+        tokens = {t: words(t) for t in texts}
+        chrfs = chrf_many(pairs) if chrf_values is None else chrf_values
+        out = []
+        for (source, answer), cosine, chrf_value in zip(pairs, cosines, chrfs):
+            s, a = tokens[source], tokens[answer]
+            grams = _ngrams(a, 3)
+            scores = {
+                "tfidf_cosine": float(cosine),
+                "ngram3_containment": len(grams & _ngrams(s, 3)) / len(grams) if grams else 0.0,
+                "lcs_words": _lcs_tokens(s, a),
+                "chrf": chrf_value,
+                "fuzz_token": _token_sort(s, a),
+            }
+            if self._encoder is not None:
+                scores[EMBEDDING] = embedding_cosine(source, answer, self._encoder)
+            out.append(scores)
+        return out

@@ -70,6 +70,8 @@ KIND_TITLES = {
     "plagiarism": "Plagiarism evaluation",
     "translation": "Round-trip translation evaluation",
     "analogy": "Analogy search",
+    "judgements": "Scores against human judgements",
+    "choice": "Multiple-choice analogies",
 }
 
 

@@ -28,6 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,11 @@ __all__ = [
     "Estimate",
     "bootstrap",
     "choice_accuracy",
+    "choice_section",
     "correlations",
+    "judgement_section",
     "plagiarism_stats",
+    "plot_scatter",
 ]
 
 #: Bootstrap resamples and seed used unless the caller says otherwise.
@@ -216,3 +220,119 @@ def plagiarism_stats(
         "spearman": bootstrap(lambda idx: _spearman(a[idx], lv[idx]), a.size, n_boot=n_boot, seed=seed),
         "auc": bootstrap(auc, a.size, n_boot=n_boot, seed=seed),
     }
+
+
+# -- report sections for the judgement and choice evaluations -----------------------
+
+
+def _label(score: str) -> str:
+    return score.replace("_", " ")
+
+
+def judgement_section(
+    rows: Sequence[Mapping[str, Any]],
+    scores: Sequence[str],
+    human: str = "human",
+    *,
+    n_boot: int = N_BOOT,
+) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Markdown table and statistics: each score's Pearson, Spearman and Kendall
+    against ``row[human]`` with 95% intervals."""
+    stats: dict[str, dict[str, Any]] = {}
+    lines = [
+        "## Agreement with the human scores",
+        "",
+        f"Pearson's r, Spearman's rho and Kendall's tau-b against `{human}`, each with its 95% "
+        f"bootstrap interval ({n_boot} resamples of the pairs); n = pairs with both values.",
+        "",
+        "| score | n | Pearson | Spearman | Kendall tau-b |",
+        "|---|---|---|---|---|",
+    ]
+    for score in scores:
+        xs = [float(r.get(score, math.nan)) for r in rows]
+        ys = [float(r.get(human, math.nan)) for r in rows]
+        res = correlations(xs, ys, n_boot=n_boot)
+        stats[score] = {k: v.to_dict() for k, v in res.items()}
+        lines.append(
+            f"| {_label(score)} | {res['pearson'].n} | {res['pearson'].format()} | "
+            f"{res['spearman'].format()} | {res['kendall'].format()} |"
+        )
+    return "\n".join(lines) + "\n", stats
+
+
+def choice_section(
+    rows: Sequence[Mapping[str, Any]],
+    scores: Sequence[str],
+    *,
+    n_boot: int = N_BOOT,
+) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Markdown table and statistics of multiple-choice accuracy per score.
+
+    ``rows`` are one per option with ``item``, ``option`` (index), ``answer``
+    and, if the items are typed, ``type``; rows of an item need not be adjacent.
+    """
+    items: dict[str, dict[int, Mapping[str, Any]]] = {}
+    for r in rows:
+        items.setdefault(str(r["item"]), {})[int(r["option"])] = r
+    ordered = [dict(sorted(opts.items())) for opts in items.values()]
+    answers = [int(next(iter(opts.values()))["answer"]) for opts in ordered]
+    typed = any(r.get("type") for r in rows)
+    types = [[str(o.get("type", "")) for o in opts.values()] for opts in ordered] if typed else None
+    kinds = sorted({t for ts in types for t in ts}) if types else []
+    stats: dict[str, dict[str, Any]] = {}
+    header = ["score", "accuracy [95% CI]", "correct", "ties (wrong)", *[f"picks {k}" for k in kinds]]
+    lines = [
+        "## Multiple-choice accuracy",
+        "",
+        f"{len(ordered)} items. The option a score rates highest is its pick; a tie for the top counts as "
+        f"wrong and is listed. 95% bootstrap intervals ({n_boot} resamples of the items)."
+        + (" Picks: how often each option type is picked (ties left out)." if kinds else ""),
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---" * len(header) + "|",
+    ]
+    for score in scores:
+        per_item = [[float(o.get(score, math.nan)) for o in opts.values()] for opts in ordered]
+        res = choice_accuracy(per_item, answers, types, n_boot=n_boot)
+        stats[score] = res.to_dict()
+        cells = [
+            res.accuracy.format(),
+            str(res.correct),
+            str(res.ties),
+            *[str(res.picks.get(k, 0)) for k in kinds],
+        ]
+        lines.append(f"| {_label(score)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n", stats
+
+
+def plot_scatter(
+    rows: Sequence[Mapping[str, Any]], scores: Sequence[str], human: str, path: Path, title: str
+) -> Path | None:
+    """One scatter panel per score against the human score; ``None`` if nothing to draw."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ys_all = np.array([float(r.get(human, math.nan)) for r in rows])
+    panels = [s for s in scores if np.isfinite([float(r.get(s, math.nan)) for r in rows]).any()]
+    if not panels:
+        return None
+    cols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.6 * nrows), squeeze=False)
+    for ax, score in zip(axes.flat, panels):
+        xs = np.array([float(r.get(score, math.nan)) for r in rows])
+        keep = np.isfinite(xs) & np.isfinite(ys_all)
+        ax.scatter(xs[keep], ys_all[keep], s=6, alpha=0.4)
+        ax.set_title(_label(score), fontsize=10)
+        ax.set_xlabel("score", fontsize=8)
+        ax.set_ylabel(human, fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,4 +1,4 @@
-"""``dri evaluate plagiarism|translation|analogy CORPUS_DIR``: the paper's evaluations.
+"""``dri evaluate plagiarism|translation|analogy CORPUS_DIR``, ``dri evaluate judgements|choice FILE``.
 
 * ``plagiarism``: each answer of a Clough & Stevenson corpus against its
   task's original, grouped by level (cut, light, heavy, non).
@@ -7,6 +7,12 @@
   from a folder of English texts with Apertium (or ``--libretranslate URL``).
 * ``analogy``: each target against every other document, top k by Analogy
   Similarity with their mappings; ``--sections abstract,background``.
+* ``judgements FILE.csv``: text pairs with a human score (columns a,b,score;
+  texts or .txt/.pdf paths); Pearson, Spearman and Kendall of every score
+  with 95% bootstrap intervals, and a scatter plot per score.
+* ``choice FILE.jsonl``: multiple-choice analogy items ({"query", "options",
+  "answer"}, optional "types"); accuracy with a 95% interval, ties counted
+  wrong, and how often each option type is picked.
 
 Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
 index.html) and prints where it is; ``dri report`` shows it. A bad document
@@ -35,12 +41,12 @@ def _csv_list(text: str) -> list[str]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="run the plagiarism, translation or analogy-search evaluation",
+        help="run the plagiarism, translation, analogy-search, judgements or choice evaluation",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("kind", choices=["plagiarism", "translation", "analogy"])
-    p.add_argument("corpus", type=Path, metavar="CORPUS_DIR")
+    p.add_argument("kind", choices=["plagiarism", "translation", "analogy", "judgements", "choice"])
+    p.add_argument("corpus", type=Path, metavar="CORPUS_DIR|FILE")
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )
@@ -127,6 +133,23 @@ def _print_stats(result) -> None:
         print("  " + "; ".join(parts))
 
 
+def _print_validity(result) -> None:
+    for score, st in result.meta.get("validity", {}).items():
+        if result.kind == "judgements":
+            parts = [
+                f"{name} {est['value']:.3f} [{est['low']:.3f}, {est['high']:.3f}]" for name, est in st.items()
+            ]
+        else:
+            acc = st["accuracy"]
+            parts = [
+                f"accuracy {acc['value']:.3f} [{acc['low']:.3f}, {acc['high']:.3f}]",
+                f"ties {st['ties']}",
+            ]
+            if st["picks"]:
+                parts.append("picks " + ", ".join(f"{k} {v}" for k, v in st["picks"].items()))
+        print(f"  {score}: " + "; ".join(parts))
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
@@ -146,6 +169,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
             result, files = ev.evaluate_translation(
                 args.corpus, args.out, embeddings=args.embeddings, **common
             )
+        elif args.kind in ("judgements", "choice"):
+            run = ev.evaluate_judgements if args.kind == "judgements" else ev.evaluate_choice
+            result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
         else:
             searches, files = ev.analogy_search(
                 args.corpus, args.target, args.k, sections=args.sections, report_dir=args.out, **common
@@ -165,6 +191,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
-    _print_stats(result)
+    if result.kind in ("judgements", "choice"):
+        _print_validity(result)
+    else:
+        _print_stats(result)
     print(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from dri.mapping.wordnet import (
+    ADJ_ATTRIBUTE,
+    ADJ_CLUSTER,
+    PAIR_CACHE_SIZE,
+    RULES,
     TAIL_MISMATCH,
     WordNet,
     generic_space,
@@ -18,6 +22,7 @@ from dri.mapping.wordnet import (
     relation_generic_space,
     relation_heads,
     relation_similarity,
+    similarity_functions,
     similarity_matrix,
     wordnet,
 )
@@ -102,8 +107,9 @@ def test_lin_matches_nltk(nltk_reader, a, b, pos):
     expected = max(
         (x.lin_similarity(y, ic) for x in reader.synsets(a, pos) for y in reader.synsets(b, pos)), default=0.0
     )
-    assert lin_similarity(a, b, pos) == pytest.approx(expected, abs=1e-9)
-    assert lin_similarity(b, a, pos) == pytest.approx(expected, abs=1e-9)
+    # The paper's rule is NLTK's Lin, maximised over the synset pairs.
+    assert lin_similarity(a, b, pos, rule="max") == pytest.approx(expected, abs=1e-9)
+    assert lin_similarity(b, a, pos, rule="max") == pytest.approx(expected, abs=1e-9)
 
 
 def test_lin_rules():
@@ -115,7 +121,9 @@ def test_lin_rules():
     assert lin_similarity("solar_system", "star") == lin_similarity("Solar System", "star")
     assert lin_similarity("dog", "cat") > lin_similarity("dog", "idea")
     with pytest.raises(ValueError):
-        lin_similarity("good", "bad", "a")
+        wordnet().offsets("dog", "x")
+    with pytest.raises(ValueError):
+        lin_similarity("dog", "cat", rule="no-such-rule")
     matrix = similarity_matrix(["dog", "leg"], ["cat", "bus", "dog"])
     assert matrix[0][2] == 1.0 and matrix[1][1] == lin_similarity("leg", "bus")
 
@@ -126,14 +134,14 @@ def test_generic_space(nltk_reader):
     assert generic_space("xqzzyword", "cat") is None
     # The paper's leg and bus meet under instrumentality (the best Lin pair,
     # leg.n.03 and busbar.n.01, meets at device.n.01, a kind of instrumentality).
-    generic = generic_space("leg", "bus")
+    generic = generic_space("leg", "bus", rule="max")
     hypernyms = {s.name() for s in reader.synset(generic).closure(lambda s: s.hypernyms())} | {generic}
     assert "instrumentality.n.03" in hypernyms
     assert (
         reader.synset("leg.n.03").lowest_common_hypernyms(reader.synset("bus.n.01"))[0].name()
         == "instrumentality.n.03"
     )
-    score, name = lin_and_generic("walk", "ride", "v")
+    score, name = lin_and_generic("walk", "ride", "v", rule="max")
     assert name == "travel.v.01" and 0 < score < 1
 
 
@@ -186,3 +194,82 @@ def test_relation_similarity_compares_head_verbs_and_weighs_the_tail():
     assert relation_similarity("base_on", "base_on") == 1.0
     assert relation_similarity("take_over", "take_over") == 1.0
     assert relation_generic_space("base_on", "build_on") == generic_space("base", "build", "v")
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_every_rule_scores_identical_lemmas_one_and_stays_in_range(rule):
+    assert lin_similarity("take", "take", "v", rule=rule) == 1.0
+    assert lin_similarity("xqzzyword", "xqzzyword", "n", rule=rule) == 1.0
+    assert lin_similarity("xqzzyword", "dog", "n", rule=rule) == 0.0
+    for a, b, pos in [("take", "guide", "v"), ("dog", "cat", "n"), ("bank", "money", "n")]:
+        assert 0.0 <= lin_similarity(a, b, pos, rule=rule) <= 1.0
+        assert lin_similarity(a, b, pos, rule=rule) == lin_similarity(b, a, pos, rule=rule)
+
+
+def test_semcor_rule_stops_rare_senses_making_common_verbs_identical():
+    # Max over senses: some rare pair of senses is shared, so these are "identical".
+    for a, b in [("take", "guide"), ("have", "make"), ("get", "become")]:
+        assert lin_similarity(a, b, "v", rule="max") == 1.0
+        assert lin_similarity(a, b, "v", rule="semcor") < 0.95
+    assert lin_similarity("have", "make", "v", rule="semcor") < 0.5
+    # Never above the paper's rule; equal where the most frequent senses meet.
+    for a, b, pos in [("dog", "cat", "n"), ("walk", "ride", "v"), ("bank", "money", "n")]:
+        assert lin_similarity(a, b, pos, rule="semcor") <= lin_similarity(a, b, pos, rule="max") + 1e-12
+    assert lin_similarity("dog", "cat", rule="semcor") == pytest.approx(
+        lin_similarity("dog", "cat", rule="max")
+    )
+    assert lin_similarity("bank", "money", rule="semcor") < 0.5 * lin_similarity("bank", "money", rule="max")
+
+
+def test_sense_weights_follow_semcor_counts():
+    weights = wordnet().sense_weights("take", "v")
+    assert len(weights) == len(wordnet().offsets("take", "v"))
+    assert max(weights) == 1.0 and min(weights) < 0.05
+    # A word SemCor never tagged keeps every sense at full weight.
+    assert set(wordnet().sense_weights("busbar", "n")) == {1.0}
+
+
+def test_adjectives_by_synset_cluster_and_attribute():
+    assert lin_similarity("weak", "weak", "a") == 1.0
+    assert lin_similarity("big", "large", "a") == 1.0  # one synset
+    assert lin_and_generic("weak", "strong", "a") == (ADJ_ATTRIBUTE, "strength.n.01")
+    assert lin_similarity("hot", "cold", "a") == ADJ_ATTRIBUTE
+    score, generic = lin_and_generic("abundant", "copious", "a")
+    assert score in (1.0, ADJ_CLUSTER) and generic.split(".")[1] == "a"
+    assert lin_similarity("weak", "purple", "a") == 0.0
+    assert lin_similarity("xqzzyword", "weak", "a") == 0.0
+
+
+def test_isa_is_identical_only_to_itself():
+    assert relation_similarity("isa", "isa") == 1.0
+    assert relation_similarity("isa", "be") == 0.0
+    assert relation_similarity("be", "isa") == 0.0
+    assert relation_similarity("isa", "have") == 0.0
+    assert relation_generic_space("isa", "be") is None
+    # have is the WordNet verb
+    assert relation_similarity("have", "own") > 0.0
+
+
+def test_similarity_functions_for_the_mapper():
+    sim, gen = similarity_functions("max")
+    assert sim("take", "guide", "v") == 1.0 and sim("dog", "cat", "n") == lin_similarity(
+        "dog", "cat", rule="max"
+    )
+    assert gen("dog", "cat", "n") == "carnivore.n.01"
+    sim, gen = similarity_functions("semcor")
+    assert sim("take", "guide", "v") < 1.0 and sim("weak", "strong", "a") == ADJ_ATTRIBUTE
+    with pytest.raises(ValueError):
+        similarity_functions("nope")
+
+
+def test_word_pair_cache_is_bounded(corpora):
+    assert wordnet().cache_info().maxsize == PAIR_CACHE_SIZE
+    small = WordNet(corpora, cache_size=100)
+    nouns = small.lemmas("n")[:400]
+    first = small.lin(nouns[0], nouns[1])
+    for a in nouns[:20]:
+        for b in nouns[20:]:
+            small.lin(a, b, "n")
+    info = small.cache_info()
+    assert info.misses > 20 * 300 and info.currsize == 100
+    assert small.lin(nouns[0], nouns[1]) == first  # evicted and recomputed alike

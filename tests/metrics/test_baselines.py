@@ -10,6 +10,7 @@ from dri.metrics.baselines import (
     BASELINE_NAMES,
     Baselines,
     chrf,
+    chrf_many,
     fuzz_token,
     lcs_words,
     ngram_containment,
@@ -55,6 +56,7 @@ def test_chrf_and_fuzz_bounds():
 def test_tfidf_cosine_pairwise_and_corpus_fitted():
     assert tfidf_cosine("apples and pears", "apples and pears") == pytest.approx(1.0)
     assert tfidf_cosine("apples", "pears") == 0.0
+    assert tfidf_cosine("...", "a") == 0.0  # no token at all: empty vocabulary
     corpus = ["apples and pears", "apples and plums", "apples everywhere", "apples again"]
     # Fitted on a corpus where "apples" is everywhere, the shared word counts for less
     # than when only the two texts are seen.
@@ -82,3 +84,57 @@ def test_baselines_bundle_agrees_with_functions():
 def test_baselines_need_a_corpus():
     with pytest.raises(ValueError):
         Baselines([])
+
+
+def _lcs_reference(s: list[str], a: list[str]) -> int:
+    """The textbook dynamic programme, to check the C++ LCS against."""
+    prev = [0] * (len(s) + 1)
+    for wa in a:
+        cur = [0]
+        for j, ws in enumerate(s, start=1):
+            cur.append(prev[j - 1] + 1 if wa == ws else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def test_lcs_words_agrees_with_the_dynamic_programme():
+    import random
+
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(12)]
+    for _ in range(200):
+        s = [rng.choice(vocab) for _ in range(rng.randint(0, 40))]
+        a = [rng.choice(vocab) for _ in range(rng.randint(1, 40))]
+        expected = _lcs_reference(s, a) / len(a) if s else 0.0
+        assert lcs_words(" ".join(s), " ".join(a)) == pytest.approx(expected)
+
+
+def test_score_many_equals_score_pair_by_pair():
+    corpus = [SOURCE, ANSWER, "the dog sat on the mat", "an unrelated sentence entirely"]
+    baselines = Baselines(corpus)
+    pairs = [(SOURCE, ANSWER), (SOURCE, corpus[2]), (corpus[3], ANSWER), (SOURCE, ANSWER)]
+    many = baselines.score_many(pairs)
+    assert len(many) == 4 and many[0] == many[3]
+    for (source, answer), row in zip(pairs, many):
+        one = baselines.score(source, answer)
+        assert row.keys() == one.keys() == set(BASELINE_NAMES)
+        for name in BASELINE_NAMES:
+            assert row[name] == pytest.approx(one[name])
+        assert row["lcs_words"] == pytest.approx(lcs_words(source, answer))
+        assert row["ngram3_containment"] == pytest.approx(ngram_containment(source, answer))
+        assert row["fuzz_token"] == pytest.approx(fuzz_token(source, answer))
+    assert baselines.score_many([]) == []
+
+
+def test_chrf_many_equals_sacrebleu():
+    pairs = [
+        (SOURCE, ANSWER),
+        (ANSWER, SOURCE),
+        ("aaaa bbbb", "xyz qrs"),
+        ("short", "a much longer hypothesis text"),
+        ("a", "a b"),
+        ("Übergröße café", "übergröße Café"),
+        (SOURCE, SOURCE),
+    ]
+    assert chrf_many(pairs) == pytest.approx([chrf(s, a) for s, a in pairs], abs=1e-12)
+    assert chrf_many([]) == []

@@ -1,0 +1,228 @@
+"""Human judgement files: rated pairs (CSV) and multiple-choice analogy items (JSONL).
+
+Two ways users check the scores against their own raters' data
+(``dri evaluate judgements`` / ``dri evaluate choice``, docs/evaluation.md):
+
+* **Judgements** -- a UTF-8 CSV with a header and the columns ``a``, ``b``,
+  ``score`` (more columns are kept as extras): a pair of texts and a human
+  score, higher meaning more similar or better. ``a`` and ``b`` are texts, or
+  paths of ``.txt``/``.pdf`` files (absolute or relative to the CSV's folder).
+* **Choice** -- UTF-8 JSON Lines, one item a line:
+  ``{"query": ..., "options": [...], "answer": i}`` with ``answer`` the
+  0-based index of the analogous option; optional ``types`` (one label per
+  option, e.g. ``target``/``noun``/``random``), ``id`` and ``group``.
+  StoryAnalogy's own field names ``candidates`` and ``candidate_types`` are
+  accepted too, so its ``multiple_choice.jsonl`` loads as it is.
+
+A malformed row or line is left out with a one-line problem
+``FILE: line N: reason``; the rest loads. A file with nothing usable raises
+:class:`~corpora.text.CorpusError`.
+
+The structure scores need documents, so :func:`write_documents` writes each
+distinct text once, named by its content hash, into a folder with a
+``manifest.csv`` of the pairs: a corpus the corpus flow compares like any
+other.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dri.corpora.manifest import ManifestPair, write_manifest
+from dri.corpora.text import CorpusError, read_text
+
+__all__ = [
+    "ChoiceItem",
+    "ChoiceSet",
+    "Judgement",
+    "JudgementSet",
+    "load_choice",
+    "load_judgements",
+    "write_documents",
+]
+
+#: Suffixes that make a cell a document path rather than a text.
+DOCUMENT_SUFFIXES = (".txt", ".pdf")
+
+
+@dataclass
+class Judgement:
+    """One rated pair: each side a text or an existing document path."""
+
+    a: str | Path
+    b: str | Path
+    score: float
+    line: int
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class JudgementSet:
+    path: Path
+    pairs: list[Judgement]
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ChoiceItem:
+    """A query, its options (texts or document paths) and the analogous option's index."""
+
+    id: str
+    query: str | Path
+    options: list[str | Path]
+    answer: int
+    line: int
+    types: list[str] | None = None
+    group: str = ""
+
+
+@dataclass
+class ChoiceSet:
+    path: Path
+    items: list[ChoiceItem]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def typed(self) -> bool:
+        return any(item.types for item in self.items)
+
+
+def _side(value: str, base: Path) -> str | Path:
+    """A cell as a document path if it names an existing .txt/.pdf file, else as text."""
+    text = value.strip()
+    if text.lower().endswith(DOCUMENT_SUFFIXES) and "\n" not in text and len(text) < 4096:
+        path = Path(text).expanduser()
+        path = path if path.is_absolute() else base / path
+        if path.is_file():
+            return path.resolve()
+        raise ValueError(f"no such document {text!r}")
+    if not text:
+        raise ValueError("empty text")
+    return value
+
+
+def load_judgements(path: str | Path) -> JudgementSet:
+    """The rated pairs of a CSV with columns ``a``, ``b``, ``score``."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CorpusError(path, f"cannot read the file: {err}") from err
+    reader = csv.DictReader(raw.splitlines(keepends=True))
+    missing = [c for c in ("a", "b", "score") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise CorpusError(
+            path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need a,b,score)"
+        )
+    pairs, problems = [], []
+    try:
+        for row in reader:
+            line = reader.line_num
+            try:
+                if None in row or any(row.get(c) is None for c in ("a", "b", "score")):
+                    raise ValueError("wrong number of fields")
+                try:
+                    score = float(row["score"])
+                except ValueError:
+                    raise ValueError(f"score {row['score']!r} is not a number") from None
+                if math.isnan(score) or math.isinf(score):
+                    raise ValueError(f"score {row['score']!r} is not a finite number")
+                a, b = _side(row["a"], path.parent), _side(row["b"], path.parent)
+                extra = {k: v for k, v in row.items() if k not in ("a", "b", "score") and v is not None}
+                pairs.append(Judgement(a, b, score, line, extra))
+            except ValueError as err:
+                problems.append(f"{path}: line {line}: {err}")
+    except csv.Error as err:
+        raise CorpusError(path, f"line {reader.line_num}: malformed CSV: {err}") from err
+    if not pairs:
+        raise CorpusError(path, "no usable rows" + (f" ({problems[0]})" if problems else ""))
+    return JudgementSet(path, pairs, problems)
+
+
+def _item(record: object, line: int, base: Path) -> ChoiceItem:
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    options = record.get("options", record.get("candidates"))
+    if "query" not in record or options is None or "answer" not in record:
+        raise ValueError('needs "query", "options" and "answer"')
+    if not isinstance(options, list) or len(options) < 2 or not all(isinstance(o, str) for o in options):
+        raise ValueError('"options" must be a list of at least 2 strings')
+    answer = record["answer"]
+    if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(options):
+        raise ValueError(f'"answer" must be an option index 0-{len(options) - 1}, not {answer!r}')
+    if not isinstance(record["query"], str):
+        raise ValueError('"query" must be a string')
+    types = record.get("types", record.get("candidate_types"))
+    if types is not None and (not isinstance(types, list) or len(types) != len(options)):
+        raise ValueError('"types" must list one label per option')
+    return ChoiceItem(
+        id=str(record.get("id", f"line-{line}")),
+        query=_side(record["query"], base),
+        options=[_side(o, base) for o in options],
+        answer=answer,
+        line=line,
+        types=[str(t) for t in types] if types is not None else None,
+        group=str(record.get("group", record.get("variant", ""))),
+    )
+
+
+def load_choice(path: str | Path) -> ChoiceSet:
+    """The multiple-choice items of a JSON Lines file."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CorpusError(path, f"cannot read the file: {err}") from err
+    items, problems = [], []
+    for line, text in enumerate(raw.splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as err:
+            problems.append(f"{path}: line {line}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        try:
+            items.append(_item(record, line, path.parent))
+        except ValueError as err:
+            problems.append(f"{path}: line {line}: {err}")
+    if not items:
+        raise CorpusError(path, "no usable items" + (f" ({problems[0]})" if problems else ""))
+    return ChoiceSet(path, items, problems)
+
+
+def _document(side: str | Path, folder: Path) -> Path:
+    if isinstance(side, Path):
+        return side
+    name = hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
+    target = folder / name
+    if not target.is_file():
+        target.write_text(side, encoding="utf-8")
+    return target.resolve()
+
+
+def write_documents(
+    pairs: list[tuple[str | Path, str | Path, str, dict[str, str]]], folder: Path
+) -> list[ManifestPair]:
+    """Write the texts of ``(a, b, group, extra)`` pairs into ``folder`` with a ``manifest.csv``.
+
+    Each distinct text becomes ``<content hash>.txt`` once (document paths are
+    used in place); returns the manifest's pairs, in order.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [
+        ManifestPair(_document(a, folder), _document(b, folder), group, dict(extra))
+        for a, b, group, extra in pairs
+    ]
+    write_manifest(out, folder / "manifest.csv")
+    return out
+
+
+def side_text(side: str | Path) -> str:
+    """The text of a side: itself, or the document's text (PDFs need the extractor)."""
+    return read_text(side) if isinstance(side, Path) else side

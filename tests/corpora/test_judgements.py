@@ -1,0 +1,130 @@
+"""Loading rated pairs (CSV) and multiple-choice items (JSONL) for the validity evaluations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dri.corpora.judgements import load_choice, load_judgements, side_text, write_documents
+from dri.corpora.manifest import read_manifest
+from dri.corpora.text import CorpusError
+
+
+def test_judgements_texts_and_paths(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "sun.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    csv_file = tmp_path / "pairs.csv"
+    csv_file.write_text(
+        "a,b,score,rater\n"
+        "The cat chased the mouse.,The dog chased the cat.,3.5,r1\n"
+        'docs/sun.txt,"The nucleus attracts the electrons, like a sun.",4,r2\n',
+        encoding="utf-8",
+    )
+    data = load_judgements(csv_file)
+    assert not data.problems and len(data.pairs) == 2
+    first, second = data.pairs
+    assert first.a == "The cat chased the mouse." and first.score == 3.5 and first.extra == {"rater": "r1"}
+    assert second.a == (tmp_path / "docs" / "sun.txt").resolve() and second.line == 3
+    assert side_text(second.a) == "The sun attracts the planets."
+
+
+def test_judgements_bad_rows_are_one_line_problems_and_the_rest_loads(tmp_path: Path):
+    csv_file = tmp_path / "bad.csv"
+    csv_file.write_text(
+        "a,b,score\n"
+        "one text,another text,2\n"
+        "one text,another text,high\n"
+        "one text,missing.txt,1\n"
+        ",empty side,1\n"
+        "too,few\n",
+        encoding="utf-8",
+    )
+    data = load_judgements(csv_file)
+    assert len(data.pairs) == 1
+    assert [p.split(": ", 1)[1].split(":")[0] for p in data.problems] == [
+        "line 3",
+        "line 4",
+        "line 5",
+        "line 6",
+    ]
+    assert all(p.startswith(str(csv_file)) and "\n" not in p for p in data.problems)
+    assert "'high' is not a number" in data.problems[0]
+    assert "no such document 'missing.txt'" in data.problems[1]
+
+
+def test_judgements_header_and_empty_files_fail_with_one_line(tmp_path: Path):
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("x,y,z\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(
+        CorpusError, match=r"wrong\.csv: line 1: the header lacks the column\(s\) a, b, score"
+    ):
+        load_judgements(wrong)
+    nothing = tmp_path / "nothing.csv"
+    nothing.write_text("a,b,score\nx,y,notanumber\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="no usable rows"):
+        load_judgements(nothing)
+    with pytest.raises(CorpusError, match="cannot read"):
+        load_judgements(tmp_path / "absent.csv")
+
+
+def test_choice_items_both_field_spellings(tmp_path: Path):
+    jsonl = tmp_path / "items.jsonl"
+    lines = [
+        {"query": "q one", "options": ["a", "b", "c"], "answer": 1, "types": ["noun", "target", "random"]},
+        {
+            "id": "sa-1",
+            "query": "q two",
+            "candidates": ["x", "y"],
+            "answer": 0,
+            "candidate_types": ["target", "noun"],
+        },
+        {"query": "q three", "options": ["x", "y"], "answer": 1, "variant": "S10"},
+    ]
+    jsonl.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    data = load_choice(jsonl)
+    assert not data.problems and data.typed
+    assert [i.id for i in data.items] == ["line-1", "sa-1", "line-3"]
+    assert data.items[1].options == ["x", "y"] and data.items[1].types == ["target", "noun"]
+    assert data.items[2].group == "S10" and data.items[2].types is None
+
+
+def test_choice_malformed_lines(tmp_path: Path):
+    jsonl = tmp_path / "bad.jsonl"
+    jsonl.write_text(
+        "\n".join(
+            [
+                json.dumps({"query": "q", "options": ["a", "b"], "answer": 0}),
+                "{not json",
+                json.dumps({"query": "q", "options": ["a", "b"], "answer": 2}),
+                json.dumps({"query": "q", "options": ["a"], "answer": 0}),
+                json.dumps({"query": "q", "options": ["a", "b"]}),
+                json.dumps(["a list"]),
+                json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "types": ["t"]}),
+            ]
+        ),
+        encoding="utf-8",
+    )
+    data = load_choice(jsonl)
+    assert len(data.items) == 1
+    assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 8)]
+    assert "not valid JSON" in data.problems[0] and "option index 0-1, not 2" in data.problems[1]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("{oops\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"empty\.jsonl: no usable items .*line 1: not valid JSON"):
+        load_choice(empty)
+
+
+def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
+    doc = tmp_path / "given.txt"
+    doc.write_text("A given document.", encoding="utf-8")
+    folder = tmp_path / "corpus"
+    pairs = write_documents(
+        [("same text", "other text", "g1", {"human": "1"}), ("same text", doc, "g2", {"human": "2"})], folder
+    )
+    assert len({p.source for p in pairs}) == 1 and pairs[1].target == doc
+    assert len(list(folder.glob("*.txt"))) == 2
+    again = read_manifest(folder / "manifest.csv")
+    assert [(p.source, p.target, p.group) for p in again] == [(p.source, p.target, p.group) for p in pairs]
+    assert again[1].extra["human"] == "2"

@@ -71,7 +71,7 @@ from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportF
 from dri.metrics.scores import COUNT_NAMES
 from dri.metrics.stats import rating_stats
 from dri.metrics.validity import choice_section, judgement_section, plot_scatter
-from dri.settings import data_dir
+from dri.settings import DEFAULT_CANDIDATES, data_dir
 from dri.store import ComparisonRecord, Store, open_store
 
 __all__ = [
@@ -191,8 +191,12 @@ def analogy_evaluation(
     targets: Sequence[str] | None = None,
     sections: Sequence[str] | None = None,
     k: int = 5,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
 ) -> Evaluation:
-    """Every other document against each target (``targets`` override ``targets.txt``)."""
+    """Every other document against each target (``targets`` override ``targets.txt``);
+    with two-stage search (:mod:`flows.search`), only the ``candidates`` closest
+    by content are structure-mapped, unless ``exhaustive``."""
     corpus = load_analogy(
         corpus_dir,
         targets=list(targets) if targets else None,
@@ -201,10 +205,11 @@ def analogy_evaluation(
     sections_param = sorted(corpus.sections) if corpus.sections else None
     # The corpus's own targets are one manifest run; targets given here are
     # not in targets.txt, so each is a run of the flow's target mode.
+    search = {"candidates": candidates, "exhaustive": exhaustive}
     runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param} for t in corpus.targets]
+        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
         if targets
-        else [{"mode": "manifest", "sections": sections_param}]
+        else [{"mode": "manifest", "sections": sections_param, **search}]
     )
     return Evaluation(
         "analogy",
@@ -418,9 +423,15 @@ def evaluate(
         where = f"{store.backend} ({store.location})"
     text = functools.cache(_plain_text)  # each text is read once per evaluation
     fitted = _fit_baselines(pairs, embeddings, text) if baselines else None
+    # Pairs that stage 1 of the two-stage search did not choose are not rows.
+    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
+    not_candidates = 0
     rows = []
     for i, pair in enumerate(pairs, start=1):
         record = stored.get((ids.get(_resolved(pair.source), ""), ids.get(_resolved(pair.target), "")))
+        if record is None and pruned and _not_candidate(pair, ids, failures):
+            not_candidates += 1
+            continue
         rows.append(
             _row(
                 i,
@@ -452,6 +463,8 @@ def evaluate(
             "flow_mapped": sum(s.mapped for s in summaries),
             "flow_already_stored": sum(s.already_stored for s in summaries),
             "groups_recorded": grouped,
+            "not_candidates": not_candidates,
+            "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
         },
         **evaluation.report,
     )
@@ -460,6 +473,14 @@ def evaluate(
         result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[str]) -> bool:
+    """A pair the flow neither stored nor failed: stage 1 left it out."""
+    ends = (_resolved(pair.source), _resolved(pair.target))
+    if not all(ids.get(e) for e in ends):
+        return False
+    return not any(e in f for f in failures for e in ends)
 
 
 def run_evaluation(
@@ -632,17 +653,21 @@ def analogy_search(
     report_dir: str | Path | Literal[False] | None = None,
     baselines: bool = True,
     progress: Progress | None = None,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
     profile: str | None = None,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
-    """Rank every other document of ``corpus_dir`` against each target by Analogy Similarity.
+    """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
 
     ``target`` (one name or several) overrides ``targets.txt``; ``sections``
-    overrides ``sections.txt``. Returns the top ``k`` per target and writes a
+    overrides ``sections.txt``. Two-stage search: only the ``candidates``
+    documents closest to a target by content are structure-mapped, unless
+    ``exhaustive``. Returns the top ``k`` per target and writes a
     report (scores of all comparisons, the top k with their mappings, the
     expert ratings if any were imported).
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
-    evaluation = analogy_evaluation(corpus_dir, targets, sections, k)
+    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     results = []
     for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):

@@ -26,6 +26,9 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "DEFAULT_CANDIDATES",
+    "INLINE_MAX_PAIRS",
+    "INLINE_MAX_PARSE",
     "PROJECT_ROOT",
     "cache_dir",
     "checkout_root",
@@ -43,6 +46,18 @@ DEFAULT_MAX_TEXT_CHARS = 2_000_000
 
 #: The folder above the ``dri`` package: the source checkout when running from one.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+#: Candidates per target that stage 2 of the two-stage analogy search
+#: structure-maps (``dri.flows.search``). Chosen once for all data on the demo
+#: corpus, the AnaloBench story bank and Clough & Stevenson, where it keeps
+#: the recall of the exhaustive top 10 at 0.9 or more (``docs/search.md``).
+DEFAULT_CANDIDATES = 100
+
+#: A corpus run with no more documents to parse and pairs to map than these,
+#: and no runner asked for, runs in the calling process without Prefect's
+#: server or a worker pool, whose start-up would cost more than the job.
+INLINE_MAX_PARSE = 20
+INLINE_MAX_PAIRS = 200
 
 
 def checkout_root() -> Path | None:

@@ -33,8 +33,12 @@ twice, and new parameters or a new extractor give a new result set.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 import hashlib
+import heapq
 import json
+import logging
 import math
 import os
 import time
@@ -42,22 +46,26 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.context import FlowRunContext
+from prefect.context import FlowRunContext, TaskRunContext
+from prefect.exceptions import MissingContextError
 from prefect.futures import as_completed
+from prefect.logging import get_run_logger
 from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
 from dri.corpora.discover import corpus_manifest, discover, has_manifest
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
+from dri.extract.document import content_ids
 from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
+from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -70,6 +78,8 @@ Mode = Literal["auto", "manifest", "target", "all-pairs"]
 _BATCHES_PER_WORKER = 4
 _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
+# Best pairs kept for the run summary.
+_TOP = 10
 
 
 class PartialFailure(ReportedFailure):
@@ -120,6 +130,74 @@ def _workers() -> int:
 # result caching and persistence are switched off: they would only duplicate it.
 _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 
+# -- running in this process, without Prefect --------------------------------
+#
+# A small job (see :func:`small_job`) runs the flow's own body with every task
+# called in this process: no Prefect server, no worker pool, no spaCy or
+# WordNet loaded again in every worker. The steps, the summary and the stored
+# results are the same; only the Prefect run record and artifact are missing.
+
+_INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_inline_run", default=False)
+
+
+def _logger():
+    # No ContextVar read here: the tasks call this on Dask workers, and
+    # cloudpickle cannot ship a ContextVar with a task's globals.
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger("dri.flows.corpus")
+
+
+def _call(task_, *args):
+    return task_.fn(*args) if _INLINE.get() else task_(*args)
+
+
+def _submit(task_, *args) -> Any:
+    if not _INLINE.get():
+        return task_.submit(*args)
+    future: concurrent.futures.Future = concurrent.futures.Future()
+    try:
+        future.set_result(task_.fn(*args))
+    except Exception as err:
+        future.set_exception(err)
+    return future
+
+
+def _as_completed(futures: list) -> Any:
+    return concurrent.futures.as_completed(futures) if _INLINE.get() else as_completed(futures)
+
+
+def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
+    """Whether a run is small enough to do here, in this process: at most
+    :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
+    and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
+    skipping stored ones). Starting Prefect's temporary server and a worker
+    pool costs more than such a job (``docs/search.md``)."""
+    paths = discover(corpus_dir)[0]
+    n = len(paths)
+    mode = parameters.get("mode") or "auto"
+    candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
+    if mode == "target" or (mode == "auto" and parameters.get("target") and not has_manifest(corpus_dir)):
+        pairs = min(n - 1, candidates or n)
+    elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
+        pairs = n  # a manifest pairs each document with a few others
+    else:
+        k = parameters.get("top_per_document")
+        pairs = n * k if k else n * (n - 1) // 2
+    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
+        return False
+    store = steps.worker_store()
+    new = 0
+    for path in paths:
+        try:
+            new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
+        except OSError:
+            continue  # the run itself names it
+        if new > INLINE_MAX_PARSE:
+            return False
+    return True
+
 
 @task(name="discover-documents", **_TASK)
 def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
@@ -133,7 +211,14 @@ def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[s
 
 
 @task(name="plan-pairs", **_TASK)
-def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str | None) -> steps.Plan:
+def plan_task(
+    mode: str,
+    documents: dict[str, str],
+    corpus_dir: str,
+    target: str | None,
+    corpus: str | None = None,
+    search: dict[str, Any] | None = None,
+) -> steps.Plan:
     try:
         manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
         plan = steps.plan_pairs(mode, documents, manifest=manifest, target=target)
@@ -141,7 +226,7 @@ def plan_task(mode: str, documents: dict[str, str], corpus_dir: str, target: str
         # A missing or bad manifest, an unknown target: one line in the summary, not a task traceback.
         return steps.Plan(pairs=[], problems=[f"{corpus_dir}: cannot plan pairs: {one_line(err)}"])
     plan.problems[:0] = problems
-    return plan
+    return steps.prune_plan(plan, mode, corpus, **(search or {}))
 
 
 @task(name="map-and-store", **_TASK)
@@ -152,6 +237,8 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 @task(name="write-summary", **_TASK)
 def summary_task(summary: steps.RunSummary) -> str:
     path = steps.write_summary(summary)
+    if TaskRunContext.get() is None:
+        return str(path)  # run inline: no Prefect run to attach an artifact to
     rows = "\n".join(
         f"| {k} | {v} |"
         for k, v in [
@@ -191,8 +278,8 @@ def _extract_stage(
     documents: dict[str, str] = {}
     progress = Reporter("parse", len(paths), logger)
     batches = _batches(paths, batch_size, workers, _MAX_DOCUMENTS_PER_BATCH)
-    futures = [extract_task.submit(batch, corpus, root) for batch in batches]
-    for future in as_completed(futures):
+    futures = [_submit(extract_task, batch, corpus, root) for batch in batches]
+    for future in _as_completed(futures):
         try:
             done, failures = future.result()
         except Exception as err:  # a whole batch lost, e.g. a worker died
@@ -221,14 +308,38 @@ def _map_stage(
     seconds: dict[str, float],
     pids: set[int],
     logger,
+    top: list | None = None,
 ) -> None:
-    """Steps 5-6 in parallel batches."""
+    """Steps 5-6 in parallel batches.
+
+    Batches are submitted in waves of a few per worker, so that a run of
+    hundreds of thousands of pairs holds the results of one wave at a time,
+    not of the whole run; ``top`` (a heap) keeps the :data:`_TOP` best pairs
+    mapped, for the summary.
+    """
     names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
     progress = Reporter("map", len(plan.pairs), logger)
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
     batches = _batches(ids, batch_size, workers, _MAX_PAIRS_PER_BATCH)
-    futures = [map_task.submit(batch, run_id, params) for batch in batches]
-    for future in as_completed(futures):
+    wave = max(2, workers * _BATCHES_PER_WORKER)
+    for start in range(0, len(batches), wave):
+        _map_wave(
+            batches[start : start + wave],
+            run_id,
+            params,
+            summary,
+            seconds,
+            pids,
+            names,
+            progress,
+            top,
+            logger,
+        )
+
+
+def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, top, logger) -> None:
+    futures = [_submit(map_task, batch, run_id, params) for batch in batches]
+    for future in _as_completed(futures):
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
@@ -248,6 +359,9 @@ def _map_stage(
                 summary.already_stored += 1
             else:
                 summary.mapped += 1
+                if top is not None:
+                    item = (r.scores["analogy_similarity"], r.source_id, r.target_id, r.scores)
+                    (heapq.heappush if len(top) < _TOP else heapq.heappushpop)(top, item)
             seconds["load_graphs"] += r.seconds_load
             seconds["map"] += r.seconds_map
             seconds["store_results"] += r.seconds_store
@@ -256,12 +370,27 @@ def _map_stage(
 
 
 def _best(
-    run_id: str, planned: dict[tuple[str, str], steps.PlannedPair], k: int = 10
+    run_id: str,
+    planned: dict[tuple[str, str], steps.PlannedPair],
+    k: int = 10,
+    streamed: list | None = None,
 ) -> list[dict[str, Any]]:
     """The ``k`` planned pairs with the highest analogy similarity in the
-    result set, whether mapped by this run or an earlier one."""
+    result set, whether mapped by this run or an earlier one. ``streamed``,
+    the heap of a run that mapped every pair itself, saves reading them all back."""
     if not planned:
         return []
+    if streamed is not None:
+        ranked = sorted(streamed, key=lambda x: (-x[0], x[1], x[2]))[:k]
+        return [
+            {
+                "source": planned[(a, b)].source,
+                "target": planned[(a, b)].target,
+                "group": planned[(a, b)].group,
+                **scores,
+            }
+            for _, a, b, scores in ranked
+        ]
     rows = [
         r for r in steps.worker_store().comparisons(run_id=run_id) if (r.source_id, r.target_id) in planned
     ]
@@ -292,6 +421,9 @@ def corpus_flow(
     corpus: str | None = None,
     sections: list[str] | None = None,
     batch_size: int | None = None,
+    candidates: int | None = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
+    top_per_document: int | None = None,
     profile: str | None = None,
     allow_outside_links: bool = False,
 ) -> steps.RunSummary | State:
@@ -301,6 +433,13 @@ def corpus_flow(
     ``sections`` restricts both graphs of a pair to those sections (the paper
     mapped abstract plus background). ``batch_size`` fixes the documents or
     pairs per task (default: enough batches to keep every worker busy).
+
+    Two-stage search (:mod:`flows.search`): in ``target`` and ``manifest``
+    mode a target with more than ``candidates`` sources is structure-mapped
+    with the ``candidates`` closest by content only, unless ``exhaustive``;
+    in ``all-pairs`` mode ``top_per_document`` keeps the pairs where one
+    document is among the other's K closest. Stage 1 does not change the
+    run id: a pair scores the same whichever stage chose it.
     ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
     the default profile); it is part of the run id.
     ``allow_outside_links`` lets symbolic links to files outside the corpus
@@ -312,7 +451,7 @@ def corpus_flow(
     what to do.
     """
     started = time.perf_counter()
-    logger = get_run_logger()
+    logger = _logger()
     root = str(Path(corpus_dir).resolve())
     corpus = corpus or Path(root).name
     if mode == "auto":
@@ -329,7 +468,7 @@ def corpus_flow(
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
-    paths, refused = discover_task(root, allow_outside_links)
+    paths, refused = _call(discover_task, root, allow_outside_links)
     summary.failures.extend(refused)
     seconds["discover"] = time.perf_counter() - t
     summary.documents = len(paths)
@@ -350,28 +489,35 @@ def corpus_flow(
 
     if not down:
         t = time.perf_counter()
-        plan = plan_task(mode, documents, root, target)
+        search = {
+            "candidates": None if exhaustive else candidates,
+            "top_per_document": top_per_document,
+        }
+        plan = _call(plan_task, mode, documents, root, target, corpus, search)
         summary.failures.extend(plan.problems)
         for problem in plan.problems:
             logger.error("%s", problem)
         summary.pairs = len(plan.pairs)
+        summary.stage1 = plan.stage1
         seconds["plan"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger)
+        top: list = []
+        _map_stage(plan, run_id, params, batch_size, workers, summary, seconds, pids, logger, top)
         seconds["map_wall"] = time.perf_counter() - t
         down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
         if down:
             summary.failures.append(f"{down}; some pairs not stored")
         else:
-            summary.top = _best(run_id, {(p.source_id, p.target_id): p for p in plan.pairs})
+            planned = {(p.source_id, p.target_id): p for p in plan.pairs}
+            summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
     if down:
         summary.advice = steps.STORE_DOWN_HINT
         logger.error("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
-    summary.summary_path = summary_task(summary)
+    summary.summary_path = _call(summary_task, summary)
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"
@@ -389,8 +535,28 @@ def run_corpus(
 ) -> tuple[State, steps.RunSummary | None]:
     """Run :func:`corpus_flow` on a chosen task runner; ``(final state, summary)``.
 
+    ``runner="inline"`` runs it in this process without Prefect (no server, no
+    workers); so does a :func:`small_job` when no runner, worker count or Dask
+    address is given here or in the environment.
+
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    explicit = (
+        runner
+        or workers
+        or dask_address
+        or os.environ.get("DRI_TASK_RUNNER")
+        or os.environ.get("DRI_DASK_ADDRESS")
+    )
+    if runner == "inline" or (not explicit and small_job(corpus_dir, parameters)):
+        token = _INLINE.set(True)
+        try:
+            result = corpus_flow.fn(corpus_dir, **parameters)
+        finally:
+            _INLINE.reset(token)
+        data = result.data if isinstance(result, State) else result
+        summary = data.summary if isinstance(data, PartialFailure) else data
+        return result, summary
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     with shared_prefect_api():
         state = corpus_flow.with_options(task_runner=make_task_runner(config))(

@@ -16,11 +16,12 @@ deployment's flow run, so a work pool's ``env`` job variable sets them):
 **Worker processes** talk to the Prefect API of the process that runs the
 flow and never start a Prefect server of their own: :func:`shared_prefect_api`
 starts the one temporary server up front and hands its URL to the workers
-(without it each worker would start its own, ~220 MB apiece). A worker ends
-itself within a second of its parent's death, whatever killed the parent
-(``kill -9`` included): a watchdog thread started by :func:`_worker_init`
-compares ``os.getppid()`` with the parent it started under. The temporary
-server gets a reaper process that does the same for it.
+(without it each worker would start its own, ~220 MB apiece). A watchdog
+thread started by :func:`_worker_init` compares ``os.getppid()`` with the
+parent the worker started under and exits when it changes (it does in a
+minimal flow; after ``kill -9`` of ``dri run`` workers were still seen to
+outlive it, see docs/prefect.md). The temporary server gets a reaper
+process that ends it when the parent is gone, however it went.
 :func:`end_workers_on_signals` makes SIGTERM behave like Ctrl-C for
 ``dri run`` and terminates the workers at once on either.
 """

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from dri.errors import one_line, prefixed
-from dri.extract import DocumentError, graph_from_path
+from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
+from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
 from dri.settings import data_dir
@@ -97,6 +98,10 @@ def worker_store():
     return _local.store
 
 
+#: Sentences per ``nlp.pipe`` batch when a task parses its documents: the
+#: extractor's own default, measured in ``bench/bench_extract.py``.
+PARSE_BATCH = 64
+
 _GRAPH_CACHE_SIZE = 256
 _graph_cache: OrderedDict[tuple, Any] = OrderedDict()
 _graph_lock = threading.Lock()
@@ -140,14 +145,7 @@ class Extracted:
     pid: int = field(default_factory=os.getpid)  # the worker process that did it
 
 
-def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
-    """Build the ROS graph of ``path`` and store it under ``corpus``.
-
-    Skips the parse when the store already has the graph for these bytes and
-    this extractor version; the file is still read, because hashing its bytes
-    is what tells an unchanged document from an edited one. Raises
-    :class:`extract.DocumentError` (one line) for bad input.
-    """
+def _read_ids(path: str) -> tuple[str, str]:
     try:
         data = Path(path).read_bytes()
     except OSError as err:
@@ -156,44 +154,98 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
         else:
             reason = f"cannot read: {err.strerror or err}"
         raise DocumentError(path, reason) from None
-    doc_id, graph_id = content_ids(data)
+    return content_ids(data)
+
+
+def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | None:
+    """The document as already stored (enrolled in ``corpus`` if it was not),
+    or ``None`` if its bytes with this extractor version were never parsed."""
+    doc_id, graph_id = _read_ids(path)
     store = worker_store()
     started = time.perf_counter()
-    if store.has_graph(graph_id):
-        name = str((meta or {}).get("name") or Path(path).name)
-        if not store.is_member(corpus, name, doc_id):
-            # Parsed before (for another corpus, or under another name): enrol
-            # it under this name in this corpus too, from the stored graph.
-            store.put_document(corpus, store.get_graph(doc_id), meta={"name": name, **(meta or {})})
-        return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
-    t0 = time.perf_counter()
-    g = graph_from_path(path)
-    t1 = time.perf_counter()
-    store.put_document(corpus, g, meta=dict(meta or {}))
-    t2 = time.perf_counter()
+    if not store.has_graph(graph_id):
+        return None
+    name = str((meta or {}).get("name") or Path(path).name)
+    if not store.is_member(corpus, name, doc_id):
+        # Parsed before (for another corpus, or under another name): enrol
+        # it under this name in this corpus too, from the stored graph.
+        store.put_document(corpus, store.get_graph(doc_id), meta={"name": name, **(meta or {})})
+    return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
+
+
+def _put(path: str, corpus: str, meta: dict[str, Any] | None, graph, seconds_parse: float) -> Extracted:
+    t = time.perf_counter()
+    worker_store().put_document(corpus, graph, meta=dict(meta or {}))
     return Extracted(
         path,
-        g.graph.get("doc_id", doc_id),
-        g.graph.get("graph_id", graph_id),
+        graph.graph["doc_id"],
+        graph.graph.get("graph_id", ""),
         parsed=True,
-        seconds_parse=t1 - t0,
-        seconds_store=(t2 - t1) + (t0 - started),
+        seconds_parse=seconds_parse,
+        seconds_store=time.perf_counter() - t,
     )
+
+
+def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
+    """Build the ROS graph of ``path`` and store it under ``corpus``.
+
+    Skips the parse when the store already has the graph for these bytes and
+    this extractor version; the file is still read, because hashing its bytes
+    is what tells an unchanged document from an edited one. Raises
+    :class:`extract.DocumentError` (one line) for bad input.
+    """
+    known = _reuse(path, corpus, meta)
+    if known is not None:
+        return known
+    t = time.perf_counter()
+    graph = graph_from_path(path)
+    return _put(path, corpus, meta, graph, time.perf_counter() - t)
 
 
 def extract_batch(
     paths: Sequence[str], corpus: str, corpus_dir: str | Path
 ) -> tuple[list[Extracted], list[str]]:
     """:func:`extract_and_store` over several documents: ``(stored, failures)``,
-    one line per failed document; a bad document does not stop the others."""
+    one line per failed document; a bad document does not stop the others.
+
+    The documents that need parsing go through one ``nlp.pipe`` stream
+    (:func:`extract.build_graphs`, batches of :data:`PARSE_BATCH` sentences)
+    rather than one pipeline call each. In-process parallelism
+    (``n_process``) is left at 1: the batches already run in parallel workers.
+    """
     root = Path(corpus_dir).resolve()
-    done, failures = [], []
+    done: list[Extracted] = []
+    failures: list[str] = []
+    pending: list[tuple[str, dict[str, Any], Any]] = []
     for path in paths:
         meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
         try:
-            done.append(extract_and_store(path, corpus, meta))
+            known = _reuse(path, corpus, meta)
+            if known is not None:
+                done.append(known)
+            else:
+                pending.append((path, meta, read_document(path)))
         except Exception as err:
             failures.append(prefixed(path, one_line(err)))
+    finished = 0
+    try:
+        t = time.perf_counter()
+        for (path, meta, _), graph in zip(
+            pending, build_graphs([d for _, _, d in pending], batch_size=PARSE_BATCH)
+        ):
+            finished += 1
+            try:
+                done.append(_put(path, corpus, meta, graph, time.perf_counter() - t))
+            except Exception as err:
+                failures.append(prefixed(path, one_line(err)))
+            t = time.perf_counter()
+    except Exception:
+        # The shared stream broke on some document: the rest one by one, so only that one fails.
+        for path, meta, _ in pending[finished:]:
+            try:
+                done.append(extract_and_store(path, corpus, meta))
+            except Exception as err:
+                failures.append(prefixed(path, one_line(err)))
     return done, failures
 
 
@@ -221,6 +273,30 @@ class PlannedPair:
 class Plan:
     pairs: list[PlannedPair]
     problems: list[str] = field(default_factory=list)
+    stage1: dict[str, Any] = field(default_factory=dict)  # what stage 1 of the search pruned
+
+
+def prune_plan(
+    plan: Plan,
+    mode: str,
+    corpus: str | None,
+    *,
+    candidates: int | None = None,
+    top_per_document: int | None = None,
+) -> Plan:
+    """Stage 1 of the two-stage search over a plan (:func:`flows.search.prune_pairs`):
+    ``candidates`` per target in target and manifest modes, ``top_per_document``
+    in all-pairs mode. A plan that needs no pruning is returned unchanged."""
+    if mode == "all-pairs":
+        candidates = None
+    else:
+        top_per_document = None
+    if not plan.pairs or (candidates is None and top_per_document is None):
+        return plan
+    kept, facts = prune_pairs(
+        worker_store(), plan.pairs, candidates=candidates, top_per_document=top_per_document, corpus=corpus
+    )
+    return Plan(pairs=kept, problems=plan.problems, stage1=facts)
 
 
 def plan_pairs(
@@ -384,6 +460,7 @@ class RunSummary:
     failures: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     top: list[dict[str, Any]] = field(default_factory=list)
+    stage1: dict[str, Any] = field(default_factory=dict)
     worker_pids: list[int] = field(default_factory=list)
     summary_path: str | None = None
     #: One line saying what to do, when the run stopped early (e.g. the store went away).

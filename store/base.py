@@ -28,6 +28,7 @@ from dri.store.records import (
     RunRecord,
     StoreError,
 )
+from dri.store.vectors import VectorIndex
 
 __all__ = ["Store"]
 
@@ -171,6 +172,54 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def runs(self) -> list[RunRecord]:
         """The run ids with their comparison counts, oldest first."""
+
+    # -- stage 1 of analogy search -----------------------------------------------
+
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+        """``(doc_ids, feature counts, node counts)`` of the latest graph of every
+        document (of ``corpus``), computing and storing any vector that is
+        missing or of older features. See :mod:`mapping.features`."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no content vectors")
+
+    def _vectors_state(self, corpus: str | None) -> tuple:
+        """Something that changes whenever :meth:`content_vectors` would."""
+        return (object(),)
+
+    def similar_documents(
+        self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Stage 1 (MAC) of analogy search: the ``k`` stored documents (of
+        ``corpus``; ``k=None``: all of them) whose content vectors are closest
+        to ``doc_id``'s, best first, as ``(doc_id, cosine)``; ``doc_id`` itself
+        is left out. Raises :class:`StoreError` for a document not stored.
+
+        This default ranks in memory with a sparse tf-idf matrix
+        (:class:`store.vectors.VectorIndex`), rebuilt only when the stored
+        graphs change; a backend may use its own index instead.
+        """
+        index = self.vector_index(corpus)
+        k = len(index.doc_ids) if k is None else k
+        position = index.positions.get(doc_id)
+        if position is None:
+            ids, vectors, sizes = self.content_vectors(None)
+            if doc_id not in ids:
+                raise StoreError(self.location, f"no stored graph for document {doc_id}")
+            at = ids.index(doc_id)
+            return index.query(vectors[at], k, exclude=frozenset({doc_id}), size=sizes[at])
+        return index.query_row(position, k, exclude=frozenset({doc_id}))
+
+    def vector_index(self, corpus: str | None = None) -> VectorIndex:
+        """The in-memory index of the content vectors (of ``corpus``), cached
+        until the stored graphs or memberships change."""
+        cache = self.__dict__.setdefault("_vector_indexes", {})
+        state = self._vectors_state(corpus)
+        hit = cache.get(corpus)
+        if hit is None or hit[0] != state:
+            hit = (self._vectors_state(corpus), VectorIndex.build(*self.content_vectors(corpus)))
+            cache[corpus] = hit
+        return hit[1]
 
     # -- evaluations ---------------------------------------------------------------
 

@@ -49,9 +49,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import networkx as nx
+import numpy as np
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
+from dri.mapping.features import FEATURES_VERSION, content_features
 from dri.store.base import Store, check_k, env, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
     PAIR_FIELDS,
@@ -71,6 +73,7 @@ from dri.store.records import (
     scalar_meta,
     version_key,
 )
+from dri.store.vectors import DENSE_DIMENSIONS, dense_vector, size_factor
 
 __all__ = [
     "DEFAULT_RETRY_SECONDS",
@@ -86,6 +89,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+VECTOR_INDEX = "document_content"
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 #: How long one transaction is retried on transient errors, by default (seconds).
@@ -120,6 +125,9 @@ SCHEMA_STATEMENTS = (
     "CREATE INDEX mapping_run IF NOT EXISTS FOR (m:Mapping) ON (m.run_id)",
     "CREATE INDEX similar_run IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.run_id)",
     "CREATE INDEX similar_score IF NOT EXISTS FOR ()-[r:SIMILAR]-() ON (r.analogy_similarity)",
+    # Stage 1 of analogy search: each document's content vector, hashed to a fixed length.
+    f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (d:Document) ON d.content_vector "
+    f"OPTIONS {{indexConfig: {{`vector.dimensions`: {DENSE_DIMENSIONS}, `vector.similarity_function`: 'cosine'}}}}",
 )
 
 LABELS = ("Corpus", "Document", "Graph", "Concept", "Relation", "Mapping", "Pair", "Generic", "Evaluation")
@@ -156,6 +164,9 @@ _DOCUMENT_PROPS = frozenset(
         "meta",
         "graph",
         "updated",
+        "features",
+        "features_version",
+        "content_vector",
     }
 )
 
@@ -472,6 +483,7 @@ class Neo4jStore(Store):
                     }
                 )
                 props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
+                props.update(_vector_props(graph))
             member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
             member.update(meta=to_json_text(meta), name=name, path=fields["path"])
             tx.run(
@@ -590,6 +602,86 @@ class Neo4jStore(Store):
                 "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
             }
         )
+
+    # -- stage 1 of analogy search ----------------------------------------------------
+
+    def _fill_vectors(self) -> None:
+        """Content vectors for documents stored before them (or with older features)."""
+        stale = self._read(
+            "MATCH (d:Document) WHERE d.graph IS NOT NULL AND coalesce(d.features_version, '') <> $v "
+            "RETURN d.id AS id",
+            v=FEATURES_VERSION,
+        )
+        for row in stale:
+            graph = self.get_graph(row["id"])
+            if graph is not None:
+                self._write(
+                    lambda tx, i, p: tx.run(
+                        "MATCH (d:Document {id: $id}) SET d += $props", id=i, props=p
+                    ).consume(),
+                    row["id"],
+                    _vector_props(graph),
+                )
+
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+        self._fill_vectors()
+        rows = self._read(
+            "MATCH (d:Document) WHERE d.features IS NOT NULL "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
+            "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size ORDER BY d.id",
+            corpus=corpus,
+        )
+        return (
+            [r["id"] for r in rows],
+            [json.loads(r["features"]) for r in rows],
+            [int(r["size"] or 0) for r in rows],
+        )
+
+    def similar_documents(
+        self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Stage 1 through the server's vector index (HNSW, approximate) on the
+        hashed content vectors, without idf weighting: the index's score mapped
+        back to a cosine, times the size ratio (:func:`store.vectors.size_factor`),
+        re-ranked over the ``3 k`` nearest by cosine."""
+        self._fill_vectors()
+        head = self._read(
+            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.concepts + d.relations AS size",
+            id=doc_id,
+        )
+        if not head:
+            raise StoreError(self.location, f"no stored graph for document {doc_id}")
+        if head[0]["v"] is None:
+            return []
+        total = self._read("MATCH (d:Document) WHERE d.content_vector IS NOT NULL RETURN count(d) AS n")[0][
+            "n"
+        ]
+        wanted = total if k is None else min(total, 3 * k + 1)
+        if corpus is not None:
+            wanted = total  # the index cannot filter by corpus first, so ask for all of them
+        rows = self._read(
+            f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
+            "WHERE node.id <> $id "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
+            "RETURN node.id AS id, score, node.concepts + node.relations AS size",
+            wanted=max(1, wanted),
+            vector=head[0]["v"],
+            id=doc_id,
+            corpus=corpus,
+        )
+        size = max(float(head[0]["size"] or 0), 1.0)
+        found = [
+            (
+                r["id"],
+                (2.0 * float(r["score"]) - 1.0)
+                * float(size_factor(np.array([float(r["size"] or 0)]), size)[0]),
+            )
+            for r in rows
+        ]
+        found.sort(key=lambda x: (-x[1], x[0]))
+        return found if k is None else found[:k]
 
     def _records(self, match: str, member: bool = False, **params: Any) -> list[DocumentRecord]:
         """Documents matched by ``match`` (which binds ``d``, and ``m``, a
@@ -830,6 +922,19 @@ class Neo4jStore(Store):
 
 
 # -- rows ----------------------------------------------------------------------------
+
+
+def _vector_props(graph: nx.DiGraph) -> dict[str, Any]:
+    """The document properties that hold its content vector: the counts as JSON
+    and their dense hashed projection for the vector index (absent when empty,
+    since a zero vector has no cosine)."""
+    features = content_features(graph)
+    dense = dense_vector(features)
+    return {
+        "features": json.dumps(features, sort_keys=True),
+        "features_version": FEATURES_VERSION,
+        "content_vector": dense if any(dense) else None,
+    }
 
 
 def _property(value: Any) -> Any:

@@ -36,6 +36,7 @@ from dri.store.records import (
     member_name,
     version_key,
 )
+from dri.store.vectors import decode_features, encode_features
 
 __all__ = ["SCHEMA", "SQLiteStore"]
 
@@ -75,7 +76,8 @@ CREATE TABLE IF NOT EXISTS graphs (
     doc_id TEXT NOT NULL REFERENCES documents (doc_id),
     extractor_version TEXT NOT NULL,
     data TEXT NOT NULL,
-    stored TEXT NOT NULL
+    stored TEXT NOT NULL,
+    features TEXT
 );
 CREATE INDEX IF NOT EXISTS graphs_doc ON graphs (doc_id);
 CREATE TABLE IF NOT EXISTS comparisons (
@@ -173,6 +175,9 @@ class SQLiteStore(Store):
             self._migrate()
             db = self._open_db()
             db.executescript(SCHEMA)
+            columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
+            if "features" not in columns:  # a store made before content vectors: filled on first search
+                db.execute("ALTER TABLE graphs ADD COLUMN features TEXT")
             row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
             if row is None:
                 db.execute(
@@ -255,6 +260,7 @@ class SQLiteStore(Store):
             data = json.dumps(to_json(graph), ensure_ascii=False)
         except (TypeError, ValueError) as err:
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
+        features = encode_features(graph)
         stamp = now()
         with self._write() as db:
             old = db.execute(
@@ -293,9 +299,10 @@ class SQLiteStore(Store):
                 (corpus, member_name(fields), fields["doc_id"], fields["path"], to_json_text(meta)),
             )
             db.execute(
-                "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored) VALUES (?,?,?,?,?) "
-                "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data",
-                (fields["graph_id"], fields["doc_id"], fields["extractor_version"], data, stamp),
+                "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored, features) "
+                "VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data, features = excluded.features",
+                (fields["graph_id"], fields["doc_id"], fields["extractor_version"], data, stamp, features),
             )
         return self._member(corpus, member_name(fields))  # type: ignore[return-value]
 
@@ -383,6 +390,49 @@ class SQLiteStore(Store):
             (corpus,),
         )
         return [_document(r[:9], r[9], json.loads(r[10])) for r in rows]
+
+    # -- content vectors -------------------------------------------------------------
+
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+        where, params = (
+            ("", ())
+            if corpus is None
+            else ("JOIN members m ON m.doc_id = d.doc_id AND m.corpus = ?", (corpus,))
+        )
+        rows = self._query(
+            "SELECT d.doc_id, g.graph_id, g.features, d.concepts + d.relations "
+            "FROM documents d JOIN graphs g ON g.graph_id = d.graph_id "
+            f"{where} ORDER BY d.doc_id",
+            params,
+        )
+        ids: list[str] = []
+        vectors: list[dict[str, float]] = []
+        sizes: list[int] = []
+        stale: list[tuple[str, str]] = []
+        for doc_id, graph_id, text, size in rows:
+            features = decode_features(text)
+            if features is None:  # stored before content vectors, or by other features: compute once
+                data = self._query("SELECT data FROM graphs WHERE graph_id = ?", (graph_id,))[0][0]
+                text = encode_features(from_json(json.loads(data)))
+                stale.append((text, graph_id))
+                features = decode_features(text)
+            ids.append(doc_id)
+            vectors.append(features or {})
+            sizes.append(int(size))
+        if stale:
+            with self._write() as db:
+                db.executemany("UPDATE graphs SET features = ? WHERE graph_id = ?", stale)
+        return ids, vectors, sizes
+
+    def _vectors_state(self, corpus: str | None) -> tuple:
+        return tuple(
+            self._query(
+                "SELECT (SELECT COUNT(*) FROM graphs), (SELECT MAX(stored) FROM graphs), "
+                "(SELECT COUNT(*) FROM members), (SELECT MAX(updated) FROM documents)"
+            )[0]
+        )
 
     # -- comparisons -----------------------------------------------------------------
 

@@ -5,8 +5,10 @@
 * ``translation``: each original of a translation corpus against its round
   trips, grouped by language; ``--build-from TEXTS`` first builds the corpus
   from a folder of English texts with Apertium (or ``--libretranslate URL``).
-* ``analogy``: each target against every other document, top k by Analogy
-  Similarity with their mappings; ``--sections abstract,background``.
+* ``analogy``: each target against the other documents, top k by Analogy
+  Similarity with their mappings; ``--sections abstract,background``. Only
+  the ``--candidates`` documents closest to a target by content are
+  structure-mapped (two-stage search); ``--exhaustive`` maps them all.
 * ``judgements FILE.csv``: text pairs with a human score (columns a,b,score;
   texts or .txt/.pdf paths); Pearson, Spearman and Kendall of every score
   with 95% bootstrap intervals, and a scatter plot per score.
@@ -27,6 +29,7 @@ import sys
 from pathlib import Path
 
 from dri.commands.compare import add_profile_option
+from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
 from dri.settings import prefect_defaults
@@ -82,6 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S1,S2",
         help="compare only these sections, e.g. abstract,background (default: sections.txt)",
     )
+    add_search_arguments(a)
     p.set_defaults(handler=run_evaluate)
 
 
@@ -174,7 +178,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
             result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
         else:
             searches, files = ev.analogy_search(
-                args.corpus, args.target, args.k, sections=args.sections, report_dir=args.out, **common
+                args.corpus,
+                args.target,
+                args.k,
+                sections=args.sections,
+                report_dir=args.out,
+                candidates=args.candidates,
+                exhaustive=args.exhaustive,
+                **common,
             )
             print(ev.format_search(searches))
             if files:

@@ -7,7 +7,10 @@ exit status 1 if any document or pair failed (the rest is stored).
 
 Modes: ``auto`` (the corpus's manifest if it has one, else all pairs),
 ``manifest``, ``target`` (every document against ``--target``) and
-``all-pairs``. Tasks run on local processes by default, on a Dask cluster
+``all-pairs``. In target mode (and for a manifest's targets) only the
+``--candidates`` documents closest to the target by content are
+structure-mapped (two-stage search, ``docs/search.md``); ``--exhaustive``
+maps them all. Tasks run on local processes by default, on a Dask cluster
 with ``--dask ADDRESS`` (or ``DRI_DASK_ADDRESS``). The run is recorded by the
 Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
 """
@@ -20,6 +23,7 @@ import sys
 from pathlib import Path
 
 from dri.commands.compare import add_profile_option
+from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
@@ -42,8 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument(
         "--runner",
-        choices=["processes", "threads", "dask"],
-        help="task runner (default: processes, or dask with --dask)",
+        choices=["processes", "threads", "dask", "inline"],
+        help="task runner (default: inline, i.e. in this process without Prefect's server, for a small "
+        "job, else processes, or dask with --dask)",
     )
     p.add_argument("--corpus", help="corpus name in the store (default: the folder name)")
     p.add_argument(
@@ -56,6 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare only these sections, e.g. abstract background",
     )
     p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    add_search_arguments(p)
+    p.add_argument(
+        "--top-per-document",
+        type=int,
+        metavar="K",
+        help="all-pairs: map only pairs where one document is among the other's K closest by content",
+    )
     add_profile_option(p)
     p.add_argument(
         "--allow-outside-links",
@@ -115,7 +127,10 @@ def run_run(args: argparse.Namespace) -> int:
         return 2
 
     try:
-        config = runner_config(workers=args.workers, dask_address=args.dask, kind=args.runner)
+        inline = args.runner == "inline"
+        config = runner_config(
+            workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
+        )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -126,6 +141,9 @@ def run_run(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         sections=args.sections,
         batch_size=args.batch_size,
+        candidates=args.candidates,
+        exhaustive=args.exhaustive,
+        top_per_document=args.top_per_document,
         profile=args.profile,
         allow_outside_links=args.allow_outside_links,
     )
@@ -135,7 +153,8 @@ def run_run(args: argparse.Namespace) -> int:
             str(args.corpus_dir),
             workers=config.workers,
             dask_address=config.dask_address,
-            runner=config.kind,
+            # Unset, run_corpus decides: a small job runs in this process.
+            runner=args.runner,
             **parameters,
         )
 

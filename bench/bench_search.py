@@ -1,0 +1,223 @@
+"""Two-stage analogy search (MAC/FAC): stage-1 recall on real corpora, and cost at scale.
+
+``recall``: for each corpus (the demo analogy corpus, the AnaloBench story
+bank, Clough & Stevenson) the graphs are extracted into a store of their own,
+a set of targets is searched exhaustively (every document structure-mapped;
+the comparisons are stored, so a second run maps nothing), and then stage 1
+is replayed for every feature set of :data:`mapping.features.FEATURE_SETS`
+(and for all features without the size factor) and several candidate counts. Recall is the share of the exhaustive top 10
+that the two-stage search returns in its own top 10.
+
+``scale``: one target against N stored graphs (N = 100, 1,000, 10,000,
+100,000), warm (graphs and vectors already stored, the process started):
+the two stages' times, recall against exhaustive where exhaustive was run,
+and the process's peak memory. The stored graphs are real (the AnaloBench
+stories and the Clough & Stevenson texts, as extracted) plus random ROS
+graphs (:mod:`mapping.random_graphs`) of the same sizes to make up N.
+
+    .venv/bin/python bench/bench_search.py recall [--corpus demo|analobench|clough ...]
+    .venv/bin/python bench/bench_search.py scale --sizes 100 1000 10000 100000
+
+Results are recorded in ``docs/search.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+from dri.extract import build_graphs, read_document
+from dri.extract.reader import document_from_text
+from dri.flows.search import search
+from dri.mapping.features import FEATURE_SETS, content_features
+from dri.mapping.random_graphs import random_ros_graph
+from dri.settings import PROJECT_ROOT, clough_stevenson_dir, data_dir
+from dri.store import open_store
+from dri.store.vectors import VectorIndex
+
+SHARED = PROJECT_ROOT.parent / "shared"
+STORY_BANK = SHARED / "validity" / "analobench" / "story_bank.jsonl"
+CANDIDATES = (10, 20, 50, 100)
+TOP = 10
+
+
+def _documents(corpus: str):
+    """(name, Document) of a corpus, and the names of its targets."""
+    if corpus == "demo":
+        root = PROJECT_ROOT / "corpora" / "demo" / "analogy"
+        docs = [(p.name, read_document(p)) for p in sorted(root.glob("*.txt")) if p.name != "targets.txt"]
+        return docs, [d for d, _ in docs]
+    if corpus == "analobench":
+        rows = [json.loads(line) for line in STORY_BANK.read_text(encoding="utf-8").splitlines() if line]
+        docs = [
+            (f"story-{r['bank_id']:03d}", document_from_text(r["story_s10"], f"story-{r['bank_id']:03d}"))
+            for r in rows
+        ]
+        # One story from every third analogy cluster: 16 targets spread over the bank.
+        first = {}
+        for r in rows:
+            first.setdefault(r["cluster"], f"story-{r['bank_id']:03d}")
+        return docs, [first[c] for c in sorted(first)][::3]
+    root = clough_stevenson_dir()
+    docs = [(p.name, read_document(p)) for p in sorted(root.glob("*.txt"))]
+    names = [d for d, _ in docs]
+    targets = [n for n in names if n.startswith("orig_")] + [n for n in names if not n.startswith("orig_")][
+        ::19
+    ]
+    return docs, targets
+
+
+def _store_corpus(store, corpus: str):
+    docs, targets = _documents(corpus)
+    known = {d.name: d.doc_id for d in store.documents(corpus)}
+    todo = [(n, d) for n, d in docs if n not in known]
+    if todo:
+        for (name, _), graph in zip(todo, build_graphs([d for _, d in todo])):
+            graph.graph["name"] = name
+            known[name] = store.put_document(corpus, graph, meta={"name": name}).doc_id
+    return known, targets
+
+
+def recall(corpora: list[str], out: Path) -> dict:
+    results = {}
+    for corpus in corpora:
+        with open_store(f"sqlite:///{out / 'recall.sqlite'}") as store:
+            t = time.perf_counter()
+            ids, targets = _store_corpus(store, corpus)
+            extract_s = time.perf_counter() - t
+            among = sorted(set(ids.values()))
+            graphs = {d: store.get_graph(d) for d in among}
+            exhaustive, map_s = {}, 0.0
+            for name in targets:
+                t = time.perf_counter()
+                found = search(
+                    store, ids[name], k=TOP, exhaustive=True, among=among, run_id=f"exhaustive-{corpus}"
+                )
+                map_s += time.perf_counter() - t
+                exhaustive[name] = found
+            full = {}
+            for r in store.comparisons(run_id=f"exhaustive-{corpus}"):
+                full.setdefault(r.target_id, {})[r.source_id] = r.scores["analogy_similarity"]
+            table = {}
+            sizes = [graphs[d].number_of_nodes() for d in among]
+            variants = [(name, kinds, sizes) for name, kinds in FEATURE_SETS.items()]
+            variants.append(("all, cosine only", FEATURE_SETS["all"], None))
+            for kinds_name, kinds, with_sizes in variants:
+                index = VectorIndex.build(
+                    among, [content_features(graphs[d], kinds) for d in among], with_sizes
+                )
+                for n in CANDIDATES:
+                    hits = []
+                    for name in targets:
+                        every = exhaustive[name]
+                        scores = {h.doc_id: h.scores["analogy_similarity"] for h in every.hits}
+                        chosen = [
+                            d
+                            for d, _ in index.query_row(index.positions[ids[name]], n, frozenset({ids[name]}))
+                        ]
+                        mine = full[ids[name]]  # the exhaustive scores rank the candidates
+                        top = sorted(chosen, key=lambda d: (-mine.get(d, 0.0), d))[:TOP]
+                        truth = list(scores)[:TOP]
+                        hits.append(len(set(top) & set(truth)) / max(1, len(truth)))
+                    table[f"{kinds_name}@{n}"] = round(sum(hits) / len(hits), 3)
+            results[corpus] = {
+                "documents": len(among),
+                "targets": len(targets),
+                "extract_seconds": round(extract_s, 1),
+                "exhaustive_seconds": round(map_s, 1),
+                "recall": table,
+            }
+            print(json.dumps({corpus: results[corpus]}, indent=1), flush=True)
+    return results
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _fill(store, n: int, real: list, rng: random.Random) -> None:
+    """Store ``n`` graphs: the real ones first, then random graphs of the same sizes."""
+    have = store.counts()["documents"]
+    sizes = [max(3, g.number_of_nodes()) for g in real] or [30]
+    while have < n:
+        if have < len(real):
+            g = real[have]
+        else:
+            g = random_ros_graph(min(rng.choice(sizes), 120), rng, name=f"random-{have}")
+            g.graph["doc_id"] = g.graph["graph_id"] = f"random-{have:06d}"
+        store.put_document("scale", g, meta={"name": g.graph.get("name", "")})
+        have += 1
+
+
+def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> dict:
+    rng = random.Random(15)
+    with open_store(f"sqlite:///{out / 'recall.sqlite'}") as source:
+        real = [source.get_graph(d.doc_id) for c in ("analobench", "clough") for d in source.documents(c)]
+    results = {}
+    for n in sorted(sizes):
+        with open_store(f"sqlite:///{out / f'scale-{n}.sqlite'}") as store:
+            t = time.perf_counter()
+            _fill(store, n, real, rng)
+            fill_s = time.perf_counter() - t
+            store.vector_index("scale")  # warm: the index is built once per process
+            probe = [d.doc_id for d in store.documents("scale") if not d.doc_id.startswith("random-")][
+                :targets
+            ]
+            rows = []
+            for doc_id in probe:
+                two = search(store, doc_id, k=TOP, corpus="scale")
+                row = {"stage1": two.seconds["stage1"], "stage2": two.seconds["stage2"], "mapped": two.mapped}
+                if n <= exhaustive_up_to:
+                    every = search(store, doc_id, k=TOP, exhaustive=True, corpus="scale")
+                    truth = {h.doc_id for h in every.hits}
+                    row["recall"] = len(truth & {h.doc_id for h in two.hits}) / max(1, len(truth))
+                    row["exhaustive"] = every.seconds["stage1"] + every.seconds["stage2"]
+                rows.append(row)
+            summary = {
+                "n": n,
+                "fill_seconds": round(fill_s, 1),
+                "stage1_s": round(sum(r["stage1"] for r in rows) / len(rows), 3),
+                "stage2_s": round(sum(r["stage2"] for r in rows) / len(rows), 3),
+                "search_s": round(sum(r["stage1"] + r["stage2"] for r in rows) / len(rows), 3),
+                "recall": round(sum(r["recall"] for r in rows) / len(rows), 3)
+                if "recall" in rows[0]
+                else None,
+                "exhaustive_s": round(sum(r["exhaustive"] for r in rows) / len(rows), 2)
+                if "exhaustive" in rows[0]
+                else None,
+                "peak_mib": round(_peak_mib()),
+                "targets": len(rows),
+            }
+            results[n] = summary
+            print(json.dumps(summary), flush=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["recall", "scale"])
+    ap.add_argument("--corpus", nargs="+", default=["demo", "analobench", "clough"])
+    ap.add_argument("--sizes", nargs="+", type=int, default=[100, 1000, 10_000, 100_000])
+    ap.add_argument("--exhaustive-up-to", type=int, default=1000, help="largest N searched exhaustively too")
+    ap.add_argument("--targets", type=int, default=5, help="targets per N")
+    ap.add_argument(
+        "--out", type=Path, default=None, help="folder for the stores (default data/bench-search)"
+    )
+    args = ap.parse_args(argv)
+    out = args.out or data_dir() / "bench-search"
+    out.mkdir(parents=True, exist_ok=True)
+    if args.what == "recall":
+        results = recall(args.corpus, out)
+    else:
+        results = scale(args.sizes, out, args.exhaustive_up_to, args.targets)
+    (out / f"{args.what}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""The command-line options of the two-stage analogy search, shared by ``dri run`` and ``dri evaluate``."""
+
+from __future__ import annotations
+
+import argparse
+
+from dri.settings import DEFAULT_CANDIDATES
+
+__all__ = ["add_search_arguments"]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--candidates",
+        type=_positive,
+        default=DEFAULT_CANDIDATES,
+        metavar="N",
+        help=f"documents per target that stage 2 structure-maps, the closest by content "
+        f"(default {DEFAULT_CANDIDATES})",
+    )
+    parser.add_argument(
+        "--exhaustive", action="store_true", help="structure-map every document against the target"
+    )

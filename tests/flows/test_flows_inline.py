@@ -1,0 +1,44 @@
+"""Small jobs run in the calling process, without Prefect's server or workers;
+stage 1 of the two-stage search prunes the planned pairs."""
+
+from __future__ import annotations
+
+import os
+
+from flows_corpus_helpers import write_corpus
+
+from dri.flows.corpus import run_corpus, small_job
+from dri.flows.tasks import worker_store
+from dri.settings import INLINE_MAX_PARSE
+
+
+def test_a_small_run_is_done_here_and_stores_what_a_flow_run_stores(corpus, data_dir, monkeypatch):
+    monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    assert small_job(str(corpus), {"mode": "auto"})
+    state, summary = run_corpus(str(corpus))
+    assert state.is_completed(), state.message
+    assert (summary.documents, summary.parsed, summary.pairs, summary.mapped) == (4, 4, 2, 2)
+    assert summary.worker_pids == [os.getpid()]
+    assert len(worker_store().comparisons(run_id=summary.run_id)) == 2
+    assert summary.top[0]["source"].endswith("solar.txt")
+    # A second run parses and maps nothing.
+    state, again = run_corpus(str(corpus))
+    assert (again.parsed, again.reused, again.mapped, again.already_stored) == (0, 4, 0, 2)
+
+
+def test_stage_one_leaves_out_all_but_the_candidates(corpus, data_dir, monkeypatch):
+    monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
+    state, summary = run_corpus(str(corpus), runner="inline", mode="target", target="atom.txt", candidates=1)
+    assert state.is_completed(), state.message
+    assert summary.stage1["planned"] == 3 and summary.stage1["kept"] == 1 == summary.pairs
+    assert summary.top[0]["source"].endswith("solar.txt")  # the analogue survives stage 1
+    state, every = run_corpus(str(corpus), runner="inline", mode="target", target="atom.txt", exhaustive=True)
+    assert every.pairs == 3 and every.stage1 == {}
+    assert every.run_id == summary.run_id and every.already_stored == 1  # same results, not mapped twice
+
+
+def test_a_big_job_is_not_small(tmp_path, data_dir):
+    texts = {f"doc{i}.txt": f"The cat {i} chased the mouse {i}." for i in range(INLINE_MAX_PARSE + 1)}
+    big = write_corpus(tmp_path / "big", texts, manifest=None)
+    assert not small_job(str(big), {"mode": "target", "target": "doc0.txt"})

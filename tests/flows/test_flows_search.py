@@ -1,0 +1,76 @@
+"""Two-stage analogy search (MAC/FAC) over a real SQLite store, real WordNet and the real mapper."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from dri.flows.search import prune_pairs, search
+from dri.graphs import add_triple, new_graph
+from dri.store import open_store
+
+DOCS = {
+    "solar": [("sun", "attract", "planet"), ("planet", "revolve_around", "sun"), ("sun", "heat", "planet")],
+    "atom": [("nucleus", "attract", "electron"), ("electron", "revolve_around", "nucleus")],
+    "kitchen": [("cook", "bake", "bread"), ("oven", "heat", "bread"), ("cook", "slice", "loaf")],
+    "farm": [("farmer", "plough", "field"), ("farmer", "sow", "seed"), ("rain", "water", "field")],
+    "court": [("judge", "sentence", "thief"), ("jury", "convict", "thief")],
+}
+
+
+@pytest.fixture
+def store(tmp_path):
+    with open_store(f"sqlite:///{tmp_path / 'dri.sqlite'}") as s:
+        for doc_id, triples in DOCS.items():
+            g = new_graph(doc_id, name=f"{doc_id}.txt", graph_id=f"{doc_id}-1", extractor_version="1")
+            for i, (a, v, b) in enumerate(triples):
+                add_triple(g, a, v, b, sentence=i)
+            s.put_document("demo", g)
+        yield s
+
+
+def test_stage_one_keeps_the_analogue_and_stage_two_maps_only_the_candidates(store):
+    found = search(store, "solar", k=3, candidates=2)
+    assert found.considered == 2 and found.mapped == 2
+    assert found.hits[0].doc_id == "atom"
+    assert found.hits[0].scores["analogy_similarity"] > 0
+    every = search(store, "solar", k=10, exhaustive=True)
+    assert every.mapped == every.considered == 4 and {h.doc_id for h in every.hits} == {
+        "atom",
+        "kitchen",
+        "farm",
+        "court",
+    }
+    assert every.hits[0].doc_id == "atom"
+    assert set(found.seconds) == {"stage1", "stage2"}
+
+
+def test_a_search_with_a_run_id_stores_its_comparisons_once(store):
+    first = search(store, "solar", candidates=2, run_id="r1")
+    assert first.reused == 0 and len(store.comparisons(run_id="r1")) == 2
+    again = search(store, "solar", candidates=2, run_id="r1")
+    assert again.reused == 2 and [h.scores for h in again.hits] == [h.scores for h in first.hits]
+
+
+@dataclass(frozen=True)
+class Pair:
+    source_id: str
+    target_id: str
+
+
+def test_pruning_keeps_the_closest_sources_per_target_and_the_planned_order(store):
+    pairs = [Pair(d, "solar") for d in ("atom", "court", "farm", "kitchen")] + [Pair("atom", "court")]
+    kept, facts = prune_pairs(store, pairs, candidates=1)
+    assert kept == [Pair("atom", "solar"), Pair("atom", "court")]  # a target with 1 source is left alone
+    assert facts["planned"] == 5 and facts["kept"] == 2
+    assert prune_pairs(store, pairs, candidates=None)[0] == pairs
+
+
+def test_top_per_document_prunes_all_pairs(store):
+    ids = sorted(DOCS)
+    pairs = [Pair(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+    kept, facts = prune_pairs(store, pairs, candidates=None, top_per_document=1)
+    assert Pair("atom", "solar") in kept
+    assert len(kept) < len(pairs) and facts["top_per_document"] == 1
+    assert len(prune_pairs(store, pairs, candidates=None, top_per_document=4)[0]) == len(pairs)

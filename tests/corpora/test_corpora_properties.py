@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dri.corpora.judgements import load_choice, load_judgements
 from dri.corpora.manifest import read_manifest
 from dri.corpora.plagiarism import load_plagiarism
 from dri.corpora.ratings import read_ratings
@@ -115,3 +116,35 @@ def test_translation_layout_of_any_names_and_bytes(originals, languages, manifes
         else:
             assert all("\n" not in p and "\r" not in p for p in corpus.problems)
             assert {p.language for p in corpus.pairs} <= set(languages)
+
+
+@SETTINGS
+@given(data=_headed("a,b,score\n"))
+def test_judgements_of_any_bytes(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "judgements.csv"
+        path.write_bytes(data)
+        try:
+            load_judgements(path)
+        except CorpusError as err:
+            _one_line_naming(err, path)
+
+
+jsonl_like = st.lists(
+    st.sampled_from(
+        ['{"query": "q", "options": ["a", "b"], "answer": 0}', "{", "[]", '{"answer": 9}', "", "\x00"]
+    ),
+    max_size=6,
+).map(lambda lines: "\n".join(lines).encode())
+
+
+@SETTINGS
+@given(data=st.one_of(raw, jsonl_like))
+def test_choice_items_of_any_bytes(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "choice.jsonl"
+        path.write_bytes(data)
+        try:
+            load_choice(path)
+        except CorpusError as err:
+            _one_line_naming(err, path)

@@ -85,6 +85,7 @@ __all__ = [
     "Neo4jSettings",
     "Neo4jStore",
     "check_uri",
+    "schema_name",
     "split_userinfo",
 ]
 
@@ -207,6 +208,13 @@ class Neo4jSettings:
             retry_seconds=_env_seconds("DRI_NEO4J_RETRY_SECONDS", DEFAULT_RETRY_SECONDS, zero=True),
             connection_timeout=_env_seconds("DRI_NEO4J_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT),
         )
+
+
+def schema_name(statement: str) -> str:
+    """The name a schema statement gives its index or constraint
+    (``CREATE [VECTOR ]INDEX name …``, ``CREATE CONSTRAINT name …``)."""
+    words = statement.split()
+    return words[words.index("CONSTRAINT" if "CONSTRAINT" in words else "INDEX") + 1]
 
 
 def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
@@ -413,7 +421,7 @@ class Neo4jStore(Store):
         existing = {r["name"] for r in self._read("SHOW INDEXES YIELD name RETURN name")}
         existing |= {r["name"] for r in self._read("SHOW CONSTRAINTS YIELD name RETURN name")}
         for statement in SCHEMA_STATEMENTS:
-            if statement.split()[2] in existing:
+            if schema_name(statement) in existing:
                 continue
             # Schema changes cannot share a transaction with each other or with writes.
             with self._errors(), self._driver.session(database=self.database) as session:

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from dri.store import StoreError, StoreUnavailable, open_store
-from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
+from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore, schema_name
 
 PASSWORD = "Sup3r-Secret-Pw"
 
@@ -108,7 +108,7 @@ def test_schema_creation_is_safe_when_processes_race_for_it(neo4j_uri):
     with open_store(neo4j_uri) as store:
         store.clear()
         for statement in SCHEMA_STATEMENTS:
-            name = statement.split()[2]
+            name = schema_name(statement)
             kind = "CONSTRAINT" if statement.startswith("CREATE CONSTRAINT") else "INDEX"
             store._write(lambda tx, q: tx.run(q).consume(), f"DROP {kind} {name} IF EXISTS")
     ctx = multiprocessing.get_context("spawn")
@@ -119,4 +119,4 @@ def test_schema_creation_is_safe_when_processes_race_for_it(neo4j_uri):
         assert [r.get(120) for r in results] == [0] * workers
     with open_store(neo4j_uri) as store:
         names = {r["name"] for r in store._read("SHOW INDEXES YIELD name RETURN name")}
-    assert {s.split()[2] for s in SCHEMA_STATEMENTS} <= names
+    assert {schema_name(s) for s in SCHEMA_STATEMENTS} <= names

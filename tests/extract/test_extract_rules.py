@@ -140,7 +140,7 @@ def test_concept_mention_skips_tokens_without_letters(nlp):
     assert by_text["engines"].number == "Plur"
 
 
-# -- issue 11: defects found on narrative, news and MT text --------------------
+# -- narrative, news and MT text: lemmas, binding, compounds, narrators ---------
 
 
 def test_verb_lemmas_are_wordnet_verbs(nlp):

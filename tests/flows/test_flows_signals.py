@@ -106,7 +106,7 @@ def _start_and_signal(tmp_path: Path, how: str) -> tuple[set[int], float]:
 
 @pytest.mark.slow
 # SIGTERM and kill -9 are not here yet: on a loaded machine SIGTERM took 39 s,
-# and after kill -9 the workers outlived their parent (see the closing note of issue 14).
+# and after kill -9 the pool workers outlive their parent (docs/prefect.md, "Processes, signals and memory").
 @pytest.mark.parametrize("how", ["INT"])
 def test_a_signalled_run_leaves_no_process_behind(tmp_path, how):
     left, took = _start_and_signal(tmp_path, how)

@@ -132,7 +132,15 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
         ax.set_ylim(-0.02, 1.02)
         ax.tick_params(axis="x", labelrotation=30 if len(groups) > 4 else 0, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(scores) :]:
+    return save_panel_grid(fig, axes, len(scores), title, path)
+
+
+def save_panel_grid(fig: Any, axes: Any, used: int, title: str, path: Path) -> Path:
+    """Blank the grid's unused panels (after the first ``used``), title the
+    figure and write it to ``path`` as PNG; returns ``path``."""
+    import matplotlib.pyplot as plt  # matplotlib loads slowly; only plotting needs it
+
+    for ax in list(axes.flat)[used:]:
         ax.axis("off")
     fig.suptitle(title)
     fig.tight_layout()

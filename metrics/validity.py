@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from dri.metrics.report import save_panel_grid
+
 __all__ = [
     "ChoiceResult",
     "Estimate",
@@ -332,10 +334,4 @@ def plot_scatter(
         ax.set_xlabel("score", fontsize=8)
         ax.set_ylabel(human, fontsize=8)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(panels) :]:
-        ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_panel_grid(fig, axes, len(panels), title, path)

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dri.mapping.features import FEATURES_VERSION, RELATION_PREFIX, RelationPartners, content_features
 from dri.mapping.profiles import get_profile
@@ -70,7 +71,7 @@ def content_only(features: Mapping[str, float]) -> dict[str, float]:
     return {k: v for k, v in features.items() if not k.startswith(RELATION_PREFIX)}
 
 
-def combine(share: np.ndarray, cosine: np.ndarray) -> np.ndarray:
+def combine(share: ArrayLike, cosine: ArrayLike) -> np.ndarray:
     """The stage-1 score: estimated mapped share times ``CONTENT_OFFSET + cosine``."""
     return (np.asarray(share, dtype=float) + _TIE) * (CONTENT_OFFSET + np.asarray(cosine, dtype=float))
 

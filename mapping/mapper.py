@@ -86,16 +86,11 @@ from functools import lru_cache
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.profiles import Profile, get_profile
-from dri.mapping.wordnet import (
-    lin_and_generic,
-    relation_generic_space,
-    relation_heads,
-    relation_similarity,
-    wordnet,
-)
+from dri.mapping.wordnet import RULES, relation_heads, similarity_functions, wordnet
 
 __all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs", "relation_reach"]
 
@@ -171,6 +166,19 @@ def _natural(node: Any) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in _NUMBER.split(text))
 
 
+@dataclass(frozen=True)
+class _Arrays:
+    """Arguments by relation and argument counts by node, as arrays (see :class:`_Side`)."""
+
+    subj: np.ndarray
+    obj: np.ndarray
+    order: np.ndarray
+    n_subj: np.ndarray  # concept -> how many order-1 relations have it as subject
+    n_obj: np.ndarray
+    n_rsubj: np.ndarray  # relation -> how many order-2 relations have it as subject
+    n_robj: np.ndarray
+
+
 @dataclass
 class _Side:
     """One graph: relations and concepts by index, in natural node-id order.
@@ -194,6 +202,21 @@ class _Side:
     robj_of: list[list[int]]
     signature: list[tuple]  # (order, has subject, has object, subject is object)
     reachable_concepts: int = 0
+    _arrays: _Arrays | None = None
+
+    def arrays(self) -> _Arrays:
+        """The same graph as numpy arrays, for scoring many pairs at once."""
+        if self._arrays is None:
+            self._arrays = _Arrays(
+                subj=np.array(self.subj, dtype=np.int64),
+                obj=np.array(self.obj, dtype=np.int64),
+                order=np.array(self.order, dtype=np.int64),
+                n_subj=np.array([len(x) for x in self.subj_of], dtype=np.int64),
+                n_obj=np.array([len(x) for x in self.obj_of], dtype=np.int64),
+                n_rsubj=np.array([len(x) for x in self.rsubj_of], dtype=np.int64),
+                n_robj=np.array([len(x) for x in self.robj_of], dtype=np.int64),
+            )
+        return self._arrays
 
     @classmethod
     def of(cls, g: nx.DiGraph) -> _Side:
@@ -267,6 +290,8 @@ class _Search:
         floor: float = 0.0,
         structure: bool = False,
         candidates: _Candidates | None = None,
+        table: _SeedTable | None = None,
+        concepts: _ConceptMatrix | None = None,
     ):
         self.s, self.t, self.sim = s, t, sim
         self.floor = floor
@@ -276,8 +301,12 @@ class _Search:
         # The relation pairs that may start a search (see _candidate_pairs);
         # None means every pair (the full cross product).
         self.candidates = candidates
+        # Seeds scored once for both orderings (see _SeedTable).
+        self.table = table if table is not None else _SeedTable(candidates)
+        # Concept similarities computed together (see _ConceptMatrix); None: one by one.
+        self.concepts = concepts
         self.work = 0  # feasibility checks made, a machine-independent effort count
-        self._seeds: list[tuple] | None = None
+        self._seeds: list[tuple[int, int]] | None = None
         self._exact_seeds: list[tuple] | None = None
 
     # similarity of two lemmas, identical lemmas fixed at 1.0
@@ -292,6 +321,8 @@ class _Search:
         s, t = self.s, self.t
         if s.con_lemma[a] == t.con_lemma[b]:
             return 1.0
+        if self.concepts is not None:
+            return self.concepts.get(a, b)
         return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
 
     def compatible(self, i: int, k: int) -> bool:
@@ -377,6 +408,13 @@ class _Search:
         return True, anchors, tuple(new_c.items()), tuple(new_r.items())
 
     def _key(self, i: int, k: int, anchors: int, new: tuple, new_r: tuple = ()) -> tuple:
+        rscore, same = self._parts(i, k, new, new_r)
+        if self.structure:
+            return (-anchors, -self._potential(i, k, new, new_r), -rscore, -same, i, k)
+        return (-anchors, -rscore, -same, i, k)
+
+    def _parts(self, i: int, k: int, new: tuple, new_r: tuple) -> tuple[float, int]:
+        """(mean similarity over the pairs added, rounded; identical lemmas among them)."""
         s, t = self.s, self.t
         total = self.rel_lin(i, k)
         same = int(s.rel_lemma[i] == t.rel_lemma[k])
@@ -386,41 +424,30 @@ class _Search:
         for a, b in new:
             total += self.con_lin(a, b)
             same += s.con_lemma[a] == t.con_lemma[b]
-        score = total / (1 + len(new) + len(new_r))
-        if self.structure:
-            potential = 0
-            for a, b in new:
-                potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(
-                    len(s.obj_of[a]), len(t.obj_of[b])
-                )
-            for a, b in ((i, k), *new_r):
-                potential += min(len(s.rsubj_of[a]), len(t.rsubj_of[b])) + min(
-                    len(s.robj_of[a]), len(t.robj_of[b])
-                )
-            return (-anchors, -potential, -round(score, 12), -same, i, k)
-        return (-anchors, -round(score, 12), -same, i, k)
+        return round(total / (1 + len(new) + len(new_r)), 12), same
 
-    def seeds(self) -> list[tuple]:
-        """The candidate relation pairs keyed as seeds on an empty state, best first.
+    def _potential(self, i: int, k: int, new: tuple, new_r: tuple) -> int:
+        """VF2's look-ahead: how many further relation pairs the new pairs can anchor."""
+        s, t = self.s, self.t
+        potential = 0
+        for a, b in new:
+            potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(len(s.obj_of[a]), len(t.obj_of[b]))
+        for a, b in ((i, k), *new_r):
+            potential += min(len(s.rsubj_of[a]), len(t.rsubj_of[b])) + min(
+                len(s.robj_of[a]), len(t.robj_of[b])
+            )
+        return potential
+
+    def seeds(self) -> list[tuple[int, int]]:
+        """The feasible candidate relation pairs ``(i, k)``, best first, as :meth:`_key`
+        orders them on an empty state (see :class:`_SeedTable`).
 
         Scoring them is set-up, not search: it does not count against the
         restart budget (``work``).
         """
         if self._seeds is None:
-            s, t = self.s, self.t
             work = self.work
-            empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
-            rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
-            pairs = self.candidates.get() if self.candidates is not None else None
-            if pairs is None:
-                pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
-            keys = []
-            for i, k in pairs:
-                ok, anchors, new, new_r = self._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
-                if ok:
-                    keys.append(self._key(i, k, anchors, new, new_r))
-            keys.sort()
-            self._seeds = keys
+            self._seeds = self.table.order(self)
             self.work = work
         return self._seeds
 
@@ -611,7 +638,7 @@ def relation_reach(label: str, floor: float) -> tuple[tuple[int, float], ...]:
 
 def _candidate_pairs(
     s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float
-) -> tuple[list[tuple[int, int]], set[tuple[str, str]]]:
+) -> tuple[tuple[np.ndarray, np.ndarray], set[tuple[str, str]]]:
     """Relation pairs of one type whose labels are identical or WordNet neighbours
     with similarity >= ``floor``, found through an index of the target's labels
     instead of the cross product of relations; and those label pairs.
@@ -634,7 +661,7 @@ def _candidate_pairs(
             index.setdefault((sig, c), []).append((least, label))
     for bucket in index.values():
         bucket.sort()
-    pairs = []
+    groups: list[tuple[list[int], list[int]]] = []
     allowed: set[tuple[str, str]] = set()
     for (sig, label), mine in by_label_s.items():
         bound: dict[str, float] = {}
@@ -656,10 +683,17 @@ def _candidate_pairs(
         for other in sorted(set(partners)):
             if other == label or rel_sim(label, other) >= floor - 1e-12:
                 allowed.add((label, other))
-                theirs = by_label_t[(sig, other)]
-                pairs += [(i, k) for i in mine for k in theirs]
-    pairs.sort()
-    return pairs, allowed
+                groups.append((mine, by_label_t[(sig, other)]))
+    return _cross(groups), allowed
+
+
+def _cross(groups: list[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, k) of each group's ``mine`` x ``theirs``, as two index arrays."""
+    if not groups:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows = [np.repeat(np.asarray(mine, dtype=np.int64), len(theirs)) for mine, theirs in groups]
+    cols = [np.tile(np.asarray(theirs, dtype=np.int64), len(mine)) for mine, theirs in groups]
+    return np.concatenate(rows), np.concatenate(cols)
 
 
 class _Candidates:
@@ -667,13 +701,185 @@ class _Candidates:
 
     def __init__(self, s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float):
         self.s, self.t, self.rel_sim, self.floor = s, t, rel_sim, floor
-        self.pairs: list[tuple[int, int]] | None = None
+        self.pairs: tuple[np.ndarray, np.ndarray] | None = None
         self.allowed: set[tuple[str, str]] | None = None
+        self._mappable: int | None = None
 
-    def get(self) -> list[tuple[int, int]]:
+    def get(self) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate pairs as arrays of source and target relation indices."""
         if self.pairs is None:
             self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
         return self.pairs
+
+    def mappable(self) -> int:
+        """At most this many relation pairs can map when only candidates are feasible."""
+        if self._mappable is None:
+            rows, cols = self.get()
+            self._mappable = min(len(np.unique(rows)), len(np.unique(cols)))
+        return self._mappable
+
+
+class _SeedTable:
+    """Every seed scored once on the empty state, for both orderings of the search.
+
+    A seed's key (:meth:`_Search._key` on an empty state) is its mean
+    similarity over the relation pair and its argument pairs, the number of
+    identical lemmas and, for the look-ahead ordering, its potential. For
+    order-1 pairs these are computed over arrays of all candidate pairs at
+    once, with each distinct label pair and concept pair scored once; order-2
+    pairs (which force pairs below them) go through :meth:`_Search._args`. The
+    same floating-point operations in the same order as :meth:`_Search._key`
+    give the same keys, so the order is the same as sorting the keys (tested).
+    """
+
+    def __init__(self, candidates: _Candidates | None):
+        self.candidates = candidates
+        self._columns: tuple | None = None
+        self._orders: dict[bool, list[tuple[int, int]]] = {}
+
+    def order(self, search: _Search) -> list[tuple[int, int]]:
+        """The feasible seed pairs, best first, for ``search``'s ordering."""
+        hit = self._orders.get(search.structure)
+        if hit is None:
+            if self._columns is None:
+                self._columns = self._score(search)
+            rows, cols, rscore, same, potential, anchors = self._columns
+            # np.lexsort sorts by the last key first: the order of _Search._key's fields.
+            if search.structure:
+                keys = (cols, rows, -same, -rscore, -potential, -anchors)
+            else:
+                keys = (cols, rows, -same, -rscore, -anchors)
+            ranked = np.lexsort(keys)
+            hit = list(zip(rows[ranked].tolist(), cols[ranked].tolist()))
+            self._orders[search.structure] = hit
+        return hit
+
+    def _score(self, search: _Search) -> tuple[np.ndarray, ...]:
+        s, t = search.s, search.t
+        if self.candidates is not None:
+            rows, cols = self.candidates.get()
+        else:
+            rows = np.repeat(np.arange(len(s.relations), dtype=np.int64), len(t.relations))
+            cols = np.tile(np.arange(len(t.relations), dtype=np.int64), len(s.relations))
+        sa, ta = s.arrays(), t.arrays()
+        # Type match: one id per signature, shared by both sides.
+        signatures = {sig: n for n, sig in enumerate(dict.fromkeys(s.signature + t.signature))}
+        sig_s = np.array([signatures[x] for x in s.signature], dtype=np.int64)
+        sig_t = np.array([signatures[x] for x in t.signature], dtype=np.int64)
+        keep = sig_s[rows] == sig_t[cols] if len(rows) else np.zeros(0, dtype=bool)
+        rows, cols = rows[keep], cols[keep]
+        # Relation similarity, once per label pair.
+        labels = {x: n for n, x in enumerate(dict.fromkeys(s.rel_lemma + t.rel_lemma))}
+        lab_s = np.array([labels[x] for x in s.rel_lemma], dtype=np.int64)[rows]
+        lab_t = np.array([labels[x] for x in t.rel_lemma], dtype=np.int64)[cols]
+        rel = _per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
+        same_label = lab_s == lab_t
+        if search.floor > 0.0:
+            # compatible(): identical labels, or similarity at the floor.
+            keep = same_label | (rel >= search.floor - 1e-12)
+            rows, cols, rel, same_label = rows[keep], cols[keep], rel[keep], same_label[keep]
+        first = sa.order[rows] == 1
+        # Order 1, all at once: no argument is mapped, so every compatible pair is feasible.
+        r1, c1, total = rows[first], cols[first], rel[first]
+        same = same_label[first].astype(np.int64)
+        count = np.ones(len(r1), dtype=np.int64)
+        potential = np.minimum(sa.n_rsubj[r1], ta.n_rsubj[c1]) + np.minimum(sa.n_robj[r1], ta.n_robj[c1])
+        cons = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+        con_s = np.array([cons[x] for x in s.con_lemma], dtype=np.int64)
+        con_t = np.array([cons[x] for x in t.con_lemma], dtype=np.int64)
+        width = max(1, len(t.concepts))
+        for role, args_s, args_t in (
+            ("subj", sa.subj[r1], ta.subj[c1]),
+            ("obj", sa.obj[r1], ta.obj[c1]),
+        ):
+            present = args_s >= 0
+            if role == "obj":
+                present &= args_s != sa.subj[r1]  # subject and object the same node: one pair
+            a, b = args_s[present], args_t[present]
+            lin = np.zeros(len(r1))
+            lin[present] = _per_pair(a * width + b, a, b, search.con_lin)
+            total = total + lin  # the same additions, in the same order, as _key
+            count += present
+            same += present & (con_s[np.where(present, args_s, 0)] == con_t[np.where(present, args_t, 0)])
+            potential[present] += np.minimum(sa.n_subj[a], ta.n_subj[b]) + np.minimum(
+                sa.n_obj[a], ta.n_obj[b]
+            )
+        score = total / count
+        # Python's round, as _key takes it, once per distinct score.
+        distinct, inverse = np.unique(score, return_inverse=True)
+        rscore = np.array([round(x, 12) for x in distinct.tolist()], dtype=np.float64)[inverse.reshape(-1)]
+        # Order 2: parallel connectivity forces pairs below, which may conflict.
+        extra: list[tuple[int, int, float, int, int]] = []
+        empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
+        rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
+        for i, k in zip(rows[~first].tolist(), cols[~first].tolist()):
+            ok, anchors, new, new_r = search._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
+            if ok:
+                parts = search._parts(i, k, new, new_r)
+                extra.append((i, k, *parts, search._potential(i, k, new, new_r), anchors))
+        anchors = np.zeros(len(r1), dtype=np.int64)
+        if extra:
+            ei, ek, es, esame, epot, eanch = (np.array(column) for column in zip(*extra))
+            r1, c1 = np.concatenate([r1, ei]), np.concatenate([c1, ek])
+            rscore = np.concatenate([rscore, es.astype(np.float64)])
+            same = np.concatenate([same, esame.astype(np.int64)])
+            potential = np.concatenate([potential, epot.astype(np.int64)])
+            anchors = np.concatenate([anchors, eanch.astype(np.int64)])
+        return r1, c1, rscore, same, potential, anchors
+
+
+def _per_pair(
+    codes: np.ndarray, rows: np.ndarray, cols: np.ndarray, score: Callable[[int, int], float]
+) -> np.ndarray:
+    """``score(rows[j], cols[j])`` for every j, computed once per distinct code."""
+    if not len(codes):
+        return np.zeros(0)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    values = np.array([score(i, k) for i, k in zip(rows[first].tolist(), cols[first].tolist())])
+    return values[inverse.reshape(-1)]
+
+
+#: Largest concept matrix (source words x target words) computed at once; bigger
+#: graphs score concept pairs one at a time.
+MATRIX_LIMIT = 4_000_000
+
+
+class _ConceptMatrix:
+    """The similarity of every source noun concept with every target concept word,
+    computed on first use with :meth:`WordNet.score_matrix` (the same floats as
+    asking pair by pair, tested): the search and its seeds ask for most of these
+    pairs, and under max-over-senses one matrix costs less than the pairs one by
+    one. Other rules, adjectives and matrices above :data:`MATRIX_LIMIT` entries
+    ask ``sim`` pair by pair."""
+
+    def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
+        self.s, self.t, self.rule, self.sim = s, t, rule, sim
+        self.rows: list[list[float] | None] | None = None
+        self.column: list[int] = []
+
+    def get(self, a: int, b: int) -> float:
+        rows = self.rows if self.rows is not None else self._compute()
+        row = rows[a]
+        if row is None:
+            s, t = self.s, self.t
+            return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
+        return row[self.column[b]]
+
+    def _compute(self) -> list[list[float] | None]:
+        s, t = self.s, self.t
+        columns = list(dict.fromkeys(t.con_word))
+        where = {w: n for n, w in enumerate(columns)}
+        self.column = [where[w] for w in t.con_word]
+        rows: list[list[float] | None] = [None] * len(s.concepts)
+        mine = [j for j in range(len(s.concepts)) if s.con_pos[j] == "n"]
+        words = list(dict.fromkeys(s.con_word[j] for j in mine))
+        if self.rule == "max" and words and len(words) * len(columns) <= MATRIX_LIMIT:
+            matrix = wordnet().score_matrix(words, columns, "n", self.rule).tolist()
+            index = {w: n for n, w in enumerate(words)}
+            for j in mine:
+                rows[j] = matrix[index[s.con_word[j]]]
+        self.rows = rows
+        return rows
 
 
 # -- structural evaluation --------------------------------------------------
@@ -735,19 +941,9 @@ def _evaluation(
 # -- similarity -------------------------------------------------------------
 
 
-def _relation_or_lin(a: str, b: str, pos: str) -> float:
-    # Relations ("v") are labels such as base_on; they compare by head verb.
-    return relation_similarity(a, b) if pos == "v" else wordnet().lin(a, b, pos)[0]
-
-
-def _relation_or_lin_generic(a: str, b: str, pos: str) -> str | None:
-    return relation_generic_space(a, b) if pos == "v" else lin_and_generic(a, b, pos)[1]
-
-
-#: Named similarities a profile may choose: name -> (similarity, generic space).
-SIMILARITIES: dict[str, tuple[Similarity, Generic]] = {
-    "lin-max": (_relation_or_lin, _relation_or_lin_generic),
-}
+#: Named similarities a profile may choose: name -> WordNet sense rule, whose
+#: ``(similarity, generic space)`` functions :func:`mapping.wordnet.similarity_functions` gives.
+SIMILARITIES: dict[str, str] = {f"lin-{rule}": rule for rule in RULES}
 
 
 def map_graphs(
@@ -778,10 +974,12 @@ def map_graphs(
     wordnet_labels = similarity is None
     if similarity is None:
         if prof.similarity not in SIMILARITIES:
-            raise ValueError(f"profile {prof.name!r}: unknown similarity {prof.similarity!r}")
+            raise ValueError(
+                f"profile {prof.name!r}: unknown similarity {prof.similarity!r}; "
+                f"known: {', '.join(SIMILARITIES)}"
+            )
         # Loading WordNet is a one-off per process, not part of the mapping time.
-        wordnet()
-        similarity, default_generic = SIMILARITIES[prof.similarity]
+        similarity, default_generic = similarity_functions(SIMILARITIES[prof.similarity])
         generic = generic or default_generic
     else:
         name = getattr(similarity, "__name__", "custom")
@@ -804,7 +1002,9 @@ def map_graphs(
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
-    search = _Search(s, t, cached, floor=floor, candidates=candidates)
+    table = _SeedTable(candidates)
+    concepts = _ConceptMatrix(s, t, SIMILARITIES[prof.similarity], cached) if wordnet_labels else None
+    search = _Search(s, t, cached, floor=floor, candidates=candidates, table=table, concepts=concepts)
     relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
@@ -836,9 +1036,7 @@ def map_graphs(
         if floor > 0.0 and candidates is not None:
             # Under a floor no pair outside the candidates is feasible, so fewer
             # relations may already be all there are.
-            pairs = candidates.get()
-            mappable = min(len({i for i, _ in pairs}), len({k for _, k in pairs}))
-            return relations >= mappable
+            return relations >= candidates.mappable()
         return False
 
     best = search.run(None)
@@ -848,7 +1046,9 @@ def map_graphs(
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(s, t, cached, floor=floor, structure=True, candidates=candidates)
+        ahead = _Search(
+            s, t, cached, floor=floor, structure=True, candidates=candidates, table=table, concepts=concepts
+        )
         tried: list[set] = [{best[0][1:]}, set()]
         queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
         plans = [(1, None)]

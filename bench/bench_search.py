@@ -39,7 +39,7 @@ from dri.extract.reader import document_from_text
 from dri.flows.search import search
 from dri.mapping.features import FEATURE_SETS, content_features
 from dri.mapping.random_graphs import random_ros_graph
-from dri.settings import PROJECT_ROOT, clough_stevenson_dir, data_dir
+from dri.settings import DEFAULT_CANDIDATES, PROJECT_ROOT, clough_stevenson_dir, data_dir
 from dri.store import open_store
 from dri.store.vectors import VectorIndex
 
@@ -197,6 +197,7 @@ def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> d
             t = time.perf_counter()
             _fill(store, n, real, rng)
             fill_s = time.perf_counter() - t
+            print(json.dumps({"n": n, "filled_seconds": round(fill_s, 1)}), flush=True)
             cpu = time.process_time()
             store.vector_index("scale")  # warm: the index is built once per process
             index_cpu = time.process_time() - cpu
@@ -209,6 +210,10 @@ def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> d
                 two = search(store, doc_id, k=TOP, corpus="scale")
                 row = {"stage1": two.seconds["stage1"], "stage2": two.seconds["stage2"], "mapped": two.mapped}
                 row["cpu"] = time.process_time() - cpu
+                cpu = time.process_time()  # stage 1 again, alone, for its CPU time
+                store.similar_documents(doc_id, k=DEFAULT_CANDIDATES, corpus="scale")
+                row["stage1_cpu"] = time.process_time() - cpu
+                print(json.dumps({"n": n, "target": doc_id, "two_stage": row}), flush=True)
                 if n <= exhaustive_up_to:
                     cpu = time.process_time()
                     every = search(store, doc_id, k=TOP, exhaustive=True, corpus="scale")
@@ -217,6 +222,7 @@ def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> d
                     row["recall"] = len(truth & {h.doc_id for h in two.hits}) / max(1, len(truth))
                     row["exhaustive"] = every.seconds["stage1"] + every.seconds["stage2"]
                 rows.append(row)
+                print(json.dumps({"n": n, "target": doc_id, **row}), flush=True)  # partial results
             summary = {
                 "n": n,
                 "fill_seconds": round(fill_s, 1),
@@ -225,6 +231,7 @@ def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> d
                 "stage2_s": round(sum(r["stage2"] for r in rows) / len(rows), 3),
                 "search_s": round(sum(r["stage1"] + r["stage2"] for r in rows) / len(rows), 3),
                 "search_cpu_s": round(sum(r["cpu"] for r in rows) / len(rows), 3),
+                "stage1_cpu_s": round(sum(r["stage1_cpu"] for r in rows) / len(rows), 3),
                 "mapped": rows[0]["mapped"],
                 "recall": round(sum(r["recall"] for r in rows) / len(rows), 3)
                 if "recall" in rows[0]

@@ -26,6 +26,7 @@ from dri.mapping.wordnet import (
     relation_generic_space,
     relation_heads,
     relation_similarity,
+    relation_similarity_matrix,
     similarity_functions,
     similarity_matrix,
     wordnet,
@@ -335,3 +336,15 @@ def test_clear_caches_empties_every_table_and_scores_stay_the_same():
     after = (wn.score("dog", "cat"), lin_similarity("leg", "bus"), relation_similarity("take_over", "seize"))
     assert after == before
     assert 0 < wn.cache_sizes()["word tables"] <= WORD_CACHE_SIZE
+
+
+def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
+    rows = ["base_on", "build_on", "take_over", "Take over", "try_to_build_on", "isa", "have", "destroy"]
+    rows += ["xqzzy_on", "seize", "pass_through", "be_in", "own"]
+    columns = ["build", "destroy_on", "take", "isa", "possess", "take_over", "go_through", "be", "xqzzy"]
+    matrix = relation_similarity_matrix(rows, columns)
+    expected = np.array([[relation_similarity(a, b) for b in columns] for a in rows])
+    assert np.array_equal(matrix, expected)
+    assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
+    assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
+    assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1

@@ -77,10 +77,11 @@ class, e.g. ``person``), falling back to ``lemma``.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
@@ -90,7 +91,13 @@ import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.profiles import Profile, get_profile
-from dri.mapping.wordnet import RULES, relation_heads, similarity_functions, wordnet
+from dri.mapping.wordnet import (
+    RULES,
+    relation_heads,
+    relation_similarity_matrix,
+    similarity_functions,
+    wordnet,
+)
 
 __all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs", "relation_reach"]
 
@@ -292,6 +299,7 @@ class _Search:
         candidates: _Candidates | None = None,
         table: _SeedTable | None = None,
         concepts: _ConceptMatrix | None = None,
+        labels: _LabelMatrix | None = None,
     ):
         self.s, self.t, self.sim = s, t, sim
         self.floor = floor
@@ -305,8 +313,9 @@ class _Search:
         self.table = table if table is not None else _SeedTable(candidates)
         # Concept similarities computed together (see _ConceptMatrix); None: one by one.
         self.concepts = concepts
+        self.labels = labels
         self.work = 0  # feasibility checks made, a machine-independent effort count
-        self._seeds: list[tuple[int, int]] | None = None
+        self._seeds: tuple[list[int], list[int]] | None = None
         self._exact_seeds: list[tuple] | None = None
 
     # similarity of two lemmas, identical lemmas fixed at 1.0
@@ -315,7 +324,11 @@ class _Search:
 
     def rel_lin(self, i: int, k: int) -> float:
         a, b = self.s.rel_lemma[i], self.t.rel_lemma[k]
-        return 1.0 if a == b else self.sim(a, b, "v")
+        if a == b:
+            return 1.0
+        if self.labels is not None and self.labels.usable:
+            return self.labels.get(i, k)
+        return self.sim(a, b, "v")
 
     def con_lin(self, a: int, b: int) -> float:
         s, t = self.s, self.t
@@ -438,9 +451,9 @@ class _Search:
             )
         return potential
 
-    def seeds(self) -> list[tuple[int, int]]:
-        """The feasible candidate relation pairs ``(i, k)``, best first, as :meth:`_key`
-        orders them on an empty state (see :class:`_SeedTable`).
+    def seeds(self) -> tuple[list[int], list[int]]:
+        """The feasible candidate relation pairs, best first, as :meth:`_key` orders them
+        on an empty state (see :class:`_SeedTable`): source and target relation indices.
 
         Scoring them is set-up, not search: it does not count against the
         restart budget (``work``).
@@ -488,7 +501,11 @@ class _Search:
         rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
         order: list[tuple[str, int, int]] = []
         heap: list[tuple] = []
-        seed_lists = [[] if self.structure else self.exact_seeds(), None]
+        exact = [] if self.structure else self.exact_seeds()
+        seed_lists: list[tuple[list[int], list[int]] | None] = [
+            ([key[-2] for key in exact], [key[-1] for key in exact]),
+            None,
+        ]
         seed_pos = [0, 0]
 
         def push_pairs(pairs: tuple) -> None:
@@ -554,19 +571,55 @@ class _Search:
                 loose[0] += 1
             return None
 
+        s_order, s_subj, s_obj, t_subj, t_obj = s.order, s.subj, s.obj, t.subj, t.obj
+
         def next_seed() -> tuple | None:
+            # The first seed still feasible. Seeds are compatible pairs (type and floor,
+            # which do not depend on the state), so for order 1 _args reduces to the
+            # argument checks below, inlined: the scan meets most seeds of a big graph.
             for tier in (0, 1):
-                if seed_lists[tier] is None:
-                    seed_lists[tier] = self.seeds()
-                keys = seed_lists[tier]
-                while seed_pos[tier] < len(keys):
-                    key = keys[seed_pos[tier]]
-                    seed_pos[tier] += 1
-                    i, k = key[-2], key[-1]
-                    if rmap[i] < 0 and rinv[k] < 0:
+                listed = seed_lists[tier]
+                if listed is None:
+                    listed = seed_lists[tier] = self.seeds()
+                rows, cols = listed
+                pos, end = seed_pos[tier], len(rows)
+                while pos < end:
+                    i, k = rows[pos], cols[pos]
+                    pos += 1
+                    if rmap[i] >= 0 or rinv[k] >= 0:
+                        continue
+                    if s_order[i] != 1:
                         ok, _anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
                         if ok:
+                            seed_pos[tier] = pos
                             return (i, k, new, new_r)
+                        continue
+                    self.work += 1  # one feasibility check, as _args counts it
+                    a, b = s_subj[i], t_subj[k]
+                    fresh = []
+                    if a >= 0:
+                        there = cmap[a]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            fresh.append((a, b))
+                    o = s_obj[i]
+                    if o >= 0 and o != a:
+                        b = t_obj[k]
+                        there = cmap[o]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            fresh.append((o, b))
+                    seed_pos[tier] = pos
+                    return (i, k, tuple(fresh), ())
+                seed_pos[tier] = pos
             return next_loose() if by_type else None
 
         if first is not None:
@@ -594,6 +647,12 @@ class _Search:
                 break
             take(*seed)
         return order
+
+
+def _pairs_of(search: _Search) -> Iterator[tuple[int, int]]:
+    """``search``'s seeds as (i, k) pairs, best first, ordered only when first asked."""
+    rows, cols = search.seeds()
+    yield from zip(rows, cols)
 
 
 # -- candidate generation -----------------------------------------------------
@@ -691,24 +750,67 @@ def _cross(groups: list[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.nd
     """Every pair (i, k) of each group's ``mine`` x ``theirs``, as two index arrays."""
     if not groups:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    rows = [np.repeat(np.asarray(mine, dtype=np.int64), len(theirs)) for mine, theirs in groups]
-    cols = [np.tile(np.asarray(theirs, dtype=np.int64), len(mine)) for mine, theirs in groups]
-    return np.concatenate(rows), np.concatenate(cols)
+    mine = np.array([i for m, _ in groups for i in m], dtype=np.int64)
+    theirs = np.array([k for _, t in groups for k in t], dtype=np.int64)
+    count_m = np.array([len(m) for m, _ in groups], dtype=np.int64)
+    count_t = np.array([len(t) for _, t in groups], dtype=np.int64)
+    start_m, start_t = np.cumsum(count_m) - count_m, np.cumsum(count_t) - count_t
+    # Group g contributes count_m[g] x count_t[g] pairs, row-major.
+    size = count_m * count_t
+    group = np.repeat(np.arange(len(groups)), size)
+    within = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    width = count_t[group]
+    return mine[start_m[group] + within // width], theirs[start_t[group] + within % width]
+
+
+def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Relation pairs of one type whose labels' similarity (from the label matrix,
+    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds."""
+    ok = labels.matrix() >= floor - 1e-12
+    # Relations grouped by (signature, label): each allowed pair of groups gives a block of pairs.
+    groups_s: dict[tuple, list[int]] = {}
+    for i in range(len(s.relations)):
+        groups_s.setdefault((s.signature[i], labels.id_s[i]), []).append(i)
+    groups_t: dict[tuple, list[int]] = {}
+    for k in range(len(t.relations)):
+        groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
+    by_sig_t: dict[tuple, list[tuple[int, list[int]]]] = {}
+    for (sig, label), members in groups_t.items():
+        by_sig_t.setdefault(sig, []).append((label, members))
+    blocks: list[tuple[list[int], list[int]]] = []
+    for (sig, label), mine in groups_s.items():
+        theirs = by_sig_t.get(sig)
+        if theirs:
+            row = ok[label]
+            blocks += [(mine, members) for other, members in theirs if row[other]]
+    return _cross(blocks)
 
 
 class _Candidates:
-    """:func:`_candidate_pairs`, computed on first use: a clone never needs them."""
+    """The relation pairs that may seed a search, computed on first use (a clone never
+    needs them): from the label matrix when there is one, else :func:`_candidate_pairs`."""
 
-    def __init__(self, s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float):
-        self.s, self.t, self.rel_sim, self.floor = s, t, rel_sim, floor
+    def __init__(
+        self,
+        s: _Side,
+        t: _Side,
+        rel_sim: Callable[[str, str], float],
+        floor: float,
+        labels: _LabelMatrix | None = None,
+    ):
+        self.s, self.t, self.rel_sim, self.floor, self.labels = s, t, rel_sim, floor, labels
         self.pairs: tuple[np.ndarray, np.ndarray] | None = None
+        #: Label pairs at or above the floor, when found through the index (else None).
         self.allowed: set[tuple[str, str]] | None = None
         self._mappable: int | None = None
 
     def get(self) -> tuple[np.ndarray, np.ndarray]:
         """The candidate pairs as arrays of source and target relation indices."""
         if self.pairs is None:
-            self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
+            if self.labels is not None and self.labels.usable:
+                self.pairs = _label_pairs(self.s, self.t, self.labels, self.floor)
+            else:
+                self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
         return self.pairs
 
     def mappable(self) -> int:
@@ -735,9 +837,9 @@ class _SeedTable:
     def __init__(self, candidates: _Candidates | None):
         self.candidates = candidates
         self._columns: tuple | None = None
-        self._orders: dict[bool, list[tuple[int, int]]] = {}
+        self._orders: dict[bool, tuple[list[int], list[int]]] = {}
 
-    def order(self, search: _Search) -> list[tuple[int, int]]:
+    def order(self, search: _Search) -> tuple[list[int], list[int]]:
         """The feasible seed pairs, best first, for ``search``'s ordering."""
         hit = self._orders.get(search.structure)
         if hit is None:
@@ -750,7 +852,7 @@ class _SeedTable:
             else:
                 keys = (cols, rows, -same, -rscore, -anchors)
             ranked = np.lexsort(keys)
-            hit = list(zip(rows[ranked].tolist(), cols[ranked].tolist()))
+            hit = (rows[ranked].tolist(), cols[ranked].tolist())
             self._orders[search.structure] = hit
         return hit
 
@@ -772,7 +874,10 @@ class _SeedTable:
         labels = {x: n for n, x in enumerate(dict.fromkeys(s.rel_lemma + t.rel_lemma))}
         lab_s = np.array([labels[x] for x in s.rel_lemma], dtype=np.int64)[rows]
         lab_t = np.array([labels[x] for x in t.rel_lemma], dtype=np.int64)[cols]
-        rel = _per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
+        if search.labels is not None and search.labels.usable:
+            rel = search.labels.values(rows, cols)
+        else:
+            rel = _per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
         same_label = lab_s == lab_t
         if search.floor > 0.0:
             # compatible(): identical labels, or similarity at the floor.
@@ -797,7 +902,10 @@ class _SeedTable:
                 present &= args_s != sa.subj[r1]  # subject and object the same node: one pair
             a, b = args_s[present], args_t[present]
             lin = np.zeros(len(r1))
-            lin[present] = _per_pair(a * width + b, a, b, search.con_lin)
+            if search.concepts is not None:
+                lin[present] = search.concepts.values(a, b)
+            else:
+                lin[present] = _per_pair(a * width + b, a, b, search.con_lin)
             total = total + lin  # the same additions, in the same order, as _key
             count += present
             same += present & (con_s[np.where(present, args_s, 0)] == con_t[np.where(present, args_t, 0)])
@@ -805,9 +913,7 @@ class _SeedTable:
                 sa.n_obj[a], ta.n_obj[b]
             )
         score = total / count
-        # Python's round, as _key takes it, once per distinct score.
-        distinct, inverse = np.unique(score, return_inverse=True)
-        rscore = np.array([round(x, 12) for x in distinct.tolist()], dtype=np.float64)[inverse.reshape(-1)]
+        rscore = _round12(score)
         # Order 2: parallel connectivity forces pairs below, which may conflict.
         extra: list[tuple[int, int, float, int, int]] = []
         empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
@@ -826,6 +932,23 @@ class _SeedTable:
             potential = np.concatenate([potential, epot.astype(np.int64)])
             anchors = np.concatenate([anchors, eanch.astype(np.int64)])
         return r1, c1, rscore, same, potential, anchors
+
+
+def _round12(values: np.ndarray) -> np.ndarray:
+    """Python's ``round(x, 12)`` of every value, as :meth:`_Search._key` takes it.
+
+    ``round`` rounds the exact binary value half to even and returns the double
+    nearest to the decimal; ``rint(x * 1e12) / 1e12`` does the same (the division
+    of an integer below 2**53 by 1e12 is correctly rounded too) unless the
+    product's own rounding moved it across a half: only values within 1e-3 of a
+    half after scaling are left to ``round`` itself.
+    """
+    scaled = values * 1e12
+    out = np.rint(scaled) / 1e12
+    fraction = scaled - np.floor(scaled)
+    for j in np.flatnonzero(np.abs(fraction - 0.5) < 1e-3).tolist():
+        out[j] = round(float(values[j]), 12)
+    return out
 
 
 def _per_pair(
@@ -856,6 +979,8 @@ class _ConceptMatrix:
         self.s, self.t, self.rule, self.sim = s, t, rule, sim
         self.rows: list[list[float] | None] | None = None
         self.column: list[int] = []
+        self._column = self._row = np.zeros(0, dtype=np.int64)
+        self._matrix = np.zeros((0, 0))
 
     def get(self, a: int, b: int) -> float:
         rows = self.rows if self.rows is not None else self._compute()
@@ -865,21 +990,81 @@ class _ConceptMatrix:
             return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
         return row[self.column[b]]
 
+    def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``_Search.con_lin(a[j], b[j])`` for every j: 1.0 for identical lemmas, else the matrix."""
+        if self.rows is None:
+            self._compute()
+        s, t = self.s, self.t
+        lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+        same = (
+            np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)[a]
+            == np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)[b]
+        )
+        out = np.ones(len(a))
+        row = self._row[a]
+        gather = ~same & (row >= 0)
+        out[gather] = self._matrix[row[gather], self._column[b[gather]]]
+        rest = ~same & (row < 0)
+        if rest.any():
+            ra, rb = a[rest], b[rest]
+            out[rest] = _per_pair(ra * max(1, len(t.concepts)) + rb, ra, rb, self.get)
+        return out
+
     def _compute(self) -> list[list[float] | None]:
         s, t = self.s, self.t
         columns = list(dict.fromkeys(t.con_word))
         where = {w: n for n, w in enumerate(columns)}
         self.column = [where[w] for w in t.con_word]
+        self._column = np.array(self.column, dtype=np.int64)
         rows: list[list[float] | None] = [None] * len(s.concepts)
+        self._row = np.full(len(s.concepts), -1, dtype=np.int64)
+        self._matrix = np.zeros((0, len(columns)))
         mine = [j for j in range(len(s.concepts)) if s.con_pos[j] == "n"]
         words = list(dict.fromkeys(s.con_word[j] for j in mine))
         if self.rule == "max" and words and len(words) * len(columns) <= MATRIX_LIMIT:
-            matrix = wordnet().score_matrix(words, columns, "n", self.rule).tolist()
+            self._matrix = wordnet().score_matrix(words, columns, "n", self.rule)
+            matrix = self._matrix.tolist()
             index = {w: n for n, w in enumerate(words)}
             for j in mine:
                 rows[j] = matrix[index[s.con_word[j]]]
+                self._row[j] = index[s.con_word[j]]
         self.rows = rows
         return rows
+
+
+class _LabelMatrix:
+    """:func:`mapping.wordnet.relation_similarity` of every source relation label with
+    every target label, computed on first use with
+    :func:`~mapping.wordnet.relation_similarity_matrix` (the same floats, tested), under
+    max-over-senses and up to :data:`MATRIX_LIMIT` entries (``usable``). It replaces the
+    label index of :func:`_candidate_pairs` there: one matrix of all label pairs costs
+    less than the index and the pairs it finds, scored one by one."""
+
+    def __init__(self, s: _Side, t: _Side, rule: str):
+        self.rule = rule
+        self.labels_s = list(dict.fromkeys(s.rel_lemma))
+        self.labels_t = list(dict.fromkeys(t.rel_lemma))
+        where_s = {x: n for n, x in enumerate(self.labels_s)}
+        where_t = {x: n for n, x in enumerate(self.labels_t)}
+        self.id_s = [where_s[x] for x in s.rel_lemma]
+        self.id_t = [where_t[x] for x in t.rel_lemma]
+        self.usable = rule == "max" and len(self.labels_s) * len(self.labels_t) <= MATRIX_LIMIT
+        self._matrix: np.ndarray | None = None
+        self._rows: list[list[float]] | None = None
+
+    def matrix(self) -> np.ndarray:
+        if self._matrix is None:
+            self._matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
+        return self._matrix
+
+    def get(self, i: int, k: int) -> float:
+        if self._rows is None:
+            self._rows = self.matrix().tolist()
+        return self._rows[self.id_s[i]][self.id_t[k]]
+
+    def values(self, i: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """``_Search.rel_lin(i[j], k[j])`` for every j (identical labels are 1.0 in the matrix)."""
+        return self.matrix()[np.array(self.id_s, dtype=np.int64)[i], np.array(self.id_t, dtype=np.int64)[k]]
 
 
 # -- structural evaluation --------------------------------------------------
@@ -999,12 +1184,21 @@ def map_graphs(
 
     s, t = _Side.of(source), _Side.of(target)
     floor = prof.relation_floor
+    # Under a named WordNet rule, similarities come in matrices (computed on first use).
+    rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
+    concepts = _ConceptMatrix(s, t, rule, cached) if rule else None
+    labels = _LabelMatrix(s, t, rule) if rule else None
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
-        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
-    table = _SeedTable(candidates)
-    concepts = _ConceptMatrix(s, t, SIMILARITIES[prof.similarity], cached) if wordnet_labels else None
-    search = _Search(s, t, cached, floor=floor, candidates=candidates, table=table, concepts=concepts)
+        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
+    shared: dict[str, Any] = {
+        "floor": floor,
+        "candidates": candidates,
+        "table": _SeedTable(candidates),
+        "concepts": concepts,
+        "labels": labels,
+    }
+    search = _Search(s, t, cached, **shared)
     relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
@@ -1046,11 +1240,12 @@ def map_graphs(
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(
-            s, t, cached, floor=floor, structure=True, candidates=candidates, table=table, concepts=concepts
-        )
+        ahead = _Search(s, t, cached, structure=True, **shared)
         tried: list[set] = [{best[0][1:]}, set()]
-        queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
+        queues = [
+            itertools.chain(search.exact_seeds(), _pairs_of(search)),
+            _pairs_of(ahead),
+        ]
         plans = [(1, None)]
         while runs <= restarts and search.work + ahead.work < work_limit:
             if not plans:

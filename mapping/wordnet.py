@@ -97,6 +97,7 @@ __all__ = [
     "relation_generic_space",
     "relation_heads",
     "relation_similarity",
+    "relation_similarity_matrix",
     "similarity_functions",
     "similarity_matrix",
     "wordnet",
@@ -558,7 +559,7 @@ class WordNet:
             return 0.0, None
         ic = self._icv[pos]
         if rule == "max":
-            return _best_pair(sa, sb, ic)
+            return self._first_best_pair(pos, a, b, sa, sb, ic)
         if rule == "first":
             return _lin_pair(sa[0], sb[0], ic)
         wa, wb = self.sense_weights(a, pos), self.sense_weights(b, pos)
@@ -583,6 +584,40 @@ class WordNet:
                 if factor * score > best:
                     best, generic = factor * score, lcs
         return max(best, 0.0), generic
+
+    def _first_best_pair(
+        self, pos: str, a: str, b: str, sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]
+    ) -> tuple[float, int | None]:
+        """:func:`_best_pair`'s result (the first best pair in sense order and its most
+        informative subsumer), found knowing the best score from :meth:`score`: pairs
+        that cannot reach it (Lin <= 2 min(IC) / (IC(x) + IC(y))) are skipped unscored."""
+        theirs = {y.offset for y in sb}
+        for x in sa:
+            if x.offset in theirs:
+                return 1.0, x.offset  # _best_pair stops at the first shared synset
+        best = self._score_cached(pos, a, b, "max")
+        # The best pair's subsumer is one of the common ancestors through which the
+        # words' least informative senses reach the best score (see score()).
+        reaching = None
+        if best > 0.0:
+            ta, tb = self._table_cached(pos, a).least, self._table_cached(pos, b).least
+            reaching = set()
+            for c in ta.keys() & tb.keys():
+                denominator = ta[c] + tb[c]
+                if 0 < denominator < math.inf and min(1.0, 2.0 * ic.get(c, 0.0) / denominator) == best:
+                    reaching.add(c)
+        for x in sa:
+            if reaching is not None and x.ancestors.isdisjoint(reaching):
+                continue
+            for y in sb:
+                if x.ancestors.isdisjoint(y.ancestors):
+                    continue
+                if reaching is not None and y.ancestors.isdisjoint(reaching):
+                    continue
+                score, lcs = _lin_pair(x, y, ic)
+                if score == best:
+                    return score, lcs
+        return _best_pair(sa, sb, ic)  # not reached: the best score is some pair's
 
     def _adjectives(self, a: str, b: str) -> tuple[float, int | None]:
         """Shared synset 1.0, shared similar-to cluster ADJ_CLUSTER, shared attribute ADJ_ATTRIBUTE."""
@@ -762,6 +797,52 @@ def relation_similarity(a: str, b: str, rule: str = DEFAULT_RULE) -> float:
     if normalise(a) == normalise(b):
         return 1.0
     return _relation_best(a, b, rule)[0]
+
+
+def relation_similarity_matrix(
+    rows: Sequence[str], columns: Sequence[str], rule: str = DEFAULT_RULE
+) -> np.ndarray:
+    """:func:`relation_similarity` of every row label against every column label.
+
+    The head verbs of all readings are scored at once (:meth:`WordNet.score_matrix`),
+    then each label pair takes its best reading pair, times :data:`TAIL_MISMATCH`
+    when the tails differ: the same floats as asking pair by pair (tested).
+    """
+    out = np.zeros((len(rows), len(columns)))
+    if not len(rows) or not len(columns):
+        return out
+    read_r = [relation_heads(label) for label in rows]
+    read_c = [relation_heads(label) for label in columns]
+    heads_r = list(dict.fromkeys(head for readings in read_r for head, _ in readings))
+    heads_c = list(dict.fromkeys(head for readings in read_c for head, _ in readings))
+    heads = wordnet().score_matrix(heads_r, heads_c, "v", rule)
+    where_r = {h: n for n, h in enumerate(heads_r)}
+    where_c = {h: n for n, h in enumerate(heads_c)}
+    tails = {t: n for n, t in enumerate(dict.fromkeys(t for rd in read_r + read_c for _, t in rd))}
+    # Up to two readings a label (longest head, first word); a missing one repeats the first.
+    for p in (0, 1):
+        head_r = np.array([where_r[rd[min(p, len(rd) - 1)][0]] for rd in read_r])
+        tail_r = np.array([tails[rd[min(p, len(rd) - 1)][1]] for rd in read_r])
+        for q in (0, 1):
+            head_c = np.array([where_c[rd[min(q, len(rd) - 1)][0]] for rd in read_c])
+            tail_c = np.array([tails[rd[min(q, len(rd) - 1)][1]] for rd in read_c])
+            factor = np.where(tail_r[:, None] == tail_c[None, :], 1.0, TAIL_MISMATCH)
+            np.maximum(out, heads[np.ix_(head_r, head_c)] * factor, out=out)
+    # "isa" and the like are equal only to themselves; identical labels score 1.0.
+    for n, rd in enumerate(read_r):
+        if rd[0][0] in NON_WORDNET_RELATIONS:
+            out[n] = 0.0
+    for n, rd in enumerate(read_c):
+        if rd[0][0] in NON_WORDNET_RELATIONS:
+            out[:, n] = 0.0
+    by_label: dict[str, list[int]] = {}
+    for n, label in enumerate(columns):
+        by_label.setdefault(normalise(label), []).append(n)
+    for n, label in enumerate(rows):
+        hit = by_label.get(normalise(label))
+        if hit:
+            out[n, hit] = 1.0
+    return out
 
 
 def relation_generic_space(a: str, b: str, rule: str = DEFAULT_RULE) -> str | None:

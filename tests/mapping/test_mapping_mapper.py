@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,16 @@ from hypothesis import strategies as st
 from dri.graphs import add_concept, add_triple, new_graph
 from dri.graphs.ros import OBJ, RELATION, SUBJ
 from dri.mapping import Mapping, map_graphs
-from dri.mapping.mapper import SEED_FLOOR, _Candidates, _ConceptMatrix, _Search, _SeedTable, _Side
+from dri.mapping.mapper import (
+    SEED_FLOOR,
+    _Candidates,
+    _ConceptMatrix,
+    _LabelMatrix,
+    _round12,
+    _Search,
+    _SeedTable,
+    _Side,
+)
 from dri.mapping.profiles import get_profile
 from dri.mapping.random_graphs import random_ros_graph
 from dri.mapping.wordnet import similarity_functions
@@ -270,18 +280,24 @@ def _varied_graph(rng: random.Random, nodes: int, name: str) -> nx.DiGraph:
 
 
 @pytest.mark.parametrize("profile", ["paper", "sme"])
-@pytest.mark.parametrize("seed, index", [(1, True), (2, True), (3, False)])
-def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, index):
+@pytest.mark.parametrize("seed, seeds_from", [(1, "label index"), (2, "label matrix"), (3, "every pair")])
+def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, seeds_from):
     # The seed table scores all seeds at once over arrays; its order must be the
-    # one of sorting each seed's _key on an empty state, ties and rounding included.
+    # one of sorting each seed's _key on an empty state, ties and rounding included,
+    # whether candidates come from the label index, from the label matrix or are all pairs.
     rng = random.Random(seed)
     s, t = _Side.of(_varied_graph(rng, 160, "a")), _Side.of(_varied_graph(rng, 140, "b"))
     prof = get_profile(profile)
     sim, _ = similarity_functions("max")
-    candidates = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR))
-    candidates = candidates if index else None
+    labels = _LabelMatrix(s, t, "max") if seeds_from == "label matrix" else None
+    candidates = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR), labels)
+    candidates = candidates if seeds_from != "every pair" else None
     table = _SeedTable(candidates)
     concepts = _ConceptMatrix(s, t, "max", sim)
+    if seeds_from == "label matrix":
+        # The label matrix finds the same candidates as the index.
+        index = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR))
+        assert sorted(zip(*candidates.get())) == sorted(zip(*index.get()))
     for structure in (False, True):
         search = _Search(
             s,
@@ -292,6 +308,7 @@ def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, in
             candidates=candidates,
             table=table,
             concepts=concepts,
+            labels=labels,
         )
         if candidates is not None:
             rows, cols = candidates.get()
@@ -310,6 +327,15 @@ def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, in
             if ok:
                 keys.append(search._key(i, k, anchors, new, new_r))
         expected = [key[-2:] for key in sorted(keys)]
-        assert search.seeds() == expected
+        assert list(zip(*search.seeds())) == expected
         assert len(expected) > 100 and any(s.order[i] == 2 for i, _ in expected)
         assert any(not s.signature[i][2] for i, _ in expected)  # one-argument seeds too
+
+
+def test_round12_is_pythons_round():
+    rng = random.Random(3)
+    values = [rng.random() for _ in range(20000)]
+    values += [(1.0 + rng.random() + rng.random()) / 3 for _ in range(20000)]
+    values += [(rng.randrange(10**12) + 0.5) / 1e12 for _ in range(20000)]  # halves after scaling
+    values += [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 1 / 6]
+    assert _round12(np.array(values)).tolist() == [round(v, 12) for v in values]

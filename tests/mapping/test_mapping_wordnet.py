@@ -19,13 +19,16 @@ from dri.mapping.wordnet import (
     TAIL_MISMATCH,
     WORD_CACHE_SIZE,
     WordNet,
+    _best_pair,
     clear_caches,
     generic_space,
     lin_and_generic,
     lin_similarity,
+    normalise,
     relation_generic_space,
     relation_heads,
     relation_similarity,
+    relation_similarity_matrix,
     similarity_functions,
     similarity_matrix,
     wordnet,
@@ -305,6 +308,14 @@ def test_fast_score_is_the_same_float_as_lin_over_every_sense_pair(pos):
             assert wn.score(a, b, pos) == wn.lin(a, b, pos)[0], (a, b)
             checked += 1
     assert checked > 4000
+    # lin() finds its generic space knowing the best score: the same pair as trying them all.
+    ic = wn._icv[pos]
+    for i, a in enumerate(words[:60]):
+        for b in words[i + 1 : i + 15]:
+            x, y = sorted((normalise(a), normalise(b)))
+            assert wn._lin_uncached(pos, x, y, "max") == _best_pair(
+                wn.synsets(x, pos), wn.synsets(y, pos), ic
+            )
     # Other rules and parts of speech are lin()'s own score.
     assert wn.score("weak", "strong", "a") == wn.lin("weak", "strong", "a")[0] == ADJ_ATTRIBUTE
     assert wn.score("take", "guide", "v", "semcor") == wn.lin("take", "guide", "v", "semcor")[0] < 1.0
@@ -335,3 +346,15 @@ def test_clear_caches_empties_every_table_and_scores_stay_the_same():
     after = (wn.score("dog", "cat"), lin_similarity("leg", "bus"), relation_similarity("take_over", "seize"))
     assert after == before
     assert 0 < wn.cache_sizes()["word tables"] <= WORD_CACHE_SIZE
+
+
+def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
+    rows = ["base_on", "build_on", "take_over", "Take over", "try_to_build_on", "isa", "have", "destroy"]
+    rows += ["xqzzy_on", "seize", "pass_through", "be_in", "own"]
+    columns = ["build", "destroy_on", "take", "isa", "possess", "take_over", "go_through", "be", "xqzzy"]
+    matrix = relation_similarity_matrix(rows, columns)
+    expected = np.array([[relation_similarity(a, b) for b in columns] for a in rows])
+    assert np.array_equal(matrix, expected)
+    assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
+    assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
+    assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1

@@ -350,7 +350,7 @@ def _row(
         row[MAPPING_SECONDS] = math.nan
     else:
         row.update({name: record.scores.get(name, math.nan) for name in (*STRUCTURE_SCORES, *COUNT_NAMES)})
-        row[MAPPING_SECONDS] = float(record.scores.get(MAPPING_SECONDS, math.nan))
+        row[MAPPING_SECONDS] = math.nan if record.mapping_seconds is None else record.mapping_seconds
         if mappings:
             row["_mapping"] = [
                 (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))

@@ -71,9 +71,9 @@ class Scores:
 SCORE_NAMES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational", "weighted_jaccard")
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
-#: The seconds :func:`compare` took on a pair (mapping and scoring), as the
-#: corpus flow keeps them in a stored comparison's ``scores`` and the
-#: evaluation reports show them, one column per pair.
+#: The seconds :func:`compare` took on a pair (mapping and scoring): the
+#: evaluation reports' column, and the key under which the store keeps them in
+#: a comparison's scores JSON (``store.ComparisonRecord.mapping_seconds``).
 MAPPING_SECONDS = "mapping_seconds"
 
 

@@ -12,15 +12,11 @@ import pytest
 from dri.flows.corpus import PartialFailure, corpus_flow, default_run_id, run_corpus
 from dri.flows.progress import listening
 from dri.flows.tasks import worker_store
-from dri.metrics.scores import MAPPING_SECONDS
 
 
 def stored(run_id: str) -> dict[tuple[str, str], dict]:
-    """The scores of ``run_id`` in the current store, by pair (without the mapping's time)."""
-    return {
-        (r.source_id, r.target_id): {k: v for k, v in r.scores.items() if k != MAPPING_SECONDS}
-        for r in worker_store().comparisons(run_id=run_id)
-    }
+    """The scores of ``run_id`` in the current store, by pair."""
+    return {(r.source_id, r.target_id): r.scores for r in worker_store().comparisons(run_id=run_id)}
 
 
 @pytest.mark.slow

@@ -31,7 +31,6 @@ import httpx
 import pytest
 from flows_corpus_helpers import write_corpus
 
-from dri.metrics.scores import MAPPING_SECONDS
 from dri.store import open_store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -244,9 +243,7 @@ def _results(data: Path) -> dict[tuple[str, str, str], dict[str, float]]:
     store = open_store(str(data / "dri.sqlite"))
     try:
         return {
-            (r.run_id, r.source_id, r.target_id): {
-                k: v for k, v in r.scores.items() if isinstance(v, float) and k != MAPPING_SECONDS
-            }
+            (r.run_id, r.source_id, r.target_id): {k: v for k, v in r.scores.items() if isinstance(v, float)}
             for r in store.comparisons()
         }
     finally:

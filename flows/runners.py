@@ -117,23 +117,22 @@ def make_task_runner(config: RunnerConfig | None = None):
 
 
 def _worker_init() -> None:
-    """Runs first in every worker process of the process pool: exit as soon
-    as the parent (the process that runs the flow) is gone, nobody will read
-    our results, so stop mapping and writing.
+    """Runs first in every worker process of the process pool: the worker
+    exits as soon as its parent (the process that runs the flow) is gone --
+    nobody will read its results, so it must stop mapping and writing.
 
-    The pool spawns its workers, so each has the read end of a pipe whose
+    The pool spawns its workers, so each holds the read end of a pipe whose
     write end only the parent holds (``multiprocessing.parent_process().sentinel``);
-    it becomes readable when the parent exits or is killed. Watching it rather
-    than ``os.getppid()`` matters: a worker's start-up (imports) can take tens
-    of seconds on a busy machine, and a parent killed during it had already been
-    replaced by init when the worker first read its parent's pid, so the old
-    ``getppid()`` watchdog waited for the wrong parent forever. The sentinel
-    works whenever the parent died, also before this runs, on any platform.
-    (``prctl(PR_SET_PDEATHSIG)`` would fire when the *thread* that spawned the
-    worker ends -- one of Prefect's resolver threads -- not the process.)
+    it becomes readable when the parent exits or is killed, also if that
+    happened before this runs. Not ``os.getppid()``: a worker's start-up
+    (imports) takes tens of seconds on a busy machine, and a parent killed
+    during it has already been replaced by init when the worker first asks,
+    so the worker would watch the wrong parent for ever. Not
+    ``prctl(PR_SET_PDEATHSIG)``: it fires when the *thread* that spawned the
+    worker ends (one of Prefect's resolver threads), and it is Linux only.
     """
     parent = multiprocessing.parent_process()
-    if parent is None:  # not a spawned worker (the pool runs in this process)
+    if parent is None:  # called in a main process, not in a worker
         return
     if not parent.is_alive():
         os._exit(1)
@@ -180,13 +179,13 @@ def _stopping_process_pool_class() -> type:
         flow is torn down by a signal rather than by an error.
 
         Prefect replaces the SIGTERM handler while a flow runs and raises its
-        ``TerminationSignal`` in the flow; leaving the pool then waits for the
-        batches the workers are mapping (``shutdown(wait=True)``), so a SIGTERM
-        went on mapping and storing for as long as a wave of batches takes
-        (half a minute and more). Ctrl-C (KeyboardInterrupt) and Prefect's
-        Abort/Pause are BaseExceptions too, and mean the same: stop. What the
-        workers stored is kept (each result is one transaction), and an
-        interrupted batch is redone by the next run.
+        ``TerminationSignal`` in the flow; leaving Prefect's pool then waits
+        for the batches the workers are mapping (``shutdown(wait=True)``), so
+        the workers would go on mapping and storing for as long as those
+        batches take. Ctrl-C (KeyboardInterrupt) and Prefect's Abort/Pause are
+        BaseExceptions too, and mean the same: stop. What the workers stored
+        is kept (each result is one transaction); a batch cut short is
+        finished by the next run, which skips the stored pairs.
         """
 
         def __exit__(self, exc_type, exc_value, traceback) -> None:
@@ -217,7 +216,11 @@ def __getattr__(name: str):
 def end_workers_on_signals() -> Iterator[None]:
     """While active (main thread only): SIGTERM raises KeyboardInterrupt like
     SIGINT, and either signal first terminates the worker processes, then
-    leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits."""
+    leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits.
+
+    While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
+    workers are ended as the flow unwinds (:class:`StoppingProcessPoolTaskRunner`),
+    then Prefect restores this handler and sends SIGTERM again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -37,7 +37,7 @@ import networkx as nx
 from dri.graphs import load_json, save_json
 from dri.mapping import map_graphs
 from dri.mapping.random_graphs import random_ros_graph
-from dri.mapping.wordnet import wordnet
+from dri.mapping.wordnet import clear_pair_caches, wordnet
 from dri.settings import PROJECT_ROOT, cache_dir
 
 SENTENCES = (10, 30, 100, 300)
@@ -82,13 +82,7 @@ def document_pair(n: int, cache: Path) -> tuple[nx.DiGraph, nx.DiGraph]:
 
 def clear_similarity_caches() -> None:
     """Forget every cached WordNet pair score, as in a fresh worker."""
-    from dri.mapping import wordnet as wn_module
-
-    wordnet()._pairs.clear()
-    for name in ("_relation_best",):
-        fn = getattr(wn_module, name, None)
-        if fn is not None and hasattr(fn, "cache_clear"):
-            fn.cache_clear()
+    clear_pair_caches()
 
 
 def relations(g: nx.DiGraph) -> int:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -396,18 +396,48 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     restricts both graphs to those sections first; ``params['mapping']`` is
     passed to :func:`metrics.compare` as keyword arguments.
     """
+    (result,) = map_batch([(source_id, target_id)], run_id, params)
+    if result.error:
+        raise RuntimeError(result.error)
+    return result
+
+
+def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[PairResult]:
+    """:func:`map_and_store` over several pairs; a failing pair is reported
+    in its :class:`PairResult` and the others carry on.
+
+    The batch asks the store once which pairs it already holds and writes its
+    results in one transaction (a commit per pair would cost more than the
+    mapping of two short texts). If that write fails, each result is written
+    on its own, so one bad record does not cost the others.
+    """
+    pairs = list(pairs)
     store = worker_store()
     t0 = time.perf_counter()
-    if store.has_comparison(source_id, target_id, run_id):
-        return PairResult(source_id, target_id, skipped=True, seconds_store=time.perf_counter() - t0)
+    try:
+        stored = store.stored_pairs(pairs, run_id)
+    except Exception as err:
+        return [PairResult(s, t, error=one_line(err)) for s, t in pairs]
+    lookup = (time.perf_counter() - t0) / max(len(pairs), 1)
     sections = tuple(params["sections"]) if params.get("sections") else None
-    source, target = _graph(store, source_id, sections, run_id), _graph(store, target_id, sections, run_id)
-    t1 = time.perf_counter()
-    comparison = compare(source, target, **(params.get("mapping") or {}))
-    t2 = time.perf_counter()
-    scores = asdict(comparison.scores)
-    store.put_comparison(
-        ComparisonRecord(
+    results: list[PairResult] = []
+    records: dict[int, ComparisonRecord] = {}
+    for source_id, target_id in pairs:
+        if (source_id, target_id) in stored:
+            results.append(PairResult(source_id, target_id, skipped=True, seconds_store=lookup))
+            continue
+        try:
+            t1 = time.perf_counter()
+            source = _graph(store, source_id, sections, run_id)
+            target = _graph(store, target_id, sections, run_id)
+            t2 = time.perf_counter()
+            comparison = compare(source, target, **(params.get("mapping") or {}))
+            t3 = time.perf_counter()
+        except Exception as err:
+            results.append(PairResult(source_id, target_id, error=one_line(err)))
+            continue
+        scores = asdict(comparison.scores)
+        records[len(results)] = ComparisonRecord(
             source_id=source_id,
             target_id=target_id,
             run_id=run_id,
@@ -415,28 +445,40 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
             scores=scores,
             pairs=[asdict(p) for p in comparison.mapping.pairs],
         )
-    )
-    t3 = time.perf_counter()
-    return PairResult(
-        source_id,
-        target_id,
-        scores=dict(scores),
-        seconds_load=t1 - t0,
-        seconds_map=t2 - t1,
-        seconds_store=t3 - t2,
-    )
-
-
-def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[PairResult]:
-    """:func:`map_and_store` over several pairs; a failing pair is reported
-    in its :class:`PairResult` and the others carry on."""
-    results = []
-    for source_id, target_id in pairs:
-        try:
-            results.append(map_and_store(source_id, target_id, run_id, params))
-        except Exception as err:
-            results.append(PairResult(source_id, target_id, error=one_line(err)))
+        results.append(
+            PairResult(
+                source_id, target_id, scores=dict(scores), seconds_load=t2 - t1 + lookup, seconds_map=t3 - t2
+            )
+        )
+    for i, outcome in _store_batch(store, records).items():
+        results[i] = replace(results[i], **outcome)
     return results
+
+
+def _store_batch(store: Any, records: dict[int, ComparisonRecord]) -> dict[int, dict[str, Any]]:
+    """Write the batch's records in one transaction, or one by one if that
+    fails; per record, the fields of its :class:`PairResult` to update."""
+    if not records:
+        return {}
+    t0 = time.perf_counter()
+    try:
+        store.put_comparisons(list(records.values()))
+    except Exception:
+        outcomes: dict[int, dict[str, Any]] = {}
+        for i, record in records.items():
+            t1 = time.perf_counter()
+            try:
+                store.put_comparison(record)
+                outcomes[i] = {"seconds_store": time.perf_counter() - t1}
+            except Exception as err:
+                outcomes[i] = {
+                    "scores": None,
+                    "error": one_line(err),
+                    "seconds_store": time.perf_counter() - t1,
+                }
+        return outcomes
+    share = (time.perf_counter() - t0) / len(records)
+    return {i: {"seconds_store": share} for i in records}
 
 
 # -- summarising ---------------------------------------------------------------

@@ -77,22 +77,24 @@ class, e.g. ``person``), falling back to ``lemma``.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.wordnet import (
-    lin_and_generic,
-    relation_generic_space,
+    RULES,
     relation_heads,
-    relation_similarity,
+    relation_similarity_matrix,
+    similarity_functions,
     wordnet,
 )
 
@@ -170,6 +172,19 @@ def _natural(node: Any) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in _NUMBER.split(text))
 
 
+@dataclass(frozen=True)
+class _Arrays:
+    """Arguments by relation and argument counts by node, as arrays (see :class:`_Side`)."""
+
+    subj: np.ndarray
+    obj: np.ndarray
+    order: np.ndarray
+    n_subj: np.ndarray  # concept -> how many order-1 relations have it as subject
+    n_obj: np.ndarray
+    n_rsubj: np.ndarray  # relation -> how many order-2 relations have it as subject
+    n_robj: np.ndarray
+
+
 @dataclass
 class _Side:
     """One graph: relations and concepts by index, in natural node-id order.
@@ -193,6 +208,21 @@ class _Side:
     robj_of: list[list[int]]
     signature: list[tuple]  # (order, has subject, has object, subject is object)
     reachable_concepts: int = 0
+    _arrays: _Arrays | None = None
+
+    def arrays(self) -> _Arrays:
+        """The same graph as numpy arrays, for scoring many pairs at once."""
+        if self._arrays is None:
+            self._arrays = _Arrays(
+                subj=np.array(self.subj, dtype=np.int64),
+                obj=np.array(self.obj, dtype=np.int64),
+                order=np.array(self.order, dtype=np.int64),
+                n_subj=np.array([len(x) for x in self.subj_of], dtype=np.int64),
+                n_obj=np.array([len(x) for x in self.obj_of], dtype=np.int64),
+                n_rsubj=np.array([len(x) for x in self.rsubj_of], dtype=np.int64),
+                n_robj=np.array([len(x) for x in self.robj_of], dtype=np.int64),
+            )
+        return self._arrays
 
     @classmethod
     def of(cls, g: nx.DiGraph) -> _Side:
@@ -266,6 +296,9 @@ class _Search:
         floor: float = 0.0,
         structure: bool = False,
         candidates: _Candidates | None = None,
+        table: _SeedTable | None = None,
+        concepts: _ConceptMatrix | None = None,
+        labels: _LabelMatrix | None = None,
     ):
         self.s, self.t, self.sim = s, t, sim
         self.floor = floor
@@ -275,8 +308,13 @@ class _Search:
         # The relation pairs that may start a search (see _candidate_pairs);
         # None means every pair (the full cross product).
         self.candidates = candidates
+        # Seeds scored once for both orderings (see _SeedTable).
+        self.table = table if table is not None else _SeedTable(candidates)
+        # Concept similarities computed together (see _ConceptMatrix); None: one by one.
+        self.concepts = concepts
+        self.labels = labels
         self.work = 0  # feasibility checks made, a machine-independent effort count
-        self._seeds: list[tuple] | None = None
+        self._seeds: tuple[list[int], list[int]] | None = None
         self._exact_seeds: list[tuple] | None = None
 
     # similarity of two lemmas, identical lemmas fixed at 1.0
@@ -285,12 +323,18 @@ class _Search:
 
     def rel_lin(self, i: int, k: int) -> float:
         a, b = self.s.rel_lemma[i], self.t.rel_lemma[k]
-        return 1.0 if a == b else self.sim(a, b, "v")
+        if a == b:
+            return 1.0
+        if self.labels is not None and self.labels.usable:
+            return self.labels.get(i, k)
+        return self.sim(a, b, "v")
 
     def con_lin(self, a: int, b: int) -> float:
         s, t = self.s, self.t
         if s.con_lemma[a] == t.con_lemma[b]:
             return 1.0
+        if self.concepts is not None:
+            return self.concepts.get(a, b)
         return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
 
     def compatible(self, i: int, k: int) -> bool:
@@ -376,6 +420,13 @@ class _Search:
         return True, anchors, tuple(new_c.items()), tuple(new_r.items())
 
     def _key(self, i: int, k: int, anchors: int, new: tuple, new_r: tuple = ()) -> tuple:
+        rscore, same = self._parts(i, k, new, new_r)
+        if self.structure:
+            return (-anchors, -self._potential(i, k, new, new_r), -rscore, -same, i, k)
+        return (-anchors, -rscore, -same, i, k)
+
+    def _parts(self, i: int, k: int, new: tuple, new_r: tuple) -> tuple[float, int]:
+        """(mean similarity over the pairs added, rounded; identical lemmas among them)."""
         s, t = self.s, self.t
         total = self.rel_lin(i, k)
         same = int(s.rel_lemma[i] == t.rel_lemma[k])
@@ -385,41 +436,30 @@ class _Search:
         for a, b in new:
             total += self.con_lin(a, b)
             same += s.con_lemma[a] == t.con_lemma[b]
-        score = total / (1 + len(new) + len(new_r))
-        if self.structure:
-            potential = 0
-            for a, b in new:
-                potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(
-                    len(s.obj_of[a]), len(t.obj_of[b])
-                )
-            for a, b in ((i, k), *new_r):
-                potential += min(len(s.rsubj_of[a]), len(t.rsubj_of[b])) + min(
-                    len(s.robj_of[a]), len(t.robj_of[b])
-                )
-            return (-anchors, -potential, -round(score, 12), -same, i, k)
-        return (-anchors, -round(score, 12), -same, i, k)
+        return round(total / (1 + len(new) + len(new_r)), 12), same
 
-    def seeds(self) -> list[tuple]:
-        """The candidate relation pairs keyed as seeds on an empty state, best first.
+    def _potential(self, i: int, k: int, new: tuple, new_r: tuple) -> int:
+        """VF2's look-ahead: how many further relation pairs the new pairs can anchor."""
+        s, t = self.s, self.t
+        potential = 0
+        for a, b in new:
+            potential += min(len(s.subj_of[a]), len(t.subj_of[b])) + min(len(s.obj_of[a]), len(t.obj_of[b]))
+        for a, b in ((i, k), *new_r):
+            potential += min(len(s.rsubj_of[a]), len(t.rsubj_of[b])) + min(
+                len(s.robj_of[a]), len(t.robj_of[b])
+            )
+        return potential
+
+    def seeds(self) -> tuple[list[int], list[int]]:
+        """The feasible candidate relation pairs, best first, as :meth:`_key` orders them
+        on an empty state (see :class:`_SeedTable`): source and target relation indices.
 
         Scoring them is set-up, not search: it does not count against the
         restart budget (``work``).
         """
         if self._seeds is None:
-            s, t = self.s, self.t
             work = self.work
-            empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
-            rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
-            pairs = self.candidates.get() if self.candidates is not None else None
-            if pairs is None:
-                pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
-            keys = []
-            for i, k in pairs:
-                ok, anchors, new, new_r = self._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
-                if ok:
-                    keys.append(self._key(i, k, anchors, new, new_r))
-            keys.sort()
-            self._seeds = keys
+            self._seeds = self.table.order(self)
             self.work = work
         return self._seeds
 
@@ -460,7 +500,11 @@ class _Search:
         rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
         order: list[tuple[str, int, int]] = []
         heap: list[tuple] = []
-        seed_lists = [[] if self.structure else self.exact_seeds(), None]
+        exact = [] if self.structure else self.exact_seeds()
+        seed_lists: list[tuple[list[int], list[int]] | None] = [
+            ([key[-2] for key in exact], [key[-1] for key in exact]),
+            None,
+        ]
         seed_pos = [0, 0]
 
         def push_pairs(pairs: tuple) -> None:
@@ -526,19 +570,55 @@ class _Search:
                 loose[0] += 1
             return None
 
+        s_order, s_subj, s_obj, t_subj, t_obj = s.order, s.subj, s.obj, t.subj, t.obj
+
         def next_seed() -> tuple | None:
+            # The first seed still feasible. Seeds are compatible pairs (type and floor,
+            # which do not depend on the state), so for order 1 _args reduces to the
+            # argument checks below, inlined: the scan meets most seeds of a big graph.
             for tier in (0, 1):
-                if seed_lists[tier] is None:
-                    seed_lists[tier] = self.seeds()
-                keys = seed_lists[tier]
-                while seed_pos[tier] < len(keys):
-                    key = keys[seed_pos[tier]]
-                    seed_pos[tier] += 1
-                    i, k = key[-2], key[-1]
-                    if rmap[i] < 0 and rinv[k] < 0:
+                listed = seed_lists[tier]
+                if listed is None:
+                    listed = seed_lists[tier] = self.seeds()
+                rows, cols = listed
+                pos, end = seed_pos[tier], len(rows)
+                while pos < end:
+                    i, k = rows[pos], cols[pos]
+                    pos += 1
+                    if rmap[i] >= 0 or rinv[k] >= 0:
+                        continue
+                    if s_order[i] != 1:
                         ok, _anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
                         if ok:
+                            seed_pos[tier] = pos
                             return (i, k, new, new_r)
+                        continue
+                    self.work += 1  # one feasibility check, as _args counts it
+                    a, b = s_subj[i], t_subj[k]
+                    fresh = []
+                    if a >= 0:
+                        there = cmap[a]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            fresh.append((a, b))
+                    o = s_obj[i]
+                    if o >= 0 and o != a:
+                        b = t_obj[k]
+                        there = cmap[o]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            fresh.append((o, b))
+                    seed_pos[tier] = pos
+                    return (i, k, tuple(fresh), ())
+                seed_pos[tier] = pos
             return next_loose() if by_type else None
 
         if first is not None:
@@ -566,6 +646,12 @@ class _Search:
                 break
             take(*seed)
         return order
+
+
+def _pairs_of(search: _Search) -> Iterator[tuple[int, int]]:
+    """``search``'s seeds as (i, k) pairs, best first, ordered only when first asked."""
+    rows, cols = search.seeds()
+    yield from zip(rows, cols)
 
 
 # -- candidate generation -----------------------------------------------------
@@ -602,7 +688,7 @@ def _reach(label: str, floor: float) -> dict[int, float]:
 
 def _candidate_pairs(
     s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float
-) -> tuple[list[tuple[int, int]], set[tuple[str, str]]]:
+) -> tuple[tuple[np.ndarray, np.ndarray], set[tuple[str, str]]]:
     """Relation pairs of one type whose labels are identical or WordNet neighbours
     with similarity >= ``floor``, found through an index of the target's labels
     instead of the cross product of relations; and those label pairs.
@@ -625,7 +711,7 @@ def _candidate_pairs(
             index.setdefault((sig, c), []).append((least, label))
     for bucket in index.values():
         bucket.sort()
-    pairs = []
+    groups: list[tuple[list[int], list[int]]] = []
     allowed: set[tuple[str, str]] = set()
     for (sig, label), mine in by_label_s.items():
         bound: dict[str, float] = {}
@@ -647,24 +733,329 @@ def _candidate_pairs(
         for other in sorted(set(partners)):
             if other == label or rel_sim(label, other) >= floor - 1e-12:
                 allowed.add((label, other))
-                theirs = by_label_t[(sig, other)]
-                pairs += [(i, k) for i in mine for k in theirs]
-    pairs.sort()
-    return pairs, allowed
+                groups.append((mine, by_label_t[(sig, other)]))
+    return _cross(groups), allowed
+
+
+def _cross(groups: list[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, k) of each group's ``mine`` x ``theirs``, as two index arrays."""
+    if not groups:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    mine = np.array([i for m, _ in groups for i in m], dtype=np.int64)
+    theirs = np.array([k for _, t in groups for k in t], dtype=np.int64)
+    count_m = np.array([len(m) for m, _ in groups], dtype=np.int64)
+    count_t = np.array([len(t) for _, t in groups], dtype=np.int64)
+    start_m, start_t = np.cumsum(count_m) - count_m, np.cumsum(count_t) - count_t
+    # Group g contributes count_m[g] x count_t[g] pairs, row-major.
+    size = count_m * count_t
+    group = np.repeat(np.arange(len(groups)), size)
+    within = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    width = count_t[group]
+    return mine[start_m[group] + within // width], theirs[start_t[group] + within % width]
+
+
+def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Relation pairs of one type whose labels' similarity (from the label matrix,
+    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds."""
+    ok = labels.matrix() >= floor - 1e-12
+    # Relations grouped by (signature, label): each allowed pair of groups gives a block of pairs.
+    groups_s: dict[tuple, list[int]] = {}
+    for i in range(len(s.relations)):
+        groups_s.setdefault((s.signature[i], labels.id_s[i]), []).append(i)
+    groups_t: dict[tuple, list[int]] = {}
+    for k in range(len(t.relations)):
+        groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
+    by_sig_t: dict[tuple, list[tuple[int, list[int]]]] = {}
+    for (sig, label), members in groups_t.items():
+        by_sig_t.setdefault(sig, []).append((label, members))
+    blocks: list[tuple[list[int], list[int]]] = []
+    for (sig, label), mine in groups_s.items():
+        theirs = by_sig_t.get(sig)
+        if theirs:
+            row = ok[label]
+            blocks += [(mine, members) for other, members in theirs if row[other]]
+    return _cross(blocks)
 
 
 class _Candidates:
-    """:func:`_candidate_pairs`, computed on first use: a clone never needs them."""
+    """The relation pairs that may seed a search, computed on first use (a clone never
+    needs them): from the label matrix when there is one, else :func:`_candidate_pairs`."""
 
-    def __init__(self, s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float):
-        self.s, self.t, self.rel_sim, self.floor = s, t, rel_sim, floor
-        self.pairs: list[tuple[int, int]] | None = None
+    def __init__(
+        self,
+        s: _Side,
+        t: _Side,
+        rel_sim: Callable[[str, str], float],
+        floor: float,
+        labels: _LabelMatrix | None = None,
+    ):
+        self.s, self.t, self.rel_sim, self.floor, self.labels = s, t, rel_sim, floor, labels
+        self.pairs: tuple[np.ndarray, np.ndarray] | None = None
+        #: Label pairs at or above the floor, when found through the index (else None).
         self.allowed: set[tuple[str, str]] | None = None
+        self._mappable: int | None = None
 
-    def get(self) -> list[tuple[int, int]]:
+    def get(self) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate pairs as arrays of source and target relation indices."""
         if self.pairs is None:
-            self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
+            if self.labels is not None and self.labels.usable:
+                self.pairs = _label_pairs(self.s, self.t, self.labels, self.floor)
+            else:
+                self.pairs, self.allowed = _candidate_pairs(self.s, self.t, self.rel_sim, self.floor)
         return self.pairs
+
+    def mappable(self) -> int:
+        """At most this many relation pairs can map when only candidates are feasible."""
+        if self._mappable is None:
+            rows, cols = self.get()
+            self._mappable = min(len(np.unique(rows)), len(np.unique(cols)))
+        return self._mappable
+
+
+class _SeedTable:
+    """Every seed scored once on the empty state, for both orderings of the search.
+
+    A seed's key (:meth:`_Search._key` on an empty state) is its mean
+    similarity over the relation pair and its argument pairs, the number of
+    identical lemmas and, for the look-ahead ordering, its potential. For
+    order-1 pairs these are computed over arrays of all candidate pairs at
+    once, with each distinct label pair and concept pair scored once; order-2
+    pairs (which force pairs below them) go through :meth:`_Search._args`. The
+    same floating-point operations in the same order as :meth:`_Search._key`
+    give the same keys, so the order is the same as sorting the keys (tested).
+    """
+
+    def __init__(self, candidates: _Candidates | None):
+        self.candidates = candidates
+        self._columns: tuple | None = None
+        self._orders: dict[bool, tuple[list[int], list[int]]] = {}
+
+    def order(self, search: _Search) -> tuple[list[int], list[int]]:
+        """The feasible seed pairs, best first, for ``search``'s ordering."""
+        hit = self._orders.get(search.structure)
+        if hit is None:
+            if self._columns is None:
+                self._columns = self._score(search)
+            rows, cols, rscore, same, potential, anchors = self._columns
+            # np.lexsort sorts by the last key first: the order of _Search._key's fields.
+            if search.structure:
+                keys = (cols, rows, -same, -rscore, -potential, -anchors)
+            else:
+                keys = (cols, rows, -same, -rscore, -anchors)
+            ranked = np.lexsort(keys)
+            hit = (rows[ranked].tolist(), cols[ranked].tolist())
+            self._orders[search.structure] = hit
+        return hit
+
+    def _score(self, search: _Search) -> tuple[np.ndarray, ...]:
+        s, t = search.s, search.t
+        if self.candidates is not None:
+            rows, cols = self.candidates.get()
+        else:
+            rows = np.repeat(np.arange(len(s.relations), dtype=np.int64), len(t.relations))
+            cols = np.tile(np.arange(len(t.relations), dtype=np.int64), len(s.relations))
+        sa, ta = s.arrays(), t.arrays()
+        # Type match: one id per signature, shared by both sides.
+        signatures = {sig: n for n, sig in enumerate(dict.fromkeys(s.signature + t.signature))}
+        sig_s = np.array([signatures[x] for x in s.signature], dtype=np.int64)
+        sig_t = np.array([signatures[x] for x in t.signature], dtype=np.int64)
+        keep = sig_s[rows] == sig_t[cols] if len(rows) else np.zeros(0, dtype=bool)
+        rows, cols = rows[keep], cols[keep]
+        # Relation similarity, once per label pair.
+        labels = {x: n for n, x in enumerate(dict.fromkeys(s.rel_lemma + t.rel_lemma))}
+        lab_s = np.array([labels[x] for x in s.rel_lemma], dtype=np.int64)[rows]
+        lab_t = np.array([labels[x] for x in t.rel_lemma], dtype=np.int64)[cols]
+        if search.labels is not None and search.labels.usable:
+            rel = search.labels.values(rows, cols)
+        else:
+            rel = _per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
+        same_label = lab_s == lab_t
+        if search.floor > 0.0:
+            # compatible(): identical labels, or similarity at the floor.
+            keep = same_label | (rel >= search.floor - 1e-12)
+            rows, cols, rel, same_label = rows[keep], cols[keep], rel[keep], same_label[keep]
+        first = sa.order[rows] == 1
+        # Order 1, all at once: no argument is mapped, so every compatible pair is feasible.
+        r1, c1, total = rows[first], cols[first], rel[first]
+        same = same_label[first].astype(np.int64)
+        count = np.ones(len(r1), dtype=np.int64)
+        potential = np.minimum(sa.n_rsubj[r1], ta.n_rsubj[c1]) + np.minimum(sa.n_robj[r1], ta.n_robj[c1])
+        cons = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+        con_s = np.array([cons[x] for x in s.con_lemma], dtype=np.int64)
+        con_t = np.array([cons[x] for x in t.con_lemma], dtype=np.int64)
+        width = max(1, len(t.concepts))
+        for role, args_s, args_t in (
+            ("subj", sa.subj[r1], ta.subj[c1]),
+            ("obj", sa.obj[r1], ta.obj[c1]),
+        ):
+            present = args_s >= 0
+            if role == "obj":
+                present &= args_s != sa.subj[r1]  # subject and object the same node: one pair
+            a, b = args_s[present], args_t[present]
+            lin = np.zeros(len(r1))
+            if search.concepts is not None:
+                lin[present] = search.concepts.values(a, b)
+            else:
+                lin[present] = _per_pair(a * width + b, a, b, search.con_lin)
+            total = total + lin  # the same additions, in the same order, as _key
+            count += present
+            same += present & (con_s[np.where(present, args_s, 0)] == con_t[np.where(present, args_t, 0)])
+            potential[present] += np.minimum(sa.n_subj[a], ta.n_subj[b]) + np.minimum(
+                sa.n_obj[a], ta.n_obj[b]
+            )
+        score = total / count
+        rscore = _round12(score)
+        # Order 2: parallel connectivity forces pairs below, which may conflict.
+        extra: list[tuple[int, int, float, int, int]] = []
+        empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
+        rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
+        for i, k in zip(rows[~first].tolist(), cols[~first].tolist()):
+            ok, anchors, new, new_r = search._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
+            if ok:
+                parts = search._parts(i, k, new, new_r)
+                extra.append((i, k, *parts, search._potential(i, k, new, new_r), anchors))
+        anchors = np.zeros(len(r1), dtype=np.int64)
+        if extra:
+            ei, ek, es, esame, epot, eanch = (np.array(column) for column in zip(*extra))
+            r1, c1 = np.concatenate([r1, ei]), np.concatenate([c1, ek])
+            rscore = np.concatenate([rscore, es.astype(np.float64)])
+            same = np.concatenate([same, esame.astype(np.int64)])
+            potential = np.concatenate([potential, epot.astype(np.int64)])
+            anchors = np.concatenate([anchors, eanch.astype(np.int64)])
+        return r1, c1, rscore, same, potential, anchors
+
+
+def _round12(values: np.ndarray) -> np.ndarray:
+    """Python's ``round(x, 12)`` of every value, as :meth:`_Search._key` takes it.
+
+    ``round`` rounds the exact binary value half to even and returns the double
+    nearest to the decimal; ``rint(x * 1e12) / 1e12`` does the same (the division
+    of an integer below 2**53 by 1e12 is correctly rounded too) unless the
+    product's own rounding moved it across a half: only values within 1e-3 of a
+    half after scaling are left to ``round`` itself.
+    """
+    scaled = values * 1e12
+    out = np.rint(scaled) / 1e12
+    fraction = scaled - np.floor(scaled)
+    for j in np.flatnonzero(np.abs(fraction - 0.5) < 1e-3).tolist():
+        out[j] = round(float(values[j]), 12)
+    return out
+
+
+def _per_pair(
+    codes: np.ndarray, rows: np.ndarray, cols: np.ndarray, score: Callable[[int, int], float]
+) -> np.ndarray:
+    """``score(rows[j], cols[j])`` for every j, computed once per distinct code."""
+    if not len(codes):
+        return np.zeros(0)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    values = np.array([score(i, k) for i, k in zip(rows[first].tolist(), cols[first].tolist())])
+    return values[inverse.reshape(-1)]
+
+
+#: Largest concept matrix (source words x target words) computed at once; bigger
+#: graphs score concept pairs one at a time.
+MATRIX_LIMIT = 4_000_000
+
+
+class _ConceptMatrix:
+    """The similarity of every source noun concept with every target concept word,
+    computed on first use with :meth:`WordNet.score_matrix` (the same floats as
+    asking pair by pair, tested): the search and its seeds ask for most of these
+    pairs, and under max-over-senses one matrix costs less than the pairs one by
+    one. Other rules, adjectives and matrices above :data:`MATRIX_LIMIT` entries
+    ask ``sim`` pair by pair."""
+
+    def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
+        self.s, self.t, self.rule, self.sim = s, t, rule, sim
+        self.rows: list[list[float] | None] | None = None
+        self.column: list[int] = []
+        self._column = self._row = np.zeros(0, dtype=np.int64)
+        self._matrix = np.zeros((0, 0))
+
+    def get(self, a: int, b: int) -> float:
+        rows = self.rows if self.rows is not None else self._compute()
+        row = rows[a]
+        if row is None:
+            s, t = self.s, self.t
+            return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
+        return row[self.column[b]]
+
+    def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``_Search.con_lin(a[j], b[j])`` for every j: 1.0 for identical lemmas, else the matrix."""
+        if self.rows is None:
+            self._compute()
+        s, t = self.s, self.t
+        lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+        same = (
+            np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)[a]
+            == np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)[b]
+        )
+        out = np.ones(len(a))
+        row = self._row[a]
+        gather = ~same & (row >= 0)
+        out[gather] = self._matrix[row[gather], self._column[b[gather]]]
+        rest = ~same & (row < 0)
+        if rest.any():
+            ra, rb = a[rest], b[rest]
+            out[rest] = _per_pair(ra * max(1, len(t.concepts)) + rb, ra, rb, self.get)
+        return out
+
+    def _compute(self) -> list[list[float] | None]:
+        s, t = self.s, self.t
+        columns = list(dict.fromkeys(t.con_word))
+        where = {w: n for n, w in enumerate(columns)}
+        self.column = [where[w] for w in t.con_word]
+        self._column = np.array(self.column, dtype=np.int64)
+        rows: list[list[float] | None] = [None] * len(s.concepts)
+        self._row = np.full(len(s.concepts), -1, dtype=np.int64)
+        self._matrix = np.zeros((0, len(columns)))
+        mine = [j for j in range(len(s.concepts)) if s.con_pos[j] == "n"]
+        words = list(dict.fromkeys(s.con_word[j] for j in mine))
+        if self.rule == "max" and words and len(words) * len(columns) <= MATRIX_LIMIT:
+            self._matrix = wordnet().score_matrix(words, columns, "n", self.rule)
+            matrix = self._matrix.tolist()
+            index = {w: n for n, w in enumerate(words)}
+            for j in mine:
+                rows[j] = matrix[index[s.con_word[j]]]
+                self._row[j] = index[s.con_word[j]]
+        self.rows = rows
+        return rows
+
+
+class _LabelMatrix:
+    """:func:`mapping.wordnet.relation_similarity` of every source relation label with
+    every target label, computed on first use with
+    :func:`~mapping.wordnet.relation_similarity_matrix` (the same floats, tested), under
+    max-over-senses and up to :data:`MATRIX_LIMIT` entries (``usable``). It replaces the
+    label index of :func:`_candidate_pairs` there: one matrix of all label pairs costs
+    less than the index and the pairs it finds, scored one by one."""
+
+    def __init__(self, s: _Side, t: _Side, rule: str):
+        self.rule = rule
+        self.labels_s = list(dict.fromkeys(s.rel_lemma))
+        self.labels_t = list(dict.fromkeys(t.rel_lemma))
+        where_s = {x: n for n, x in enumerate(self.labels_s)}
+        where_t = {x: n for n, x in enumerate(self.labels_t)}
+        self.id_s = [where_s[x] for x in s.rel_lemma]
+        self.id_t = [where_t[x] for x in t.rel_lemma]
+        self.usable = rule == "max" and len(self.labels_s) * len(self.labels_t) <= MATRIX_LIMIT
+        self._matrix: np.ndarray | None = None
+        self._rows: list[list[float]] | None = None
+
+    def matrix(self) -> np.ndarray:
+        if self._matrix is None:
+            self._matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
+        return self._matrix
+
+    def get(self, i: int, k: int) -> float:
+        if self._rows is None:
+            self._rows = self.matrix().tolist()
+        return self._rows[self.id_s[i]][self.id_t[k]]
+
+    def values(self, i: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """``_Search.rel_lin(i[j], k[j])`` for every j (identical labels are 1.0 in the matrix)."""
+        return self.matrix()[np.array(self.id_s, dtype=np.int64)[i], np.array(self.id_t, dtype=np.int64)[k]]
 
 
 # -- structural evaluation --------------------------------------------------
@@ -726,19 +1117,9 @@ def _evaluation(
 # -- similarity -------------------------------------------------------------
 
 
-def _relation_or_lin(a: str, b: str, pos: str) -> float:
-    # Relations ("v") are labels such as base_on; they compare by head verb.
-    return relation_similarity(a, b) if pos == "v" else wordnet().lin(a, b, pos)[0]
-
-
-def _relation_or_lin_generic(a: str, b: str, pos: str) -> str | None:
-    return relation_generic_space(a, b) if pos == "v" else lin_and_generic(a, b, pos)[1]
-
-
-#: Named similarities a profile may choose: name -> (similarity, generic space).
-SIMILARITIES: dict[str, tuple[Similarity, Generic]] = {
-    "lin-max": (_relation_or_lin, _relation_or_lin_generic),
-}
+#: Named similarities a profile may choose: name -> WordNet sense rule, whose
+#: ``(similarity, generic space)`` functions :func:`mapping.wordnet.similarity_functions` gives.
+SIMILARITIES: dict[str, str] = {f"lin-{rule}": rule for rule in RULES}
 
 
 def map_graphs(
@@ -769,10 +1150,12 @@ def map_graphs(
     wordnet_labels = similarity is None
     if similarity is None:
         if prof.similarity not in SIMILARITIES:
-            raise ValueError(f"profile {prof.name!r}: unknown similarity {prof.similarity!r}")
+            raise ValueError(
+                f"profile {prof.name!r}: unknown similarity {prof.similarity!r}; "
+                f"known: {', '.join(SIMILARITIES)}"
+            )
         # Loading WordNet is a one-off per process, not part of the mapping time.
-        wordnet()
-        similarity, default_generic = SIMILARITIES[prof.similarity]
+        similarity, default_generic = similarity_functions(SIMILARITIES[prof.similarity])
         generic = generic or default_generic
     else:
         name = getattr(similarity, "__name__", "custom")
@@ -792,10 +1175,21 @@ def map_graphs(
 
     s, t = _Side.of(source), _Side.of(target)
     floor = prof.relation_floor
+    # Under a named WordNet rule, similarities come in matrices (computed on first use).
+    rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
+    concepts = _ConceptMatrix(s, t, rule, cached) if rule else None
+    labels = _LabelMatrix(s, t, rule) if rule else None
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
-        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR))
-    search = _Search(s, t, cached, floor=floor, candidates=candidates)
+        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
+    shared: dict[str, Any] = {
+        "floor": floor,
+        "candidates": candidates,
+        "table": _SeedTable(candidates),
+        "concepts": concepts,
+        "labels": labels,
+    }
+    search = _Search(s, t, cached, **shared)
     relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
@@ -827,9 +1221,7 @@ def map_graphs(
         if floor > 0.0 and candidates is not None:
             # Under a floor no pair outside the candidates is feasible, so fewer
             # relations may already be all there are.
-            pairs = candidates.get()
-            mappable = min(len({i for i, _ in pairs}), len({k for _, k in pairs}))
-            return relations >= mappable
+            return relations >= candidates.mappable()
         return False
 
     best = search.run(None)
@@ -839,9 +1231,12 @@ def map_graphs(
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(s, t, cached, floor=floor, structure=True, candidates=candidates)
+        ahead = _Search(s, t, cached, structure=True, **shared)
         tried: list[set] = [{best[0][1:]}, set()]
-        queues = [iter(search.exact_seeds() + search.seeds()), iter(ahead.seeds())]
+        queues = [
+            itertools.chain(search.exact_seeds(), _pairs_of(search)),
+            _pairs_of(ahead),
+        ]
         plans = [(1, None)]
         while runs <= restarts and search.work + ahead.work < work_limit:
             if not plans:

@@ -80,6 +80,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
 
 __all__ = [
@@ -87,6 +89,7 @@ __all__ = [
     "RULES",
     "WordNet",
     "WordNetSetupError",
+    "clear_caches",
     "generic_space",
     "lin_and_generic",
     "lin_similarity",
@@ -94,6 +97,7 @@ __all__ = [
     "relation_generic_space",
     "relation_heads",
     "relation_similarity",
+    "relation_similarity_matrix",
     "similarity_functions",
     "similarity_matrix",
     "wordnet",
@@ -115,6 +119,8 @@ ADJ_ATTRIBUTE = 0.5
 NON_WORDNET_RELATIONS = frozenset({"isa"})
 #: Word-pair entries kept per process (least recently used dropped first).
 PAIR_CACHE_SIZE = 131_072
+#: Words whose ancestor tables (for the fast max-over-senses score) are kept per process.
+WORD_CACHE_SIZE = 16_384
 
 POS = ("n", "v", "a")
 _DATA = {"n": "noun", "v": "verb", "a": "adj"}
@@ -147,9 +153,21 @@ _SUBSTITUTIONS = {
 }
 
 
+@lru_cache(maxsize=PAIR_CACHE_SIZE)
 def normalise(word: str) -> str:
-    """WordNet's spelling of a lemma: lower case, words joined by ``_``."""
+    """WordNet's spelling of a lemma: lower case, words joined by ``_`` (cached: every
+    similarity asked for normalises both words)."""
     return "_".join(word.strip().lower().replace("-", " ").split())
+
+
+@dataclass(frozen=True)
+class _WordTable:
+    """A word's ancestors for the max-over-senses score (see :meth:`WordNet.score`)."""
+
+    least: dict[int, float]  # ancestor offset -> least IC of the word's senses under it
+    senses: frozenset[int]
+    informative: np.ndarray  # the ancestors with IC > 0, sorted (only they can score above 0)
+    informative_least: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -188,6 +206,8 @@ class WordNet:
         self._read_sense_counts()
         # Bounded per instance: the mapper asks for millions of pairs over a long run.
         self._lin_cached = lru_cache(maxsize=cache_size)(self._lin_uncached)
+        self._score_cached = lru_cache(maxsize=cache_size)(self._score_uncached)
+        self._table_cached = lru_cache(maxsize=WORD_CACHE_SIZE)(self._ancestor_table)
 
     # -- loading -----------------------------------------------------------
     def _read_data(self, pos: str) -> None:
@@ -361,9 +381,168 @@ class WordNet:
             a, b = b, a
         return self._lin_cached(pos, a, b, rule)
 
+    def score(self, a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> float:
+        """The similarity of :meth:`lin` without the generic space, the same float, faster.
+
+        Under ``"max"`` Lin is maximised over every pair of senses. For a common
+        ancestor c of a sense x of ``a`` and a sense y of ``b``, 2 IC(c) / (IC(x) +
+        IC(y)) is greatest for the least informative senses under c, and never
+        exceeds Lin(x, y) (IC(lcs) >= IC(c)); so the best pair's Lin is the
+        maximum over the words' common ancestors c of 2 IC(c) / (least IC of
+        ``a``'s senses under c + least IC of ``b``'s). Each word's ancestors
+        with that least IC are a table built once (:data:`WORD_CACHE_SIZE`
+        words kept), so a word pair costs one set intersection instead of Lin
+        for every pair of senses (verbs such as "make" have 49). The result is
+        the same float as :meth:`lin` (tested); other rules use :meth:`lin`.
+        """
+        a, b = normalise(a), normalise(b)
+        if a > b:
+            a, b = b, a
+        return self._score_cached(pos, a, b, rule)
+
+    def score_matrix(
+        self, rows: Sequence[str], columns: Sequence[str], pos: str = "n", rule: str = DEFAULT_RULE
+    ) -> np.ndarray:
+        """:meth:`score` of every row word against every column word, as a float array.
+
+        Under ``"max"`` for nouns and verbs the whole matrix is computed at once
+        from the words' ancestor tables: for each ancestor c shared by some row
+        and some column word, 2 IC(c) / (least IC of the row word under c + that
+        of the column word) for the block of those words, keeping the maximum.
+        The arithmetic is :meth:`score`'s, so every entry is the same float
+        (tested); nothing goes into the pair cache. Other rules and parts of
+        speech ask :meth:`score` pair by pair.
+        """
+        out = np.zeros((len(rows), len(columns)))
+        if not len(rows) or not len(columns):
+            return out
+        if rule != "max" or pos not in ("n", "v"):
+            for r, a in enumerate(rows):
+                out[r] = [self.score(a, b, pos, rule) for b in columns]
+            return out
+        ic = self._icv[pos]
+        rows_n = [normalise(w) for w in rows]
+        cols_n = [normalise(w) for w in columns]
+
+        def entries(words: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[_WordTable]]:
+            # (ancestor, word index, least IC) for every informative ancestor of every
+            # word, sorted by ancestor; and the words' tables.
+            tables = [self._table_cached(pos, word) for word in words]
+            anc = np.concatenate([t.informative for t in tables])
+            least = np.concatenate([t.informative_least for t in tables])
+            idx = np.repeat(np.arange(len(tables)), [len(t.informative) for t in tables])
+            order = np.argsort(anc, kind="stable")
+            return anc[order], idx[order], least[order], tables
+
+        anc_r, idx_r, least_r, senses_r = entries(rows_n)
+        anc_c, idx_c, least_c, senses_c = entries(cols_n)
+        # Every (row entry, column entry) pair under the same ancestor, built by index arithmetic.
+        shared, start_r, count_r = np.unique(anc_r, return_index=True, return_counts=True)
+        first_c = np.searchsorted(anc_c, shared, side="left")
+        count_c = np.searchsorted(anc_c, shared, side="right") - first_c
+        both = count_c > 0
+        shared, start_r, count_r, first_c, count_c = (
+            x[both] for x in (shared, start_r, count_r, first_c, count_c)
+        )
+        if len(shared):
+            # Each row entry of ancestor c meets the count_c[c] column entries of c.
+            row_entry = np.repeat(start_r - (np.cumsum(count_r) - count_r), count_r) + np.arange(
+                count_r.sum()
+            )
+            per_entry = np.repeat(count_c, count_r)
+            col_start = np.repeat(first_c, count_r)
+            total = int(per_entry.sum())
+            block_start = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
+            col_entry = np.repeat(col_start, per_entry) + (np.arange(total) - block_start)
+            row_entry = np.repeat(row_entry, per_entry)
+            informative = np.array([ic[c] for c in shared.tolist()])
+            twice = np.repeat(np.repeat(2.0 * informative, count_r), per_entry)
+            denominator = least_r[row_entry] + least_c[col_entry]
+            valid = (denominator > 0) & (denominator < math.inf)
+            value = np.zeros(total)
+            np.divide(twice, denominator, out=value, where=valid)
+            flat = out.reshape(-1)
+            np.maximum.at(flat, idx_r[row_entry] * len(columns) + idx_c[col_entry], value)
+        np.minimum(out, 1.0, out=out)
+        # A shared synset scores 1.0: above through itself (the least IC under it is its
+        # own), here for a sense without IC > 0 (the noun root); identical words too.
+        uninformative: dict[int, list[int]] = {}
+        for n, table in enumerate(senses_c):
+            for o in table.senses:
+                if not 0.0 < ic.get(o, 0.0) < math.inf:
+                    uninformative.setdefault(o, []).append(n)
+        if uninformative:
+            for r, table in enumerate(senses_r):
+                for o in table.senses:
+                    if o in uninformative:
+                        out[r, uninformative[o]] = 1.0
+        where_c: dict[str, list[int]] = {}
+        for n, word in enumerate(cols_n):
+            where_c.setdefault(word, []).append(n)
+        for r, word in enumerate(rows_n):
+            if word in where_c:
+                out[r, where_c[word]] = 1.0
+        return out
+
     def cache_info(self) -> Any:
         """The word-pair LRU's hits, misses and size (``functools`` ``CacheInfo``)."""
         return self._lin_cached.cache_info()
+
+    def cache_sizes(self) -> dict[str, int]:
+        """Entries held by each bounded cache: word pairs with and without generic space, word tables."""
+        return {
+            "lin": self._lin_cached.cache_info().currsize,
+            "score": self._score_cached.cache_info().currsize,
+            "word tables": self._table_cached.cache_info().currsize,
+        }
+
+    def clear_caches(self) -> None:
+        """Forget every table filled on use (word pairs, word tables, synsets, closures), as in
+        a fresh process; the files read at load time are kept."""
+        self._lin_cached.cache_clear()
+        self._score_cached.cache_clear()
+        self._table_cached.cache_clear()
+        for closure in self._closure.values():
+            closure.clear()
+        self._synsets.clear()
+        self._words.clear()
+        self._weights.clear()
+
+    def _ancestor_table(self, pos: str, word: str) -> _WordTable:
+        table: dict[int, float] = {}
+        senses = self.synsets(word, pos)
+        for x in senses:
+            ic = x.ic
+            for c in x.ancestors:
+                if ic < table.get(c, math.inf):
+                    table[c] = ic
+        known = self._icv.get(pos, {})
+        informative = sorted(c for c in table if known.get(c, 0.0) > 0.0)
+        return _WordTable(
+            table,
+            frozenset(x.offset for x in senses),
+            np.array(informative, dtype=np.int64),
+            np.array([table[c] for c in informative], dtype=np.float64),
+        )
+
+    def _score_uncached(self, pos: str, a: str, b: str, rule: str) -> float:
+        if rule != "max" or pos not in ("n", "v") or a == b:
+            return self._lin_cached(pos, a, b, rule)[0]
+        wa, wb = self._table_cached(pos, a), self._table_cached(pos, b)
+        ta, oa, tb, ob = wa.least, wa.senses, wb.least, wb.senses
+        if not oa or not ob:
+            return 0.0
+        if not oa.isdisjoint(ob):
+            return 1.0  # a shared synset, as _best_pair returns at once
+        ic = self._icv[pos]
+        best = 0.0
+        for c in ta.keys() & tb.keys():
+            denominator = ta[c] + tb[c]
+            if 0 < denominator < math.inf:
+                value = 2.0 * ic.get(c, 0.0) / denominator
+                if value > best:
+                    best = value
+        return min(1.0, best)
 
     def _lin_uncached(self, pos: str, a: str, b: str, rule: str) -> tuple[float, int | None]:
         if rule not in RULES:
@@ -484,6 +663,14 @@ def wordnet() -> WordNet:
     return _instance
 
 
+def clear_caches() -> None:
+    """Forget every similarity table filled on use, in the process-wide WordNet and here
+    (word pairs, relation labels, generic-space names), as in a fresh process."""
+    wordnet().clear_caches()
+    for fn in (_relation_best, relation_heads, _name, normalise):
+        fn.cache_clear()
+
+
 def lin_and_generic(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> tuple[float, str | None]:
     """Similarity under ``rule`` and generic-space synset name of two lemmas."""
     wn = wordnet()
@@ -504,7 +691,7 @@ def lin_similarity(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> 
     >>> 0.8 < lin_similarity("dog", "cat", rule="max") < 0.9
     True
     """
-    return wordnet().lin(a, b, pos, rule)[0]
+    return wordnet().score(a, b, pos, rule)
 
 
 def generic_space(a: str, b: str, pos: str = "n", rule: str = DEFAULT_RULE) -> str | None:
@@ -522,7 +709,7 @@ def similarity_matrix(
     """Similarity of every row lemma against every column lemma."""
     wn = wordnet()
     columns = list(columns)
-    return [[wn.lin(r, c, pos, rule)[0] for c in columns] for r in rows]
+    return [[wn.score(r, c, pos, rule) for c in columns] for r in rows]
 
 
 @lru_cache(maxsize=65536)
@@ -554,7 +741,7 @@ def _relation_best(a: str, b: str, rule: str = DEFAULT_RULE) -> tuple[float, str
         return best  # "isa" is the extractor's, not a WordNet verb: equal only to itself
     for head_a, tail_a in heads_a:
         for head_b, tail_b in heads_b:
-            score = wordnet().lin(head_a, head_b, "v", rule)[0] * (1.0 if tail_a == tail_b else TAIL_MISMATCH)
+            score = wordnet().score(head_a, head_b, "v", rule) * (1.0 if tail_a == tail_b else TAIL_MISMATCH)
             if score > best[0]:
                 best = (score, head_a, head_b)
     return best
@@ -576,6 +763,52 @@ def relation_similarity(a: str, b: str, rule: str = DEFAULT_RULE) -> float:
     if normalise(a) == normalise(b):
         return 1.0
     return _relation_best(a, b, rule)[0]
+
+
+def relation_similarity_matrix(
+    rows: Sequence[str], columns: Sequence[str], rule: str = DEFAULT_RULE
+) -> np.ndarray:
+    """:func:`relation_similarity` of every row label against every column label.
+
+    The head verbs of all readings are scored at once (:meth:`WordNet.score_matrix`),
+    then each label pair takes its best reading pair, times :data:`TAIL_MISMATCH`
+    when the tails differ: the same floats as asking pair by pair (tested).
+    """
+    out = np.zeros((len(rows), len(columns)))
+    if not len(rows) or not len(columns):
+        return out
+    read_r = [relation_heads(label) for label in rows]
+    read_c = [relation_heads(label) for label in columns]
+    heads_r = list(dict.fromkeys(head for readings in read_r for head, _ in readings))
+    heads_c = list(dict.fromkeys(head for readings in read_c for head, _ in readings))
+    heads = wordnet().score_matrix(heads_r, heads_c, "v", rule)
+    where_r = {h: n for n, h in enumerate(heads_r)}
+    where_c = {h: n for n, h in enumerate(heads_c)}
+    tails = {t: n for n, t in enumerate(dict.fromkeys(t for rd in read_r + read_c for _, t in rd))}
+    # Up to two readings a label (longest head, first word); a missing one repeats the first.
+    for p in (0, 1):
+        head_r = np.array([where_r[rd[min(p, len(rd) - 1)][0]] for rd in read_r])
+        tail_r = np.array([tails[rd[min(p, len(rd) - 1)][1]] for rd in read_r])
+        for q in (0, 1):
+            head_c = np.array([where_c[rd[min(q, len(rd) - 1)][0]] for rd in read_c])
+            tail_c = np.array([tails[rd[min(q, len(rd) - 1)][1]] for rd in read_c])
+            factor = np.where(tail_r[:, None] == tail_c[None, :], 1.0, TAIL_MISMATCH)
+            np.maximum(out, heads[np.ix_(head_r, head_c)] * factor, out=out)
+    # "isa" and the like are equal only to themselves; identical labels score 1.0.
+    for n, rd in enumerate(read_r):
+        if rd[0][0] in NON_WORDNET_RELATIONS:
+            out[n] = 0.0
+    for n, rd in enumerate(read_c):
+        if rd[0][0] in NON_WORDNET_RELATIONS:
+            out[:, n] = 0.0
+    by_label: dict[str, list[int]] = {}
+    for n, label in enumerate(columns):
+        by_label.setdefault(normalise(label), []).append(n)
+    for n, label in enumerate(rows):
+        hit = by_label.get(normalise(label))
+        if hit:
+            out[n, hit] = 1.0
+    return out
 
 
 def relation_generic_space(a: str, b: str, rule: str = DEFAULT_RULE) -> str | None:
@@ -604,7 +837,7 @@ def similarity_functions(
     wn = wordnet()
 
     def similarity(a: str, b: str, pos: str) -> float:
-        return relation_similarity(a, b, rule) if pos == "v" else wn.lin(a, b, pos, rule)[0]
+        return relation_similarity(a, b, rule) if pos == "v" else wn.score(a, b, pos, rule)
 
     def generic(a: str, b: str, pos: str) -> str | None:
         return relation_generic_space(a, b, rule) if pos == "v" else lin_and_generic(a, b, pos, rule)[1]

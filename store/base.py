@@ -146,6 +146,19 @@ class Store(abc.ABC):
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         """Whether this pair was stored under ``run_id``."""
 
+    def put_comparisons(self, results: Sequence[ComparisonRecord]) -> None:
+        """:meth:`put_comparison` for several results in one transaction:
+        all of them are stored, or none. A corpus run writes a batch at a
+        time, since a commit per pair costs more than mapping a pair of
+        short texts."""
+        for result in results:
+            self.put_comparison(result)
+
+    def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
+        """The ``(source_id, target_id)`` pairs of ``pairs`` already stored
+        under ``run_id``, in one query where the backend allows."""
+        return {(s, t) for s, t in pairs if self.has_comparison(s, t, run_id)}
+
     @abc.abstractmethod
     def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
         """One stored comparison with its mapping pairs, or ``None``."""

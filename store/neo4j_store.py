@@ -727,6 +727,21 @@ class Neo4jStore(Store):
     # -- comparisons -----------------------------------------------------------------
 
     def put_comparison(self, result: ComparisonRecord) -> None:
+        self.put_comparisons([result])
+
+    def put_comparisons(self, results: Sequence[ComparisonRecord]) -> None:
+        def work(tx: Any) -> None:
+            for result in results:
+                self._write_comparison(tx, result)
+
+        self._write(work)
+
+    def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
+        keys = {ComparisonRecord(s, t, run_id).key: (s, t) for s, t in pairs}
+        rows = self._read("MATCH (m:Mapping) WHERE m.id IN $ids RETURN m.id AS id", ids=list(keys))
+        return {keys[r["id"]] for r in rows}
+
+    def _write_comparison(self, tx: Any, result: ComparisonRecord) -> None:
         mapping_id = result.key
         scores = {f: result.scores[f] for f in STORED_SCORES}
         scores.update(
@@ -736,81 +751,78 @@ class Neo4jStore(Store):
         pairs = [{"id": f"{mapping_id}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
         created = result.created or now()
 
-        def work(tx: Any) -> None:
-            found = tx.run(
-                "MATCH (s:Document {id: $source}) MATCH (t:Document {id: $target}) "
-                "MERGE (m:Mapping {id: $mid}) "
-                "ON CREATE SET m.created = $created "
-                "SET m += $scores, m.source_id = $source, m.target_id = $target, m.run_id = $run, "
-                "    m.params = $params, m.scores = $scores_json, m.pairs = $npairs "
-                "MERGE (m)-[:SOURCE]->(s) MERGE (m)-[:TARGET]->(t) "
-                "MERGE (s)-[r:SIMILAR {run_id: $run}]->(t) "
-                "ON CREATE SET r.created = $created "
-                "SET r += $scores, r.params = $params, r.mapping_id = $mid "
-                "RETURN count(*) AS n",
-                source=result.source_id,
-                target=result.target_id,
-                run=result.run_id,
-                mid=mapping_id,
-                scores=scores,
-                scores_json=to_json_text(result.scores),
-                params=to_json_text(result.params),
-                npairs=len(pairs),
-                created=created,
-            ).single()
-            if not found or not found["n"]:
-                missing = [
-                    d
-                    for d in (result.source_id, result.target_id)
-                    if tx.run("MATCH (d:Document {id: $id}) RETURN 1", id=d).single() is None
-                ]
-                raise StoreError(
-                    self.location,
-                    f"comparison of unknown document "
-                    f"{missing[0] if missing else result.source_id} "
-                    f"(store the documents first)",
-                )
-            tx.run(
-                "MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
-                mid=mapping_id,
-                n=len(pairs),
-            ).consume()
+        found = tx.run(
+            "MATCH (s:Document {id: $source}) MATCH (t:Document {id: $target}) "
+            "MERGE (m:Mapping {id: $mid}) "
+            "ON CREATE SET m.created = $created "
+            "SET m += $scores, m.source_id = $source, m.target_id = $target, m.run_id = $run, "
+            "    m.params = $params, m.scores = $scores_json, m.pairs = $npairs "
+            "MERGE (m)-[:SOURCE]->(s) MERGE (m)-[:TARGET]->(t) "
+            "MERGE (s)-[r:SIMILAR {run_id: $run}]->(t) "
+            "ON CREATE SET r.created = $created "
+            "SET r += $scores, r.params = $params, r.mapping_id = $mid "
+            "RETURN count(*) AS n",
+            source=result.source_id,
+            target=result.target_id,
+            run=result.run_id,
+            mid=mapping_id,
+            scores=scores,
+            scores_json=to_json_text(result.scores),
+            params=to_json_text(result.params),
+            npairs=len(pairs),
+            created=created,
+        ).single()
+        if not found or not found["n"]:
+            missing = [
+                d
+                for d in (result.source_id, result.target_id)
+                if tx.run("MATCH (d:Document {id: $id}) RETURN 1", id=d).single() is None
+            ]
+            raise StoreError(
+                self.location,
+                f"comparison of unknown document "
+                f"{missing[0] if missing else result.source_id} "
+                f"(store the documents first)",
+            )
+        tx.run(
+            "MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
+            mid=mapping_id,
+            n=len(pairs),
+        ).consume()
+        self._unwind(
+            tx,
+            "MATCH (m:Mapping {id: $mid}) UNWIND $rows AS row "
+            "MERGE (p:Pair {id: row.id}) "
+            "SET p.idx = row.idx, p.kind = row.kind, p.source = row.source, p.target = row.target, "
+            "    p.source_lemma = row.source_lemma, p.target_lemma = row.target_lemma, p.lin = row.lin, "
+            "    p.generic = row.generic, p.run_id = $run, p.source_id = $source, p.target_id = $target "
+            "MERGE (m)-[:HAS_PAIR]->(p)",
+            pairs,
+            mid=mapping_id,
+            run=result.run_id,
+            source=result.source_id,
+            target=result.target_id,
+        )
+        for label, kind in (("Concept", "concept"), ("Relation", "relation")):
             self._unwind(
                 tx,
-                "MATCH (m:Mapping {id: $mid}) UNWIND $rows AS row "
-                "MERGE (p:Pair {id: row.id}) "
-                "SET p.idx = row.idx, p.kind = row.kind, p.source = row.source, p.target = row.target, "
-                "    p.source_lemma = row.source_lemma, p.target_lemma = row.target_lemma, p.lin = row.lin, "
-                "    p.generic = row.generic, p.run_id = $run, p.source_id = $source, p.target_id = $target "
-                "MERGE (m)-[:HAS_PAIR]->(p)",
-                pairs,
-                mid=mapping_id,
-                run=result.run_id,
+                f"UNWIND $rows AS row MATCH (p:Pair {{id: row.id}}) "
+                f"OPTIONAL MATCH (x:{label} {{doc_id: $source, key: row.source}}) "
+                f"OPTIONAL MATCH (y:{label} {{doc_id: $target, key: row.target}}) "
+                "FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END | MERGE (p)-[:SOURCE]->(x)) "
+                "FOREACH (_ IN CASE WHEN y IS NULL THEN [] ELSE [1] END | MERGE (p)-[:TARGET]->(y))",
+                [p for p in pairs if p["kind"] == kind],
                 source=result.source_id,
                 target=result.target_id,
             )
-            for label, kind in (("Concept", "concept"), ("Relation", "relation")):
-                self._unwind(
-                    tx,
-                    f"UNWIND $rows AS row MATCH (p:Pair {{id: row.id}}) "
-                    f"OPTIONAL MATCH (x:{label} {{doc_id: $source, key: row.source}}) "
-                    f"OPTIONAL MATCH (y:{label} {{doc_id: $target, key: row.target}}) "
-                    "FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END | MERGE (p)-[:SOURCE]->(x)) "
-                    "FOREACH (_ IN CASE WHEN y IS NULL THEN [] ELSE [1] END | MERGE (p)-[:TARGET]->(y))",
-                    [p for p in pairs if p["kind"] == kind],
-                    source=result.source_id,
-                    target=result.target_id,
-                )
-            self._unwind(
-                tx,
-                "UNWIND $rows AS row MATCH (p:Pair {id: row.id}) "
-                "OPTIONAL MATCH (p)-[old:GENERIC]->() DELETE old "
-                "WITH p, row WHERE row.generic IS NOT NULL "
-                "MERGE (g:Generic {name: row.generic}) MERGE (p)-[:GENERIC]->(g)",
-                pairs,
-            )
-
-        self._write(work)
+        self._unwind(
+            tx,
+            "UNWIND $rows AS row MATCH (p:Pair {id: row.id}) "
+            "OPTIONAL MATCH (p)-[old:GENERIC]->() DELETE old "
+            "WITH p, row WHERE row.generic IS NOT NULL "
+            "MERGE (g:Generic {name: row.generic}) MERGE (p)-[:GENERIC]->(g)",
+            pairs,
+        )
 
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         key = ComparisonRecord(source_id, target_id, run_id).key

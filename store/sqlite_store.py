@@ -437,34 +437,55 @@ class SQLiteStore(Store):
     # -- comparisons -----------------------------------------------------------------
 
     def put_comparison(self, result: ComparisonRecord) -> None:
-        key = (result.source_id, result.target_id, result.run_id)
+        self.put_comparisons([result])
+
+    def put_comparisons(self, results: Sequence[ComparisonRecord]) -> None:
         with self._write() as db:
-            known = {r[0] for r in db.execute("SELECT doc_id FROM documents WHERE doc_id IN (?, ?)", key[:2])}
-            missing = [d for d in key[:2] if d not in known]
-            if missing:
-                raise StoreError(
-                    self.location, f"comparison of unknown document {missing[0]} (store the documents first)"
-                )
-            db.execute(
-                f"INSERT INTO comparisons (source_id, target_id, run_id, {', '.join(STORED_SCORES)}, "
-                f"scores, params, created) VALUES ({', '.join('?' * (len(STORED_SCORES) + 6))}) "
-                "ON CONFLICT (source_id, target_id, run_id) DO UPDATE SET "
-                + "".join(f"{f}=excluded.{f}, " for f in STORED_SCORES)
-                + "scores=excluded.scores, params=excluded.params",
-                (
-                    *key,
-                    *(result.scores[f] for f in STORED_SCORES),
-                    to_json_text(result.scores),
-                    to_json_text(result.params),
-                    result.created or now(),
-                ),
+            for result in results:
+                self._insert_comparison(db, result)
+
+    def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
+        found: set[tuple[str, str]] = set()
+        pairs = list(pairs)
+        # 300 pairs = 600 parameters, well under SQLite's 999-variable floor.
+        for start in range(0, len(pairs), 300):
+            chunk = pairs[start : start + 300]
+            rows = self._query(
+                "SELECT source_id, target_id FROM comparisons WHERE run_id = ? AND (source_id, target_id) IN "
+                f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})",
+                (run_id, *(x for pair in chunk for x in pair)),
             )
-            db.execute("DELETE FROM pairs WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
-            db.executemany(
-                f"INSERT INTO pairs (source_id, target_id, run_id, idx, {', '.join(PAIR_FIELDS)}) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [(*key, i, *(p[f] for f in PAIR_FIELDS)) for i, p in enumerate(result.pairs)],
+            found.update((r[0], r[1]) for r in rows)
+        return found
+
+    def _insert_comparison(self, db: sqlite3.Connection, result: ComparisonRecord) -> None:
+        key = (result.source_id, result.target_id, result.run_id)
+        known = {r[0] for r in db.execute("SELECT doc_id FROM documents WHERE doc_id IN (?, ?)", key[:2])}
+        missing = [d for d in key[:2] if d not in known]
+        if missing:
+            raise StoreError(
+                self.location, f"comparison of unknown document {missing[0]} (store the documents first)"
             )
+        db.execute(
+            f"INSERT INTO comparisons (source_id, target_id, run_id, {', '.join(STORED_SCORES)}, "
+            f"scores, params, created) VALUES ({', '.join('?' * (len(STORED_SCORES) + 6))}) "
+            "ON CONFLICT (source_id, target_id, run_id) DO UPDATE SET "
+            + "".join(f"{f}=excluded.{f}, " for f in STORED_SCORES)
+            + "scores=excluded.scores, params=excluded.params",
+            (
+                *key,
+                *(result.scores[f] for f in STORED_SCORES),
+                to_json_text(result.scores),
+                to_json_text(result.params),
+                result.created or now(),
+            ),
+        )
+        db.execute("DELETE FROM pairs WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
+        db.executemany(
+            f"INSERT INTO pairs (source_id, target_id, run_id, idx, {', '.join(PAIR_FIELDS)}) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(*key, i, *(p[f] for f in PAIR_FIELDS)) for i, p in enumerate(result.pairs)],
+        )
 
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         return bool(

@@ -16,6 +16,7 @@ tests own the database they are pointed at.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -26,10 +27,15 @@ from neo4j_server import neo4j_script
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
-os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="dri-prefect-home-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME = tempfile.mkdtemp(prefix="dri-prefect-home-")
 
 # Read before any fixture hides it (the evaluation tests run without NEO4J_URI).
 _NEO4J_URI_AT_START = os.environ.get("NEO4J_URI")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove the session's private Prefect home (its database and logs)."""
+    shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -5,14 +5,27 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dri.graphs import add_concept, add_triple, new_graph
+from dri.graphs.ros import OBJ, RELATION, SUBJ
 from dri.mapping import Mapping, map_graphs
+from dri.mapping.mapper import (
+    SEED_FLOOR,
+    _Candidates,
+    _ConceptMatrix,
+    _LabelMatrix,
+    _round12,
+    _Search,
+    _SeedTable,
+    _Side,
+)
 from dri.mapping.profiles import get_profile
 from dri.mapping.random_graphs import random_ros_graph
+from dri.mapping.wordnet import similarity_functions
 from dri.metrics import compare, score_mapping
 
 
@@ -222,3 +235,107 @@ def test_relation_labels_with_prepositions_compare_by_their_verbs():
     relation = map_graphs(a, b).relation_pairs[0]
     assert (relation.source_lemma, relation.target_lemma) == ("base_on", "build_on")
     assert relation.lin > 0.5 and relation.generic is not None
+
+
+def _varied_graph(rng: random.Random, nodes: int, name: str) -> nx.DiGraph:
+    """A random graph with a small verb pool (many repeated labels), plus order-2,
+    one-argument and self-referential relations and an adjective concept."""
+    verbs = (
+        "have",
+        "make",
+        "take",
+        "give",
+        "get",
+        "hold",
+        "keep",
+        "seize",
+        "grab",
+        "own",
+        "build",
+        "destroy",
+    )
+    g = random_ros_graph(nodes, rng, verb_pool=6, verbs=verbs, name=name)
+    concepts = sorted(n for n, kind in g.nodes(data="type") if kind != RELATION)
+    nouns = [g.nodes[c]["lemma"] for c in concepts]
+    for j, lemma in enumerate(["cause", "cause", "before"]):
+        rel = f"r:h{j}"
+        g.add_node(rel, type=RELATION, lemma=lemma, pos="v", order=2, sentences=[], sections=[])
+        first = add_triple(g, rng.choice(nouns), "have", rng.choice(nouns))
+        second = add_triple(g, rng.choice(nouns), "make", rng.choice(nouns))
+        g.add_edge(first, rel, label=SUBJ)
+        g.add_edge(rel, second, label=OBJ)
+    for j, verb in enumerate(["collapse", "fall", "collapse"]):
+        rel = f"r:o{j}"
+        g.add_node(rel, type=RELATION, lemma=verb, pos="v", sentences=[], sections=[])
+        g.add_edge(rng.choice(concepts), rel, label=SUBJ)
+    me = rng.choice(concepts)
+    g.add_node("r:self", type=RELATION, lemma="wash", pos="v", sentences=[], sections=[])
+    g.add_edge(me, "r:self", label=SUBJ)
+    g.add_edge("r:self", me, label=OBJ)
+    add_concept(g, "weak", pos="a")
+    add_concept(g, "tom", entity="PERSON", wordnet_lemma="person")
+    add_triple(g, g.nodes[rng.choice(concepts)]["lemma"], "be", "weak")
+    add_triple(g, "tom", "be", "weak")
+    return g
+
+
+@pytest.mark.parametrize("profile", ["paper", "sme"])
+@pytest.mark.parametrize("seed, seeds_from", [(1, "label index"), (2, "label matrix"), (3, "every pair")])
+def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, seeds_from):
+    # The seed table scores all seeds at once over arrays; its order must be the
+    # one of sorting each seed's _key on an empty state, ties and rounding included,
+    # whether candidates come from the label index, from the label matrix or are all pairs.
+    rng = random.Random(seed)
+    s, t = _Side.of(_varied_graph(rng, 160, "a")), _Side.of(_varied_graph(rng, 140, "b"))
+    prof = get_profile(profile)
+    sim, _ = similarity_functions("max")
+    labels = _LabelMatrix(s, t, "max") if seeds_from == "label matrix" else None
+    candidates = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR), labels)
+    candidates = candidates if seeds_from != "every pair" else None
+    table = _SeedTable(candidates)
+    concepts = _ConceptMatrix(s, t, "max", sim)
+    if seeds_from == "label matrix":
+        # The label matrix finds the same candidates as the index.
+        index = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR))
+        assert sorted(zip(*candidates.get())) == sorted(zip(*index.get()))
+    for structure in (False, True):
+        search = _Search(
+            s,
+            t,
+            sim,
+            floor=prof.relation_floor,
+            structure=structure,
+            candidates=candidates,
+            table=table,
+            concepts=concepts,
+            labels=labels,
+        )
+        if candidates is not None:
+            rows, cols = candidates.get()
+            pairs = list(zip(rows.tolist(), cols.tolist()))
+        else:
+            pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
+        empty = (
+            [-1] * len(s.concepts),
+            [-1] * len(t.concepts),
+            [-1] * len(s.relations),
+            [-1] * len(t.relations),
+        )
+        keys = []
+        for i, k in pairs:
+            ok, anchors, new, new_r = search._args(i, k, *empty)
+            if ok:
+                keys.append(search._key(i, k, anchors, new, new_r))
+        expected = [key[-2:] for key in sorted(keys)]
+        assert list(zip(*search.seeds())) == expected
+        assert len(expected) > 100 and any(s.order[i] == 2 for i, _ in expected)
+        assert any(not s.signature[i][2] for i, _ in expected)  # one-argument seeds too
+
+
+def test_round12_is_pythons_round():
+    rng = random.Random(3)
+    values = [rng.random() for _ in range(20000)]
+    values += [(1.0 + rng.random() + rng.random()) / 3 for _ in range(20000)]
+    values += [(rng.randrange(10**12) + 0.5) / 1e12 for _ in range(20000)]  # halves after scaling
+    values += [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 1 / 6]
+    assert _round12(np.array(values)).tolist() == [round(v, 12) for v in values]

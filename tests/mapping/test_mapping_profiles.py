@@ -3,11 +3,16 @@ tiered identicality, structural evaluation and weighted Jaccard."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from dri.graphs import add_concept, add_triple, new_graph
 from dri.mapping import map_graphs
+from dri.mapping.mapper import SIMILARITIES
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES, Profile, get_profile
+from dri.mapping.random_graphs import random_ros_graph
+from dri.mapping.wordnet import RULES, relation_similarity, wordnet
 from dri.metrics import compare
 
 
@@ -111,3 +116,43 @@ def test_explanation_has_lin_and_generic_space_in_both_profiles():
         leg = next(p for p in m.concept_pairs if p.source_lemma == "leg")
         assert leg.target_lemma == "bus" and leg.generic == "device.n.01" and 0 < leg.lin < 1
         assert m.relation_pairs[0].lin == 1.0
+
+
+VERBS = ("have", "own", "hold", "take", "seize", "grab", "make", "build", "destroy", "ruin", "give", "get")
+
+
+def test_profiles_name_a_sense_rule():
+    assert {f"lin-{rule}": rule for rule in RULES} == SIMILARITIES
+    s, t = new_graph("s"), new_graph("t")
+    add_triple(s, "thief", "take", "jewel")
+    add_triple(t, "guide", "guide", "tourist")
+    by_rule = {
+        rule: map_graphs(s, t, profile=PROFILES["paper"].but(name=rule, similarity=f"lin-{rule}"))
+        for rule in ("max", "semcor")
+    }
+    # take/guide meet through rare senses under max-over-senses only.
+    assert by_rule["max"].relation_pairs[0].lin == 1.0 > by_rule["semcor"].relation_pairs[0].lin
+    assert by_rule["semcor"].similarity == "lin-semcor"
+    with pytest.raises(ValueError, match="unknown similarity 'lin-nope'"):
+        map_graphs(s, t, profile=PROFILES["sme"].but(name="x", similarity="lin-nope"))
+
+
+@pytest.mark.parametrize("profile", ["paper", "sme"])
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_the_profiles_map_as_with_max_over_senses_lin_asked_pair_by_pair(profile, seed):
+    # The profiles' similarity goes through similarity_functions("max") and the concept
+    # matrix; the mapping must be the one that Lin over every sense pair gives, asked
+    # one pair at a time (relation labels by head verb).
+    def reference(a: str, b: str, pos: str) -> float:
+        return relation_similarity(a, b) if pos == "v" else wordnet().lin(a, b, pos)[0]
+
+    rng = random.Random(seed)
+    a = random_ros_graph(70, rng, verbs=VERBS, verb_pool=8, name="a")
+    b = random_ros_graph(60, rng, verbs=VERBS, verb_pool=8, name="b")
+    named = map_graphs(a, b, profile=profile)
+    asked = map_graphs(a, b, profile=profile, similarity=reference)
+    assert len(named.relation_pairs) >= 3
+    assert [(p.source, p.target, p.lin) for p in named.pairs] == [
+        (p.source, p.target, p.lin) for p in asked.pairs
+    ]
+    assert named.evaluation == asked.evaluation

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import random
 import threading
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dri.mapping.wordnet import (
@@ -15,13 +17,16 @@ from dri.mapping.wordnet import (
     PAIR_CACHE_SIZE,
     RULES,
     TAIL_MISMATCH,
+    WORD_CACHE_SIZE,
     WordNet,
+    clear_caches,
     generic_space,
     lin_and_generic,
     lin_similarity,
     relation_generic_space,
     relation_heads,
     relation_similarity,
+    relation_similarity_matrix,
     similarity_functions,
     similarity_matrix,
     wordnet,
@@ -273,3 +278,73 @@ def test_word_pair_cache_is_bounded(corpora):
     info = small.cache_info()
     assert info.misses > 20 * 300 and info.currsize == 100
     assert small.lin(nouns[0], nouns[1]) == first  # evicted and recomputed alike
+    # The score cache (without generic space) has the same bound.
+    for a in nouns[:20]:
+        for b in nouns[20:]:
+            small.score(a, b, "n")
+    assert small.cache_sizes()["score"] == 100
+
+
+def _sample_words(pos: str, n: int, seed: int) -> list[str]:
+    """Random lemmas, the most polysemous ones, the root, a missing word and an inflection."""
+    wn = wordnet()
+    words = wn.lemmas(pos)
+    polysemous = sorted(words, key=lambda w: (-len(wn.offsets(w, pos)), w))[:25]
+    extra = {"n": ["entity", "dogs", "Solar System"], "v": ["be", "took", "take_over"]}[pos]
+    return random.Random(seed).sample(words, n) + polysemous + extra + ["xqzzyword"]
+
+
+@pytest.mark.parametrize("pos", ["n", "v"])
+def test_fast_score_is_the_same_float_as_lin_over_every_sense_pair(pos):
+    # score() takes the best Lin through the words' common ancestors instead of
+    # comparing every pair of senses; the result must be the same float, not a close one.
+    wn = wordnet()
+    words = _sample_words(pos, 120, seed=5)
+    checked = 0
+    for i, a in enumerate(words):
+        for b in words[i : i + 40]:
+            assert wn.score(a, b, pos) == wn.lin(a, b, pos)[0], (a, b)
+            checked += 1
+    assert checked > 4000
+    # Other rules and parts of speech are lin()'s own score.
+    assert wn.score("weak", "strong", "a") == wn.lin("weak", "strong", "a")[0] == ADJ_ATTRIBUTE
+    assert wn.score("take", "guide", "v", "semcor") == wn.lin("take", "guide", "v", "semcor")[0] < 1.0
+    with pytest.raises(ValueError):
+        wn.score("dog", "cat", "n", "no-such-rule")
+
+
+@pytest.mark.parametrize("pos, rule", [("n", "max"), ("v", "max"), ("n", "semcor"), ("a", "max")])
+def test_score_matrix_is_score_of_every_pair(pos, rule):
+    wn = wordnet()
+    if pos == "a":
+        rows, columns = ["weak", "hot", "big", "xqzzyword"], ["feeble", "cold", "large", "weak"]
+    else:
+        rows, columns = _sample_words(pos, 60, seed=1), _sample_words(pos, 50, seed=2)
+    matrix = wn.score_matrix(rows, columns, pos, rule)
+    expected = np.array([[wn.score(a, b, pos, rule) for b in columns] for a in rows])
+    assert matrix.shape == (len(rows), len(columns))
+    assert np.array_equal(matrix, expected)  # exactly, not approximately
+    assert wn.score_matrix([], columns, pos, rule).shape == (0, len(columns))
+
+
+def test_clear_caches_empties_every_table_and_scores_stay_the_same():
+    wn = wordnet()
+    before = (wn.score("dog", "cat"), lin_similarity("leg", "bus"), relation_similarity("take_over", "seize"))
+    assert wn.cache_sizes()["score"] > 0
+    clear_caches()
+    assert wn.cache_sizes() == {"lin": 0, "score": 0, "word tables": 0}
+    after = (wn.score("dog", "cat"), lin_similarity("leg", "bus"), relation_similarity("take_over", "seize"))
+    assert after == before
+    assert 0 < wn.cache_sizes()["word tables"] <= WORD_CACHE_SIZE
+
+
+def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
+    rows = ["base_on", "build_on", "take_over", "Take over", "try_to_build_on", "isa", "have", "destroy"]
+    rows += ["xqzzy_on", "seize", "pass_through", "be_in", "own"]
+    columns = ["build", "destroy_on", "take", "isa", "possess", "take_over", "go_through", "be", "xqzzy"]
+    matrix = relation_similarity_matrix(rows, columns)
+    expected = np.array([[relation_similarity(a, b) for b in columns] for a in rows])
+    assert np.array_equal(matrix, expected)
+    assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
+    assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
+    assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1

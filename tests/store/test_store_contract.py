@@ -274,6 +274,34 @@ def test_a_comparison_of_an_unknown_document_is_refused(store):
     assert store.counts() == before
 
 
+def test_a_batch_of_comparisons_is_stored_whole_or_not_at_all(store):
+    for g in corpus_graphs():
+        store.put_document("tiny", g)
+    before = store.counts()
+    with pytest.raises(StoreError, match="unknown document ghost"):
+        store.put_comparisons(
+            [comparison("atom", "solar", "run-1", 0.9), comparison("water", "ghost", "run-1", 0.4)]
+        )
+    assert store.counts() == before and store.comparisons() == []
+    batch = [comparison("atom", "solar", "run-1", 0.9), comparison("water", "solar", "run-1", 0.4)]
+    store.put_comparisons(batch)
+    one_by_one = store.comparisons(pairs=True)
+    assert [(c.source_id, c.target_id) for c in one_by_one] == [("atom", "solar"), ("water", "solar")]
+    store.put_comparisons(batch)  # idempotent, like put_comparison
+    assert store.comparisons(pairs=True) == one_by_one
+
+
+def test_stored_pairs_names_the_pairs_of_one_run_already_stored(store):
+    _store_corpus(store)
+    asked = [("atom", "solar"), ("solar", "atom"), ("water", "solar"), ("heat", "water"), ("heat", "atom")]
+    assert store.stored_pairs(asked, "run-1") == {("atom", "solar"), ("water", "solar"), ("heat", "water")}
+    assert store.stored_pairs(asked, "run-2") == set()
+    assert store.stored_pairs([], "run-1") == set()
+    # More pairs than one SQL statement takes parameters for.
+    many = [(f"x{i}", "solar") for i in range(700)] + [("atom", "solar")]
+    assert store.stored_pairs(many, "run-1") == {("atom", "solar")}
+
+
 def test_real_scores_and_mapping_pairs_are_stored(store):
     from dri.metrics import compare
 

@@ -559,7 +559,7 @@ class WordNet:
             return 0.0, None
         ic = self._icv[pos]
         if rule == "max":
-            return _best_pair(sa, sb, ic)
+            return self._first_best_pair(pos, a, b, sa, sb, ic)
         if rule == "first":
             return _lin_pair(sa[0], sb[0], ic)
         wa, wb = self.sense_weights(a, pos), self.sense_weights(b, pos)
@@ -584,6 +584,40 @@ class WordNet:
                 if factor * score > best:
                     best, generic = factor * score, lcs
         return max(best, 0.0), generic
+
+    def _first_best_pair(
+        self, pos: str, a: str, b: str, sa: Sequence[_Synset], sb: Sequence[_Synset], ic: dict[int, float]
+    ) -> tuple[float, int | None]:
+        """:func:`_best_pair`'s result (the first best pair in sense order and its most
+        informative subsumer), found knowing the best score from :meth:`score`: pairs
+        that cannot reach it (Lin <= 2 min(IC) / (IC(x) + IC(y))) are skipped unscored."""
+        theirs = {y.offset for y in sb}
+        for x in sa:
+            if x.offset in theirs:
+                return 1.0, x.offset  # _best_pair stops at the first shared synset
+        best = self._score_cached(pos, a, b, "max")
+        # The best pair's subsumer is one of the common ancestors through which the
+        # words' least informative senses reach the best score (see score()).
+        reaching = None
+        if best > 0.0:
+            ta, tb = self._table_cached(pos, a).least, self._table_cached(pos, b).least
+            reaching = set()
+            for c in ta.keys() & tb.keys():
+                denominator = ta[c] + tb[c]
+                if 0 < denominator < math.inf and min(1.0, 2.0 * ic.get(c, 0.0) / denominator) == best:
+                    reaching.add(c)
+        for x in sa:
+            if reaching is not None and x.ancestors.isdisjoint(reaching):
+                continue
+            for y in sb:
+                if x.ancestors.isdisjoint(y.ancestors):
+                    continue
+                if reaching is not None and y.ancestors.isdisjoint(reaching):
+                    continue
+                score, lcs = _lin_pair(x, y, ic)
+                if score == best:
+                    return score, lcs
+        return _best_pair(sa, sb, ic)  # not reached: the best score is some pair's
 
     def _adjectives(self, a: str, b: str) -> tuple[float, int | None]:
         """Shared synset 1.0, shared similar-to cluster ADJ_CLUSTER, shared attribute ADJ_ATTRIBUTE."""

@@ -19,10 +19,12 @@ from dri.mapping.wordnet import (
     TAIL_MISMATCH,
     WORD_CACHE_SIZE,
     WordNet,
+    _best_pair,
     clear_caches,
     generic_space,
     lin_and_generic,
     lin_similarity,
+    normalise,
     relation_generic_space,
     relation_heads,
     relation_similarity,
@@ -306,6 +308,14 @@ def test_fast_score_is_the_same_float_as_lin_over_every_sense_pair(pos):
             assert wn.score(a, b, pos) == wn.lin(a, b, pos)[0], (a, b)
             checked += 1
     assert checked > 4000
+    # lin() finds its generic space knowing the best score: the same pair as trying them all.
+    ic = wn._icv[pos]
+    for i, a in enumerate(words[:60]):
+        for b in words[i + 1 : i + 15]:
+            x, y = sorted((normalise(a), normalise(b)))
+            assert wn._lin_uncached(pos, x, y, "max") == _best_pair(
+                wn.synsets(x, pos), wn.synsets(y, pos), ic
+            )
     # Other rules and parts of speech are lin()'s own score.
     assert wn.score("weak", "strong", "a") == wn.lin("weak", "strong", "a")[0] == ADJ_ATTRIBUTE
     assert wn.score("take", "guide", "v", "semcor") == wn.lin("take", "guide", "v", "semcor")[0] < 1.0

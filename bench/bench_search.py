@@ -5,7 +5,10 @@ bank, Clough & Stevenson) the graphs are extracted into a store of their own,
 a set of targets is searched exhaustively (every document structure-mapped;
 the comparisons are stored, so a second run maps nothing), and then stage 1
 is replayed for every feature set of :data:`mapping.features.FEATURE_SETS`
-(and for all features without the size factor) and several candidate counts. Recall is the share of the exhaustive top 10
+(ranked by the default, :func:`store.vectors.combine`), for all features
+ranked by the cosine alone, by the cosine times the size ratio (the ranking
+before the structural estimate) and by the structural estimate alone, and
+for several candidate counts. Recall is the share of the exhaustive top 10
 that the two-stage search returns in its own top 10.
 
 ``scale``: one target against N stored graphs (N = 100, 1,000, 10,000,
@@ -15,7 +18,7 @@ and the process's peak memory. The stored graphs are real (the AnaloBench
 stories and the Clough & Stevenson texts, as extracted) plus random ROS
 graphs (:mod:`mapping.random_graphs`) of the same sizes to make up N.
 
-    .venv/bin/python bench/bench_search.py recall [--corpus demo|analobench|clough ...]
+    .venv/bin/python bench/bench_search.py recall [--corpus demo|analobench|clough ...] [--neo4j bolt://...]
     .venv/bin/python bench/bench_search.py scale --sizes 100 1000 10000 100000
 
 Results are recorded in ``docs/search.md``.
@@ -36,13 +39,13 @@ from dri.extract.reader import document_from_text
 from dri.flows.search import search
 from dri.mapping.features import FEATURE_SETS, content_features
 from dri.mapping.random_graphs import random_ros_graph
-from dri.settings import PROJECT_ROOT, clough_stevenson_dir, data_dir
+from dri.settings import DEFAULT_CANDIDATES, PROJECT_ROOT, clough_stevenson_dir, data_dir
 from dri.store import open_store
 from dri.store.vectors import VectorIndex
 
 SHARED = PROJECT_ROOT.parent / "shared"
 STORY_BANK = SHARED / "validity" / "analobench" / "story_bank.jsonl"
-CANDIDATES = (10, 20, 50, 100)
+CANDIDATES = (20, 50, 100, 150, 200, 250)
 TOP = 10
 
 
@@ -83,7 +86,31 @@ def _store_corpus(store, corpus: str):
     return known, targets
 
 
-def recall(corpora: list[str], out: Path) -> dict:
+def _recall_of(chosen: list[str], mine: dict[str, float]) -> float:
+    """Share of the exhaustive top 10 (by ``mine``, the exhaustive scores) among the ``chosen``'s top 10."""
+    truth = sorted(mine, key=lambda d: (-mine[d], d))[:TOP]
+    top = sorted(chosen, key=lambda d: (-mine.get(d, 0.0), d))[:TOP]
+    return len(set(top) & set(truth)) / max(1, len(truth))
+
+
+def _neo4j_recall(uri: str, corpus: str, graphs: dict, targets: list[str], full: dict) -> dict:
+    """Stage 1 on Neo4j (vector index, then the re-ranking) against the same exhaustive results."""
+    table = {}
+    with open_store(uri) as neo:
+        stored = {d.doc_id for d in neo.documents(corpus)}
+        for doc_id, graph in graphs.items():
+            if doc_id not in stored:
+                neo.put_document(corpus, graph, meta={"name": graph.graph.get("name", doc_id)})
+        for n in CANDIDATES:
+            hits = []
+            for target in targets:
+                chosen = [d for d, _ in neo.similar_documents(target, k=n, corpus=corpus)]
+                hits.append(_recall_of(chosen, full[target]))
+            table[f"neo4j@{n}"] = round(sum(hits) / len(hits), 3)
+    return table
+
+
+def recall(corpora: list[str], out: Path, neo4j: str | None = None) -> dict:
     results = {}
     for corpus in corpora:
         with open_store(f"sqlite:///{out / 'recall.sqlite'}") as store:
@@ -105,11 +132,15 @@ def recall(corpora: list[str], out: Path) -> dict:
                 full.setdefault(r.target_id, {})[r.source_id] = r.scores["analogy_similarity"]
             table = {}
             sizes = [graphs[d].number_of_nodes() for d in among]
-            variants = [(name, kinds, sizes) for name, kinds in FEATURE_SETS.items()]
-            variants.append(("all, cosine only", FEATURE_SETS["all"], None))
-            for kinds_name, kinds, with_sizes in variants:
+            variants = [(name, kinds, "estimate") for name, kinds in FEATURE_SETS.items()]
+            variants += [
+                ("all, cosine only", FEATURE_SETS["all"], "cosine"),
+                ("all, cosine x size ratio", FEATURE_SETS["all"], "size"),
+                ("all, structural estimate only", FEATURE_SETS["all"], "share"),
+            ]
+            for kinds_name, kinds, rank in variants:
                 index = VectorIndex.build(
-                    among, [content_features(graphs[d], kinds) for d in among], with_sizes
+                    among, [content_features(graphs[d], kinds) for d in among], sizes, rank
                 )
                 for n in CANDIDATES:
                     hits = []
@@ -125,6 +156,8 @@ def recall(corpora: list[str], out: Path) -> dict:
                         truth = list(scores)[:TOP]
                         hits.append(len(set(top) & set(truth)) / max(1, len(truth)))
                     table[f"{kinds_name}@{n}"] = round(sum(hits) / len(hits), 3)
+            if neo4j:
+                table.update(_neo4j_recall(neo4j, corpus, graphs, [ids[n] for n in targets], full))
             results[corpus] = {
                 "documents": len(among),
                 "targets": len(targets),
@@ -164,30 +197,49 @@ def scale(sizes: list[int], out: Path, exhaustive_up_to: int, targets: int) -> d
             t = time.perf_counter()
             _fill(store, n, real, rng)
             fill_s = time.perf_counter() - t
+            print(json.dumps({"n": n, "filled_seconds": round(fill_s, 1)}), flush=True)
+            cpu = time.process_time()
             store.vector_index("scale")  # warm: the index is built once per process
+            index_cpu = time.process_time() - cpu
             probe = [d.doc_id for d in store.documents("scale") if not d.doc_id.startswith("random-")][
                 :targets
             ]
             rows = []
             for doc_id in probe:
+                cpu = time.process_time()
                 two = search(store, doc_id, k=TOP, corpus="scale")
                 row = {"stage1": two.seconds["stage1"], "stage2": two.seconds["stage2"], "mapped": two.mapped}
+                row["cpu"] = time.process_time() - cpu
+                cpu = time.process_time()  # stage 1 again, alone, for its CPU time
+                store.similar_documents(doc_id, k=DEFAULT_CANDIDATES, corpus="scale")
+                row["stage1_cpu"] = time.process_time() - cpu
+                print(json.dumps({"n": n, "target": doc_id, "two_stage": row}), flush=True)
                 if n <= exhaustive_up_to:
+                    cpu = time.process_time()
                     every = search(store, doc_id, k=TOP, exhaustive=True, corpus="scale")
+                    row["exhaustive_cpu"] = time.process_time() - cpu
                     truth = {h.doc_id for h in every.hits}
                     row["recall"] = len(truth & {h.doc_id for h in two.hits}) / max(1, len(truth))
                     row["exhaustive"] = every.seconds["stage1"] + every.seconds["stage2"]
                 rows.append(row)
+                print(json.dumps({"n": n, "target": doc_id, **row}), flush=True)  # partial results
             summary = {
                 "n": n,
                 "fill_seconds": round(fill_s, 1),
+                "index_cpu_s": round(index_cpu, 2),
                 "stage1_s": round(sum(r["stage1"] for r in rows) / len(rows), 3),
                 "stage2_s": round(sum(r["stage2"] for r in rows) / len(rows), 3),
                 "search_s": round(sum(r["stage1"] + r["stage2"] for r in rows) / len(rows), 3),
+                "search_cpu_s": round(sum(r["cpu"] for r in rows) / len(rows), 3),
+                "stage1_cpu_s": round(sum(r["stage1_cpu"] for r in rows) / len(rows), 3),
+                "mapped": rows[0]["mapped"],
                 "recall": round(sum(r["recall"] for r in rows) / len(rows), 3)
                 if "recall" in rows[0]
                 else None,
                 "exhaustive_s": round(sum(r["exhaustive"] for r in rows) / len(rows), 2)
+                if "exhaustive" in rows[0]
+                else None,
+                "exhaustive_cpu_s": round(sum(r["exhaustive_cpu"] for r in rows) / len(rows), 2)
                 if "exhaustive" in rows[0]
                 else None,
                 "peak_mib": round(_peak_mib()),
@@ -204,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", nargs="+", default=["demo", "analobench", "clough"])
     ap.add_argument("--sizes", nargs="+", type=int, default=[100, 1000, 10_000, 100_000])
     ap.add_argument("--exhaustive-up-to", type=int, default=1000, help="largest N searched exhaustively too")
+    ap.add_argument(
+        "--neo4j", default=None, help="recall: also replay stage 1 on this Neo4j store (bolt URI)"
+    )
     ap.add_argument("--targets", type=int, default=5, help="targets per N")
     ap.add_argument(
         "--out", type=Path, default=None, help="folder for the stores (default data/bench-search)"
@@ -212,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or data_dir() / "bench-search"
     out.mkdir(parents=True, exist_ok=True)
     if args.what == "recall":
-        results = recall(args.corpus, out)
+        results = recall(args.corpus, out, args.neo4j)
     else:
         results = scale(args.sizes, out, args.exhaustive_up_to, args.targets)
     (out / f"{args.what}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")

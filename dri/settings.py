@@ -51,7 +51,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 #: structure-maps (``dri.flows.search``). Chosen once for all data on the demo
 #: corpus, the AnaloBench story bank and Clough & Stevenson, where it keeps
 #: the recall of the exhaustive top 10 at 0.9 or more (``docs/search.md``).
-DEFAULT_CANDIDATES = 100
+DEFAULT_CANDIDATES = 250
 
 #: A corpus run with no more documents to parse and pairs to map than these,
 #: and no runner asked for, runs in the calling process without Prefect's

@@ -3,10 +3,12 @@
 Forbus, Gentner and Law (1995) retrieve analogues in two stages: MAC, a
 cheap content-vector dot product over the whole memory, keeps a few
 candidates; FAC structure-maps only those. Here stage 1 is
-:meth:`store.Store.similar_documents` (a sparse tf-idf product in memory on
-SQLite, the vector index on Neo4j) over the content vectors of
-:mod:`mapping.features`, and stage 2 is :func:`metrics.compare` on the
-top :data:`DEFAULT_CANDIDATES`. ``exhaustive=True`` maps every stored
+:meth:`store.Store.similar_documents` over the vectors of
+:mod:`mapping.features`: an estimate of the share of the two graphs that
+can map (from their typed relation labels) times their content cosine
+(:func:`store.vectors.combine`; sparse matrices in memory on SQLite, the
+vector index and then the same re-ranking on Neo4j), and stage 2 is
+:func:`metrics.compare` on the top :data:`DEFAULT_CANDIDATES`. ``exhaustive=True`` maps every stored
 document, as a search did before stage 1 existed.
 
 * :func:`search` -- one target, in this process, no Prefect: the API and the
@@ -37,7 +39,7 @@ __all__ = ["DEFAULT_CANDIDATES", "Hit", "SearchOutcome", "prune_pairs", "search"
 @dataclass(frozen=True)
 class Hit:
     doc_id: str
-    stage1: float  # cosine of the content vectors
+    stage1: float  # the stage-1 score (store.vectors.combine)
     scores: dict[str, Any]
 
 

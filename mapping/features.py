@@ -24,29 +24,50 @@ A graph's vector counts string features:
 * ``s:c<degree>`` / ``s:r<subject degree>-<object degree>`` each node's
   structural signature: structure mapping scores the share of two graphs
   that maps (the Jaccard part of the Analogy Similarity), which depends on
-  their shapes more than on their words.
+  their shapes more than on their words;
+* ``m:<type>:<label>`` each relation by its full label and its type as the
+  mapper sees it (order, subject, object, subject is object). These are not
+  part of the cosine: they feed the estimate of how many relations two
+  graphs can map (:class:`RelationPartners`; ranking in
+  :mod:`store.vectors`).
 
 Hypernyms at the very top of the hierarchy (``entity``, ``abstraction``,
 ...) say nothing; they are left out below :data:`MIN_HYPERNYM_IC` bits of
 information content. The raw counts are stored; :func:`weigh` turns a matrix
 of them into sublinear tf-idf rows of unit length, so a dot product is a
 cosine. Which features to use was measured, not assumed: ``docs/search.md``.
+
+The mapper pairs two relations only when their types are equal and their
+labels identical or at least ``relation_floor`` similar (tiered
+identicality, :mod:`mapping.profiles`), so the relations of the probe that
+have a partner of that kind in a document bound the relations the two can
+map. :class:`RelationPartners` finds, for a probe's labels, the partners in
+a vocabulary of labels through the same WordNet index as the mapper's seeds
+(:func:`mapping.mapper.relation_reach`), without comparing every pair.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import networkx as nx
 
-from dri.mapping.wordnet import normalise, relation_heads, wordnet
+from dri.mapping.mapper import relation_reach
+from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
 
-__all__ = ["FEATURES_VERSION", "FEATURE_SETS", "MIN_HYPERNYM_IC", "content_features"]
+__all__ = [
+    "FEATURES_VERSION",
+    "FEATURE_SETS",
+    "MIN_HYPERNYM_IC",
+    "RELATION_PREFIX",
+    "RelationPartners",
+    "content_features",
+]
 
 #: Bumped whenever the features change, so stored vectors are recomputed.
-FEATURES_VERSION = "2"
+FEATURES_VERSION = "3"
 #: Hypernyms with less information content (in bits... nats, as WordNet IC) are too general to count.
 MIN_HYPERNYM_IC = 3.0
 #: Weight of a hypernym feature against a word feature (a shared word says more).
@@ -56,13 +77,16 @@ HYPERNYM_WEIGHT = 0.5
 MAX_DEGREE = 6
 
 #: The feature kinds compared in ``bench/bench_search.py``; ``"all"`` is the default.
+#: Every set carries the typed relation labels (``m``) the structural estimate needs.
 FEATURE_SETS = {
-    "lemmas": ("c", "r"),
-    "hypernyms": ("hc", "hr"),
-    "lemmas+hypernyms": ("c", "r", "hc", "hr"),
-    "lemmas+hypernyms+order2": ("c", "r", "o", "hc", "hr"),
-    "all": ("c", "r", "o", "hc", "hr", "s"),  # with the structural signatures
+    "lemmas": ("c", "r", "m"),
+    "hypernyms": ("hc", "hr", "m"),
+    "lemmas+hypernyms": ("c", "r", "hc", "hr", "m"),
+    "lemmas+hypernyms+order2": ("c", "r", "o", "hc", "hr", "m"),
+    "all": ("c", "r", "o", "hc", "hr", "s", "m"),  # with the structural signatures
 }
+#: Features starting with this are typed relation labels, kept out of the cosine.
+RELATION_PREFIX = "m:"
 
 
 def _signature(graph: nx.DiGraph, node: str, data: dict) -> str:
@@ -75,6 +99,15 @@ def _signature(graph: nx.DiGraph, node: str, data: dict) -> str:
         first = next(iter(neighbours), None)
         ends.append(min(graph.degree(first), MAX_DEGREE) if first is not None else 0)
     return f"s:r{ends[0]}-{ends[1]}"
+
+
+def _relation_type(graph: nx.DiGraph, node: str, data: dict) -> str:
+    """The relation's type as :mod:`mapping.mapper` compares it: order, has a
+    subject, has an object, subject is object (the first edge of each wins)."""
+    subj = next((u for u, _, label in graph.in_edges(node, data="label") if label == "subj"), None)
+    obj = next((v for _, v, label in graph.out_edges(node, data="label") if label == "obj"), None)
+    order = 2 if data.get("order", 1) == 2 else 1
+    return f"{order}{int(subj is not None)}{int(obj is not None)}{int(subj is not None and subj == obj)}"
 
 
 @lru_cache(maxsize=65536)
@@ -98,6 +131,9 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
     for node, data in graph.nodes(data=True):
         if "s" in kinds:
             counts[_signature(graph, node, data)] += 1
+        if "m" in kinds and data.get("type") == "relation":
+            # The label as the mapper compares it (its lemma, else the node id).
+            counts[f"{RELATION_PREFIX}{_relation_type(graph, node, data)}:{data.get('lemma', node)}"] += 1
         lemma = str(data.get("wordnet_lemma") or data.get("lemma") or "")
         if not lemma:
             continue
@@ -119,3 +155,73 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
                 for offset in _hypernyms(lemma, "n"):
                     counts[f"hc:{offset}"] += HYPERNYM_WEIGHT
     return dict(counts)
+
+
+class RelationPartners:
+    """Which typed relation labels (``m:`` features) of a vocabulary each probe
+    label may pair with in a mapping: the same type, and an identical label or
+    one at least ``floor`` similar (:func:`mapping.wordnet.relation_similarity`,
+    the mapper's own test). With ``floor`` 0 any label of the same type may.
+
+    The vocabulary's labels are indexed by the WordNet verb synsets through
+    which they can reach ``floor`` (built on first use or by :meth:`prepare`);
+    a probe label meets only the labels sharing one, whose similarity is then
+    checked.
+    """
+
+    def __init__(self, vocabulary: Sequence[str], floor: float):
+        self.vocabulary = list(vocabulary)
+        self.floor = floor
+        self.positions = {key: i for i, key in enumerate(self.vocabulary)}
+        self._index: dict[tuple[str, int], list[tuple[float, int]]] | None = None
+        self._by_type: dict[str, list[int]] = {}
+        for i, key in enumerate(self.vocabulary):
+            self._by_type.setdefault(_split(key)[0], []).append(i)
+
+    def prepare(self) -> RelationPartners:
+        """Build the synset index now rather than on the first :meth:`partners`."""
+        self._built()
+        return self
+
+    def _built(self) -> dict[tuple[str, int], list[tuple[float, int]]]:
+        if self._index is None:
+            index: dict[tuple[str, int], list[tuple[float, int]]] = {}
+            for i, key in enumerate(self.vocabulary):
+                kind, label = _split(key)
+                for synset, least in relation_reach(label, self.floor):
+                    index.setdefault((kind, synset), []).append((least, i))
+            for bucket in index.values():
+                bucket.sort()
+            self._index = index
+        return self._index
+
+    def partners(self, key: str) -> list[int]:
+        """Positions in the vocabulary of the labels ``key`` may pair with."""
+        kind, label = _split(key)
+        if self.floor <= 0.0:
+            return list(self._by_type.get(kind, ()))
+        found = {self.positions[key]} if key in self.positions else set()
+        index, ic = self._built(), wordnet()._icv["v"]  # read only
+        bound: dict[int, float] = {}
+        for synset, least in relation_reach(label, self.floor):
+            twice = 2.0 * ic[synset]
+            limit = twice / self.floor - least
+            for other_ic, i in index.get((kind, synset), ()):
+                if other_ic > limit:
+                    break
+                bound[i] = max(bound.get(i, 0.0), twice / (least + other_ic))
+        floor = self.floor - 1e-12
+        for i, value in bound.items():
+            if (
+                i not in found
+                and value >= floor
+                and relation_similarity(label, _split(self.vocabulary[i])[1]) >= floor
+            ):
+                found.add(i)
+        return sorted(found)
+
+
+def _split(key: str) -> tuple[str, str]:
+    """``"m:1110:attract"`` -> ``("1110", "attract")``."""
+    _, kind, label = key.split(":", 2)
+    return kind, label

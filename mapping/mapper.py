@@ -85,6 +85,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 import networkx as nx
@@ -100,7 +101,7 @@ from dri.mapping.wordnet import (
     wordnet,
 )
 
-__all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
+__all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs", "relation_reach"]
 
 Similarity = Callable[[str, str, str], float]
 Generic = Callable[[str, str, str], "str | None"]
@@ -687,6 +688,14 @@ def _reach(label: str, floor: float) -> dict[int, float]:
                 if ic.get(c, 0.0) >= bound and ic.get(c, 0.0) > 0.0 and x.ic < out.get(c, math.inf):
                     out[c] = x.ic
     return out
+
+
+@lru_cache(maxsize=65_536)
+def relation_reach(label: str, floor: float) -> tuple[tuple[int, float], ...]:
+    """:func:`_reach` as ``(synset offset, least IC)`` pairs, cached: two relation
+    labels can reach Lin >= ``floor`` only through a synset both reach (used by
+    the stage-1 estimate of :mod:`mapping.features`)."""
+    return tuple(sorted(_reach(label, floor).items()))
 
 
 def _candidate_pairs(

@@ -49,7 +49,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import networkx as nx
-import numpy as np
 
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
@@ -73,7 +72,7 @@ from dri.store.records import (
     scalar_meta,
     version_key,
 )
-from dri.store.vectors import DENSE_DIMENSIONS, dense_vector, size_factor
+from dri.store.vectors import DENSE_DIMENSIONS, StructureIndex, combine, dense_vector
 
 __all__ = [
     "DEFAULT_RETRY_SECONDS",
@@ -651,12 +650,13 @@ class Neo4jStore(Store):
         self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
     ) -> list[tuple[str, float]]:
         """Stage 1 through the server's vector index (HNSW, approximate) on the
-        hashed content vectors, without idf weighting: the index's score mapped
-        back to a cosine, times the size ratio (:func:`store.vectors.size_factor`),
-        re-ranked over the ``3 k`` nearest by cosine."""
+        hashed content vectors, without idf weighting: the ``3 k`` nearest (all,
+        with a corpus filter) are re-ranked by :func:`store.vectors.combine` of
+        their structural estimate (:class:`store.vectors.StructureIndex` over
+        those documents) and the index's score mapped back to a cosine."""
         self._fill_vectors()
         head = self._read(
-            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.concepts + d.relations AS size",
+            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.features AS features",
             id=doc_id,
         )
         if not head:
@@ -673,22 +673,18 @@ class Neo4jStore(Store):
             f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
             "WHERE node.id <> $id "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
-            "RETURN node.id AS id, score, node.concepts + node.relations AS size",
+            "RETURN node.id AS id, score, node.features AS features",
             wanted=max(1, wanted),
             vector=head[0]["v"],
             id=doc_id,
             corpus=corpus,
         )
-        size = max(float(head[0]["size"] or 0), 1.0)
-        found = [
-            (
-                r["id"],
-                (2.0 * float(r["score"]) - 1.0)
-                * float(size_factor(np.array([float(r["size"] or 0)]), size)[0]),
-            )
-            for r in rows
-        ]
-        found.sort(key=lambda x: (-x[1], x[0]))
+        if not rows:
+            return []
+        pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows])
+        share = pool.share(json.loads(head[0]["features"] or "{}"))
+        scores = combine(share, [2.0 * float(r["score"]) - 1.0 for r in rows])
+        found = sorted(((r["id"], float(x)) for r, x in zip(rows, scores)), key=lambda x: (-x[1], x[0]))
         return found if k is None else found[:k]
 
     def _records(self, match: str, member: bool = False, **params: Any) -> list[DocumentRecord]:

@@ -4,11 +4,27 @@ Every stored graph carries its content vector (:mod:`mapping.features`,
 feature -> count). :class:`VectorIndex` hashes them into the columns of a
 SciPy CSR matrix (scikit-learn's ``FeatureHasher``, 2**20 columns, so no
 vocabulary has to be kept or grown), weighs them with sublinear tf-idf over
-the indexed documents and normalises the rows, so ranking every document
-against a probe is one sparse matrix-vector product and an ``argpartition``.
-The SQLite store builds one per corpus selection and keeps it until the
-stored graphs change; the Neo4j store uses the server's vector index instead
-(``docs/search.md``).
+the indexed documents and normalises the rows, so the cosine of every
+document with a probe is one sparse matrix-vector product.
+
+The cosine alone ranks poorly where the Analogy Similarity follows the share
+of two graphs that maps rather than their words (stories: ``docs/search.md``).
+So each document is ranked by :func:`combine`: an estimate of that share
+times the content similarity. :class:`StructureIndex` estimates the share
+from the typed relation labels (``m:`` features): a probe's relation can map
+only onto a document relation of the same type whose label is identical or
+similar enough (:class:`mapping.features.RelationPartners`), so
+
+    m = min( sum over probe labels l of min(count of l, document relations l may pair with),
+             sum over document labels d of min(count of d, probe relations d may pair with) )
+
+bounds the relation pairs of any mapping (a histogram intersection under the
+mapper's compatibility), and ``m / (r_probe + r_doc - m)`` is the relation
+Jaccard share it allows. Both parts are sparse operations over all documents.
+
+The SQLite store builds one index per corpus selection and keeps it until the
+stored graphs change; the Neo4j store takes a pool from the server's vector
+index and re-ranks it with the same :func:`combine` (``docs/search.md``).
 """
 
 from __future__ import annotations
@@ -18,16 +34,46 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from dri.mapping.features import FEATURES_VERSION, content_features
+from dri.mapping.features import FEATURES_VERSION, RELATION_PREFIX, RelationPartners, content_features
+from dri.mapping.profiles import get_profile
 
-__all__ = ["HASH_FEATURES", "VectorIndex", "dense_vector", "encode_features", "size_factor"]
+__all__ = [
+    "CONTENT_OFFSET",
+    "HASH_FEATURES",
+    "StructureIndex",
+    "VectorIndex",
+    "combine",
+    "dense_vector",
+    "encode_features",
+    "size_factor",
+]
 
 #: Columns of the hashed matrix; collisions are rare at this size for the
 #: vocabularies of text corpora (tens of thousands of features).
 HASH_FEATURES = 2**20
 #: Dimensions of the dense projection kept for Neo4j's vector index.
 DENSE_DIMENSIONS = 512
+#: Weight of the structural estimate when the content cosine is 0: a document
+#: with no word in common still ranks by the share that may map
+#: (:func:`combine`; chosen on all three corpora at once, ``docs/search.md``).
+CONTENT_OFFSET = 0.5
+#: Relation similarity below which the mapper never pairs two relations: the
+#: default profile's ``relation_floor``, which the structural estimate mirrors.
+RELATION_FLOOR = get_profile().relation_floor
+#: Added to the estimate so that documents it cannot tell apart keep their cosine order.
+_TIE = 1e-6
+
+
+def content_only(features: Mapping[str, float]) -> dict[str, float]:
+    """The features that enter the cosine (all but the typed relation labels)."""
+    return {k: v for k, v in features.items() if not k.startswith(RELATION_PREFIX)}
+
+
+def combine(share: ArrayLike, cosine: ArrayLike) -> np.ndarray:
+    """The stage-1 score: estimated mapped share times ``CONTENT_OFFSET + cosine``."""
+    return (np.asarray(share, dtype=float) + _TIE) * (CONTENT_OFFSET + np.asarray(cosine, dtype=float))
 
 
 def encode_features(graph) -> str:
@@ -55,7 +101,7 @@ def dense_vector(features: Mapping[str, float], dimensions: int = DENSE_DIMENSIO
     the sublinear counts (cosine-preserving in expectation, Weinberger et al. 2009)."""
     from sklearn.feature_extraction import FeatureHasher
 
-    weights = {k: 1.0 + float(np.log(v)) for k, v in features.items() if v > 0}
+    weights = {k: 1.0 + float(np.log(v)) for k, v in content_only(features).items() if v > 0}
     row = FeatureHasher(n_features=dimensions, input_type="dict").transform([weights]).toarray()[0]
     norm = float(np.linalg.norm(row))
     return [float(x) / norm for x in row] if norm else [0.0] * dimensions
@@ -75,13 +121,90 @@ def size_factor(sizes: np.ndarray, size: float) -> np.ndarray:
 
 
 @dataclass
+class StructureIndex:
+    """Documents' typed relation labels as a sparse count matrix, for the
+    estimate of the relation share two graphs can map (module docstring)."""
+
+    vocabulary: list[str]
+    labels: object  # scipy.sparse.csr_matrix: documents x vocabulary, counts
+    relations: np.ndarray  # relations per document
+    floor: float = RELATION_FLOOR
+
+    def __post_init__(self) -> None:
+        self.partners = RelationPartners(self.vocabulary, self.floor)
+
+    @classmethod
+    def build(cls, features: Sequence[Mapping[str, float]], floor: float = RELATION_FLOOR) -> StructureIndex:
+        from scipy.sparse import csr_matrix  # with scikit-learn: only a search needs it
+
+        positions: dict[str, int] = {}
+        rows, cols, data = [], [], []
+        for row, counts in enumerate(features):
+            for key, count in counts.items():
+                if key.startswith(RELATION_PREFIX) and count > 0:
+                    rows.append(row)
+                    cols.append(positions.setdefault(key, len(positions)))
+                    data.append(float(count))
+        labels = csr_matrix((data, (rows, cols)), shape=(len(features), len(positions)), dtype=float)
+        relations = np.asarray(labels.sum(axis=1)).ravel()
+        return cls(list(positions), labels, relations, floor)
+
+    def row(self, position: int) -> dict[str, float]:
+        """The typed relation labels of an indexed document, as features."""
+        row = self.labels.getrow(position)
+        return {self.vocabulary[j]: float(v) for j, v in zip(row.indices, row.data)}
+
+    def share(self, probe: Mapping[str, float]) -> np.ndarray:
+        """The estimated relation Jaccard share of every document with ``probe``'s
+        features: ``m / (r_probe + r_doc - m)``, ``m`` the bound of mappable
+        relation pairs (module docstring). 0 where nothing can map."""
+        from scipy.sparse import csr_matrix
+
+        count = self.labels.shape[0]
+        wanted = {k: float(v) for k, v in probe.items() if k.startswith(RELATION_PREFIX) and v > 0}
+        if not wanted or not count or not self.vocabulary:
+            return np.zeros(count)
+        keys = sorted(wanted)
+        q = np.array([wanted[k] for k in keys])
+        rows, cols = [], []
+        for j, key in enumerate(keys):
+            found = self.partners.partners(key)
+            rows += found
+            cols += [j] * len(found)
+        pairs = csr_matrix(
+            (np.ones(len(rows)), (rows, cols)), shape=(len(self.vocabulary), len(keys)), dtype=float
+        )
+        # Probe side: each probe label, capped by the document relations it may pair with.
+        reach = (self.labels @ pairs).tocsr()
+        reach.data = np.minimum(reach.data, q[reach.indices])
+        probe_side = np.asarray(reach.sum(axis=1)).ravel()
+        # Document side: each document label, capped by the probe relations it may pair with.
+        caps = np.asarray(pairs @ q).ravel()
+        capped = self.labels.copy()
+        capped.data = np.minimum(capped.data, caps[capped.indices])
+        doc_side = np.asarray(capped.sum(axis=1)).ravel()
+        mapped = np.minimum(probe_side, doc_side)
+        union = q.sum() + self.relations - mapped
+        return np.divide(mapped, union, out=np.zeros(count), where=union > 0)
+
+
+@dataclass
 class VectorIndex:
-    """Documents' content vectors as a weighted, row-normalised sparse matrix."""
+    """Documents' content vectors as a weighted, row-normalised sparse matrix,
+    with their :class:`StructureIndex`; :meth:`query` ranks by :func:`combine`.
+
+    ``rank`` says what ranks the documents: ``"estimate"`` (the default),
+    ``"cosine"`` alone, ``"share"`` (the structural estimate alone) or
+    ``"size"`` (the cosine times :func:`size_factor`); the others than the
+    default are kept for the comparison in ``bench/bench_search.py``.
+    """
 
     doc_ids: list[str]
     matrix: object  # scipy.sparse.csr_matrix, rows of unit length
     idf: np.ndarray
     sizes: np.ndarray  # node counts of the graphs
+    structure: StructureIndex
+    rank: str = "estimate"
 
     def __post_init__(self) -> None:
         self.positions = {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
@@ -92,22 +215,25 @@ class VectorIndex:
         doc_ids: Sequence[str],
         features: Sequence[Mapping[str, float]],
         sizes: Sequence[int] | None = None,
+        rank: str = "estimate",
     ) -> VectorIndex:
         from sklearn.feature_extraction.text import TfidfTransformer
 
-        counts = _hasher().transform(list(features))
+        counts = _hasher().transform([content_only(f) for f in features])
         tfidf = TfidfTransformer(sublinear_tf=True, norm="l2")
         matrix = tfidf.fit_transform(counts) if counts.shape[0] else counts
         idf = tfidf.idf_ if counts.shape[0] else np.ones(HASH_FEATURES)
         sizes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
-        return cls(list(doc_ids), matrix.tocsr(), idf, sizes)
+        structure = StructureIndex.build(features)
+        structure.partners.prepare()  # part of building the index, not of the first query
+        return cls(list(doc_ids), matrix.tocsr(), idf, sizes, structure, rank)
 
     def query_row(
         self, position: int, k: int, exclude: frozenset[str] = frozenset()
     ) -> list[tuple[str, float]]:
         """Like :meth:`query` for an indexed document, by its row."""
         scores = np.asarray((self.matrix @ self.matrix[position].T).todense()).ravel()
-        return self._top(scores, k, exclude, self.sizes[position])
+        return self._top(scores, k, exclude, self.sizes[position], self.structure.row(position))
 
     def query(
         self,
@@ -117,21 +243,30 @@ class VectorIndex:
         size: float | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best documents for a probe's feature counts (and its graph's
-        node count), best first: ``(doc_id, score)``; see :func:`size_factor`."""
+        node count, for ``rank="size"``), best first: ``(doc_id, score)``."""
         if not self.doc_ids:
             return []
-        row = _hasher().transform([dict(features)]).tocsr()
+        row = _hasher().transform([content_only(features)]).tocsr()
         row.data = 1.0 + np.log(row.data)  # as TfidfTransformer(sublinear_tf=True)
         row = row.multiply(self.idf).tocsr()
         norm = np.sqrt(row.multiply(row).sum())
         scores = np.asarray((self.matrix @ row.T).todense()).ravel() / (norm or 1.0)
-        return self._top(scores, k, exclude, size)
+        return self._top(scores, k, exclude, size, features)
 
     def _top(
-        self, scores: np.ndarray, k: int, exclude: frozenset[str], size: float | None
+        self,
+        scores: np.ndarray,
+        k: int,
+        exclude: frozenset[str],
+        size: float | None,
+        probe: Mapping[str, float],
     ) -> list[tuple[str, float]]:
         scores = scores.astype(float)
-        if size is not None:
+        if self.rank == "estimate":
+            scores = combine(self.structure.share(probe), scores)
+        elif self.rank == "share":
+            scores = combine(self.structure.share(probe), 0.0) + _TIE * scores
+        elif self.rank == "size" and size is not None:
             scores *= size_factor(self.sizes, size)
         for doc_id in exclude:
             i = self.positions.get(doc_id)

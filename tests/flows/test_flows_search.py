@@ -6,9 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
+from dri.extract import build_graphs, read_document
 from dri.flows.search import prune_pairs, search
 from dri.graphs import add_triple, new_graph
+from dri.settings import PROJECT_ROOT
 from dri.store import open_store
+
+DEMO = PROJECT_ROOT / "corpora" / "demo" / "analogy"
 
 DOCS = {
     "solar": [("sun", "attract", "planet"), ("planet", "revolve_around", "sun"), ("sun", "heat", "planet")],
@@ -74,3 +78,34 @@ def test_top_per_document_prunes_all_pairs(store):
     assert Pair("atom", "solar") in kept
     assert len(kept) < len(pairs) and facts["top_per_document"] == 1
     assert len(prune_pairs(store, pairs, candidates=None, top_per_document=4)[0]) == len(pairs)
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """The demo analogy corpus, extracted by the real spaCy model, in a SQLite store."""
+    paths = sorted(p for p in DEMO.glob("*.txt") if p.name != "targets.txt")
+    with open_store(f"sqlite:///{tmp_path_factory.mktemp('demo') / 'dri.sqlite'}") as s:
+        ids = {}
+        for path, graph in zip(paths, build_graphs([read_document(p) for p in paths])):
+            ids[path.name] = s.put_document("demo", graph, meta={"name": path.name}).doc_id
+        yield s, ids
+
+
+def test_stage_one_recall_on_the_demo_corpus(demo_store):
+    store, ids = demo_store
+    names = {v: k for k, v in ids.items()}
+    targets = [t for t in (DEMO / "targets.txt").read_text().split() if t.endswith(".txt")]
+    classic = {"rutherford-atom.txt": "solar-system.txt", "radiation-tumour.txt": "fortress.txt"}
+    for target in targets:
+        every = search(store, ids[target], k=10, exhaustive=True, run_id="demo")
+        # The default keeps the whole exhaustive top 10 (8 documents here).
+        default = search(store, ids[target], k=10, run_id="demo")
+        assert [h.doc_id for h in default.hits] == [h.doc_id for h in every.hits]
+        # Stage 1's first candidate is the exhaustive best analogue, and half of
+        # the other documents as candidates hold at least 2 of the exhaustive top 3.
+        assert store.similar_documents(ids[target], k=1)[0][0] == every.hits[0].doc_id, target
+        half = search(store, ids[target], k=10, candidates=4, run_id="demo")
+        assert half.mapped == 4 and half.hits[0].doc_id == every.hits[0].doc_id
+        assert len({h.doc_id for h in every.hits[:3]} & {h.doc_id for h in half.hits}) >= 2, target
+        if target in classic:
+            assert names[every.hits[0].doc_id] == classic[target]

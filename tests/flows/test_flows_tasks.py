@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 from flows_corpus_helpers import write_corpus
+from prefect.task_runners import ProcessPoolTaskRunner
 
 from dri.corpora.discover import discover_documents
 from dri.flows.runners import make_task_runner, runner_config
@@ -105,7 +107,10 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
     monkeypatch.setenv("DRI_WORKERS", "3")
     config = runner_config()
     assert (config.kind, config.workers) == ("processes", 3)
-    assert make_task_runner(config).__class__.__name__ == "ProcessPoolTaskRunner"
+    runner = make_task_runner(config)
+    assert isinstance(runner, ProcessPoolTaskRunner) and runner._max_workers == 3
+    # Workers unpickle the flow, task runner included, by the class's name.
+    assert type(pickle.loads(pickle.dumps(runner))) is type(runner) is type(runner.duplicate())
     with pytest.raises(ValueError, match="gpu"):
         runner_config(kind="gpu")
 

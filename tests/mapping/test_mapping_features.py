@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 from dri.graphs import add_triple, new_graph
-from dri.mapping.features import FEATURE_SETS, content_features
+from dri.mapping.features import FEATURE_SETS, RelationPartners, content_features
+from dri.mapping.random_graphs import random_ros_graph, wordnet_vocabulary
+from dri.mapping.wordnet import relation_similarity
 
 
 def _graph(triples, order2=False):
@@ -15,8 +19,52 @@ def _graph(triples, order2=False):
 
 def test_words_and_relation_heads_are_counted():
     g = _graph([("sun", "attract", "planet"), ("planet", "try_to_revolve_around", "sun")])
-    f = content_features(g, FEATURE_SETS["lemmas"])
+    f = content_features(g, ("c", "r"))
     assert f == {"c:sun": 1, "c:planet": 1, "r:attract": 1, "r:revolve_around": 1}
+    # Every feature set carries the typed relation labels: full label, type 1110
+    # (order 1, a subject, an object, not the same concept).
+    f = content_features(g, FEATURE_SETS["lemmas"])
+    assert f["m:1110:attract"] == 1 and f["m:1110:try_to_revolve_around"] == 1
+
+
+def test_relation_types_follow_the_arguments():
+    g = new_graph("g", name="g")
+    add_triple(g, "sun", "shine", None, sentence=0)  # no object
+    add_triple(g, "cat", "wash", "cat", sentence=1)  # subject is object
+    add_triple(g, "cat", "wash", "dog", sentence=2)
+    f = content_features(g, ("m",))
+    assert f == {"m:1100:shine": 1, "m:1111:wash": 1, "m:1110:wash": 1}
+
+
+def test_relation_partners_are_exactly_the_labels_the_mapper_may_pair():
+    # The synset index must find what comparing every pair finds: same type, and
+    # an identical label or relation_similarity at the floor or above.
+    rng = random.Random(3)
+    verbs = [*rng.sample(wordnet_vocabulary("v"), 150), "attract", "pull", "draw", "revolve_around"]
+    vocabulary = [f"m:{kind}:{v}" for v in verbs for kind in ("1110", "1100")]
+    partners = RelationPartners(vocabulary, 0.5)
+    for probe in ["m:1110:attract", "m:1100:pull", "m:1110:try_to_revolve_around", "m:1110:unknownverb"] + [
+        f"m:1110:{v}" for v in verbs[:25]
+    ]:
+        kind, label = probe.split(":")[1:]
+        expected = [
+            i
+            for i, key in enumerate(vocabulary)
+            if key.split(":")[1] == kind
+            and (key == probe or relation_similarity(label, key.split(":", 2)[2]) >= 0.5 - 1e-12)
+        ]
+        assert partners.partners(probe) == expected, probe
+    found = {vocabulary[i] for i in partners.partners("m:1110:attract")}
+    assert {"m:1110:attract", "m:1110:pull", "m:1110:draw"} <= found and "m:1100:attract" not in found
+    # Without a floor any label of the same type may pair.
+    assert len(RelationPartners(vocabulary, 0.0).partners("m:1100:pull")) == len(verbs)
+
+
+def test_random_graphs_get_their_relation_labels_counted():
+    g = random_ros_graph(40, random.Random(1))
+    f = content_features(g)
+    relations = sum(1 for _, kind in g.nodes(data="type") if kind == "relation")
+    assert sum(v for k, v in f.items() if k.startswith("m:")) == relations
 
 
 def test_hypernyms_let_different_words_share_features():

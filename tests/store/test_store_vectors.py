@@ -1,16 +1,26 @@
-"""Stage 1 of analogy search in the store: content vectors and their ranking, on both backends."""
+"""Stage 1 of analogy search in the store: content vectors and their ranking, on both backends,
+and the structural estimate against the real mapper."""
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 from store_test_helpers import make_graph
 
+from dri.mapping.features import content_features
+from dri.mapping.random_graphs import random_ros_graph
+from dri.metrics import compare
 from dri.store import StoreError
+from dri.store.vectors import StructureIndex
 
 SOLAR = [("sun", "attract", "planet"), ("planet", "revolve_around", "sun"), ("sun", "heat", "planet")]
 ATOM = [("nucleus", "attract", "electron"), ("electron", "revolve_around", "nucleus")]
 KITCHEN = [("cook", "bake", "bread"), ("oven", "heat", "bread"), ("cook", "slice", "loaf")]
 FARM = [("farmer", "plough", "field"), ("farmer", "sow", "seed"), ("rain", "water", "field")]
+# The solar system's words, but verbs no relation of it may pair with (Lin < 0.5).
+SAME_WORDS = [("sun", "sing", "planet"), ("planet", "paint", "sun"), ("sun", "write", "planet")]
 
 
 def _put_all(store, corpus="demo"):
@@ -43,3 +53,36 @@ def test_an_unknown_document_is_a_one_line_error(store):
     _put_all(store)
     with pytest.raises(StoreError, match="no stored graph for document nope"):
         store.similar_documents("nope")
+
+
+def test_shared_words_without_mappable_relations_rank_below_a_structural_analogue(store):
+    _put_all(store)
+    store.put_document("demo", make_graph("words", "words.txt", SAME_WORDS))
+    ranked = dict(store.similar_documents("solar", k=None))
+    # "words" shares every noun with "solar" and "atom" none, but no relation of
+    # "words" can map onto one of "solar", so its estimated mapped share is 0.
+    assert ranked["atom"] > 100 * ranked["words"] >= 0.0
+
+
+def test_the_estimate_bounds_the_relations_the_mapper_maps():
+    # Random graphs that share a small verb pool, mapped by the real mapper
+    # (default profile): the relation Jaccard share of every mapping is at most
+    # the estimate, a graph's estimate with itself is 1, and the estimate is
+    # not trivial (it tells the pairs apart).
+    rng = random.Random(15)
+    verbs = ("attract", "pull", "draw", "heat", "warm", "carry", "bring", "push", "orbit", "see")
+    graphs = [random_ros_graph(rng.randint(8, 30), rng, verbs=verbs, verb_pool=4) for _ in range(10)]
+    index = StructureIndex.build([content_features(g) for g in graphs])
+    relations = [sum(1 for _, kind in g.nodes(data="type") if kind == "relation") for g in graphs]
+    shares = []
+    for i, probe in enumerate(graphs):
+        share = index.share(content_features(probe))
+        assert share[i] == pytest.approx(1.0)
+        for j, other in enumerate(graphs):
+            if j == i:
+                continue
+            mapped = compare(other, probe).scores.mapped_relations
+            assert mapped / (relations[i] + relations[j] - mapped) <= share[j] + 1e-9, (i, j)
+            shares.append(share[j])
+    assert len({round(x, 6) for x in shares}) > 5
+    assert np.all(index.share({}) == 0.0)

@@ -42,8 +42,12 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   verb synsets through which they can reach the profile's floor (or
   ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
   source label meets only identical labels and WordNet neighbours at or above
-  it. Without a floor (the paper) any two relations of one type may still
+  it; under max-over-senses the similarity of every label pair is instead one
+  matrix (:class:`_LabelMatrix`), which gives the same pairs. Without a floor
+  (the paper) any two relations of one type may still
   pair: after the seeds, the search takes untouched pairs in node order.
+  The seeds are scored once for both orderings below, over arrays
+  (:class:`_SeedTable`), in exactly the order of the search's own keys.
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
@@ -972,9 +976,10 @@ def _per_pair(
     return values[inverse.reshape(-1)]
 
 
-#: Largest concept matrix (source words x target words) computed at once; bigger
-#: graphs score concept pairs one at a time.
-MATRIX_LIMIT = 4_000_000
+#: Largest similarity matrix (source words or labels x target ones) computed at
+#: once, about 40 MB while a mapping runs (the array and its rows as lists);
+#: bigger graphs score pairs one at a time.
+MATRIX_LIMIT = 1_000_000
 
 
 class _ConceptMatrix:

@@ -42,8 +42,12 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   verb synsets through which they can reach the profile's floor (or
   ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
   source label meets only identical labels and WordNet neighbours at or above
-  it. Without a floor (the paper) any two relations of one type may still
+  it; under max-over-senses the similarity of every label pair is instead one
+  matrix (:class:`_LabelMatrix`), which gives the same pairs. Without a floor
+  (the paper) any two relations of one type may still
   pair: after the seeds, the search takes untouched pairs in node order.
+  The seeds are scored once for both orderings below, over arrays
+  (:class:`_SeedTable`), in exactly the order of the search's own keys.
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
@@ -76,12 +80,14 @@ class, e.g. ``person``), falling back to ``lemma``.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import math
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
@@ -227,9 +233,10 @@ class _Side:
 
     @classmethod
     def of(cls, g: nx.DiGraph) -> _Side:
-        nodes = g.nodes
+        nodes = dict(g.nodes(data=True))  # node -> attributes, a plain dict (NodeView lookups are slow)
         rels, cons = [], []
-        for n, kind in nodes(data="type"):
+        for n, data in nodes.items():
+            kind = data.get("type")
             if kind == RELATION:
                 rels.append(n)
             elif kind == CONCEPT:
@@ -774,15 +781,16 @@ def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tupl
     groups_t: dict[tuple, list[int]] = {}
     for k in range(len(t.relations)):
         groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
-    by_sig_t: dict[tuple, list[tuple[int, list[int]]]] = {}
-    for (sig, label), members in groups_t.items():
-        by_sig_t.setdefault(sig, []).append((label, members))
+    by_sig_t: dict[tuple, tuple[np.ndarray, list[list[int]]]] = {}
+    for sig in dict.fromkeys(sig for sig, _ in groups_t):
+        keys = [label for sg, label in groups_t if sg == sig]
+        by_sig_t[sig] = (np.array(keys, dtype=np.int64), [groups_t[(sig, label)] for label in keys])
     blocks: list[tuple[list[int], list[int]]] = []
     for (sig, label), mine in groups_s.items():
         theirs = by_sig_t.get(sig)
-        if theirs:
-            row = ok[label]
-            blocks += [(mine, members) for other, members in theirs if row[other]]
+        if theirs is not None:
+            others, members = theirs
+            blocks += [(mine, members[n]) for n in np.flatnonzero(ok[label, others]).tolist()]
     return _cross(blocks)
 
 
@@ -846,11 +854,17 @@ class _SeedTable:
             if self._columns is None:
                 self._columns = self._score(search)
             rows, cols, rscore, same, potential, anchors = self._columns
-            # np.lexsort sorts by the last key first: the order of _Search._key's fields.
-            if search.structure:
-                keys = (cols, rows, -same, -rscore, -potential, -anchors)
+            # _Search._key's fields; np.lexsort sorts by the last key first. The
+            # integer fields after the score (identical lemmas, then i, then k) are
+            # packed into one key when they fit in 62 bits, which sorts faster.
+            bits = [max(1, int(x.max(initial=0)).bit_length()) for x in (same, rows, cols)]
+            if sum(bits) <= 62 and same.min(initial=0) >= 0:
+                tail = [((same.max(initial=0) - same) << (bits[1] + bits[2])) | (rows << bits[2]) | cols]
             else:
-                keys = (cols, rows, -same, -rscore, -anchors)
+                tail = [cols, rows, -same]
+            keys = (*tail, -rscore, -potential) if search.structure else (*tail, -rscore)
+            if anchors.any():
+                keys = (*keys, -anchors)
             ranked = np.lexsort(keys)
             hit = (rows[ranked].tolist(), cols[ranked].tolist())
             self._orders[search.structure] = hit
@@ -962,9 +976,10 @@ def _per_pair(
     return values[inverse.reshape(-1)]
 
 
-#: Largest concept matrix (source words x target words) computed at once; bigger
-#: graphs score concept pairs one at a time.
-MATRIX_LIMIT = 4_000_000
+#: Largest similarity matrix (source words or labels x target ones) computed at
+#: once, about 40 MB while a mapping runs (the array and its rows as lists);
+#: bigger graphs score pairs one at a time.
+MATRIX_LIMIT = 1_000_000
 
 
 class _ConceptMatrix:
@@ -1152,6 +1167,38 @@ def map_graphs(
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
     """
+    with _collector_paused():
+        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while mapping.
+
+    A mapping allocates many small objects and makes no reference cycles, yet
+    the allocations trigger collections that scan every object the process
+    holds (WordNet's tables among them): a tenth to a fifth of a cold mapping's
+    time. Reference counting still frees everything. Mappings in other threads
+    may overlap: whichever found the collector on turns it back on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _map_graphs(
+    source: nx.DiGraph,
+    target: nx.DiGraph,
+    profile: str | Profile | None,
+    similarity: Similarity | None,
+    generic: Generic | None,
+    restarts: int,
+    work_limit: int,
+) -> Mapping:
     prof = get_profile(profile)
     name = prof.similarity
     # Candidate seeds come from a WordNet index of the relation labels when the

@@ -18,6 +18,7 @@ from dri.flows.tasks import (
     extract_batch,
     map_and_store,
     plan_pairs,
+    tiled_pairs,
     worker_store,
     write_summary,
 )
@@ -53,6 +54,18 @@ def test_plan_all_pairs_is_each_unordered_pair_once():
     plan = plan_pairs("all-pairs", DOCS)
     pairs = [(p.source_id, p.target_id) for p in plan.pairs]
     assert pairs == [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+
+
+@pytest.mark.parametrize("n, tile", [(0, 3), (1, 3), (7, 3), (30, 14), (100, 14), (50, 1)])
+def test_tiled_pairs_are_every_pair_once(n, tile):
+    pairs = list(tiled_pairs(n, tile))
+    assert sorted(pairs) == [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def test_a_batch_of_tiled_pairs_needs_few_documents():
+    pairs = list(tiled_pairs(1000, 14))
+    widest = max(len({d for pair in pairs[k : k + 196] for d in pair}) for k in range(0, len(pairs), 196))
+    assert widest <= 4 * 14  # row-by-row order: up to 197 documents per 196 pairs
 
 
 def test_plan_all_pairs_compares_duplicate_texts_once():

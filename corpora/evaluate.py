@@ -68,7 +68,7 @@ from dri.flows.tasks import RunSummary
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
-from dri.metrics.scores import COUNT_NAMES
+from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.metrics.stats import rating_stats
 from dri.metrics.validity import choice_section, judgement_section, plot_scatter
 from dri.settings import DEFAULT_CANDIDATES, data_dir
@@ -325,12 +325,17 @@ def _row(
     pair: ManifestPair,
     record: ComparisonRecord | None,
     flow_error: str,
-    baselines: Baselines | None,
-    text: Callable[[Path], str],
+    baselines: dict[str, float] | str | None,
     mappings: bool,
 ) -> dict[str, Any]:
-    """One report row: ids, structure scores, baselines, time, error."""
-    started = time.perf_counter()
+    """One report row: ids, structure scores, the mapping's time, baselines, error.
+
+    ``baselines`` is the pair's baseline scores, or the one-line reason they
+    could not be computed, or None when the evaluation has none.
+    ``mapping_seconds`` is the time :func:`metrics.compare` took on the pair
+    in the flow's worker, as stored with the comparison (NaN if the pair was
+    not compared, or was stored without it).
+    """
     row: dict[str, Any] = {
         "pair": index,
         "group": pair.group,
@@ -342,21 +347,54 @@ def _row(
     if record is None:
         errors.append(flow_error)
         row.update(dict.fromkeys(STRUCTURE_SCORES, math.nan))
+        row[MAPPING_SECONDS] = math.nan
     else:
         row.update({name: record.scores.get(name, math.nan) for name in (*STRUCTURE_SCORES, *COUNT_NAMES)})
+        row[MAPPING_SECONDS] = math.nan if record.mapping_seconds is None else record.mapping_seconds
         if mappings:
             row["_mapping"] = [
                 (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
                 for p in record.pairs
             ]
-    if baselines is not None:
-        try:
-            row.update(baselines.score(text(Path(pair.source)), text(Path(pair.target))))
-        except Exception as err:
-            errors.append(one_line(err))
-    row["seconds"] = time.perf_counter() - started
+    if isinstance(baselines, str):
+        errors.append(baselines)
+    elif baselines is not None:
+        row.update(baselines)
     row["error"] = "; ".join(dict.fromkeys(errors))
     return row
+
+
+def _baseline_scores(
+    fitted: Baselines | None, pairs: Sequence[ManifestPair], text: Callable[[Path], str]
+) -> list[dict[str, float] | str | None]:
+    """Each pair's baseline scores, all readable pairs in one :meth:`Baselines.score_many`;
+    the one-line reason for a pair whose text cannot be read; None without baselines."""
+    if fitted is None:
+        return [None] * len(pairs)
+    out: list[dict[str, float] | str | None] = []
+    readable: list[tuple[str, str]] = []
+    at: list[int] = []
+    for pair in pairs:
+        try:
+            texts = (text(Path(pair.source)), text(Path(pair.target)))
+        except Exception as err:
+            out.append(one_line(err))
+            continue
+        at.append(len(out))
+        out.append(None)
+        readable.append(texts)
+    try:
+        scored: list[dict[str, float] | str] = list(fitted.score_many(readable))
+    except Exception:  # scored one by one, so one pair cannot take the others down
+        scored = []
+        for source, answer in readable:
+            try:
+                scored.append(fitted.score(source, answer))
+            except Exception as pair_err:
+                scored.append(one_line(pair_err))
+    for i, scores in zip(at, scored):
+        out[i] = scores
+    return out
 
 
 def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
@@ -374,7 +412,7 @@ def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
         store.save_evaluation(
             kind,
             str(corpus),
-            [{k: v for k, v in r.items() if not k.startswith("_") and k != "seconds"} for r in rows],
+            [{k: v for k, v in r.items() if not k.startswith("_") and k != MAPPING_SECONDS} for r in rows],
         )
         return type(store).__name__
     except Exception as err:
@@ -426,23 +464,20 @@ def evaluate(
     # Pairs that stage 1 of the two-stage search did not choose are not rows.
     pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
     not_candidates = 0
-    rows = []
+    chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
     for i, pair in enumerate(pairs, start=1):
         record = stored.get((ids.get(_resolved(pair.source), ""), ids.get(_resolved(pair.target), "")))
         if record is None and pruned and _not_candidate(pair, ids, failures):
             not_candidates += 1
             continue
-        rows.append(
-            _row(
-                i,
-                pair,
-                record,
-                _pair_error(pair, failures, run_ids) if record is None else "",
-                fitted,
-                text,
-                evaluation.mappings,
-            )
-        )
+        chosen.append((i, pair, record))
+    baseline_started = time.perf_counter()
+    scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
+    baseline_seconds = time.perf_counter() - baseline_started
+    rows = []
+    for (i, pair, record), baseline in zip(chosen, scored):
+        flow_error = _pair_error(pair, failures, run_ids) if record is None else ""
+        rows.append(_row(i, pair, record, flow_error, baseline, evaluation.mappings))
         if progress:
             progress(i, len(pairs), rows[-1])
     present = {k for r in rows for k in r}
@@ -465,6 +500,10 @@ def evaluate(
             "groups_recorded": grouped,
             "not_candidates": not_candidates,
             "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
+            "mapping_seconds": round(
+                math.fsum(r[MAPPING_SECONDS] for r in rows if r[MAPPING_SECONDS] >= 0), 3
+            ),
+            "baseline_seconds": round(baseline_seconds, 3),
         },
         **evaluation.report,
     )

@@ -10,6 +10,7 @@ away, e.g. ``dri compare A B --json | head``: then it exits quietly.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import os
@@ -60,7 +61,13 @@ def main(argv: list[str] | None = None) -> int:
             progress.addHandler(handler)
             progress.propagate = False
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        # The interpreter's last garbage collection walks every object spaCy,
+        # WordNet and Prefect loaded, which took seconds after the work was
+        # done; freezing them leaves that pass nothing to examine. atexit
+        # handlers and refcount finalizers still run.
+        gc.freeze()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -16,14 +16,16 @@ deployment's flow run, so a work pool's ``env`` job variable sets them):
 **Worker processes** talk to the Prefect API of the process that runs the
 flow and never start a Prefect server of their own: :func:`shared_prefect_api`
 starts the one temporary server up front and hands its URL to the workers
-(without it each worker would start its own, ~220 MB apiece). A watchdog
-thread started by :func:`_worker_init` compares ``os.getppid()`` with the
-parent the worker started under and exits when it changes (it does in a
-minimal flow; after ``kill -9`` of ``dri run`` workers were still seen to
-outlive it, see docs/prefect.md). The temporary server gets a reaper
+(without it each worker would start its own, ~220 MB apiece). Each worker
+ends itself (``os._exit``) as soon as the process that spawned it is gone,
+however it went, ``kill -9`` included (:func:`_worker_init`). When the flow is
+torn down by a signal -- SIGTERM, which Prefect turns into its own
+``TerminationSignal`` while a flow runs, or Ctrl-C -- the pool's workers are
+terminated at once instead of being waited for
+(:class:`StoppingProcessPoolTaskRunner`). The temporary server gets a reaper
 process that ends it when the parent is gone, however it went.
 :func:`end_workers_on_signals` makes SIGTERM behave like Ctrl-C for
-``dri run`` and terminates the workers at once on either.
+``dri run`` outside the flow too and bounds the time left to unwind.
 """
 
 from __future__ import annotations
@@ -52,8 +54,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: How often a worker checks that its parent is alive (seconds).
-WATCHDOG_SECONDS = 0.5
 #: After SIGINT/SIGTERM, how long ``dri run`` may take to wind down before it exits anyway.
 EXIT_GRACE_SECONDS = 10.0
 
@@ -110,50 +110,117 @@ def make_task_runner(config: RunnerConfig | None = None):
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
-    # Prefect when the runner is made, after its settings (see above).
-    from prefect.task_runners import ProcessPoolTaskRunner
-
-    return ProcessPoolTaskRunner(max_workers=config.workers, initializer=_worker_init)
+    return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
 
 
 # -- worker processes ----------------------------------------------------------
 
 
-def _watch_parent(parent: int) -> None:
-    while True:
-        time.sleep(WATCHDOG_SECONDS)
-        if os.getppid() != parent:
-            os._exit(1)  # orphaned: nobody will read our results, so stop mapping and writing
-
-
 def _worker_init() -> None:
-    """Runs first in every worker process of the process pool."""
-    threading.Thread(
-        target=_watch_parent, args=(os.getppid(),), name="dri-parent-watchdog", daemon=True
-    ).start()
+    """Runs first in every worker process of the process pool: the worker
+    exits as soon as its parent (the process that runs the flow) is gone --
+    nobody will read its results, so it must stop mapping and writing.
+
+    The pool spawns its workers, so each holds the read end of a pipe whose
+    write end only the parent holds (``multiprocessing.parent_process().sentinel``);
+    it becomes readable when the parent exits or is killed, also if that
+    happened before this runs. Not ``os.getppid()``: a worker's start-up
+    (imports) takes tens of seconds on a busy machine, and a parent killed
+    during it has already been replaced by init when the worker first asks,
+    so the worker would watch the wrong parent for ever. Not
+    ``prctl(PR_SET_PDEATHSIG)``: it fires when the *thread* that spawned the
+    worker ends (one of Prefect's resolver threads), and it is Linux only.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:  # called in a main process, not in a worker
+        return
+    if not parent.is_alive():
+        os._exit(1)
+    # A daemon thread blocked in select() without the GIL; os._exit because
+    # the main thread may be busy mapping and must not get to store anything.
+    threading.Thread(target=_exit_with, args=(parent,), name="dri-parent-watchdog", daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the parent's end of the pipe is closed
+    os._exit(1)
+
+
+def _end_processes(processes: list, timeout: float) -> None:
+    """SIGTERM, then SIGKILL whatever is alive after ``timeout`` seconds."""
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
 
 
 def terminate_workers(timeout: float = 3.0) -> int:
     """Terminate this process's worker processes (SIGTERM, then SIGKILL after
     ``timeout``); returns how many there were."""
     children = multiprocessing.active_children()
-    for child in children:
-        with contextlib.suppress(OSError):
-            child.terminate()
-    deadline = time.monotonic() + timeout
-    for child in children:
-        child.join(max(0.0, deadline - time.monotonic()))
-        if child.is_alive():
-            with contextlib.suppress(OSError):
-                child.kill()
+    _end_processes(children, timeout)
     return len(children)
+
+
+def _stopping_process_pool_class() -> type:
+    built = globals().get("StoppingProcessPoolTaskRunner")
+    if built is not None:
+        return built
+    # Prefect when the class is first needed, after its settings (see make_task_runner).
+    from prefect.task_runners import ProcessPoolTaskRunner
+
+    class StoppingProcessPoolTaskRunner(ProcessPoolTaskRunner):
+        """Prefect's process pool, whose workers are terminated at once when the
+        flow is torn down by a signal rather than by an error.
+
+        Prefect replaces the SIGTERM handler while a flow runs and raises its
+        ``TerminationSignal`` in the flow; leaving Prefect's pool then waits
+        for the batches the workers are mapping (``shutdown(wait=True)``), so
+        the workers would go on mapping and storing for as long as those
+        batches take. Ctrl-C (KeyboardInterrupt) and Prefect's Abort/Pause are
+        BaseExceptions too, and mean the same: stop. What the workers stored
+        is kept (each result is one transaction); a batch cut short is
+        finished by the next run, which skips the stored pairs.
+        """
+
+        def __exit__(self, exc_type, exc_value, traceback) -> None:
+            if exc_type is not None and not issubclass(exc_type, Exception) and self._executor is not None:
+                # ProcessPoolExecutor keeps its workers there (a public
+                # terminate_workers() only comes with Python 3.14).
+                workers = list((getattr(self._executor, "_processes", None) or {}).values())
+                _end_processes(workers, timeout=1.0)
+            super().__exit__(exc_type, exc_value, traceback)
+
+    # Found by this name (pickle, cloudpickle), not as a local of this function.
+    StoppingProcessPoolTaskRunner.__module__ = __name__
+    StoppingProcessPoolTaskRunner.__qualname__ = "StoppingProcessPoolTaskRunner"
+    globals()["StoppingProcessPoolTaskRunner"] = StoppingProcessPoolTaskRunner
+    return StoppingProcessPoolTaskRunner
+
+
+def __getattr__(name: str):
+    # StoppingProcessPoolTaskRunner subclasses Prefect's runner, which cannot be
+    # imported with this module; it is built on first use -- also when a worker
+    # unpickles the flow's task runner by this name.
+    if name == "StoppingProcessPoolTaskRunner":
+        return _stopping_process_pool_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextlib.contextmanager
 def end_workers_on_signals() -> Iterator[None]:
     """While active (main thread only): SIGTERM raises KeyboardInterrupt like
     SIGINT, and either signal first terminates the worker processes, then
-    leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits."""
+    leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits.
+
+    While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
+    workers are ended as the flow unwinds (:class:`StoppingProcessPoolTaskRunner`),
+    then Prefect restores this handler and sends SIGTERM again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

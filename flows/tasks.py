@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ __all__ = [
     "map_batch",
     "plan_pairs",
     "store_problem",
+    "tiled_pairs",
     "worker_store",
     "write_summary",
 ]
@@ -103,6 +104,9 @@ def worker_store():
 PARSE_BATCH = 64
 
 _GRAPH_CACHE_SIZE = 256
+#: Documents per block of :func:`tiled_pairs`: two blocks give at most 196
+#: pairs, about one batch, touching 28 documents.
+PAIR_TILE = 14
 _graph_cache: OrderedDict[tuple, Any] = OrderedDict()
 _graph_lock = threading.Lock()
 
@@ -352,11 +356,29 @@ def plan_pairs(
         return plan
     items = sorted(by_id.items(), key=lambda kv: kv[1])
     plan.pairs = [
-        PlannedPair(a_id, b_id, a, b, "all-pairs")
-        for i, (a_id, a) in enumerate(items)
-        for b_id, b in items[i + 1 :]
+        PlannedPair(items[i][0], items[j][0], items[i][1], items[j][1], "all-pairs")
+        for i, j in tiled_pairs(len(items))
     ]
     return plan
+
+
+def tiled_pairs(n: int, tile: int = PAIR_TILE) -> Iterator[tuple[int, int]]:
+    """Every ``(i, j)`` with ``i < j < n``, tile by tile.
+
+    The pairs between two blocks of ``tile`` documents come together, so a
+    batch of consecutive pairs needs the graphs of a few dozen documents,
+    which the worker's graph cache holds, instead of sweeping the whole
+    corpus as row-by-row order does (all pairs of 1,000 documents in rows
+    spent a third of their time re-reading graphs).
+
+    >>> sorted(tiled_pairs(5, tile=2)) == [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    True
+    """
+    for first in range(0, n, tile):
+        for second in range(first, n, tile):
+            for i in range(first, min(first + tile, n)):
+                for j in range(max(second, i + 1), min(second + tile, n)):
+                    yield i, j
 
 
 def _find_target(target: str, documents: dict[str, str]) -> str | None:
@@ -444,6 +466,7 @@ def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, A
             params=dict(params),
             scores=scores,
             pairs=[asdict(p) for p in comparison.mapping.pairs],
+            mapping_seconds=t3 - t2,  # for the evaluation reports' mapping_seconds column
         )
         results.append(
             PairResult(

@@ -42,8 +42,12 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   verb synsets through which they can reach the profile's floor (or
   ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
   source label meets only identical labels and WordNet neighbours at or above
-  it. Without a floor (the paper) any two relations of one type may still
+  it; under max-over-senses the similarity of every label pair is instead one
+  matrix (:class:`_LabelMatrix`), which gives the same pairs. Without a floor
+  (the paper) any two relations of one type may still
   pair: after the seeds, the search takes untouched pairs in node order.
+  The seeds are scored once for both orderings below, over arrays
+  (:class:`_SeedTable`), in exactly the order of the search's own keys.
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
@@ -76,12 +80,14 @@ class, e.g. ``person``), falling back to ``lemma``.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import math
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
@@ -227,9 +233,10 @@ class _Side:
 
     @classmethod
     def of(cls, g: nx.DiGraph) -> _Side:
-        nodes = g.nodes
+        nodes = dict(g.nodes(data=True))  # node -> attributes, a plain dict (NodeView lookups are slow)
         rels, cons = [], []
-        for n, kind in nodes(data="type"):
+        for n, data in nodes.items():
+            kind = data.get("type")
             if kind == RELATION:
                 rels.append(n)
             elif kind == CONCEPT:
@@ -774,15 +781,16 @@ def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tupl
     groups_t: dict[tuple, list[int]] = {}
     for k in range(len(t.relations)):
         groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
-    by_sig_t: dict[tuple, list[tuple[int, list[int]]]] = {}
-    for (sig, label), members in groups_t.items():
-        by_sig_t.setdefault(sig, []).append((label, members))
+    by_sig_t: dict[tuple, tuple[np.ndarray, list[list[int]]]] = {}
+    for sig in dict.fromkeys(sig for sig, _ in groups_t):
+        keys = [label for sg, label in groups_t if sg == sig]
+        by_sig_t[sig] = (np.array(keys, dtype=np.int64), [groups_t[(sig, label)] for label in keys])
     blocks: list[tuple[list[int], list[int]]] = []
     for (sig, label), mine in groups_s.items():
         theirs = by_sig_t.get(sig)
-        if theirs:
-            row = ok[label]
-            blocks += [(mine, members) for other, members in theirs if row[other]]
+        if theirs is not None:
+            others, members = theirs
+            blocks += [(mine, members[n]) for n in np.flatnonzero(ok[label, others]).tolist()]
     return _cross(blocks)
 
 
@@ -846,11 +854,17 @@ class _SeedTable:
             if self._columns is None:
                 self._columns = self._score(search)
             rows, cols, rscore, same, potential, anchors = self._columns
-            # np.lexsort sorts by the last key first: the order of _Search._key's fields.
-            if search.structure:
-                keys = (cols, rows, -same, -rscore, -potential, -anchors)
+            # _Search._key's fields; np.lexsort sorts by the last key first. The
+            # integer fields after the score (identical lemmas, then i, then k) are
+            # packed into one key when they fit in 62 bits, which sorts faster.
+            bits = [max(1, int(x.max(initial=0)).bit_length()) for x in (same, rows, cols)]
+            if sum(bits) <= 62 and same.min(initial=0) >= 0:
+                tail = [((same.max(initial=0) - same) << (bits[1] + bits[2])) | (rows << bits[2]) | cols]
             else:
-                keys = (cols, rows, -same, -rscore, -anchors)
+                tail = [cols, rows, -same]
+            keys = (*tail, -rscore, -potential) if search.structure else (*tail, -rscore)
+            if anchors.any():
+                keys = (*keys, -anchors)
             ranked = np.lexsort(keys)
             hit = (rows[ranked].tolist(), cols[ranked].tolist())
             self._orders[search.structure] = hit
@@ -962,18 +976,25 @@ def _per_pair(
     return values[inverse.reshape(-1)]
 
 
-#: Largest concept matrix (source words x target words) computed at once; bigger
-#: graphs score concept pairs one at a time.
-MATRIX_LIMIT = 4_000_000
+#: Largest similarity matrix (source words or labels x target ones) computed at
+#: once, about 40 MB while a mapping runs (the array and its rows as lists);
+#: bigger graphs score pairs one at a time.
+MATRIX_LIMIT = 1_000_000
+
+
+#: A matrix costs about as much as asking this fraction of its pairs one at a
+#: time (cold): past that share of pairs asked, it is computed.
+_MATRIX_SHARE = 20
 
 
 class _ConceptMatrix:
     """The similarity of every source noun concept with every target concept word,
-    computed on first use with :meth:`WordNet.score_matrix` (the same floats as
-    asking pair by pair, tested): the search and its seeds ask for most of these
-    pairs, and under max-over-senses one matrix costs less than the pairs one by
-    one. Other rules, adjectives and matrices above :data:`MATRIX_LIMIT` entries
-    ask ``sim`` pair by pair."""
+    computed with :meth:`WordNet.score_matrix` when the seeds are scored (the same
+    floats as asking pair by pair, tested): the seeds and the search then ask for
+    most of these pairs, and under max-over-senses one matrix costs less than the
+    pairs one by one. Before that (a clone never scores seeds), other rules,
+    adjectives and matrices above :data:`MATRIX_LIMIT` entries ask ``sim`` pair
+    by pair."""
 
     def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
         self.s, self.t, self.rule, self.sim = s, t, rule, sim
@@ -981,10 +1002,16 @@ class _ConceptMatrix:
         self.column: list[int] = []
         self._column = self._row = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0))
+        self.asked = 0
 
     def get(self, a: int, b: int) -> float:
-        rows = self.rows if self.rows is not None else self._compute()
-        row = rows[a]
+        # Pair by pair until the seeds need the matrix or the pairs asked make up a
+        # share of it that costs more (a clone asks few), then from the matrix.
+        if self.rows is None:
+            self.asked += 1
+            if self.asked * _MATRIX_SHARE > len(self.s.concepts) * len(self.t.concepts):
+                self._compute()
+        row = self.rows[a] if self.rows is not None else None
         if row is None:
             s, t = self.s, self.t
             return self.sim(s.con_word[a], t.con_word[b], s.con_pos[a])
@@ -1034,14 +1061,15 @@ class _ConceptMatrix:
 
 class _LabelMatrix:
     """:func:`mapping.wordnet.relation_similarity` of every source relation label with
-    every target label, computed on first use with
-    :func:`~mapping.wordnet.relation_similarity_matrix` (the same floats, tested), under
-    max-over-senses and up to :data:`MATRIX_LIMIT` entries (``usable``). It replaces the
-    label index of :func:`_candidate_pairs` there: one matrix of all label pairs costs
-    less than the index and the pairs it finds, scored one by one."""
+    every target label, computed with
+    :func:`~mapping.wordnet.relation_similarity_matrix` (the same floats, tested) when
+    the candidates are first needed, under max-over-senses and up to
+    :data:`MATRIX_LIMIT` entries (``usable``); before that, pair by pair with ``sim``.
+    It replaces the label index of :func:`_candidate_pairs` there: one matrix of all
+    label pairs costs less than the index and the pairs it finds, scored one by one."""
 
-    def __init__(self, s: _Side, t: _Side, rule: str):
-        self.rule = rule
+    def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
+        self.rule, self.sim = rule, sim
         self.labels_s = list(dict.fromkeys(s.rel_lemma))
         self.labels_t = list(dict.fromkeys(t.rel_lemma))
         where_s = {x: n for n, x in enumerate(self.labels_s)}
@@ -1051,6 +1079,7 @@ class _LabelMatrix:
         self.usable = rule == "max" and len(self.labels_s) * len(self.labels_t) <= MATRIX_LIMIT
         self._matrix: np.ndarray | None = None
         self._rows: list[list[float]] | None = None
+        self.asked = 0
 
     def matrix(self) -> np.ndarray:
         if self._matrix is None:
@@ -1058,7 +1087,12 @@ class _LabelMatrix:
         return self._matrix
 
     def get(self, i: int, k: int) -> float:
+        # As _ConceptMatrix.get: pair by pair until the matrix is needed or pays off.
         if self._rows is None:
+            if self._matrix is None:
+                self.asked += 1
+                if self.asked * _MATRIX_SHARE <= len(self.labels_s) * len(self.labels_t):
+                    return self.sim(self.labels_s[self.id_s[i]], self.labels_t[self.id_t[k]], "v")
             self._rows = self.matrix().tolist()
         return self._rows[self.id_s[i]][self.id_t[k]]
 
@@ -1152,6 +1186,38 @@ def map_graphs(
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
     """
+    with _collector_paused():
+        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while mapping.
+
+    A mapping allocates many small objects and makes no reference cycles, yet
+    the allocations trigger collections that scan every object the process
+    holds (WordNet's tables among them): a tenth to a fifth of a cold mapping's
+    time. Reference counting still frees everything. Mappings in other threads
+    may overlap: whichever found the collector on turns it back on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _map_graphs(
+    source: nx.DiGraph,
+    target: nx.DiGraph,
+    profile: str | Profile | None,
+    similarity: Similarity | None,
+    generic: Generic | None,
+    restarts: int,
+    work_limit: int,
+) -> Mapping:
     prof = get_profile(profile)
     name = prof.similarity
     # Candidate seeds come from a WordNet index of the relation labels when the
@@ -1187,7 +1253,7 @@ def map_graphs(
     # Under a named WordNet rule, similarities come in matrices (computed on first use).
     rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
     concepts = _ConceptMatrix(s, t, rule, cached) if rule else None
-    labels = _LabelMatrix(s, t, rule) if rule else None
+    labels = _LabelMatrix(s, t, rule, cached) if rule else None
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)

@@ -16,7 +16,8 @@ measures and where it does not, on the same pairs:
   LCS, Hyyrö 2004).
 * ``chrf`` -- character n-gram F-score (Popović 2015) from sacrebleu, / 100,
   the answer as hypothesis and the source as reference; :func:`chrf_many`
-  computes the same numbers for many pairs with the n-grams counted in C.
+  computes the same numbers for many pairs, each text's n-grams counted
+  once with numpy.
 * ``fuzz_token`` -- rapidfuzz ``token_sort_ratio`` / 100 (an edit-distance
   ratio over the sorted words; ``token_set_ratio`` saturates at 1 whenever
   one text's words are a subset of the other's, as in near copies).
@@ -31,7 +32,7 @@ plagiarised answer or the round trip, the original being the source.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -118,36 +119,73 @@ CHRF_ORDER, CHRF_BETA = 6, 2
 
 
 def chrf_many(pairs: Sequence[tuple[str, str]]) -> list[float]:
-    """:func:`chrf` of each (source, answer) pair, the n-grams counted in C.
+    """:func:`chrf` of each (source, answer) pair, the n-grams counted by numpy.
 
-    Each distinct text's character n-grams are counted once per order by
-    scikit-learn's ``CountVectorizer``; a pair's matches are the sum of the
-    element-wise minimum of its two count rows. The F-score follows
-    sacrebleu's ``CHRF._compute_f_score`` (effective order, no epsilon
-    smoothing) step by step, so the results equal :func:`chrf`'s.
+    Each distinct text is counted once (:func:`_ngram_counts` over the code
+    points of the texts without whitespace); a pair's matches per order are
+    the sum of the element-wise minimum of its two count rows. The F-score
+    follows sacrebleu's ``CHRF._compute_f_score`` (effective order, no
+    epsilon smoothing) step by step, so the results equal :func:`chrf`'s
+    exactly (tests/metrics/test_baselines.py, and sacrebleu itself on the
+    Clough & Stevenson pairs and the 3,770 WMT23 pairs in
+    bench/bench_baselines.py).
     """
-    from sklearn.feature_extraction.text import CountVectorizer
-
     if not pairs:
         return []
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     index = {t: i for i, t in enumerate(texts)}
-    stripped = ["".join(t.split()) for t in texts]
-    rows_s = [index[s] for s, _ in pairs]
-    rows_a = [index[a] for _, a in pairs]
+    stripped = ["".join(t.split()) for t in texts]  # sacrebleu drops whitespace the same way
+    lengths = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped))
+    # One code point per 4 bytes; lone surrogates (possible in a Python str) pass through.
+    codes = np.frombuffer("".join(stripped).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    rows_s = np.fromiter((index[s] for s, _ in pairs), dtype=np.int64, count=len(pairs))
+    rows_a = np.fromiter((index[a] for _, a in pairs), dtype=np.int64, count=len(pairs))
     stats = np.zeros((len(pairs), CHRF_ORDER, 3), dtype=np.int64)  # hyp, ref, match per order
-    for n in range(1, CHRF_ORDER + 1):
-        if not any(len(t) >= n for t in stripped):
-            continue
-        counts = CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=False).fit_transform(stripped)
-        counts = counts.tocsr()
-        ref, hyp = counts[rows_s], counts[rows_a]
-        ref_total = np.asarray(ref.sum(axis=1)).ravel()
-        hyp_total = np.asarray(hyp.sum(axis=1)).ravel()
-        stats[:, n - 1, 0] = np.where(ref_total > 0, hyp_total, 0)
+    for n, counts in _ngram_counts(codes, lengths, CHRF_ORDER):
+        totals = np.maximum(lengths - n + 1, 0)
+        ref_total, hyp_total = totals[rows_s], totals[rows_a]
+        stats[:, n - 1, 0] = np.where(
+            ref_total > 0, hyp_total, 0
+        )  # sacrebleu: no reference n-gram, no hyp count
         stats[:, n - 1, 1] = ref_total
-        stats[:, n - 1, 2] = np.asarray(ref.minimum(hyp).sum(axis=1)).ravel()
+        stats[:, n - 1, 2] = np.asarray(counts[rows_s].minimum(counts[rows_a]).sum(axis=1)).ravel()
     return [_chrf_f_score(row.tolist()) / 100.0 for row in stats]
+
+
+def _ngram_counts(codes: np.ndarray, lengths: np.ndarray, max_order: int) -> Iterator[tuple[int, Any]]:
+    """For n = 1 .. ``max_order``: n and the texts x distinct n-grams count matrix (CSR).
+
+    ``codes`` are the symbols (code points, word ids) of all texts one after
+    the other, ``lengths`` the number of symbols of each text; an n-gram
+    never crosses from one text into the next. The n-grams are numbered
+    exactly, without hashing: the (n-1)-gram starting at a position has a
+    dense number below the number of positions, so ``number * alphabet +
+    next symbol`` identifies the n-gram and fits in 64 bits (up to 2**42
+    positions at any alphabet of code points), and ``np.unique`` numbers
+    those densely again for the next order. Stops early when no text has n
+    symbols.
+    """
+    from scipy import sparse  # with scikit-learn, only when a baseline is computed
+
+    if codes.size == 0:
+        return
+    symbols, ids = np.unique(codes, return_inverse=True)
+    ids = ids.astype(np.int64).ravel()
+    symbol_ids, alphabet = ids, np.int64(symbols.size)
+    text_of = np.repeat(np.arange(lengths.size), lengths)
+    left = np.cumsum(lengths)[text_of] - np.arange(codes.size)  # symbols from here to the end of its text
+    for n in range(1, max_order + 1):
+        if n > 1:
+            ids = ids[:-1] * alphabet + symbol_ids[n - 1 :]
+        starts = np.flatnonzero(left[: ids.size] >= n)
+        if starts.size == 0:
+            return
+        grams, dense = np.unique(ids[starts], return_inverse=True)
+        ids = np.zeros(ids.size, dtype=np.int64)
+        ids[starts] = dense.ravel()
+        ones = np.ones(starts.size, dtype=np.int64)
+        counts = sparse.csr_matrix((ones, (text_of[starts], dense.ravel())), shape=(lengths.size, grams.size))
+        yield n, counts
 
 
 def _chrf_f_score(orders: list[list[int]]) -> float:
@@ -226,7 +264,7 @@ class Baselines:
 
     corpus: Sequence[str]
     embeddings: bool = False
-    _vectorizer: Any = field(init=False, repr=False)
+    _vectorizer: Any = field(init=False, repr=False, default=None)
     _encoder: Callable[[list[str]], np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -235,7 +273,10 @@ class Baselines:
         texts = list(dict.fromkeys(self.corpus))
         if not texts:
             raise ValueError("Baselines needs at least one text to fit TF-IDF on")
-        self._vectorizer = TfidfVectorizer(lowercase=True).fit(texts)
+        try:
+            self._vectorizer = TfidfVectorizer(lowercase=True).fit(texts)
+        except ValueError:  # no word of two or more letters in any text: every cosine is 0
+            self._vectorizer = None
         if self.embeddings:
             self._encoder = load_sentence_encoder()
 
@@ -245,38 +286,68 @@ class Baselines:
 
     def score(self, source: str, answer: str) -> dict[str, float]:
         """Every baseline score of ``answer`` against ``source``."""
-        return self.score_many([(source, answer)], chrf_values=[chrf(source, answer)])[0]
+        return self.score_many([(source, answer)])[0]
 
-    def score_many(
-        self, pairs: Sequence[tuple[str, str]], chrf_values: Sequence[float] | None = None
-    ) -> list[dict[str, float]]:
+    def score_many(self, pairs: Sequence[tuple[str, str]]) -> list[dict[str, float]]:
         """Every baseline score of each (source, answer) pair, in order.
 
-        TF-IDF transforms each distinct text once and takes all the cosines
-        as one sparse row-wise product; each text is tokenised once.
+        What can be is computed for all pairs at once, each distinct text
+        once: TF-IDF transforms each text once and takes the cosines as one
+        sparse row-wise product; chrF (:func:`chrf_many`) and the word
+        3-gram containment count n-grams per text with numpy. The word LCS
+        and the token-sort ratio are rapidfuzz's C++ per pair, on word lists
+        tokenised once per text.
         """
         if not pairs:
             return []
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
         index = {t: i for i, t in enumerate(texts)}
-        matrix = self._vectorizer.transform(texts)
-        rows_a = matrix[[index[a] for a, _ in pairs]]
-        rows_b = matrix[[index[b] for _, b in pairs]]
-        cosines = np.clip(np.asarray(rows_a.multiply(rows_b).sum(axis=1)).ravel(), 0.0, 1.0)
-        tokens = {t: words(t) for t in texts}
-        chrfs = chrf_many(pairs) if chrf_values is None else chrf_values
+        rows_s = np.fromiter((index[s] for s, _ in pairs), dtype=np.int64, count=len(pairs))
+        rows_a = np.fromiter((index[a] for _, a in pairs), dtype=np.int64, count=len(pairs))
+        if self._vectorizer is None:
+            cosines = np.zeros(len(pairs))
+        else:
+            matrix = self._vectorizer.transform(texts)
+            cosines = np.clip(
+                np.asarray(matrix[rows_s].multiply(matrix[rows_a]).sum(axis=1)).ravel(), 0.0, 1.0
+            )
+        tokens = [words(t) for t in texts]
+        containment = _containment_many(tokens, rows_s, rows_a, 3)
+        chrfs = chrf_many(pairs)
         out = []
-        for (source, answer), cosine, chrf_value in zip(pairs, cosines, chrfs):
-            s, a = tokens[source], tokens[answer]
-            grams = _ngrams(a, 3)
+        for i, (source, answer) in enumerate(pairs):
+            s, a = tokens[rows_s[i]], tokens[rows_a[i]]
             scores = {
-                "tfidf_cosine": float(cosine),
-                "ngram3_containment": len(grams & _ngrams(s, 3)) / len(grams) if grams else 0.0,
+                "tfidf_cosine": float(cosines[i]),
+                "ngram3_containment": containment[i],
                 "lcs_words": _lcs_tokens(s, a),
-                "chrf": chrf_value,
+                "chrf": chrfs[i],
                 "fuzz_token": _token_sort(s, a),
             }
             if self._encoder is not None:
                 scores[EMBEDDING] = embedding_cosine(source, answer, self._encoder)
             out.append(scores)
         return out
+
+
+def _containment_many(
+    tokens: Sequence[Sequence[str]], rows_s: np.ndarray, rows_a: np.ndarray, n: int
+) -> list[float]:
+    """:func:`ngram_containment` of text ``rows_a[i]`` in text ``rows_s[i]`` for each i.
+
+    Each text's distinct word n-grams are numbered once (:func:`_ngram_counts`
+    over word ids); the shared ones of a pair are the row-wise product of
+    the two presence rows.
+    """
+    vocabulary: dict[str, int] = {}
+    ids = [vocabulary.setdefault(w, len(vocabulary)) for text in tokens for w in text]
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    present = None
+    for order, counts in _ngram_counts(np.asarray(ids, dtype=np.int64), lengths, n):
+        if order == n:
+            present = (counts > 0).astype(np.int64)
+    if present is None:  # no text has n words
+        return [0.0] * len(rows_a)
+    distinct = np.asarray(present.sum(axis=1)).ravel()[rows_a]
+    shared = np.asarray(present[rows_a].multiply(present[rows_s]).sum(axis=1)).ravel()
+    return [float(x) for x in np.divide(shared, distinct, out=np.zeros(len(rows_a)), where=distinct > 0)]

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from dri.metrics.results import EvaluationResult, ReportFiles
-from dri.metrics.scores import COUNT_NAMES
+from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.metrics.stats import RatingStats, ScoreStats
 
 __all__ = [
@@ -90,7 +90,7 @@ def _fmt(x: Any, digits: int = 3) -> str:
 def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequence[str]) -> Path:
     """Every row, the fixed columns first, then the scores, then the rest."""
     first = ["pair", "group", "source", "target"]
-    tail = ["seconds", "error"]
+    tail = [MAPPING_SECONDS, "error"]
     known = set(first) | set(scores) | set(COUNT_NAMES) | set(tail)
     extra = sorted({k for r in rows for k in r if k not in known and not k.startswith("_")})
     columns = first + extra + list(scores) + list(COUNT_NAMES) + tail
@@ -100,7 +100,7 @@ def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequ
         for i, r in enumerate(rows, start=1):
             out = {k: r.get(k, "") for k in columns}
             out["pair"] = r.get("pair", i)
-            for k in (*scores, "seconds"):
+            for k in (*scores, MAPPING_SECONDS):
                 v = out.get(k)
                 if isinstance(v, float):
                     out[k] = "" if math.isnan(v) else f"{v:.6f}"

@@ -38,7 +38,15 @@ from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.mapper import Mapping, map_graphs
 from dri.mapping.profiles import PROFILES, Profile, get_profile
 
-__all__ = ["COUNT_NAMES", "SCORE_NAMES", "Comparison", "Scores", "compare", "score_mapping"]
+__all__ = [
+    "COUNT_NAMES",
+    "MAPPING_SECONDS",
+    "SCORE_NAMES",
+    "Comparison",
+    "Scores",
+    "compare",
+    "score_mapping",
+]
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,10 @@ class Scores:
 SCORE_NAMES = ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational", "weighted_jaccard")
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
+#: The seconds :func:`compare` took on a pair (mapping and scoring): the
+#: evaluation reports' column, and the key under which the store keeps them in
+#: a comparison's scores JSON (``store.ComparisonRecord.mapping_seconds``).
+MAPPING_SECONDS = "mapping_seconds"
 
 
 @dataclass

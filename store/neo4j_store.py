@@ -763,7 +763,7 @@ class Neo4jStore(Store):
             run=result.run_id,
             mid=mapping_id,
             scores=scores,
-            scores_json=to_json_text(result.scores),
+            scores_json=to_json_text(result.scores_to_store()),
             params=to_json_text(result.params),
             npairs=len(pairs),
             created=created,

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import networkx as nx
 
 from dri.errors import one_line
-from dri.metrics.scores import COUNT_NAMES, SCORE_NAMES
+from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
 __all__ = [
     "PAIR_FIELDS",
@@ -114,14 +114,28 @@ class ComparisonRecord:
     scores: dict[str, Any] = field(default_factory=dict)
     pairs: list[dict[str, Any]] = field(default_factory=list)
     created: str = ""
+    #: The seconds :func:`metrics.compare` took on the pair, if recorded. Not a
+    #: score: the backends keep it in the scores' JSON under
+    #: :data:`metrics.scores.MAPPING_SECONDS` (:meth:`scores_to_store`) and give it
+    #: back here, never in ``scores``; records differing only in it compare equal.
+    mapping_seconds: float | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.scores = normalise_scores(self.scores)
+        kept = self.scores.pop(MAPPING_SECONDS, None)
+        if self.mapping_seconds is None and isinstance(kept, (int, float)) and not isinstance(kept, bool):
+            self.mapping_seconds = float(kept)
         self.pairs = [normalise_pair(p) for p in self.pairs]
         self.params = dict(self.params or {})
         for name in ("source_id", "target_id", "run_id"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"ComparisonRecord.{name} must be a non-empty string")
+
+    def scores_to_store(self) -> dict[str, Any]:
+        """The scores as the backends write them: with ``mapping_seconds``, if known."""
+        if self.mapping_seconds is None:
+            return self.scores
+        return {**self.scores, MAPPING_SECONDS: self.mapping_seconds}
 
     @property
     def key(self) -> str:

@@ -475,7 +475,7 @@ class SQLiteStore(Store):
             (
                 *key,
                 *(result.scores[f] for f in STORED_SCORES),
-                to_json_text(result.scores),
+                to_json_text(result.scores_to_store()),
                 to_json_text(result.params),
                 result.created or now(),
             ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -48,8 +49,10 @@ def test_plagiarism_report_has_scores_baselines_and_plots(plagiarism):
         "lcs_words",
         "chrf",
         "fuzz_token",
+        "mapping_seconds",
     ):
         assert column in header
+    assert "seconds" not in header  # every time column says what it times
     assert {p.name for p in files.plots} == {"boxplots.png", "boxplots_baselines.png"}
     for plot in files.plots:
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -59,6 +62,28 @@ def test_plagiarism_report_has_scores_baselines_and_plots(plagiarism):
     # Near copies share almost all their 3-grams with the original; the non answers almost none.
     assert stats["scores"]["ngram3_containment"]["groups"]["cut"]["median"] > 0.8
     assert stats["scores"]["ngram3_containment"]["groups"]["non"]["median"] < 0.1
+
+
+def test_mapping_seconds_is_the_mapping_time_whatever_the_baselines(tmp_path):
+    # A copy under a new folder name is a new run: every pair is mapped in this test.
+    corpus = tmp_path / "plag-timing"
+    shutil.copytree(DEMO / "plagiarism", corpus)
+    mapped, _ = evaluate_plagiarism(corpus, False)
+    assert mapped.meta["flow_mapped"] == len(mapped.rows) == 12
+    times = [r["mapping_seconds"] for r in mapped.rows]
+    assert all(0.0 < t < mapped.meta["flow_seconds"] + 1 for t in times)
+    assert mapped.meta["mapping_seconds"] == pytest.approx(sum(times), abs=1e-3)
+    assert mapped.meta["baseline_seconds"] > 0.0 and all("chrf" in r for r in mapped.rows)
+    # Without the baselines the same stored comparisons give the same times: the
+    # column holds the mapping's time as the flow's worker measured it, nothing else.
+    again, _ = evaluate_plagiarism(corpus, False, baselines=False)
+    assert again.meta["flow_mapped"] == 0 and not any("chrf" in r for r in again.rows)
+    assert [r["mapping_seconds"] for r in again.rows] == times
+    # A pair the flow could not compare has no mapping time.
+    (corpus / "taskc_cut.txt").write_bytes(b"")
+    broken, _ = evaluate_plagiarism(corpus, False, baselines=False)
+    failed = [r for r in broken.rows if r["error"]]
+    assert len(failed) == 1 and math.isnan(failed[0]["mapping_seconds"])
 
 
 def test_bad_answer_fails_only_its_pair(tmp_path):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 from flows_corpus_helpers import write_corpus
+from prefect.task_runners import ProcessPoolTaskRunner
 
 from dri.corpora.discover import discover_documents
 from dri.flows.runners import make_task_runner, runner_config
@@ -16,6 +18,7 @@ from dri.flows.tasks import (
     extract_batch,
     map_and_store,
     plan_pairs,
+    tiled_pairs,
     worker_store,
     write_summary,
 )
@@ -51,6 +54,18 @@ def test_plan_all_pairs_is_each_unordered_pair_once():
     plan = plan_pairs("all-pairs", DOCS)
     pairs = [(p.source_id, p.target_id) for p in plan.pairs]
     assert pairs == [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+
+
+@pytest.mark.parametrize("n, tile", [(0, 3), (1, 3), (7, 3), (30, 14), (100, 14), (50, 1)])
+def test_tiled_pairs_are_every_pair_once(n, tile):
+    pairs = list(tiled_pairs(n, tile))
+    assert sorted(pairs) == [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def test_a_batch_of_tiled_pairs_needs_few_documents():
+    pairs = list(tiled_pairs(1000, 14))
+    widest = max(len({d for pair in pairs[k : k + 196] for d in pair}) for k in range(0, len(pairs), 196))
+    assert widest <= 4 * 14  # row-by-row order: up to 197 documents per 196 pairs
 
 
 def test_plan_all_pairs_compares_duplicate_texts_once():
@@ -105,7 +120,10 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
     monkeypatch.setenv("DRI_WORKERS", "3")
     config = runner_config()
     assert (config.kind, config.workers) == ("processes", 3)
-    assert make_task_runner(config).__class__.__name__ == "ProcessPoolTaskRunner"
+    runner = make_task_runner(config)
+    assert isinstance(runner, ProcessPoolTaskRunner) and runner._max_workers == 3
+    # Workers unpickle the flow, task runner included, by the class's name.
+    assert type(pickle.loads(pickle.dumps(runner))) is type(runner) is type(runner.duplicate())
     with pytest.raises(ValueError, match="gpu"):
         runner_config(kind="gpu")
 
@@ -132,5 +150,9 @@ def test_map_and_store_skips_a_stored_pair(corpus, data_dir):
     b = extract_and_store(str(corpus / "atom.txt"), "tiny")
     first = map_and_store(a.doc_id, b.doc_id, "run-1", {})
     assert not first.skipped and 0 < first.scores["analogy_similarity"] <= 1
+    # The stored comparison keeps the time compare() took, the worker's seconds_map.
+    record = worker_store().get_comparison(a.doc_id, b.doc_id, "run-1")
+    assert record is not None and record.mapping_seconds == pytest.approx(first.seconds_map)
+    assert first.seconds_map > 0 and "mapping_seconds" not in record.scores  # a time, not a score
     assert map_and_store(a.doc_id, b.doc_id, "run-1", {}).skipped
     assert not map_and_store(a.doc_id, b.doc_id, "run-2", {}).skipped

@@ -289,7 +289,7 @@ def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, se
     s, t = _Side.of(_varied_graph(rng, 160, "a")), _Side.of(_varied_graph(rng, 140, "b"))
     prof = get_profile(profile)
     sim, _ = similarity_functions("max")
-    labels = _LabelMatrix(s, t, "max") if seeds_from == "label matrix" else None
+    labels = _LabelMatrix(s, t, "max", sim) if seeds_from == "label matrix" else None
     candidates = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR), labels)
     candidates = candidates if seeds_from != "every pair" else None
     table = _SeedTable(candidates)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dri.mapping import wordnet as wordnet_module
 from dri.mapping.wordnet import (
     ADJ_ATTRIBUTE,
     ADJ_CLUSTER,
@@ -285,6 +286,11 @@ def test_word_pair_cache_is_bounded(corpora):
         for b in nouns[20:]:
             small.score(a, b, "n")
     assert small.cache_sizes()["score"] == 100
+    # Every table filled on use and not bounded by WordNet's own size is an LRU with a bound.
+    bounded = [small._lin_cached, small._score_cached, small._table_cached]
+    bounded += [wordnet_module._relation_best, wordnet_module.relation_heads, wordnet_module._name, normalise]
+    assert all(fn.cache_info().maxsize for fn in bounded)
+    assert small._table_cached.cache_info().maxsize == WORD_CACHE_SIZE
 
 
 def _sample_words(pos: str, n: int, seed: int) -> list[str]:

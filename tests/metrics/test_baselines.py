@@ -126,15 +126,60 @@ def test_score_many_equals_score_pair_by_pair():
     assert baselines.score_many([]) == []
 
 
-def test_chrf_many_equals_sacrebleu():
-    pairs = [
-        (SOURCE, ANSWER),
-        (ANSWER, SOURCE),
-        ("aaaa bbbb", "xyz qrs"),
-        ("short", "a much longer hypothesis text"),
-        ("a", "a b"),
-        ("Übergröße café", "übergröße Café"),
-        (SOURCE, SOURCE),
-    ]
-    assert chrf_many(pairs) == pytest.approx([chrf(s, a) for s, a in pairs], abs=1e-12)
+CHRF_CASES = [
+    (SOURCE, ANSWER),
+    (ANSWER, SOURCE),
+    ("aaaa bbbb", "xyz qrs"),
+    ("short", "a much longer hypothesis text"),
+    ("a", "a b"),
+    ("Übergröße café", "übergröße Café"),
+    (SOURCE, SOURCE),
+    ("", ""),  # empty: no n-gram on either side
+    ("", "abc"),
+    ("abc", ""),
+    ("   ", " \t\n"),  # whitespace only: empty once whitespace is dropped
+    ("x y", "   "),
+    ("naïve café 東京", "naive cafe 東京都"),  # accents and CJK
+    ("🙂🙃 emoji 🙂", "🙂 emoji"),  # outside the BMP
+    ("e\u0301", "é"),  # combining accent against the precomposed letter: different code points
+    ("a\u00a0b\u3000c", "abc"),  # no-break and ideographic spaces are whitespace to str.split
+    ("a\u200bb", "ab"),  # a zero-width space is not
+    ("a\ud800b", "ab"),  # a lone surrogate, which a Python str can hold
+    ("xxxxxxx", "xxx"),  # repeated n-grams: matches are clipped counts
+    ("ab", "abababab"),
+]
+
+
+@pytest.mark.parametrize(("source", "answer"), CHRF_CASES)
+def test_chrf_many_equals_sacrebleu_on_each_case(source: str, answer: str):
+    # Exact equality, not approx: the same counts through the same float operations.
+    assert chrf_many([(source, answer)]) == [chrf(source, answer)]
+
+
+def test_chrf_many_equals_sacrebleu_on_many_pairs_at_once():
+    import random
+
+    rng = random.Random(11)
+    alphabet = "ab cdé東\t🙂\n"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(40)]
+    pairs = [(rng.choice(texts), rng.choice(texts)) for _ in range(150)] + CHRF_CASES
+    assert chrf_many(pairs) == [chrf(s, a) for s, a in pairs]
     assert chrf_many([]) == []
+
+
+def test_containment_in_score_many_equals_the_pairwise_function():
+    import random
+
+    rng = random.Random(5)
+    vocab = ["the", "cat", "sat", "on", "mat", "dog", "Log", "’tis", "it's"]
+    texts = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 12))) for _ in range(30)] + [
+        "",
+        "one two",
+    ]
+    pairs = [(rng.choice(texts), rng.choice(texts)) for _ in range(120)]
+    rows = Baselines(texts).score_many(pairs)
+    assert [r["ngram3_containment"] for r in rows] == [ngram_containment(s, a) for s, a in pairs]
+    assert [r["chrf"] for r in rows] == [chrf(s, a) for s, a in pairs]
+    # No text with three words, nor a word of two letters (empty TF-IDF vocabulary): zeros, no error.
+    (row,) = Baselines(["a b", "c"]).score_many([("a b", "c")])
+    assert row["ngram3_containment"] == row["tfidf_cosine"] == 0.0

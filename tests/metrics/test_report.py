@@ -41,7 +41,7 @@ def _rows(n_per_level: int = 5, seed: int = 3) -> list[dict]:
                     "mapped_relations": 2,
                     "tfidf_cosine": min(1, base + 0.1),
                     "chrf": base / 2,
-                    "seconds": 0.01,
+                    "mapping_seconds": 0.01,
                     "error": "",
                 }
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -96,6 +98,18 @@ def test_storing_a_comparison_again_replaces_its_pairs(store):
     stored = store.get_comparison("atom", "solar", "run-1")
     assert stored.pairs == record.pairs and stored.scores == record.scores
     assert len(store.comparisons()) == 3
+
+
+def test_the_mapping_time_round_trips_beside_the_scores(store):
+    _store_corpus(store)
+    record = comparison("atom", "solar", "run-t", 0.5)
+    store.put_comparison(dataclasses.replace(record, mapping_seconds=0.125))
+    stored = store.get_comparison("atom", "solar", "run-t")
+    assert stored.mapping_seconds == 0.125
+    assert stored.scores == record.scores and "mapping_seconds" not in stored.scores  # a time, not a score
+    assert [c.mapping_seconds for c in store.comparisons(run_id="run-t")] == [0.125]
+    store.put_comparison(comparison("solar", "atom", "run-t", 0.5))  # stored without one
+    assert store.get_comparison("solar", "atom", "run-t").mapping_seconds is None
 
 
 def test_top_analogues_count_both_directions_and_keep_the_best_result(store):

@@ -450,10 +450,14 @@ class SQLiteStore(Store):
         # 300 pairs = 600 parameters, well under SQLite's 999-variable floor.
         for start in range(0, len(pairs), 300):
             chunk = pairs[start : start + 300]
+            # A join from the asked pairs looks each one up by key; `(source_id,
+            # target_id) IN (VALUES ...)` scanned the whole run (1.4 s a batch
+            # at 500,000 stored pairs).
             rows = self._query(
-                "SELECT source_id, target_id FROM comparisons WHERE run_id = ? AND (source_id, target_id) IN "
-                f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})",
-                (run_id, *(x for pair in chunk for x in pair)),
+                f"WITH asked(s, t) AS (VALUES {', '.join(['(?, ?)'] * len(chunk))}) "
+                "SELECT c.source_id, c.target_id FROM asked JOIN comparisons c "
+                "ON c.source_id = asked.s AND c.target_id = asked.t AND c.run_id = ?",
+                (*(x for pair in chunk for x in pair), run_id),
             )
             found.update((r[0], r[1]) for r in rows)
         return found

@@ -1172,7 +1172,7 @@ def map_graphs(
     profile: str | Profile | None = None,
     similarity: Similarity | None = None,
     generic: Generic | None = None,
-    restarts: int = 64,
+    restarts: int | None = None,
     work_limit: int = 60_000,
 ) -> Mapping:
     """Map ``source`` onto ``target``; see the module docstring for the rules.
@@ -1182,6 +1182,7 @@ def map_graphs(
     relation floor and what the search maximises. ``similarity(a, b, pos)``
     scores two lemmas in [0, 1] instead of the profile's; with a custom
     similarity and no ``generic``, pairs have no generic space. ``restarts``
+    (default: the profile's)
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
@@ -1215,10 +1216,12 @@ def _map_graphs(
     profile: str | Profile | None,
     similarity: Similarity | None,
     generic: Generic | None,
-    restarts: int,
+    restarts: int | None,
     work_limit: int,
 ) -> Mapping:
     prof = get_profile(profile)
+    if restarts is None:
+        restarts = prof.restarts
     name = prof.similarity
     # Candidate seeds come from a WordNet index of the relation labels when the
     # similarity is WordNet's; a custom similarity gets every pair.

@@ -62,6 +62,8 @@ class Profile:
     connectivity: float = 0.0
     #: "paper": AS = Jaccard x semantic; "weighted": AS = weighted Jaccard.
     score: str = "paper"
+    #: Extra greedy runs the search may make (within the mapper's work limit).
+    restarts: int = 64
 
     def but(self, **changes: Any) -> Profile:
         """A copy with some fields changed (for experiments)."""
@@ -69,7 +71,9 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "paper": Profile(name="paper"),
+    # The paper's objective is the largest common subgraph; 128 restarts bring
+    # the mapper to 0.99 of exact ISMAGS on bench_mapping_exact.py (64: 0.969).
+    "paper": Profile(name="paper", restarts=128),
     "sme": Profile(
         name="sme",
         relation_floor=0.5,

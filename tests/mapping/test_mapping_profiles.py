@@ -156,3 +156,12 @@ def test_the_profiles_map_as_with_max_over_senses_lin_asked_pair_by_pair(profile
         (p.source, p.target, p.lin) for p in asked.pairs
     ]
     assert named.evaluation == asked.evaluation
+
+
+def test_the_restart_budget_comes_from_the_profile_unless_given():
+    rng_a, rng_b = random.Random(1), random.Random(2)
+    a, b = random_ros_graph(60, rng_a), random_ros_graph(60, rng_b)
+    # Two unrelated random graphs never map completely, so the search uses every restart it may.
+    assert map_graphs(a, b, profile="paper").runs == get_profile("paper").restarts + 1 == 129
+    assert map_graphs(a, b, profile="paper", restarts=64).runs == 65
+    assert map_graphs(a, b, profile=get_profile("paper").but(restarts=8)).runs == 9

@@ -14,7 +14,7 @@ child process that is killed at ``--limit`` seconds:
   the exact maximum number of relation pairs (mapped edges / 2) under the
   SMT constraints: the mapper's primary objective.
 * ``ismags-ros``: ``largest_common_subgraph`` on the ROS graphs themselves
-  (types and edge labels must match), as the issue words it. Its induced
+  (types and edge labels must match), the plain largest common subgraph. Its induced
   common subgraph may hold relations without their arguments and concepts
   outside any relation, which SMT forbids, so its node count is only an
   upper bound on an SMT mapping's.

@@ -16,8 +16,8 @@ converters write to wherever the user asks.
   ``random`` (accuracy; how often the same-entity ``noun`` distractor wins).
 * ``analobench-s1``, ``-s10``, ``-s30``: AnaloBench T1, 340 items each at
   one, about 10 and about 30 sentences. The 5 items whose options contain the
-  query itself (``query_in_options``) are left out, as the issue's and
-  SOURCE.md's headline numbers do (335 items); ``include_flagged=True`` keeps them.
+  query itself (``query_in_options``) are left out, as SOURCE.md's headline
+  numbers do (335 items); ``include_flagged=True`` keeps them.
 * ``stsb``: STS-B dev, 1,500 sentence pairs, gold 0-5 (Pearson).
 * ``wmt23``: WMT23 zh-en, 3,770 (reference, hypothesis) pairs with expert MQM
   (Kendall tau-b).

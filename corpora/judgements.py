@@ -106,13 +106,18 @@ def _side(value: str, base: Path) -> str | Path:
     return value
 
 
+def _read(path: Path) -> str:
+    """The UTF-8 text of ``path``, or a one-line :class:`CorpusError`."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CorpusError(path, f"cannot read the file: {err}") from err
+
+
 def load_judgements(path: str | Path) -> JudgementSet:
     """The rated pairs of a CSV with columns ``a``, ``b``, ``score``."""
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CorpusError(path, f"cannot read the file: {err}") from err
+    raw = _read(path)
     reader = csv.DictReader(raw.splitlines(keepends=True))
     missing = [c for c in ("a", "b", "score") if c not in (reader.fieldnames or [])]
     if missing:
@@ -174,10 +179,7 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
 def load_choice(path: str | Path) -> ChoiceSet:
     """The multiple-choice items of a JSON Lines file."""
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CorpusError(path, f"cannot read the file: {err}") from err
+    raw = _read(path)
     items, problems = [], []
     for line, text in enumerate(raw.splitlines(), start=1):
         if not text.strip():

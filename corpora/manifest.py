@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError, csv_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows
 
 log = logging.getLogger(__name__)
 
@@ -93,14 +93,9 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
         )
     pairs = []
     seen: dict[tuple[str, str, str], int] = {}
-    for line, fields in records:
-        if not any(f.strip() for f in fields):
-            continue
-        while len(fields) > len(header) and not fields[-1].strip():
-            fields.pop()  # trailing empty fields (a trailing comma) are harmless
-        if len(fields) > len(header):
-            raise CorpusError(path, f"line {line}: {len(fields)} fields, the header has {len(header)}")
-        row = {name: (fields[i] if i < len(fields) else "") for i, name in enumerate(header)}
+    for line, row, problem in header_rows(records, header):
+        if row is None:
+            raise CorpusError(path, problem)
         values = {c: row[c].strip() for c in MANIFEST_COLUMNS}
         empty = [c for c, v in values.items() if not v]
         if empty:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, csv_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows
 
 log = logging.getLogger(__name__)
 
@@ -96,17 +96,11 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
     problems: list[str] = []
     rows = []
     seen: dict[tuple[str, str, str], int] = {}
-    for line, fields in records:
-        if not any(f.strip() for f in fields):
-            continue  # blank line
-        while len(fields) > len(header) and not fields[-1].strip():
-            fields.pop()  # trailing empty fields (a trailing comma) are harmless
-        if len(fields) > len(header):
-            problems.append(
-                f"{info}: line {line}: {len(fields)} fields, the header has {len(header)}; row left out"
-            )
+    for line, fields_row, problem in header_rows(records, header):
+        if fields_row is None:
+            problems.append(f"{info}: {problem}; row left out")
             continue
-        row = {name: (fields[i].strip() if i < len(fields) else "") for i, name in enumerate(header)}
+        row = {name: value.strip() for name, value in fields_row.items()}
         key = (row["File"], row["Task"], row["Category"].lower())
         if key in seen:
             log.warning("%s: line %d repeats line %d; counted once", info, line, seen[key])

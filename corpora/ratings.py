@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError, csv_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows
 from dri.settings import data_dir
 
 __all__ = [
@@ -66,15 +66,11 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     if missing:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
     rows, problems = [], []
-    for line, fields in records:
-        if not any(f.strip() for f in fields):
+    for line, fields_row, problem in header_rows(records, header):
+        if fields_row is None:
+            problems.append(f"{path}: {problem}")
             continue
-        while len(fields) > len(header) and not fields[-1].strip():
-            fields.pop()  # trailing empty fields (a trailing comma) are harmless
-        if len(fields) > len(header):
-            problems.append(f"{path}: line {line}: {len(fields)} fields, the header has {len(header)}")
-            continue
-        row = {name: (fields[i].strip() if i < len(fields) else "") for i, name in enumerate(header)}
+        row = {name: value.strip() for name, value in fields_row.items()}
         reason = None
         if not row["rater"] or not row["pair"]:
             reason = "empty rater or pair"

@@ -16,7 +16,7 @@ import codecs
 import csv
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "CorpusError",
     "csv_rows",
     "decode_bytes",
+    "header_rows",
     "is_document",
     "read_table_text",
     "read_text",
@@ -157,3 +158,25 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
             yield reader.line_num, fields
     except csv.Error as err:
         raise CorpusError(path, f"line {reader.line_num}: {err}") from None
+
+
+def header_rows(
+    records: Iterable[tuple[int, list[str]]], header: Sequence[str]
+) -> Iterator[tuple[int, dict[str, str] | None, str]]:
+    """``(line, row, problem)`` for each non-blank record of :func:`csv_rows`.
+
+    ``row`` maps the header's names to the record's fields, as they are
+    (missing trailing fields are ``""``); trailing empty fields, as a trailing
+    comma leaves, are dropped first. A record with more fields than the header
+    gives ``row=None`` and ``problem`` ``"line N: K fields, the header has M"``;
+    otherwise ``problem`` is empty.
+    """
+    for line, fields in records:
+        if not any(f.strip() for f in fields):
+            continue
+        while len(fields) > len(header) and not fields[-1].strip():
+            fields.pop()
+        if len(fields) > len(header):
+            yield line, None, f"line {line}: {len(fields)} fields, the header has {len(header)}"
+            continue
+        yield line, {name: (fields[i] if i < len(fields) else "") for i, name in enumerate(header)}, ""

@@ -88,7 +88,7 @@ def search(
     target = store.get_graph(target_id)
     if target is None:
         raise LookupError(f"no stored graph for document {target_id}")
-    hits, reused = [], 0
+    hits, reused, new_records = [], 0, []
     for doc_id, cosine in chosen:
         stored = store.get_comparison(doc_id, target_id, run_id) if run_id else None
         if stored is not None:
@@ -100,7 +100,7 @@ def search(
             comparison = compare(source, target, **(mapping or {}))
             scores = asdict(comparison.scores)
             if run_id:
-                store.put_comparison(
+                new_records.append(
                     ComparisonRecord(
                         doc_id,
                         target_id,
@@ -111,6 +111,8 @@ def search(
                     )
                 )
         hits.append(Hit(doc_id, cosine, dict(scores)))
+    if new_records:  # one transaction for the search's new results, not a commit per candidate
+        store.put_comparisons(new_records)
     hits.sort(key=lambda h: (-h.scores["analogy_similarity"], h.doc_id))
     t2 = time.perf_counter()
     return SearchOutcome(

@@ -18,7 +18,6 @@ Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 from pathlib import Path
@@ -168,10 +167,6 @@ def run_run(args: argparse.Namespace) -> int:
             "run the same command again to finish",
             file=sys.stderr,
         )
-        # The interpreter's last garbage collection walks every object of spaCy,
-        # WordNet and Prefect: about 5 s on a busy machine, after the workers are
-        # gone. Frozen objects are skipped, so an interrupted run exits at once.
-        gc.freeze()
         return 130
 
     if summary is None:

@@ -5,7 +5,9 @@ naming the file, never another exception."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,6 +37,19 @@ def _one_line_naming(err: CorpusError, path: Path) -> None:
     assert text.startswith((str(path), repr(str(path)))), text
 
 
+def _load_bytes(loader: Callable[[Path], Any], name: str, data: bytes) -> Any:
+    """``loader`` on a file ``name`` holding ``data``: what it loaded, or None
+    once its :class:`CorpusError` was checked to be one line naming the file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        try:
+            return loader(path)
+        except CorpusError as err:
+            _one_line_naming(err, path)
+            return None
+
+
 @SETTINGS
 @given(data=_headed("File,Task,Category\n"))
 def test_plagiarism_index_of_any_bytes(data):
@@ -54,33 +69,22 @@ def test_plagiarism_index_of_any_bytes(data):
 @SETTINGS
 @given(data=_headed("source,target,group\n"))
 def test_manifest_of_any_bytes(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "manifest.csv"
-        path.write_bytes(data)
-        try:
-            pairs = read_manifest(path)
-        except CorpusError as err:
-            _one_line_naming(err, path)
-        else:
-            assert len({(p.source, p.target, p.group) for p in pairs}) == len(pairs)
+    pairs = _load_bytes(read_manifest, "manifest.csv", data)
+    if pairs is not None:
+        assert len({(p.source, p.target, p.group) for p in pairs}) == len(pairs)
 
 
 @SETTINGS
 @given(data=_headed("rater,pair,novelty,usefulness,challenge\n"))
 def test_ratings_of_any_bytes(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "ratings.csv"
-        path.write_bytes(data)
-        try:
-            rows, problems = read_ratings(path)
-        except CorpusError as err:
-            _one_line_naming(err, path)
-        else:
-            assert all("\n" not in p for p in problems)
-            for row in rows:
-                assert all(
-                    row[p] is None or row[p] in range(1, 6) for p in ("novelty", "usefulness", "challenge")
-                )
+    loaded = _load_bytes(read_ratings, "ratings.csv", data)
+    if loaded is not None:
+        rows, problems = loaded
+        assert all("\n" not in p for p in problems)
+        for row in rows:
+            assert all(
+                row[p] is None or row[p] in range(1, 6) for p in ("novelty", "usefulness", "challenge")
+            )
 
 
 names = st.text(
@@ -121,13 +125,7 @@ def test_translation_layout_of_any_names_and_bytes(originals, languages, manifes
 @SETTINGS
 @given(data=_headed("a,b,score\n"))
 def test_judgements_of_any_bytes(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "judgements.csv"
-        path.write_bytes(data)
-        try:
-            load_judgements(path)
-        except CorpusError as err:
-            _one_line_naming(err, path)
+    _load_bytes(load_judgements, "judgements.csv", data)
 
 
 jsonl_like = st.lists(
@@ -141,10 +139,4 @@ jsonl_like = st.lists(
 @SETTINGS
 @given(data=st.one_of(raw, jsonl_like))
 def test_choice_items_of_any_bytes(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "choice.jsonl"
-        path.write_bytes(data)
-        try:
-            load_choice(path)
-        except CorpusError as err:
-            _one_line_naming(err, path)
+    _load_bytes(load_choice, "choice.jsonl", data)

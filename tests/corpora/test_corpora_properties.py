@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dri.corpora.judgements import load_choice, load_judgements
@@ -52,6 +52,7 @@ def _load_bytes(loader: Callable[[Path], Any], name: str, data: bytes) -> Any:
 
 @SETTINGS
 @given(data=_headed("File,Task,Category\n"))
+@example(data=b'File,Task,Category\n"\x01\n\x01')  # a quoted file name holding a line break
 def test_plagiarism_index_of_any_bytes(data):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

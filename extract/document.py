@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 __all__ = ["EXTRACTOR_VERSION", "Document", "DocumentError", "Sentence", "content_ids"]
 
 #: Bump whenever reading or extraction rules change what a graph contains.
-EXTRACTOR_VERSION = "1.3"
+EXTRACTOR_VERSION = "1.4"
 
 
 class DocumentError(Exception):

@@ -98,6 +98,7 @@ import numpy as np
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.wordnet import (
+    NON_WORDNET_RELATIONS,
     RULES,
     relation_heads,
     relation_similarity_matrix,
@@ -216,6 +217,27 @@ class _Side:
     signature: list[tuple]  # (order, has subject, has object, subject is object)
     reachable_concepts: int = 0
     _arrays: _Arrays | None = None
+    _information: tuple[list[float], list[float]] | None = None
+
+    def information(self) -> tuple[list[float], list[float]]:
+        """How informative each relation's head verb and each concept is (WordNet.information).
+
+        A name counts by its own lemma (mostly 1.0: WordNet does not list it),
+        not by its entity class; the extractor's ``isa`` counts as "be".
+        """
+        if self._information is None:
+            wn = wordnet()
+            rels = []
+            for label in self.rel_lemma:
+                heads = relation_heads(label)
+                head = heads[0][0] if heads else label
+                rels.append(wn.information("be" if head in NON_WORDNET_RELATIONS else head, "v"))
+            cons = [
+                wn.information(lemma if lemma != word else word, pos)
+                for lemma, word, pos in zip(self.con_lemma, self.con_word, self.con_pos)
+            ]
+            self._information = (rels, cons)
+        return self._information
 
     def arrays(self) -> _Arrays:
         """The same graph as numpy arrays, for scoring many pairs at once."""
@@ -1118,7 +1140,10 @@ def _evaluation(
     mapped pair it is an argument of. Local scores: a relation pair's
     similarity, times (1 + ``connectivity`` x its arguments shared with
     another mapped relation pair) for order 1; a concept pair's
-    ``concept_weight`` x Lin. The evaluation is the sum of all evidence.
+    ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
+    pair has it as an argument. Under ``information``, each local score is
+    also weighted by how informative the pair's words are. The evaluation is
+    the sum of all evidence.
     """
     if order is None:  # the graph onto itself: every node, similarity 1
         rels = {i: i for i in range(len(s.relations))}
@@ -1132,7 +1157,23 @@ def _evaluation(
         rels = {a: b for kind, a, b in order if kind == RELATION}
         cons = {a: b for kind, a, b in order if kind == CONCEPT}
         rl, cl = rel_lin, con_lin
-    trickle, conn = profile.trickle, profile.connectivity
+    trickle, conn, share = profile.trickle, profile.connectivity, profile.information
+    if share:
+        s_rel, s_con = s.information()
+        t_rel, t_con = (t or s).information()
+
+        def rel_weight(i: int, k: int) -> float:
+            return 1.0 - share + share * 0.5 * (s_rel[i] + t_rel[k])
+
+        def con_weight(a: int, b: int) -> float:
+            return 1.0 - share + share * 0.5 * (s_con[a] + t_con[b])
+
+    else:
+
+        def rel_weight(i: int, k: int) -> float:
+            return 1.0
+
+        con_weight = rel_weight
     # How many mapped order-1 relations each mapped concept is an argument of.
     uses: dict[int, int] = {}
     for i in rels:
@@ -1144,7 +1185,7 @@ def _evaluation(
     total = 0.0
     # Higher orders first, so a relation pair's parents are done before it.
     for i in sorted(rels, key=lambda r: -s.order[r]):
-        local = rl(i, rels[i])
+        local = rl(i, rels[i]) * rel_weight(i, rels[i])
         if s.order[i] == 1 and conn:
             shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
             local *= 1.0 + conn * shared
@@ -1152,9 +1193,41 @@ def _evaluation(
         evidence[i] = local + trickle * support
         total += evidence[i]
     for a, b in cons.items():
+        local = profile.concept_weight * cl(a, b) * con_weight(a, b)
+        if profile.loose_concepts and not uses.get(a):
+            local *= profile.loose_concepts
         support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
-        total += profile.concept_weight * cl(a, b) + trickle * support
+        total += local + trickle * support
     return total
+
+
+def _loose_concepts(
+    s: _Side, t: _Side, order: list[tuple[str, int, int]], con_lin: Callable[[int, int], float], floor: float
+) -> list[tuple[str, int, int]]:
+    """Concept pairs outside the structure: the concepts ``order`` leaves unmapped, paired
+    one to one, most similar first (then identical lemmas, then node order), at or above
+    ``floor`` and of the same part of speech."""
+    taken_s = {a for kind, a, _ in order if kind == CONCEPT}
+    taken_t = {b for kind, _, b in order if kind == CONCEPT}
+    free_t = [b for b in range(len(t.concepts)) if b not in taken_t]
+    options = []
+    for a in range(len(s.concepts)):
+        if a in taken_s:
+            continue
+        for b in free_t:
+            if s.con_pos[a] != t.con_pos[b]:
+                continue
+            lin = con_lin(a, b)
+            if lin >= floor - 1e-12:
+                options.append((-lin, s.con_lemma[a] != t.con_lemma[b], a, b))
+    options.sort()
+    added: list[tuple[str, int, int]] = []
+    for _, _, a, b in options:
+        if a not in taken_s and b not in taken_t:
+            taken_s.add(a)
+            taken_t.add(b)
+            added.append((CONCEPT, a, b))
+    return added
 
 
 # -- similarity -------------------------------------------------------------
@@ -1336,6 +1409,8 @@ def _map_graphs(
             if complete(best):
                 break
 
+    if prof.loose_concepts > 0.0:
+        best = best + _loose_concepts(s, t, best, search.con_lin, prof.concept_floor)
     pairs = []
     for kind, a, b in best:
         if kind == RELATION:

@@ -64,6 +64,17 @@ class Profile:
     score: str = "paper"
     #: Extra greedy runs the search may make (within the mapper's work limit).
     restarts: int = 64
+    #: Share of each pair's local evidence that is weighted by how informative
+    #: its two words are (:meth:`mapping.wordnet.WordNet.information`): the
+    #: local score times (1 - information) + information x their mean
+    #: informativeness, in the mapping and in each graph's own evaluation.
+    information: float = 0.0
+    #: Local evidence of a concept pair matched outside the structure (neither
+    #: concept an argument of a mapped relation pair), as a share of a
+    #: structural concept pair's; 0: such pairs are not mapped.
+    loose_concepts: float = 0.0
+    #: Loose concept pairs less similar than this are not mapped.
+    concept_floor: float = 0.5
 
     def but(self, **changes: Any) -> Profile:
         """A copy with some fields changed (for experiments)."""

@@ -198,6 +198,8 @@ class WordNet:
         # SemCor tag counts of (lemma, synset offset) senses, from index.sense.
         self._sense_counts: dict[str, dict[tuple[str, int], int]] = {pos: {} for pos in POS}
         self._weights: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._ic_max: dict[str, float] = {"n": 1.0, "v": 1.0}
+        self._information: dict[tuple[str, str], float] = {}
         for pos in POS:
             self._read_data(pos)
             self._read_index(pos)
@@ -271,6 +273,7 @@ class WordNet:
         for pos in ("n", "v"):
             total = self._total[pos]
             self._icv[pos] = {o: -math.log(f / total) for o, f in self._freq[pos].items() if f > 0}
+            self._ic_max[pos] = max(self._icv[pos].values(), default=1.0) or 1.0
 
     def _read_sense_counts(self) -> None:
         # index.sense: "sense_key synset_offset sense_number tag_cnt", e.g. "dog%1:05:00:: 02084071 1 42".
@@ -366,6 +369,30 @@ class WordNet:
             top = max(raw, default=1)
             hit = tuple(c / top for c in raw)
             self._weights[key] = hit
+        return hit
+
+    def information(self, word: str, pos: str = "n") -> float:
+        """How informative ``word`` is, in [0, 1]: the SemCor information content of its
+        most frequent sense over the greatest of ``pos`` (1.0 when WordNet or SemCor
+        does not know it, as for most names and rare terms; adjectives have no IC).
+
+        Frequent, general words ("be", "have", "person") score low and rare,
+        specific ones ("guitar", "inherit") high, the way IDF weighs words, but
+        from a fixed corpus, so it is the same for every data set.
+        """
+        key = (pos, word)
+        hit = self._information.get(key)
+        if hit is None:
+            icv = self._icv.get(pos)
+            offsets = self.offsets(word, pos) if icv else ()
+            if not icv or not offsets:
+                hit = 1.0
+            else:
+                weights = self.sense_weights(word, pos)
+                top = max(range(len(offsets)), key=lambda n: (weights[n], -n))
+                ic = icv.get(offsets[top])
+                hit = 1.0 if ic is None else min(1.0, ic / self._ic_max[pos])
+            self._information[key] = hit
         return hit
 
     # -- similarity ------------------------------------------------------------
@@ -507,6 +534,7 @@ class WordNet:
         self._synsets.clear()
         self._words.clear()
         self._weights.clear()
+        self._information.clear()
 
     def _ancestor_table(self, pos: str, word: str) -> _WordTable:
         table: dict[int, float] = {}

@@ -310,3 +310,45 @@ def test_pronouns_use_wordnet_animacy(nlp):
 def test_existential_there(nlp):
     assert extract("There is a cat in the garden.", nlp) == [("cat", "be_in", "garden")]
     assert unary_relations(graph_from_text("There are many problems.", nlp=nlp)) == [("problem", "exist")]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a present participle modifying a noun: the noun acts
+        ("A red bus driving down a street.", [("bus", "drive_down", "street")]),
+        ("Two smiling women holding a baby.", [("woman", "hold", "baby")]),
+        # a past participle: the noun is acted on, the agent is the subject
+        ("A ball thrown by the boy hit the window.", [("boy", "throw", "ball"), ("ball", "hit", "window")]),
+    ],
+)
+def test_participles_take_the_noun_they_modify(nlp, text, expected):
+    assert extract(text, nlp) == expected
+
+
+def test_imperatives_have_the_addressee_as_subject(nlp):
+    g = graph_from_text("Cut the fabric. Pour the mixture into the pan and bake it.", nlp=nlp)
+    assert triples(g) == [
+        ("you", "cut", "fabric"),
+        ("you", "pour", "mixture"),
+        ("you", "pour_into", "pan"),
+        ("you", "bake", "pan"),
+    ]
+    you = g.nodes[concept_id("you")]
+    assert you["entity"] == "PERSON" and you["wordnet_lemma"] == "person"
+
+
+def test_a_verbless_caption_places_its_head_noun(nlp):
+    assert extract("Two dogs in the snow.", nlp) == [("dog", "be_in", "snow")]
+    # a sentence with a predicate is read as usual, with no extra placement
+    assert extract("The dog sleeps in the snow.", nlp) == [("dog", "sleep_in", "snow")]
+
+
+def test_a_gerund_subject_is_a_concept(nlp):
+    assert extract("Playing sport can lead to injury.", nlp) == [("playing", "lead_to", "injury")]
+
+
+def test_adjective_complements_are_concepts_by_default(nlp):
+    g = graph_from_text("The wall was weak.", nlp=nlp)
+    assert triples(g) == [("wall", "be", "weak")]
+    assert g.nodes[concept_id("weak")]["pos"] == "a"

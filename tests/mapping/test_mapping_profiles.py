@@ -165,3 +165,63 @@ def test_the_restart_budget_comes_from_the_profile_unless_given():
     assert map_graphs(a, b, profile="paper").runs == get_profile("paper").restarts + 1 == 129
     assert map_graphs(a, b, profile="paper", restarts=64).runs == 65
     assert map_graphs(a, b, profile=get_profile("paper").but(restarts=8)).runs == 9
+
+
+def _loose_pair():
+    s = new_graph("s")
+    add_triple(s, "man", "play", "guitar")
+    add_triple(s, "dog", "bark_at", "cat")
+    t = new_graph("t")
+    add_triple(t, "woman", "play", "violin")
+    add_triple(t, "cat", "sleep_on", "dog")
+    return s, t
+
+
+def test_loose_concepts_map_outside_the_structure_only_when_the_profile_asks():
+    s, t = _loose_pair()
+    plain = compare(s, t, profile=PROFILES["sme"].but(loose_concepts=0.0))
+    loose = compare(s, t, profile=PROFILES["sme"].but(loose_concepts=0.5))
+    plain_pairs = {(p.source_lemma, p.target_lemma) for p in plain.mapping.pairs}
+    loose_pairs = {(p.source_lemma, p.target_lemma) for p in loose.mapping.pairs}
+    # bark_at/sleep_on are below the relation floor, so dog and cat map only as loose concepts
+    assert ("dog", "dog") not in plain_pairs and ("cat", "cat") not in plain_pairs
+    assert loose_pairs == plain_pairs | {("dog", "dog"), ("cat", "cat")}
+    assert loose.scores.analogy_similarity > plain.scores.analogy_similarity
+    # a loose pair counts less than the same pair inside a matched structure
+    full = compare(s, t, profile=PROFILES["sme"].but(loose_concepts=1.0))
+    assert full.scores.analogy_similarity > loose.scores.analogy_similarity
+
+
+def test_loose_concepts_keep_one_to_one_and_the_floor():
+    s = new_graph("s")
+    add_triple(s, "sun", "attract", "planet")
+    add_concept(s, "dog")
+    add_concept(s, "puppy")
+    t = new_graph("t")
+    add_triple(t, "sun", "attract", "planet")
+    add_concept(t, "dog")
+    add_concept(t, "algorithm")
+    m = map_graphs(s, t, profile=PROFILES["sme"].but(loose_concepts=0.5, concept_floor=0.5))
+    targets = [p.target for p in m.pairs]
+    assert len(targets) == len(set(targets))
+    pairs = {(p.source_lemma, p.target_lemma) for p in m.pairs}
+    assert ("dog", "dog") in pairs and not any(b == "algorithm" for _, b in pairs)
+
+
+def test_information_weighting_makes_a_change_of_a_specific_word_cost_more():
+    s = new_graph("s")
+    add_triple(s, "person", "play", "guitar")
+    general_changed = new_graph("t1")  # person -> man: a general word replaced
+    add_triple(general_changed, "man", "play", "guitar")
+    specific_changed = new_graph("t2")  # guitar -> drum: a specific word replaced
+    add_triple(specific_changed, "person", "play", "drum")
+    weighted = PROFILES["sme"].but(information=1.0)
+    for profile in ("sme", weighted):
+        assert compare(s, s.copy(), profile=profile).scores.analogy_similarity == pytest.approx(1.0)
+
+    def ratio(profile):
+        general = compare(s, general_changed, profile=profile).scores.analogy_similarity
+        specific = compare(s, specific_changed, profile=profile).scores.analogy_similarity
+        return general / specific
+
+    assert ratio(weighted) > ratio("sme")

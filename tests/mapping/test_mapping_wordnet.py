@@ -364,3 +364,13 @@ def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
     assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
     assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
     assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1
+
+
+def test_information_ranks_general_words_below_specific_ones():
+    wn = wordnet()
+    assert wn.information("be", "v") < wn.information("play", "v") < wn.information("inherit", "v")
+    assert wn.information("person", "n") < wn.information("man", "n") < wn.information("guitar", "n")
+    # Words WordNet does not list (most names) and adjectives (no IC) count fully.
+    assert wn.information("xyzzyqq", "n") == 1.0 and wn.information("weak", "a") == 1.0
+    assert wn.information("entity", "n") == 0.0  # the root: every noun is an entity
+    assert all(0.0 < wn.information(w, "n") < 1.0 for w in ("thing", "dog"))

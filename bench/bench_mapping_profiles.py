@@ -114,7 +114,10 @@ def parse_profile(spec: str):
         for part in changes.split(","):
             key, _, value = part.partition("=")
             current = getattr(profile, key)
-            kw[key] = type(current)(value) if not isinstance(current, str) else value
+            if isinstance(current, bool):
+                kw[key] = value.lower() in ("1", "true", "yes")
+            else:
+                kw[key] = type(current)(value) if not isinstance(current, str) else value
         profile = profile.but(name=spec, **kw)
     return profile
 

@@ -22,9 +22,11 @@ or the greatest structural evaluation (SME; :func:`_evaluation`).
 Because a relation node has one ``subj`` and at most one ``obj`` edge, the
 search state grows one *relation pair* at a time, together with the
 argument pairs that parallel connectivity forces. A concept is therefore
-mapped only as an argument of a mapped relation; isolated concepts and
-relation-less graphs map nothing. The result is always a common induced
-subgraph of the two graphs.
+mapped by the search only as an argument of a mapped relation. A profile
+with ``loose_concepts`` then pairs the concepts left over on both sides, one
+to one and most similar first, at or above its ``concept_floor``
+(:func:`_loose_concepts`); none of their relations is mapped, so the result
+is still a common induced subgraph of the two graphs.
 
 The search (VF2's state-space growth, greedy with bounded restarts):
 
@@ -1158,6 +1160,7 @@ def _evaluation(
         cons = {a: b for kind, a, b in order if kind == CONCEPT}
         rl, cl = rel_lin, con_lin
     trickle, conn, share = profile.trickle, profile.connectivity, profile.information
+    gated = profile.gated_trickle
     if share:
         s_rel, s_con = s.information()
         t_rel, t_con = (t or s).information()
@@ -1190,6 +1193,8 @@ def _evaluation(
             shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
             local *= 1.0 + conn * shared
         support = sum(evidence.get(p, 0.0) for p in (*s.rsubj_of[i], *s.robj_of[i]))
+        if gated:
+            support *= rl(i, rels[i])
         evidence[i] = local + trickle * support
         total += evidence[i]
     for a, b in cons.items():
@@ -1197,6 +1202,8 @@ def _evaluation(
         if profile.loose_concepts and not uses.get(a):
             local *= profile.loose_concepts
         support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
+        if gated:
+            support *= cl(a, b)
         total += local + trickle * support
     return total
 

@@ -28,7 +28,13 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
     * the Analogy Similarity is the *structurally weighted Jaccard*: the
       mapping's evaluation divided by the two graphs' own evaluations (each
       graph mapped onto itself) less the mapping's, so the sizes of both
-      graphs count and a clone scores 1.
+      graphs count and a clone scores 1;
+    * *loose concept matches*: after the structure is mapped, concepts left
+      over on both sides pair one to one, most similar first, when their Lin
+      reaches ``concept_floor``; each counts ``loose_concepts`` of a
+      structural concept pair's local evidence and gets no trickle-down, so
+      shared entities count, but less than shared structure (SME's literal
+      similarity matches entities and attributes as well as relations).
 
 Parameters were chosen once on the development sets (docs/validity.md) and
 hold for all data. Add a profile by adding an entry to :data:`PROFILES`.
@@ -56,6 +62,9 @@ class Profile:
     objective: str = "size"
     #: Share of a pair's evidence passed down to each of its argument pairs.
     trickle: float = 0.0
+    #: Whether the evidence a pair receives by trickle-down is scaled by its own
+    #: similarity, so a dissimilar pair under a matched relation gains little.
+    gated_trickle: bool = False
     #: Local evidence of a concept pair, as a multiple of its Lin score.
     concept_weight: float = 1.0
     #: Extra local evidence of an order-1 relation pair per argument it shares.
@@ -93,6 +102,8 @@ PROFILES: dict[str, Profile] = {
         concept_weight=1.0,
         connectivity=0.5,
         score="weighted",
+        loose_concepts=0.5,
+        concept_floor=0.5,
     ),
 }
 

@@ -48,9 +48,15 @@ def assert_smt(source: nx.DiGraph, target: nx.DiGraph, m: Mapping) -> None:
         if p.kind == "relation":
             (s, o), (ts, to) = _args(source, p.source), _args(target, p.target)
             assert forward.get(s) == ts and forward.get(o) == to
-    # Every mapped concept is an argument of a mapped relation.
-    args = {a for p in m.relation_pairs for a in _args(source, p.source)}
-    assert {p.source for p in m.concept_pairs} == args
+    # Every argument of a mapped relation is mapped; any other mapped concept is a
+    # loose match, which only a profile with loose concepts makes, at its floor.
+    args = {a for p in m.relation_pairs for a in _args(source, p.source)} - {None}
+    concepts = {p.source for p in m.concept_pairs}
+    assert args <= concepts
+    profile = get_profile(m.profile)
+    loose = [p for p in m.concept_pairs if p.source not in args]
+    assert not loose or profile.loose_concepts > 0
+    assert all(p.lin >= profile.concept_floor - 1e-9 for p in loose)
 
 
 def solar_and_atom() -> tuple[nx.DiGraph, nx.DiGraph]:
@@ -167,11 +173,33 @@ def test_empty_and_verbless_graphs_score_zero_with_a_message():
         (solar, nouns, "no relations"),
         (empty, empty, "empty"),
     ):
-        comparison = compare(a, b)
+        for profile in ("paper", "sme"):
+            if profile == "sme" and why == "no relations":
+                continue  # sme pairs the concepts loosely (next test)
+            comparison = compare(a, b, profile=profile)
+            s = comparison.scores
+            assert len(comparison.mapping) == 0
+            assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (
+                0,
+                0,
+                0,
+                0,
+                0,
+            )
+            assert s.message and why in s.message
+
+
+def test_verbless_graphs_share_only_loose_concepts_under_sme():
+    solar, _ = solar_and_atom()
+    nouns = new_graph("nouns")
+    add_concept(nouns, "sun")
+    add_concept(nouns, "planet")
+    for a, b in ((nouns, solar), (solar, nouns)):
+        comparison = compare(a, b, profile="sme")
         s = comparison.scores
-        assert len(comparison.mapping) == 0
-        assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (0, 0, 0, 0, 0)
-        assert s.message and why in s.message
+        assert {p.source_lemma for p in comparison.mapping.pairs} == {"sun", "planet"}
+        assert s.mapped_relations == 0 and s.relational == 0.0
+        assert 0.0 < s.analogy_similarity < 0.2 and s.message is None
 
 
 def test_relations_missing_an_argument_do_not_crash():

@@ -225,3 +225,16 @@ def test_information_weighting_makes_a_change_of_a_specific_word_cost_more():
         return general / specific
 
     assert ratio(weighted) > ratio("sme")
+
+
+def test_gated_trickle_lets_a_dissimilar_pair_gain_less_from_its_relation():
+    s = new_graph("s")
+    add_triple(s, "man", "play", "soccer")
+    t = new_graph("t")
+    add_triple(t, "man", "play", "flute")
+    free = compare(s, t, profile="sme").scores.analogy_similarity
+    gated = compare(s, t, profile=PROFILES["sme"].but(gated_trickle=True)).scores.analogy_similarity
+    assert gated < free
+    assert compare(
+        s, s.copy(), profile=PROFILES["sme"].but(gated_trickle=True)
+    ).scores.analogy_similarity == (pytest.approx(1.0))

@@ -25,7 +25,7 @@ Sets and sampling (deterministic, so runs compare):
 * ``wmt23-mt``: the MT outputs, a random sample of ``--mt-sample`` rows
   (seed 11) of the 3,770.
 
-``--adjectives`` turns adjective concepts on (``extract.rules.ADJECTIVE_CONCEPTS``).
+``--no-adjectives`` turns adjective concepts off (``extract.rules.ADJECTIVE_CONCEPTS``).
 ``--json FILE`` saves the figures; ``--before FILE`` prints a previous run's
 figures beside this one's (the before/after table of ``docs/extraction.md``).
 
@@ -199,11 +199,11 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="save the figures here")
     parser.add_argument("--before", type=Path, help="figures of an earlier run to compare with")
     parser.add_argument(
-        "--adjectives", action="store_true", help="turn extract.rules.ADJECTIVE_CONCEPTS on for this run"
+        "--no-adjectives", action="store_true", help="turn extract.rules.ADJECTIVE_CONCEPTS off for this run"
     )
     args = parser.parse_args()
-    if args.adjectives:
-        rules.ADJECTIVE_CONCEPTS = True
+    if args.no_adjectives:
+        rules.ADJECTIVE_CONCEPTS = False
 
     sets = load_sets(args.mt_sample)
     names = args.sets.split(",") if args.sets else list(sets)
@@ -211,7 +211,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {unknown}; known: {', '.join(sets)}")
     nlp = load_nlp()
-    version = EXTRACTOR_VERSION + (" with adjective concepts" if args.adjectives else "")
+    version = EXTRACTOR_VERSION + (" without adjective concepts" if args.no_adjectives else "")
     result = {"version": version, "sets": []}
     for name in names:
         cov = measure(name, sets[name](), nlp)

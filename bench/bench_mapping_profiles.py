@@ -15,7 +15,10 @@ cache (``data/cache/validity/``, parsed once per extractor) and, with
 Stevenson always whole). Each distinct pair is mapped under every profile in
 one pass of a ``--workers`` pool. Variants are given as
 ``NAME:field=value,field=value`` (e.g. ``sme:relation_floor=0.3`` or
-``sme:gated_trickle=true``). Parameters are chosen once for all sets.
+``sme:gated_trickle=true``). ``--normalisations`` adds, per profile, the
+same figures for other ways of dividing the mapping's structural evaluation
+by the two graphs' (:data:`NORMALISATIONS`). Parameters are chosen once for
+all sets.
 
     .venv/bin/python bench/bench_mapping_profiles.py paper sme "sme:loose_concepts=0" [--limit 300]
 """
@@ -68,13 +71,33 @@ _GRAPHS: dict[str, object] = {}
 _PROFILES: list[Profile] = []
 
 
-def _map(job: tuple[str, str]) -> tuple[tuple[str, str], list[float], list[float]]:
-    scores, seconds = [], []
+def _map(job: tuple[str, str]) -> tuple[tuple[str, str], list[float], list[float], list[tuple]]:
+    scores, seconds, evaluations = [], [], []
     for profile in _PROFILES:
         started = time.process_time()
-        scores.append(compare(_GRAPHS[job[0]], _GRAPHS[job[1]], profile=profile).scores.analogy_similarity)
+        comparison = compare(_GRAPHS[job[0]], _GRAPHS[job[1]], profile=profile)
         seconds.append(time.process_time() - started)
-    return job, scores, seconds
+        scores.append(comparison.scores.analogy_similarity)
+        m = comparison.mapping
+        evaluations.append((m.evaluation, m.source_evaluation, m.target_evaluation, len(m.pairs)))
+    return job, scores, seconds, evaluations
+
+
+#: Other ways to divide a mapping's evaluation E by the graphs' own E1, E2
+#: (``--normalisations``); the profile's weighted Jaccard is the first.
+NORMALISATIONS = {
+    "weighted Jaccard E/(E1+E2-E)": lambda e, a, b: e / (a + b - e),
+    "Ochiai E/sqrt(E1 E2)": lambda e, a, b: e / (a * b) ** 0.5,
+    "E/max(E1, E2)": lambda e, a, b: e / max(a, b),
+    "mean containment (E/E1+E/E2)/2": lambda e, a, b: 0.5 * (e / a + e / b),
+}
+
+
+def normalised(name: str, evaluation: tuple) -> float:
+    e, a, b, pairs = evaluation
+    if not pairs or a <= 0 or b <= 0:
+        return 0.0
+    return min(1.0, max(0.0, NORMALISATIONS[name](e, a, b)))
 
 
 def headline(data: ValiditySet, values: list[float]) -> str:
@@ -105,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="seeded sample of N items/pairs per set")
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--normalisations",
+        action="store_true",
+        help="also score each profile's mappings by the other normalisations of NORMALISATIONS",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     profiles = [parse_profile(spec) for spec in args.profiles]
@@ -117,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     jobs = list(dict.fromkeys((key(a), key(b)) for data in sets.values() for a, b in set_pairs(data)))
     jobs.sort(key=lambda j: -(len(graphs[j[0]]) * len(graphs[j[1]])))
     wordnet()  # loaded once, shared by the forked workers
-    results: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    results: dict[tuple[str, str], tuple[list[float], list[float], list[tuple]]] = {}
     with mp.get_context("fork").Pool(args.workers) as pool:
-        for job, scores, seconds in pool.imap_unordered(_map, jobs, chunksize=8):
-            results[job] = (scores, seconds)
+        for job, scores, seconds, evaluations in pool.imap_unordered(_map, jobs, chunksize=8):
+            results[job] = (scores, seconds, evaluations)
     print(
         f"{len(jobs)} distinct pairs under {len(profiles)} profiles in {time.perf_counter() - started:.0f} s"
         + (f"; samples of {args.limit}" if args.limit else "; every item"),
@@ -136,6 +164,15 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(headline(data, values))
         ms = statistics.median(results[j][1][n] for j in clough_jobs) * 1000 if clough_jobs else float("nan")
         print(f"| {spec} | " + " | ".join(cells) + f" | {ms:.1f} |", flush=True)
+        if args.normalisations:
+            for way in list(NORMALISATIONS)[1:]:
+                cells = [
+                    headline(
+                        data, [normalised(way, results[(key(a), key(b))][2][n]) for a, b in set_pairs(data)]
+                    )
+                    for data in sets.values()
+                ]
+                print(f"| {spec}, {way} | " + " | ".join(cells) + " | |", flush=True)
     return 0
 
 

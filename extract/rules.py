@@ -147,9 +147,9 @@ _NARRATORS = {
     **dict.fromkeys(("you", "your", "yours", "yourself", "yourselves"), ("you", None)),
 }
 
-#: Whether adjective complements become ``pos="a"`` concepts ("the wall was weak").
-#: Off until the similarity (``dri.mapping.wordnet``) compares adjectives: the
-#: mapper would otherwise look up an adjective as a noun or fail.
+#: Whether adjective complements become ``pos="a"`` concepts ("the wall was weak");
+#: the similarity compares them by WordNet cluster and attribute. Measured in
+#: docs/extraction.md and docs/validity.md (extractor 1.4).
 ADJECTIVE_CONCEPTS = True
 
 #: Indefinite pronouns that still name a participant: (lemma, entity, WordNet stand-in).

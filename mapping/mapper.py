@@ -224,8 +224,9 @@ class _Side:
     def information(self) -> tuple[list[float], list[float]]:
         """How informative each relation's head verb and each concept is (WordNet.information).
 
-        A name counts by its own lemma (mostly 1.0: WordNet does not list it),
-        not by its entity class; the extractor's ``isa`` counts as "be".
+        A concept counts by its own lemma, so a name by its words (mostly 1.0:
+        WordNet does not list them), not by its entity class; the extractor's
+        ``isa`` counts as "be".
         """
         if self._information is None:
             wn = wordnet()
@@ -234,10 +235,7 @@ class _Side:
                 heads = relation_heads(label)
                 head = heads[0][0] if heads else label
                 rels.append(wn.information("be" if head in NON_WORDNET_RELATIONS else head, "v"))
-            cons = [
-                wn.information(lemma if lemma != word else word, pos)
-                for lemma, word, pos in zip(self.con_lemma, self.con_word, self.con_pos)
-            ]
+            cons = [wn.information(lemma, pos) for lemma, pos in zip(self.con_lemma, self.con_pos)]
             self._information = (rels, cons)
         return self._information
 

@@ -125,6 +125,8 @@ class MappedPair:
     target_lemma: str
     lin: float
     generic: str | None
+    #: A concept pair outside the matched structure (``Profile.loose_concepts``).
+    loose: bool = False
 
 
 @dataclass
@@ -1414,10 +1416,11 @@ def _map_graphs(
             if complete(best):
                 break
 
+    structural = len(best)
     if prof.loose_concepts > 0.0:
         best = best + _loose_concepts(s, t, best, search.con_lin, prof.concept_floor)
     pairs = []
-    for kind, a, b in best:
+    for n, (kind, a, b) in enumerate(best):
         if kind == RELATION:
             sn, tn, sl, tl = s.relations[a], t.relations[b], s.rel_lemma[a], t.rel_lemma[b]
             lin, gen = search.rel_lin(a, b), (generic(sl, tl, "v") if generic else None)
@@ -1425,7 +1428,7 @@ def _map_graphs(
             sn, tn, sl, tl = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b]
             lin = search.con_lin(a, b)
             gen = generic(s.con_word[a], t.con_word[b], s.con_pos[a]) if generic else None
-        pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen))
+        pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen, loose=n >= structural))
     return Mapping(
         pairs=pairs,
         source_size=source.number_of_nodes(),

@@ -3,7 +3,8 @@
 A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
 ``dri graph --out``). Prints the scores (Jaccard, semantic, conceptual,
 relational similarity and the Unified Analogy Similarity) and the mapping
-table: source term, target term, Lin, generic space. ``--json`` prints the
+table: source term, target term, Lin, generic space (with "(loose)" for a
+concept pair outside the matched structure). ``--json`` prints the
 same as one JSON object. A bad input gets a one-line error naming the file
 and the reason, and the exit status is 1.
 """
@@ -92,7 +93,12 @@ def format_comparison(comparison) -> str:
         rows = [("source term", "target term", "lin", "generic space")]
         for kind in ("relation", "concept"):
             rows += [
-                (p.source_lemma, p.target_lemma, f"{p.lin:.3f}", p.generic or "-")
+                (
+                    p.source_lemma,
+                    p.target_lemma,
+                    f"{p.lin:.3f}",
+                    (p.generic or "-") + (" (loose)" if p.loose else ""),
+                )
                 for p in m.pairs
                 if p.kind == kind
             ]

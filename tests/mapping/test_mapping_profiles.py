@@ -186,6 +186,9 @@ def test_loose_concepts_map_outside_the_structure_only_when_the_profile_asks():
     # bark_at/sleep_on are below the relation floor, so dog and cat map only as loose concepts
     assert ("dog", "dog") not in plain_pairs and ("cat", "cat") not in plain_pairs
     assert loose_pairs == plain_pairs | {("dog", "dog"), ("cat", "cat")}
+    flagged = {(p.source_lemma, p.target_lemma) for p in loose.mapping.pairs if p.loose}
+    assert flagged == {("dog", "dog"), ("cat", "cat")}
+    assert not any(p.loose for p in plain.mapping.pairs)
     assert loose.scores.analogy_similarity > plain.scores.analogy_similarity
     # a loose pair counts less than the same pair inside a matched structure
     full = compare(s, t, profile=PROFILES["sme"].but(loose_concepts=1.0))

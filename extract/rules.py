@@ -44,7 +44,10 @@ Relation labels
     (:func:`extract.lexicon.verb_lemma`: "hated" is *hate*, not *hat*); an
     ``xcomp`` chain is followed to the verb that carries the objects and
     merged, with its infinitive marker: "tried to identify" is
-    ``try_to_identify``. Particles join: "take over" is ``take_over``.
+    ``try_to_identify``. Particles join: "take over" is ``take_over``. A
+    negated verb (not, never, n't) ends in ``_not``: "did not eat" is
+    ``eat_not``, which the similarity reads as *eat* with a differing tail,
+    half as similar to ``eat`` as ``eat`` is.
 Concepts
     The lower-case lemma of the noun head, joined with "_" to up to two
     directly preceding ``compound`` nouns: "solar systems" gives
@@ -540,6 +543,10 @@ def _imperative(verb: Token) -> bool:
 def _verb_label(verb: Token) -> str:
     parts = [verb_lemma(verb.lower_, _clean(verb.lemma_ or verb.text))]
     parts.extend(_clean(c.text) for c in verb.children if c.dep_ == "prt")
+    if any(c.dep_ == "neg" for c in verb.children) or any(
+        g.dep_ == "neg" for c in verb.children if c.dep_ in ("aux", "auxpass") for g in c.children
+    ):
+        parts.append("not")
     return "_".join(p for p in parts if p)
 
 

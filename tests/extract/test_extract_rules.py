@@ -352,3 +352,13 @@ def test_adjective_complements_are_concepts_by_default(nlp):
     g = graph_from_text("The wall was weak.", nlp=nlp)
     assert triples(g) == [("wall", "be", "weak")]
     assert g.nodes[concept_id("weak")]["pos"] == "a"
+
+
+def test_negation_marks_the_relation_label(nlp):
+    assert extract("He did not eat the cake.", nlp) == [("he", "eat_not", "cake")]
+    g = graph_from_text("The wall did not collapse. The cat never sleeps.", nlp=nlp)
+    assert unary_relations(g) == [("wall", "collapse_not"), ("cat", "sleep_not")]
+    # the same verb, negated or not, is half as similar as the verb to itself
+    from dri.mapping.wordnet import relation_similarity
+
+    assert relation_similarity("eat_not", "eat") == 0.5

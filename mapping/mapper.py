@@ -1209,31 +1209,36 @@ def _evaluation(
 
 
 def _loose_concepts(
-    s: _Side, t: _Side, order: list[tuple[str, int, int]], con_lin: Callable[[int, int], float], floor: float
+    s: _Side, t: _Side, order: list[tuple[str, int, int]], search: _Search, floor: float
 ) -> list[tuple[str, int, int]]:
     """Concept pairs outside the structure: the concepts ``order`` leaves unmapped, paired
     one to one, most similar first (then identical lemmas, then node order), at or above
-    ``floor`` and of the same part of speech."""
+    ``floor`` and of the same part of speech. Similarities come as the seeds' do: from the
+    concept matrix when there is one, else once per pair."""
     taken_s = {a for kind, a, _ in order if kind == CONCEPT}
     taken_t = {b for kind, _, b in order if kind == CONCEPT}
-    free_t = [b for b in range(len(t.concepts)) if b not in taken_t]
-    options = []
-    for a in range(len(s.concepts)):
-        if a in taken_s:
-            continue
-        for b in free_t:
-            if s.con_pos[a] != t.con_pos[b]:
-                continue
-            lin = con_lin(a, b)
-            if lin >= floor - 1e-12:
-                options.append((-lin, s.con_lemma[a] != t.con_lemma[b], a, b))
-    options.sort()
+    free_s = np.array([a for a in range(len(s.concepts)) if a not in taken_s], dtype=np.int64)
+    free_t = np.array([b for b in range(len(t.concepts)) if b not in taken_t], dtype=np.int64)
+    a, b = np.repeat(free_s, len(free_t)), np.tile(free_t, len(free_s))
+    same_pos = np.asarray(s.con_pos, dtype=object)[a] == np.asarray(t.con_pos, dtype=object)[b]
+    a, b = a[same_pos], b[same_pos]
+    if not len(a):
+        return []
+    if search.concepts is not None:
+        lin = search.concepts.values(a, b)
+    else:
+        lin = _per_pair(a * max(1, len(t.concepts)) + b, a, b, search.con_lin)
+    keep = lin >= floor - 1e-12
+    options = sorted(
+        (-value, s.con_lemma[i] != t.con_lemma[k], i, k)
+        for value, i, k in zip(lin[keep].tolist(), a[keep].tolist(), b[keep].tolist())
+    )
     added: list[tuple[str, int, int]] = []
-    for _, _, a, b in options:
-        if a not in taken_s and b not in taken_t:
-            taken_s.add(a)
-            taken_t.add(b)
-            added.append((CONCEPT, a, b))
+    for _, _, i, k in options:
+        if i not in taken_s and k not in taken_t:
+            taken_s.add(i)
+            taken_t.add(k)
+            added.append((CONCEPT, i, k))
     return added
 
 
@@ -1418,7 +1423,7 @@ def _map_graphs(
 
     structural = len(best)
     if prof.loose_concepts > 0.0:
-        best = best + _loose_concepts(s, t, best, search.con_lin, prof.concept_floor)
+        best = best + _loose_concepts(s, t, best, search, prof.concept_floor)
     pairs = []
     for n, (kind, a, b) in enumerate(best):
         if kind == RELATION:

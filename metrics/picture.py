@@ -250,11 +250,11 @@ def draw_mapping(
     def edges(g: nx.DiGraph, pos: dict[str, tuple[float, float]]) -> None:
         for dashed in (False, True):
             chosen = [(u, v) for u, v, label in g.edges(data="label") if (label == OBJ) == dashed]
-            lines = nx.draw_networkx_edges(
-                g, pos, edgelist=chosen, ax=ax, arrows=False, edge_color="#9e9e9e", width=0.8,
-                style="--" if dashed else "-",
-            )
-            if lines is not None:
+            if chosen:
+                lines = nx.draw_networkx_edges(
+                    g, pos, edgelist=chosen, ax=ax, arrows=False, edge_color="#9e9e9e", width=0.8,
+                    style="--" if dashed else "-",
+                )
                 lines.set_zorder(1)
 
     def node(x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False) -> None:
@@ -318,7 +318,7 @@ def draw_mapping(
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # inline in HTML: no XML prolog or doctype

@@ -67,6 +67,7 @@ KIND_TITLES = {
     "analogy": "Analogy search",
     "judgements": "Scores against human judgements",
     "choice": "Multiple-choice analogies",
+    "ranking": "Ranking against graded relevance",
 }
 #: Hits per analogy-search target drawn as a mapping picture in the report.
 DEFAULT_PICTURES = 3

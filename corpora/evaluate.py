@@ -67,9 +67,9 @@ from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
-from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
+from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.metrics.pages import render
 from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.report import write_report
@@ -839,7 +839,9 @@ def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> No
                 try:
                     hit.comparison = compare(source, target, profile=profile)
                 except Exception as err:  # the report shows the stored mapping instead
-                    log.warning("%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err))
+                    log.warning(
+                        "%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err)
+                    )
                     continue
                 hit.graphs = (source, target)
 

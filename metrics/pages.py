@@ -24,8 +24,8 @@ from typing import Any
 import jinja2
 import networkx as nx
 
-from dri.mapping import MappedPair
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping import MappedPair
 from dri.metrics.picture import MappingPicture, draw_mapping
 from dri.metrics.scores import SCORE_NAMES, Comparison
 

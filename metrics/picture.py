@@ -158,9 +158,7 @@ def _layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     return _unit(_spring(g))
 
 
-def _target_layout(
-    g: nx.DiGraph, anchored: dict[str, tuple[float, float]]
-) -> dict[str, tuple[float, float]]:
+def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
     """Anchored nodes keep their places; the others settle around them."""
     free = [n for n in g if n not in anchored]
     if not free:
@@ -252,12 +250,20 @@ def draw_mapping(
             chosen = [(u, v) for u, v, label in g.edges(data="label") if (label == OBJ) == dashed]
             if chosen:
                 lines = nx.draw_networkx_edges(
-                    g, pos, edgelist=chosen, ax=ax, arrows=False, edge_color="#9e9e9e", width=0.8,
+                    g,
+                    pos,
+                    edgelist=chosen,
+                    ax=ax,
+                    arrows=False,
+                    edge_color="#9e9e9e",
+                    width=0.8,
                     style="--" if dashed else "-",
                 )
                 lines.set_zorder(1)
 
-    def node(x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False) -> None:
+    def node(
+        x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False
+    ) -> None:
         face, edge, box = style
         artist = ax.text(
             x,
@@ -318,7 +324,9 @@ def draw_mapping(
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+        fig.savefig(
+            buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
+        )
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # inline in HTML: no XML prolog or doctype

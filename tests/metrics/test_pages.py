@@ -23,7 +23,9 @@ def _graphs():
 
 def _offline(page: str) -> None:
     """No script, style sheet, font or image from elsewhere."""
-    assert "<script" not in page and "<link" not in page and "@import" not in page and "@font-face" not in page
+    assert (
+        "<script" not in page and "<link" not in page and "@import" not in page and "@font-face" not in page
+    )
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
     assert not re.search(r"url\(\s*[\"']?(https?:|//)", page)
 
@@ -36,7 +38,7 @@ def test_comparison_page_has_the_picture_the_table_and_escapes_names():
     assert len(re.findall(r'<g id="c-pair-\d+"', page)) == len(pairs) == 4
     table = page.split('<table class="mapping">')[1].split("</table>")[0]
     assert table.count("<tr") == len(pairs) + 1
-    assert "<td class=\"text\">sun</td><td class=\"text\">nucleus</td>" in table
+    assert '<td class="text">sun</td><td class="text">nucleus</td>' in table
     assert "solar &lt;b&gt;system&lt;/b&gt;" in page and "<b>system</b>" not in page
     assert "Analogy Similarity" in page and "Candidate inferences" in page
     _offline(page)
@@ -45,7 +47,7 @@ def test_comparison_page_has_the_picture_the_table_and_escapes_names():
 def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
     source, target = _graphs()
     comparison = compare(source, target)
-    scores = {name: 0.5 for name in ("analogy_similarity", "semantic", "jaccard", "conceptual", "relational")}
+    scores = dict.fromkeys(("analogy_similarity", "semantic", "jaccard", "conceptual", "relational"), 0.5)
     stored = [(p.kind, p.source_lemma, p.target_lemma, p.generic) for p in comparison.mapping.pairs]
     hits = [
         Hit(1, Path("solar.txt"), scores, stored, comparison=comparison, graphs=(source, target)),

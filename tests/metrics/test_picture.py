@@ -43,7 +43,9 @@ def test_one_link_per_mapped_pair_coloured_by_lin(solar_atom):
     links = _groups(picture.svg, "solar", "pair")
     assert sorted(links) == sorted(f"solar-pair-{i}" for i in range(len(pairs)))
     assert picture.pairs_shown == picture.pairs == len(pairs) and picture.note == ""
-    assert picture.source_shown == source.number_of_nodes() and picture.target_shown == target.number_of_nodes()
+    assert (
+        picture.source_shown == source.number_of_nodes() and picture.target_shown == target.number_of_nodes()
+    )
     # Every node of both graphs is drawn, with its lemma as text.
     assert len(_groups(picture.svg, "solar", "source")) == source.number_of_nodes()
     assert len(_groups(picture.svg, "solar", "target")) == target.number_of_nodes()
@@ -104,4 +106,6 @@ def test_higher_order_relations_and_empty_mappings_draw():
     add_triple(target, "idea", "exist", None)
     picture = draw_mapping(source, target, Mapping([], 5, 2, 0.0), prefix="e")
     assert picture.pairs == 0 and _groups(picture.svg, "e", "pair") == {}
-    assert len(_groups(picture.svg, "e", "source")) == source.number_of_nodes() == 5 and ">cause<" in picture.svg
+    assert (
+        len(_groups(picture.svg, "e", "source")) == source.number_of_nodes() == 5 and ">cause<" in picture.svg
+    )

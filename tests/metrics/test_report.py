@@ -151,9 +151,13 @@ def test_ratings_in_reports(tmp_path):
     files = write_report(result, tmp_path / "a", ratings=ratings, sections=[section])
     text = files.summary_md.read_text(encoding="utf-8")
     assert "## Expert ratings" in text and "| novelty | 3.25 |" in text
-    assert "## Extra part\n\nSaid once.\n\n| a | b |\n|---|---|\n| x\\|y | 1 |" in text and "![p](p.png)" in text
+    assert (
+        "## Extra part\n\nSaid once.\n\n| a | b |\n|---|---|\n| x\\|y | 1 |" in text and "![p](p.png)" in text
+    )
     html = files.index_html.read_text(encoding="utf-8")
-    assert "<h2>Extra part</h2>" in html and "<td class=\"text\">x|y</td>" in html and '<img src="p.png"' in html
+    assert (
+        "<h2>Extra part</h2>" in html and '<td class="text">x|y</td>' in html and '<img src="p.png"' in html
+    )
     # An analogy search has no statistics across its targets.
     assert "Kruskal" not in text and "Kruskal" not in html
     assert files.plots == ()

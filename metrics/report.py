@@ -18,8 +18,12 @@ plagiarism level), with the numbers that back them and the text baselines of
     rho with the level, Kruskal-Wallis H and p, ROC AUC, the ranking of
     groups; plus the expert ratings (mean per property, Krippendorff's alpha)
     when there are any.
-``summary.md`` and ``index.html``
-    the same numbers as tables with the plots embedded.
+``index.html`` and ``summary.md``
+    the same numbers as tables with the plots embedded, plus the kind's own
+    sections (:class:`metrics.results.ReportSection`); for an analogy search,
+    per target the ranked hits, each opening to its mapping picture, mapping
+    table and candidate inferences, and no statistics across targets. Both
+    are rendered from the data by the templates of :mod:`metrics.pages`.
 
 Example
 -------

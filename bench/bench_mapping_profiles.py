@@ -17,7 +17,13 @@ one pass of a ``--workers`` pool. Variants are given as
 ``NAME:field=value,field=value`` (e.g. ``sme:relation_floor=0.3`` or
 ``sme:gated_trickle=true``). ``--normalisations`` adds, per profile, the
 same figures for other ways of dividing the mapping's structural evaluation
-by the two graphs' (:data:`NORMALISATIONS`). Parameters are chosen once for
+by the two graphs' (:data:`NORMALISATIONS`); ``--query`` adds a row with the
+normalisation each task asks for (:func:`dri.metrics.scores.score_mapping`'s
+``query``: the query's share for the choice and ranking sets, whose first
+text is the query, the weighted Jaccard for the others). Each set's pairs
+are mapped with the document frequencies of that set's texts
+(:class:`dri.mapping.corpus.CorpusStatistics`), which profiles with
+``corpus_information`` weigh the evidence by. Parameters are chosen once for
 all sets.
 
     .venv/bin/python bench/bench_mapping_profiles.py paper sme "sme:loose_concepts=0" [--limit 300]
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import pickle
 import statistics
 import sys
 import time
@@ -35,47 +42,30 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_validity import graphs_for, key, sample, set_pairs
+from bench_validity import QUERY_KINDS, graphs_for, key, parse_profile, sample, set_pairs
 from scipy import stats
 from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
-from dri.mapping.profiles import Profile, get_profile
+from dri.mapping.corpus import CorpusStatistics
+from dri.mapping.profiles import Profile
 from dri.mapping.wordnet import wordnet
 from dri.metrics import compare
 
 CLOUGH = "clough-stevenson"
 
 
-def parse_profile(spec: str) -> Profile:
-    """``NAME`` or ``NAME:field=value,...``: a registered profile, or a variant of one."""
-    name, _, changes = spec.partition(":")
-    profile = get_profile(name)
-    if not changes:
-        return profile
-    kw: dict[str, object] = {}
-    for part in changes.split(","):
-        field, _, value = part.partition("=")
-        current = getattr(profile, field)
-        if isinstance(current, bool):
-            kw[field] = value.lower() in ("1", "true", "yes")
-        elif isinstance(current, str):
-            kw[field] = value
-        else:
-            kw[field] = type(current)(value)
-    return profile.but(name=spec, **kw)
-
-
 # -- worker side: set before the pool forks ---------------------------------------
 _GRAPHS: dict[str, object] = {}
 _PROFILES: list[Profile] = []
+_CORPUS: dict[str, CorpusStatistics] = {}
 
 
-def _map(job: tuple[str, str]) -> tuple[tuple[str, str], list[float], list[float], list[tuple]]:
+def _map(job: tuple[str, str, str]) -> tuple[tuple[str, str, str], list[float], list[float], list[tuple]]:
     scores, seconds, evaluations = [], [], []
     for profile in _PROFILES:
         started = time.process_time()
-        comparison = compare(_GRAPHS[job[0]], _GRAPHS[job[1]], profile=profile)
+        comparison = compare(_GRAPHS[job[1]], _GRAPHS[job[2]], profile=profile, corpus=_CORPUS[job[0]])
         seconds.append(time.process_time() - started)
         scores.append(comparison.scores.analogy_similarity)
         m = comparison.mapping
@@ -90,6 +80,7 @@ NORMALISATIONS = {
     "Ochiai E/sqrt(E1 E2)": lambda e, a, b: e / (a * b) ** 0.5,
     "E/max(E1, E2)": lambda e, a, b: e / max(a, b),
     "mean containment (E/E1+E/E2)/2": lambda e, a, b: 0.5 * (e / a + e / b),
+    "query containment E/E1": lambda e, a, b: e / a,
 }
 
 
@@ -110,6 +101,16 @@ def headline(data: ValiditySet, values: list[float]) -> str:
             best = max(option_values)
             right += option_values[item.answer] == best and option_values.count(best) == 1
         return f"{right / len(data.items):.3f}"
+    if data.kind == "ranking":
+        from dri.metrics.ranking import query_metrics
+
+        pools: dict[str, tuple[list[float], list[float]]] = {}
+        for query, relevance, value in zip(data.queries, data.human, values):
+            pool = pools.setdefault(query, ([], []))
+            pool[0].append(value)
+            pool[1].append(relevance)
+        ndcg = [query_metrics(q, v, r).ndcg_pct20 for q, (v, r) in pools.items()]
+        return f"{100 * sum(ndcg) / len(ndcg):.1f}"
     if data.kind == "judgements":
         if data.name == "stsb":
             return f"{stats.pearsonr(values, data.human).statistic:.3f}"
@@ -133,6 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also score each profile's mappings by the other normalisations of NORMALISATIONS",
     )
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        default=None,
+        help="also save every pair's results here (pickle), for --intervals",
+    )
+    parser.add_argument(
+        "--query",
+        action="store_true",
+        help="also score each profile by the task's normalisation (the query's share for choice and ranking)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     profiles = [parse_profile(spec) for spec in args.profiles]
@@ -142,13 +154,22 @@ def main(argv: list[str] | None = None) -> int:
     graphs, _ = graphs_for(texts, lambda msg: print(msg, file=sys.stderr, flush=True))
     _GRAPHS.update(graphs)
     _PROFILES.extend(profiles)
-    jobs = list(dict.fromkeys((key(a), key(b)) for data in sets.values() for a, b in set_pairs(data)))
-    jobs.sort(key=lambda j: -(len(graphs[j[0]]) * len(graphs[j[1]])))
+    for name, data in sets.items():
+        distinct = dict.fromkeys(key(t) for pair in set_pairs(data) for t in pair)
+        _CORPUS[name] = CorpusStatistics.of_graphs(graphs[k] for k in distinct)
+    # Per set: a pair's evidence may be weighed by its own set's document frequencies.
+    jobs = list(
+        dict.fromkeys((name, key(a), key(b)) for name, data in sets.items() for a, b in set_pairs(data))
+    )
+    jobs.sort(key=lambda j: -(len(graphs[j[1]]) * len(graphs[j[2]])))
     wordnet()  # loaded once, shared by the forked workers
-    results: dict[tuple[str, str], tuple[list[float], list[float], list[tuple]]] = {}
+    results: dict[tuple[str, str, str], tuple[list[float], list[float], list[tuple]]] = {}
     with mp.get_context("fork").Pool(args.workers) as pool:
         for job, scores, seconds, evaluations in pool.imap_unordered(_map, jobs, chunksize=8):
             results[job] = (scores, seconds, evaluations)
+    if args.dump:
+        with args.dump.open("wb") as fh:
+            pickle.dump({"profiles": args.profiles, "sets": sets, "results": results}, fh)
     print(
         f"{len(jobs)} distinct pairs under {len(profiles)} profiles in {time.perf_counter() - started:.0f} s"
         + (f"; samples of {args.limit}" if args.limit else "; every item"),
@@ -156,11 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("| profile (AS) | " + " | ".join(names) + " | C&S median ms |")
     print("|---" * (len(names) + 2) + "|")
-    clough_jobs = [(key(a), key(b)) for a, b in set_pairs(sets[CLOUGH])] if CLOUGH in sets else []
+    clough_jobs = [(CLOUGH, key(a), key(b)) for a, b in set_pairs(sets[CLOUGH])] if CLOUGH in sets else []
     for n, spec in enumerate(args.profiles):
         cells = []
-        for data in sets.values():
-            values = [results[(key(a), key(b))][0][n] for a, b in set_pairs(data)]
+        for name, data in sets.items():
+            values = [results[(name, key(a), key(b))][0][n] for a, b in set_pairs(data)]
             cells.append(headline(data, values))
         ms = statistics.median(results[j][1][n] for j in clough_jobs) * 1000 if clough_jobs else float("nan")
         print(f"| {spec} | " + " | ".join(cells) + f" | {ms:.1f} |", flush=True)
@@ -168,11 +189,22 @@ def main(argv: list[str] | None = None) -> int:
             for way in list(NORMALISATIONS)[1:]:
                 cells = [
                     headline(
-                        data, [normalised(way, results[(key(a), key(b))][2][n]) for a, b in set_pairs(data)]
+                        data,
+                        [normalised(way, results[(name, key(a), key(b))][2][n]) for a, b in set_pairs(data)],
                     )
-                    for data in sets.values()
+                    for name, data in sets.items()
                 ]
                 print(f"| {spec}, {way} | " + " | ".join(cells) + " | |", flush=True)
+        if args.query:
+            cells = []
+            for name, data in sets.items():
+                if data.kind not in QUERY_KINDS:
+                    cells.append("")
+                    continue
+                way = "query containment E/E1"
+                values = [normalised(way, results[(name, key(a), key(b))][2][n]) for a, b in set_pairs(data)]
+                cells.append(headline(data, values))
+            print(f"| {spec}, query-by-example | " + " | ".join(cells) + " | |", flush=True)
     return 0
 
 

@@ -60,6 +60,8 @@ from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
+from dri.mapping.corpus import CorpusStatistics
+from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.wordnet import RULES, similarity_functions, wordnet
 from dri.metrics import baselines as bl
 from dri.metrics.ranking import percent, rank_pools
@@ -130,18 +132,53 @@ def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[di
     return {k: cached[k] for k in texts}, time.perf_counter() - started
 
 
+def parse_profile(spec: str) -> Profile:
+    """``NAME`` or ``NAME:field=value,...``: a registered profile, or a variant of one."""
+    name, _, changes = spec.partition(":")
+    profile = get_profile(name)
+    if not changes:
+        return profile
+    kw: dict[str, object] = {}
+    for part in changes.split(","):
+        field, _, value = part.partition("=")
+        current = getattr(profile, field)
+        if isinstance(current, bool):
+            kw[field] = value.lower() in ("1", "true", "yes")
+        elif isinstance(current, str):
+            kw[field] = value
+        else:
+            kw[field] = type(current)(value)
+    return profile.but(name=spec, **kw)
+
+
+#: The set kinds whose first text is a query compared against candidates: scored
+#: by the query's share (``compare(query="source")``) when normalising by task.
+QUERY_KINDS = ("choice", "ranking")
+
+
+def set_options(data: ValiditySet, graphs: dict[str, Any], normalisation: str) -> dict[str, Any]:
+    """The keywords :func:`compare` gets for a pair of this set: the document frequencies
+    of the set's texts, and the query's side when the task is a search."""
+    distinct = dict.fromkeys(key(t) for pair in set_pairs(data) for t in pair)
+    options: dict[str, Any] = {"corpus": CorpusStatistics.of_graphs(graphs[k] for k in distinct)}
+    if normalisation == "task" and data.kind in QUERY_KINDS:
+        options["query"] = "source"
+    return options
+
+
 # -- worker side: the globals are set before the pool forks ------------------------
 _GRAPHS: dict[str, Any] = {}
 _TEXTS: dict[str, str] = {}
 _KW: dict[str, Any] = {}
+_SET_KW: dict[str, dict[str, Any]] = {}
 
 
-def _score_pair(job: tuple[str, str]) -> tuple[tuple[str, str], dict[str, float], str]:
-    ka, kb = job
+def _score_pair(job: tuple[str, str, str]) -> tuple[tuple[str, str, str], dict[str, float], str]:
+    set_name, ka, kb = job
     out: dict[str, float] = {}
     error = ""
     try:
-        scores = compare(_GRAPHS[ka], _GRAPHS[kb], **_KW).scores
+        scores = compare(_GRAPHS[ka], _GRAPHS[kb], **_KW, **_SET_KW[set_name]).scores
         for name in SCORE_NAMES:
             out[name] = float(getattr(scores, name))
     except Exception as err:  # one bad pair must not stop the benchmark
@@ -340,6 +377,13 @@ def main(argv: list[str] | None = None) -> int:
         help="use this graph cache file (e.g. an earlier extractor's; named in the heading) instead of "
         "the one of the current extractor",
     )
+    parser.add_argument(
+        "--normalisation",
+        default="symmetric",
+        choices=("task", "symmetric"),
+        help="symmetric: every set the AS; task: the choice and ranking sets score the query's share "
+        "(measured, not kept: docs/mapping.md)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--label", default="", help="words for the table's heading, e.g. 'before'")
@@ -357,18 +401,22 @@ def main(argv: list[str] | None = None) -> int:
     graphs, parse_seconds = graphs_for(texts, log, args.graph_cache)
     log(f"{len(texts)} texts, graphs ready in {parse_seconds:.1f} s")
 
-    jobs = list(dict.fromkeys((key(a), key(b)) for data in sets.values() for a, b in set_pairs(data)))
+    # Per set: its texts' document frequencies and its task's normalisation go with each pair.
+    jobs = list(
+        dict.fromkeys((name, key(a), key(b)) for name, data in sets.items() for a, b in set_pairs(data))
+    )
     # Big pairs first so the pool's last chunks are small.
-    jobs.sort(key=lambda j: -(len(graphs[j[0]]) * len(graphs[j[1]])))
+    jobs.sort(key=lambda j: -(len(graphs[j[1]]) * len(graphs[j[2]])))
     _GRAPHS.update(graphs)
     _TEXTS.update(texts)
+    _SET_KW.update({name: set_options(data, graphs, args.normalisation) for name, data in sets.items()})
     if args.profile:
-        _KW["profile"] = args.profile
+        _KW["profile"] = parse_profile(args.profile)
     if args.rule:
         _KW["similarity"], _KW["generic"] = similarity_functions(args.rule)
     wordnet()  # loaded once, shared by the forked workers
     t = time.perf_counter()
-    results_by_pair: dict[tuple[str, str], dict[str, float]] = {}
+    results_by_pair: dict[tuple[str, str, str], dict[str, float]] = {}
     errors: list[str] = []
     with mp.get_context("fork").Pool(args.workers) as pool:
         for done, (job, out, error) in enumerate(pool.imap_unordered(_score_pair, jobs, chunksize=8), 1):
@@ -385,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, data in sets.items():
         pairs = set_pairs(data)
         values = {
-            s: [results_by_pair[(key(a), key(b))][s] for a, b in pairs] for s in scores if s != "tfidf_corpus"
+            s: [results_by_pair[(name, key(a), key(b))][s] for a, b in pairs]
+            for s in scores
+            if s != "tfidf_corpus"
         }
         values["tfidf_corpus"] = corpus_tfidf(data)
         results[name] = evaluate(data, {s: values[s] for s in scores}, args.boot)
@@ -393,7 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - started
 
     commit += f", graphs from {args.graph_cache.name}" if args.graph_cache else ""
-    profile = (args.profile or "default") + (f", similarity rule {args.rule}" if args.rule else "")
+    profile = (
+        (args.profile or "default")
+        + (f", similarity rule {args.rule}" if args.rule else "")
+        + (", query-by-example for choice and ranking" if args.normalisation == "task" else "")
+    )
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     heading = f"{commit}, profile {profile}" + (f": {args.label}" if args.label else "")
     sizes = "; ".join(
@@ -407,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"`.venv/bin/python bench/bench_validity.py{' --profile ' + args.profile if args.profile else ''}"
         f"{' --rule ' + args.rule if args.rule else ''}"
+        f"{' --normalisation task' if args.normalisation == 'task' else ''}"
         f"{' --sets ' + args.sets if args.sets != ','.join(SETS) else ''}"
         f"{' --limit ' + str(args.limit) if args.limit else ''}`",
     ]

@@ -10,16 +10,56 @@ the concepts the structure leaves unmapped, most similar first.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.corpus import CorpusStatistics, concept_term, relation_term
 from dri.mapping.matrices import _per_pair
 from dri.mapping.profiles import Profile
 from dri.mapping.search import _Search
 from dri.mapping.sides import _Side
 
-__all__ = ["_evaluation", "_loose_concepts"]
+__all__ = ["_Weights", "_evaluation", "_loose_concepts", "_weights"]
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """A factor on the local evidence of each relation and each concept of one graph."""
+
+    relations: list[float]
+    concepts: list[float]
+
+
+def _weights(side: _Side, profile: Profile, corpus: CorpusStatistics | None) -> _Weights | None:
+    """How much each node's words count in :func:`_evaluation` (None: all 1).
+
+    Each share of the profile mixes 1 with an informativeness in [0, 1]:
+    ``information`` that of WordNet (:meth:`_Side.information`),
+    ``corpus_information`` that of the corpus compared (:mod:`mapping.corpus`;
+    without ``corpus`` it is neutral). A node's weight is the product.
+    """
+    factors: list[tuple[list[float], list[float]]] = []
+    if profile.information:
+        share = profile.information
+        rels, cons = side.information()
+        factors.append(([1.0 - share + share * x for x in rels], [1.0 - share + share * x for x in cons]))
+    if profile.corpus_information and corpus is not None:
+        share = profile.corpus_information
+        rels = [
+            corpus.informativeness(relation_term(label, order))
+            for label, order in zip(side.rel_lemma, side.order)
+        ]
+        cons = [corpus.informativeness(concept_term(word)) for word in side.con_word]
+        factors.append(([1.0 - share + share * x for x in rels], [1.0 - share + share * x for x in cons]))
+    if not factors:
+        return None
+    relations, concepts = [1.0] * len(side.relations), [1.0] * len(side.concepts)
+    for rels, cons in factors:
+        relations = [a * b for a, b in zip(relations, rels)]
+        concepts = [a * b for a, b in zip(concepts, cons)]
+    return _Weights(relations, concepts)
 
 
 def _evaluation(
@@ -29,6 +69,7 @@ def _evaluation(
     rel_lin: Callable[[int, int], float],
     con_lin: Callable[[int, int], float],
     profile: Profile,
+    weights: tuple[_Weights | None, _Weights | None] = (None, None),
 ) -> float:
     """SME's structural evaluation of a mapping (``t``, ``order``) or of ``s`` mapped onto itself.
 
@@ -37,9 +78,10 @@ def _evaluation(
     similarity, times (1 + ``connectivity`` x its arguments shared with
     another mapped relation pair) for order 1; a concept pair's
     ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
-    pair has it as an argument. Under ``information``, each local score is
-    also weighted by how informative the pair's words are. The evaluation is
-    the sum of all evidence.
+    pair has it as an argument. ``weights`` (of the source and the target,
+    :func:`_weights`) scale each local score by the mean weight of the pair's
+    two nodes: how informative their words are. The evaluation is the sum of
+    all evidence.
     """
     if order is None:  # the graph onto itself: every node, similarity 1
         rels = {i: i for i in range(len(s.relations))}
@@ -53,17 +95,17 @@ def _evaluation(
         rels = {a: b for kind, a, b in order if kind == RELATION}
         cons = {a: b for kind, a, b in order if kind == CONCEPT}
         rl, cl = rel_lin, con_lin
-    trickle, conn, share = profile.trickle, profile.connectivity, profile.information
+    trickle, conn = profile.trickle, profile.connectivity
     gated = profile.gated_trickle
-    if share:
-        s_rel, s_con = s.information()
-        t_rel, t_con = (t or s).information()
+    ws, wt = weights
+    if ws is not None and wt is not None:
+        s_rel, s_con, t_rel, t_con = ws.relations, ws.concepts, wt.relations, wt.concepts
 
         def rel_weight(i: int, k: int) -> float:
-            return 1.0 - share + share * 0.5 * (s_rel[i] + t_rel[k])
+            return 0.5 * (s_rel[i] + t_rel[k])
 
         def con_weight(a: int, b: int) -> float:
-            return 1.0 - share + share * 0.5 * (s_con[a] + t_con[b])
+            return 0.5 * (s_con[a] + t_con[b])
 
     else:
 
@@ -80,9 +122,12 @@ def _evaluation(
                     uses[a] = uses.get(a, 0) + 1
     evidence: dict[int, float] = {}
     total = 0.0
+    arcs = _arcs(s, t or s, rels, profile.valence) if profile.valence else None
     # Higher orders first, so a relation pair's parents are done before it.
     for i in sorted(rels, key=lambda r: -s.order[r]):
         local = rl(i, rels[i]) * rel_weight(i, rels[i])
+        if arcs is not None:
+            local *= arcs(i)
         if s.order[i] == 1 and conn:
             shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
             local *= 1.0 + conn * shared
@@ -100,6 +145,31 @@ def _evaluation(
             support *= cl(a, b)
         total += local + trickle * support
     return total
+
+
+def _arcs(s: _Side, t: _Side, rels: dict[int, int], bonus: float) -> Callable[[int], float]:
+    """The factor on a mapped relation pair's local evidence for matching narrative arcs.
+
+    An order-1 pair whose two events have the same clear valence
+    (:mod:`mapping.valence`) counts 1 + ``bonus``, opposite valences 1 -
+    ``bonus``; a higher-order pair (cause, before, contrast ...) whose two
+    argument pairs both match in valence -- the same turn of fortune in the
+    same order -- counts 1 + ``bonus``. Everything else counts 1.
+    """
+    vs, vt = s.valence(), t.valence()
+
+    def matched(i: int) -> bool:
+        return i >= 0 and vs[i] != 0 and vs[i] == vt[rels[i]]
+
+    def factor(i: int) -> float:
+        if s.order[i] == 1:
+            a, b = vs[i], vt[rels[i]]
+            if a == 0 or b == 0:
+                return 1.0
+            return 1.0 + bonus if a == b else 1.0 - bonus
+        return 1.0 + bonus if matched(s.subj[i]) and matched(s.obj[i]) else 1.0
+
+    return factor
 
 
 def _loose_concepts(

@@ -43,7 +43,7 @@ identicality, :mod:`mapping.profiles`), so the relations of the probe that
 have a partner of that kind in a document bound the relations the two can
 map. :class:`RelationPartners` finds, for a probe's labels, the partners in
 a vocabulary of labels through the same WordNet index as the mapper's seeds
-(:func:`mapping.mapper.relation_reach`), without comparing every pair.
+(:func:`mapping.seeds.relation_reach`), without comparing every pair.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from functools import lru_cache
 
 import networkx as nx
 
-from dri.mapping.mapper import relation_reach
+from dri.mapping.seeds import relation_reach
 from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
 
 __all__ = [

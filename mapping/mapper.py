@@ -100,7 +100,8 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.evaluation import _evaluation, _loose_concepts
+from dri.mapping.corpus import CorpusStatistics
+from dri.mapping.evaluation import _evaluation, _loose_concepts, _Weights, _weights
 from dri.mapping.matrices import _ConceptMatrix as _ConceptMatrix
 from dri.mapping.matrices import _LabelMatrix as _LabelMatrix
 from dri.mapping.profiles import Profile, get_profile
@@ -196,6 +197,7 @@ def map_graphs(
     generic: Generic | None = None,
     restarts: int | None = None,
     work_limit: int = 60_000,
+    corpus: CorpusStatistics | None = None,
 ) -> Mapping:
     """Map ``source`` onto ``target``; see the module docstring for the rules.
 
@@ -207,10 +209,12 @@ def map_graphs(
     (default: the profile's)
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
-    results do not depend on the machine).
+    results do not depend on the machine). ``corpus`` gives the document
+    frequencies of the corpus compared, which the profile's
+    ``corpus_information`` weighs the evidence by (:mod:`mapping.corpus`).
     """
     with _collector_paused():
-        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
+        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit, corpus)
 
 
 @contextmanager
@@ -240,6 +244,7 @@ def _map_graphs(
     generic: Generic | None,
     restarts: int | None,
     work_limit: int,
+    corpus: CorpusStatistics | None = None,
 ) -> Mapping:
     prof = get_profile(profile)
     if restarts is None:
@@ -268,7 +273,8 @@ def _map_graphs(
         "labels": labels,
     }
     search = _Search(s, t, cached, **shared)
-    best, runs, ahead = _best_order(s, t, search, shared, prof, restarts, work_limit)
+    ws, wt = _weights(s, prof, corpus), _weights(t, prof, corpus)
+    best, runs, ahead = _best_order(s, t, search, shared, prof, restarts, work_limit, (ws, wt))
     structural = len(best)
     if prof.loose_concepts > 0.0:
         best = best + _loose_concepts(s, t, best, search, prof.concept_floor)
@@ -285,9 +291,9 @@ def _map_graphs(
         checks=search.work + (ahead.work if ahead else 0),
         similarity=name,
         profile=prof.name,
-        evaluation=_evaluation(s, t, best, search.rel_lin, search.con_lin, prof),
-        source_evaluation=_evaluation(s, None, None, search.rel_lin, search.con_lin, prof),
-        target_evaluation=_evaluation(t, None, None, search.rel_lin, search.con_lin, prof),
+        evaluation=_evaluation(s, t, best, search.rel_lin, search.con_lin, prof, (ws, wt)),
+        source_evaluation=_evaluation(s, None, None, search.rel_lin, search.con_lin, prof, (ws, ws)),
+        target_evaluation=_evaluation(t, None, None, search.rel_lin, search.con_lin, prof, (wt, wt)),
     )
 
 
@@ -331,6 +337,7 @@ def _best_order(
     prof: Profile,
     restarts: int,
     work_limit: int,
+    weights: tuple[_Weights | None, _Weights | None],
 ) -> tuple[list[tuple[str, int, int]], int, _Search | None]:
     """The best mapping (as the search's order of pairs) of a first greedy run and
     bounded restarts, the number of runs, and the look-ahead search if it ran."""
@@ -352,7 +359,7 @@ def _best_order(
         if prof.objective == "evaluation":
             # The greatest structural evaluation: systematic, similar structure.
             return (
-                round(_evaluation(s, t, order, search.rel_lin, search.con_lin, prof), 9),
+                round(_evaluation(s, t, order, search.rel_lin, search.con_lin, prof, weights), 9),
                 relations,
                 len(order),
             )

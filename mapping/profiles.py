@@ -34,7 +34,13 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
       reaches ``concept_floor``; each counts ``loose_concepts`` of a
       structural concept pair's local evidence and gets no trickle-down, so
       shared entities count, but less than shared structure (SME's literal
-      similarity matches entities and attributes as well as relations).
+      similarity matches entities and attributes as well as relations);
+    * *narrative arcs*: events have a valence (:mod:`mapping.valence`); a
+      relation pair whose events are both good news or both bad counts
+      ``1 + valence`` of its local evidence, one good and one bad ``1 -
+      valence``, and a cause/before/contrast pair whose two argument pairs
+      both match in valence ``1 + valence``: the same turn of fortune in the
+      same order.
 
 Parameters were chosen once on the development sets (docs/validity.md) and
 hold for all data. Add a profile by adding an entry to :data:`PROFILES`.
@@ -78,6 +84,14 @@ class Profile:
     #: local score times (1 - information) + information x their mean
     #: informativeness, in the mapping and in each graph's own evaluation.
     information: float = 0.0
+    #: Share of each pair's local evidence that is weighted by how informative
+    #: its two words are in the corpus compared (:mod:`mapping.corpus`: inverse
+    #: document frequency in [0, 1]); neutral when no corpus statistics are given.
+    corpus_information: float = 0.0
+    #: Narrative arcs: a relation pair whose events have the same clear valence
+    #: (:mod:`mapping.valence`) counts 1 + this much local evidence, opposite
+    #: valences 1 - this; a higher-order pair whose argument pairs both match, 1 + this.
+    valence: float = 0.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a
     #: structural concept pair's; 0: such pairs are not mapped.
@@ -104,6 +118,7 @@ PROFILES: dict[str, Profile] = {
         score="weighted",
         loose_concepts=0.5,
         concept_floor=0.5,
+        valence=0.5,
     ),
 }
 

@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.valence import relation_valences
 from dri.mapping.wordnet import NON_WORDNET_RELATIONS, relation_heads, wordnet
 
 __all__ = ["_Arrays", "_Side"]
@@ -71,6 +72,16 @@ class _Side:
     reachable_concepts: int = 0
     _arrays: _Arrays | None = None
     _information: tuple[list[float], list[float]] | None = None
+    _valence: list[int] | None = None
+
+    def valence(self) -> list[int]:
+        """The valence sign (-1, 0, 1) of each relation (:func:`mapping.valence.relation_valences`)."""
+        if self._valence is None:
+            objects = [
+                self.con_lemma[o] if order == 1 and o >= 0 else None for o, order in zip(self.obj, self.order)
+            ]
+            self._valence = relation_valences(self.rel_lemma, objects, self.order)
+        return self._valence
 
     def information(self) -> tuple[list[float], list[float]]:
         """How informative each relation's head verb and each concept is (WordNet.information).

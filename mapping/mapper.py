@@ -83,8 +83,9 @@ The work is split by job: :mod:`mapping.sides` holds a graph as index lists
 and arrays, :mod:`mapping.search` the greedy search, :mod:`mapping.seeds`
 the candidate seeds and their scores, :mod:`mapping.matrices` the similarity
 matrices, :mod:`mapping.evaluation` the structural evaluation and loose
-concepts; this module runs the search with restarts and returns a
-:class:`Mapping`.
+concepts (with the weights of :mod:`mapping.corpus` and
+:mod:`mapping.valence`); this module runs the search with restarts and
+returns a :class:`Mapping`.
 """
 
 from __future__ import annotations

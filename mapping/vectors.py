@@ -13,16 +13,12 @@ against human judgements (``bench/bench_wordnet.py``, docs/mapping.md) it
 rates word similarity about as well as Lin on SimLex-999 and far better on
 WordSim-353's relatedness, and better than GloVe 6B 50-d.
 
-Two uses:
-
-* :meth:`WordVectors.similarity` / :meth:`WordVectors.matrix`: the cosine of
-  two words' vectors, clipped at 0 (the mapper's similarities lie in
-  [0, 1]); how the mapper combines it with Lin is the profile's ``vectors``
-  setting (:mod:`mapping.profiles`, docs/mapping.md);
-* :meth:`WordVectors.mean_vector`: the unit mean of a bag of words' unit
-  vectors, the *content* of a graph (MAC/FAC's content vector, Forbus,
-  Gentner and Law 1995, with dense vectors) that the combined similarity
-  score of :mod:`metrics.scores` compares.
+:meth:`WordVectors.similarity` / :meth:`WordVectors.matrix` give the cosine
+of two words' vectors, clipped at 0 (similarities lie in [0, 1]), and
+:mod:`mapping.content` aligns the words of two graphs with them (the content
+similarity). Inside the mapper, as Lin's stand-in for the words WordNet does
+not know or blended with Lin, they were measured and not kept
+(docs/mapping.md, "Word vectors for words WordNet cannot rate").
 
 The weights ship inside the wheel and are loaded from the installed package
 with downloads disabled, so nothing is fetched at run time. Loading takes
@@ -35,7 +31,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,21 +104,10 @@ class WordVectors:
         """:meth:`similarity` of every row word against every column word."""
         if not len(rows) or not len(columns):
             return np.zeros((len(rows), len(columns)))
-        out = np.clip(self.vectors(rows) @ self.vectors(columns).T, 0.0, 1.0).astype(np.float64)
+        out: np.ndarray = np.clip(self.vectors(rows) @ self.vectors(columns).T, 0.0, 1.0).astype(np.float64)
         same = np.array(rows, dtype=object)[:, None] == np.array(columns, dtype=object)[None, :]
         out[same] = 1.0
         return out
-
-    def mean_vector(self, words: Iterable[str], weights: Iterable[float] | None = None) -> np.ndarray:
-        """Unit mean of the words' unit vectors (weighted if ``weights``); zeros for no words."""
-        words = list(words)
-        if not words:
-            return np.zeros(DIMENSION, dtype=np.float32)
-        rows = self.vectors(words)
-        w = np.ones(len(words), dtype=np.float32) if weights is None else np.asarray(list(weights), np.float32)
-        mean = w @ rows
-        norm = float(np.linalg.norm(mean))
-        return mean / norm if norm > 0 else mean
 
 
 _LOCK = threading.Lock()

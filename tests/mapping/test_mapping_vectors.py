@@ -1,11 +1,10 @@
-"""Static word vectors (WordLlama from its wheel): similarities, matrices, content vectors."""
+"""Static word vectors (WordLlama from its wheel): similarities and matrices."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from dri.mapping.vectors import DIMENSION, word_vectors
+from dri.mapping.vectors import word_vectors
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +24,9 @@ def test_similar_words_score_above_unrelated_ones(vectors) -> None:
 def test_rates_terms_wordnet_does_not_know(vectors) -> None:
     # Neither is a WordNet noun; both are a method of training a model.
     assert vectors.similarity("bootstrapping", "bootstrap") > 0.3
-    assert vectors.similarity("extraction_pattern", "pattern") > vectors.similarity("extraction_pattern", "banana")
+    assert vectors.similarity("extraction_pattern", "pattern") > vectors.similarity(
+        "extraction_pattern", "banana"
+    )
 
 
 def test_similarity_is_symmetric_in_unit_range_and_one_for_the_same_word(vectors) -> None:
@@ -45,12 +46,3 @@ def test_matrix_equals_pairs(vectors) -> None:
             assert m[i, j] == pytest.approx(vectors.similarity(a, b), abs=1e-6)
     assert m[0, 2] == 1.0
     assert vectors.matrix([], columns).shape == (0, 4)
-
-
-def test_mean_vector_is_unit_and_weighted(vectors) -> None:
-    v = vectors.mean_vector(["sun", "planet", "attract"])
-    assert v.shape == (DIMENSION,)
-    assert float(np.linalg.norm(v)) == pytest.approx(1.0, abs=1e-5)
-    only_sun = vectors.mean_vector(["sun", "planet"], [1.0, 0.0])
-    assert float(only_sun @ vectors.vectors(["sun"])[0]) == pytest.approx(1.0, abs=1e-5)
-    assert not vectors.mean_vector([]).any()

@@ -96,6 +96,7 @@ def test_a_judgements_run_prints_one_line_per_kind_of_warning(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)  # a fresh store, so that every text is read
     table = tmp_path / "judgements.csv"
     with table.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)

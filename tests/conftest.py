@@ -11,6 +11,9 @@ starts (``scripts/test`` starts the project's server and sets it); otherwise
 on ``DRI_TEST_NEO4J_PORT`` (default 7697) and stops it afterwards if it
 started it. If that fails, the tests fail with the script's message. The
 tests own the database they are pointed at.
+
+:func:`chromium` is Debian's headless Chromium (``tests/chromium.py``), one
+for the session; without it the browser tests fail, never skip.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from chromium import Chromium, ChromiumMissing, launch_chromium
 from neo4j_server import neo4j_script
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -65,3 +69,19 @@ def neo4j_uri() -> Iterator[str]:
     yield f"bolt://127.0.0.1:{port}"
     if not was_running:
         neo4j_script("stop", port)
+
+
+@pytest.fixture(scope="session")
+def _chromium_session() -> Iterator[Chromium]:
+    try:
+        with launch_chromium() as browser:
+            yield browser
+    except ChromiumMissing as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture
+def chromium(_chromium_session: Chromium) -> Iterator[Chromium]:
+    """Headless Debian Chromium (tests/chromium.py), shared by the session; a test's pages close after it."""
+    yield _chromium_session
+    _chromium_session.close_pages()

@@ -14,7 +14,7 @@ import sqlite3
 from store_test_helpers import ATOM, SOLAR, make_graph
 
 from dri.store import open_store
-from dri.store.neo4j_store import _schema_ready
+from dri.store.neo4j_store.schema import _schema_ready
 
 
 def _put(store, corpus: str, name: str, graph_name: str = "sun"):

@@ -1,0 +1,166 @@
+"""The connection to Neo4j: the driver, its errors as one-line store errors,
+and managed transactions with retries.
+
+Every write is a managed transaction (``session.execute_write``), which the
+driver retries on transient errors (ServiceUnavailable, SessionExpired,
+TransientError) with exponential backoff for up to ``retry_seconds``
+(``DRI_NEO4J_RETRY_SECONDS``, default 60 s: longer than a server restart).
+When an operation gives up after the retry window, the server is marked
+down in this process: later operations fail at once with
+:class:`StoreUnavailable` instead of waiting the window again, after a quick
+connection check at most every :data:`DOWN_RECHECK_SECONDS`; the first check
+that connects clears the mark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from dri.store.neo4j_store.settings import Neo4jSettings, check_uri, split_userinfo
+from dri.store.records import StoreError, StoreUnavailable, register_secret, safe_uri
+
+__all__ = ["DOWN_RECHECK_SECONDS", "Neo4jConnection", "state_lock"]
+
+log = logging.getLogger(__name__)
+
+#: After giving up on a server, operations fail at once for this long before
+#: checking the connection again (seconds).
+DOWN_RECHECK_SECONDS = 5.0
+
+# Per process: the servers this process gave up on (monotonic time of the last failed check).
+state_lock = threading.Lock()
+_down_since: dict[tuple[str, str], float] = {}
+
+
+class Neo4jConnection:
+    """A driver for one server and database, with the store's error handling."""
+
+    def __init__(self, settings: Neo4jSettings):
+        # The driver only when a Neo4j store is opened, not for SQLite.
+        import neo4j
+
+        clean, user, password = split_userinfo(settings.uri)
+        if clean != settings.uri:
+            settings = dataclasses.replace(
+                settings, uri=clean, user=settings.user or user, password=settings.password or password
+            )
+        register_secret(settings.password)
+        check_uri(settings.uri, "store URI")
+        self.settings = settings
+        self.location = f"Neo4j at {safe_uri(settings.uri)}"
+        self._key = (safe_uri(settings.uri), settings.database)
+        self.database = settings.database
+        self.batch_size = max(1, int(settings.batch_size))
+        auth = (settings.user, settings.password) if settings.user and settings.password else None
+        with self._errors():
+            self._driver = neo4j.GraphDatabase.driver(
+                settings.uri,
+                auth=auth,
+                max_transaction_retry_time=settings.retry_seconds,
+                connection_timeout=settings.connection_timeout,
+                connection_acquisition_timeout=settings.connection_timeout + settings.retry_seconds,
+                notifications_min_severity="OFF",
+                user_agent="dri-store",
+            )
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Driver and server errors as one-line :class:`StoreError`s naming the server."""
+        from neo4j import exceptions as ex
+
+        try:
+            yield
+        except StoreError:
+            raise
+        except ex.AuthError as err:
+            raise StoreError(
+                self.location,
+                f"authentication failed ({_message(err)}); check NEO4J_USER and NEO4J_PASSWORD",
+            ) from None
+        except (
+            ex.ServiceUnavailable,
+            ex.SessionExpired,
+            ex.TransientError,
+            ex.ConnectionAcquisitionTimeoutError,
+        ) as err:
+            if not isinstance(err, ex.TransientError):  # a busy server is not a down one
+                with state_lock:
+                    _down_since[self._key] = time.monotonic()
+            raise StoreUnavailable(
+                self.location,
+                f"unavailable after retrying for up to {self.settings.retry_seconds:g} s: {_message(err)}",
+            ) from None
+        except ex.Neo4jError as err:
+            raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
+        except (ex.DriverError, ValueError) as err:
+            if isinstance(err, ValueError) and "URI" not in str(err) and "scheme" not in str(err):
+                raise
+            raise StoreError(self.location, _message(err)) from None
+        except OSError as err:
+            raise StoreError(self.location, f"connection failed: {err}") from None
+
+    def _check_down(self) -> None:
+        """Fail at once if this process gave up on the server, unless a quick
+        connection check (at most every DOWN_RECHECK_SECONDS) finds it back."""
+        with state_lock:
+            since = _down_since.get(self._key)
+        if since is None:
+            return
+        reason = (
+            f"unavailable: gave up after retrying for up to {self.settings.retry_seconds:g} s "
+            "and it is still not answering"
+        )
+        if time.monotonic() - since < DOWN_RECHECK_SECONDS:
+            raise StoreUnavailable(self.location, reason)
+        try:
+            self._driver.verify_connectivity()
+        except Exception:
+            with state_lock:
+                _down_since[self._key] = time.monotonic()
+            raise StoreUnavailable(self.location, reason) from None
+        with state_lock:
+            _down_since.pop(self._key, None)
+        log.info("%s answers again", self.location)
+
+    def _write(self, work: Callable[..., Any], *args: Any) -> Any:
+        self._check_down()
+        with self._errors(), self._driver.session(database=self.database) as session:
+            return session.execute_write(work, *args)
+
+    def _read(self, query: str, **params: Any) -> list[Any]:
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(query, params))
+
+        self._check_down()
+        with self._errors(), self._driver.session(database=self.database) as session:
+            return session.execute_read(work)
+
+    def _unwind(self, tx: Any, query: str, rows: Sequence[dict[str, Any]], **params: Any) -> None:
+        """``query`` (which reads ``$rows``) over ``rows`` in batches of ``batch_size``."""
+        for start in range(0, len(rows), self.batch_size):
+            tx.run(query, {**params, "rows": list(rows[start : start + self.batch_size])}).consume()
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def available(self) -> bool:
+        try:
+            self._driver.verify_connectivity()
+        except Exception:
+            with state_lock:
+                _down_since[self._key] = time.monotonic()
+            return False
+        with state_lock:
+            _down_since.pop(self._key, None)
+        return True
+
+
+def _message(err: BaseException) -> str:
+    text = getattr(err, "message", None) or str(err) or type(err).__name__
+    return " ".join(str(text).split())

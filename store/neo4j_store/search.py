@@ -1,0 +1,96 @@
+"""Stage 1 of analogy search in Neo4j: each document's content vector in a
+vector index (HNSW), re-ranked by the structural estimate of
+:mod:`store.vectors`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from dri.mapping.features import FEATURES_VERSION
+from dri.store.neo4j_store.documents import Neo4jDocuments
+from dri.store.neo4j_store.rows import vector_props
+from dri.store.neo4j_store.schema import VECTOR_INDEX
+from dri.store.records import StoreError
+from dri.store.vectors import StructureIndex, combine
+
+__all__ = ["Neo4jSearch"]
+
+
+class Neo4jSearch(Neo4jDocuments):
+    """Content vectors and the documents nearest to one."""
+
+    def _fill_vectors(self) -> None:
+        """Content vectors for documents stored before them (or with older features)."""
+        stale = self._read(
+            "MATCH (d:Document) WHERE d.graph IS NOT NULL AND coalesce(d.features_version, '') <> $v "
+            "RETURN d.id AS id",
+            v=FEATURES_VERSION,
+        )
+        for row in stale:
+            graph = self.get_graph(row["id"])
+            if graph is not None:
+                self._write(
+                    lambda tx, i, p: tx.run(
+                        "MATCH (d:Document {id: $id}) SET d += $props", id=i, props=p
+                    ).consume(),
+                    row["id"],
+                    vector_props(graph),
+                )
+
+    def content_vectors(
+        self, corpus: str | None = None
+    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+        self._fill_vectors()
+        rows = self._read(
+            "MATCH (d:Document) WHERE d.features IS NOT NULL "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
+            "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size ORDER BY d.id",
+            corpus=corpus,
+        )
+        return (
+            [r["id"] for r in rows],
+            [json.loads(r["features"]) for r in rows],
+            [int(r["size"] or 0) for r in rows],
+        )
+
+    def similar_documents(
+        self, doc_id: str, k: int | None = 100, *, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Stage 1 through the server's vector index (HNSW, approximate) on the
+        hashed content vectors, without idf weighting: the ``3 k`` nearest (all,
+        with a corpus filter) are re-ranked by :func:`store.vectors.combine` of
+        their structural estimate (:class:`store.vectors.StructureIndex` over
+        those documents) and the index's score mapped back to a cosine."""
+        self._fill_vectors()
+        head = self._read(
+            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.features AS features",
+            id=doc_id,
+        )
+        if not head:
+            raise StoreError(self.location, f"no stored graph for document {doc_id}")
+        if head[0]["v"] is None:
+            return []
+        total = self._read("MATCH (d:Document) WHERE d.content_vector IS NOT NULL RETURN count(d) AS n")[0][
+            "n"
+        ]
+        wanted = total if k is None else min(total, 3 * k + 1)
+        if corpus is not None:
+            wanted = total  # the index cannot filter by corpus first, so ask for all of them
+        rows = self._read(
+            f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
+            "WHERE node.id <> $id "
+            "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
+            "RETURN node.id AS id, score, node.features AS features",
+            wanted=max(1, wanted),
+            vector=head[0]["v"],
+            id=doc_id,
+            corpus=corpus,
+        )
+        if not rows:
+            return []
+        pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows])
+        share = pool.share(json.loads(head[0]["features"] or "{}"))
+        scores = combine(share, [2.0 * float(r["score"]) - 1.0 for r in rows])
+        found = sorted(((r["id"], float(x)) for r, x in zip(rows, scores)), key=lambda x: (-x[1], x[0]))
+        return found if k is None else found[:k]

@@ -1,0 +1,143 @@
+"""How to reach Neo4j: the URI, user, password and database from the
+environment or a Prefect Secret block, checked before the driver sees them.
+
+User info in a URI (``bolt://user:password@host``) is split off, since the
+driver refuses it and its error would quote the password; every password is
+registered as a secret, so that no message or log shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from dri.store.base import env
+from dri.store.records import StoreError, register_secret, safe_uri
+
+__all__ = [
+    "DEFAULT_CONNECTION_TIMEOUT",
+    "DEFAULT_RETRY_SECONDS",
+    "NEO4J_SCHEMES",
+    "Neo4jSettings",
+    "check_uri",
+    "split_userinfo",
+]
+
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+#: How long one transaction is retried on transient errors, by default (seconds).
+DEFAULT_RETRY_SECONDS = 60.0
+DEFAULT_CONNECTION_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    """How to reach Neo4j. The password never appears in ``repr`` or logs."""
+
+    uri: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    database: str = "neo4j"
+    #: Upper bound on the driver's retries of one transaction, in seconds.
+    retry_seconds: float = DEFAULT_RETRY_SECONDS
+    connection_timeout: float = DEFAULT_CONNECTION_TIMEOUT
+    #: Rows per ``UNWIND $rows`` statement; 1 gives one write per row (for benchmarks).
+    batch_size: int = 10_000
+
+    @classmethod
+    def from_env(cls, uri: str | None = None) -> Neo4jSettings | None:
+        """Settings from ``NEO4J_URI``/``USER``/``PASSWORD``/``DATABASE``, completed
+        by the Prefect Secret block named in ``DRI_NEO4J_SECRET_BLOCK``;
+        ``None`` when no URI is configured anywhere."""
+        secret = _secret_block(env("DRI_NEO4J_SECRET_BLOCK"))
+        register_secret(env("NEO4J_PASSWORD"))
+        register_secret(secret.get("password"))
+        where = "store URI" if uri else "NEO4J_URI" if env("NEO4J_URI") else "the Secret block's uri"
+        uri = uri or env("NEO4J_URI") or secret.get("uri")
+        if not uri:
+            return None
+        uri, uri_user, uri_password = split_userinfo(str(uri))
+        check_uri(uri, where)
+        return cls(
+            uri=uri,
+            user=env("NEO4J_USER") or uri_user or secret.get("user") or secret.get("username"),
+            password=env("NEO4J_PASSWORD") or uri_password or secret.get("password"),
+            database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
+            retry_seconds=_env_seconds("DRI_NEO4J_RETRY_SECONDS", DEFAULT_RETRY_SECONDS, zero=True),
+            connection_timeout=_env_seconds("DRI_NEO4J_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT),
+        )
+
+
+def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
+    """A duration from the environment; a one-line :class:`StoreError` naming
+    the variable if it is not a finite, non-negative number."""
+    raw = env(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        least = "0 or more" if zero else "more than 0"
+        raise StoreError(name, f"must be a number of seconds, {least}, not {raw!r}")
+    return value
+
+
+def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
+    """Raise a one-line :class:`StoreError` naming ``where`` unless the driver
+    can use ``uri``: a Neo4j scheme, ``//``, a host and a numeric port. The
+    message shows the URI without its user info, however malformed."""
+    shown = safe_uri(uri)
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    hint = "expected bolt://HOST:PORT or neo4j://HOST:PORT (+s or +ssc for TLS)"
+    if scheme not in NEO4J_SCHEMES:
+        raise StoreError(where, f"{shown!r} is not a Neo4j URI; {hint}")
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError:
+        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise StoreError(where, f"{shown!r} names no host; {hint}")
+    if port == 0:
+        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535")
+
+
+def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:
+    """``(uri without user:password@, user, password)``. The driver refuses
+    user info in a URI, and its error message would quote the password."""
+    try:
+        parts = urlsplit(uri)
+        if "@" not in parts.netloc:
+            return uri, None, None
+        user, password = parts.username, parts.password
+        host = parts.netloc.rsplit("@", 1)[1]
+    except ValueError:
+        return uri, None, None
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return clean, unquote(user) if user else None, unquote(password) if password else None
+
+
+def _secret_block(name: str | None) -> dict[str, Any]:
+    """The content of a Prefect Secret block: a JSON object with any of uri,
+    user, password and database, or a bare password."""
+    if not name:
+        return {}
+    try:
+        # Prefect only when a Secret block is named.
+        from prefect.blocks.system import Secret
+
+        value = Secret.load(name).get()
+    except Exception as err:
+        raise StoreError(f"Prefect Secret block {name!r}", f"cannot load it: {err}") from None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {"password": value}
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    return {"password": str(value)}

@@ -36,13 +36,18 @@ class Neo4jComparisons(Neo4jConnection):
         return {keys[r["id"]] for r in rows}
 
     def _write_comparison(self, tx: Any, result: ComparisonRecord) -> None:
+        pairs = [{"id": f"{result.key}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
+        self._write_mapping(tx, result, len(pairs))
+        self._write_pairs(tx, result, pairs)
+
+    def _write_mapping(self, tx: Any, result: ComparisonRecord, npairs: int) -> None:
+        """The Mapping node with its scores, linked to both documents, and their SIMILAR relationship."""
         mapping_id = result.key
         scores = {f: result.scores[f] for f in STORED_SCORES}
         scores.update(
             mapped_concepts=result.scores.get("mapped_concepts", 0),
             mapped_relations=result.scores.get("mapped_relations", 0),
         )
-        pairs = [{"id": f"{mapping_id}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
         created = result.created or now()
 
         found = tx.run(
@@ -63,7 +68,7 @@ class Neo4jComparisons(Neo4jConnection):
             scores=scores,
             scores_json=to_json_text(result.scores_to_store()),
             params=to_json_text(result.params),
-            npairs=len(pairs),
+            npairs=npairs,
             created=created,
         ).single()
         if not found or not found["n"]:
@@ -78,6 +83,10 @@ class Neo4jComparisons(Neo4jConnection):
                 f"{missing[0] if missing else result.source_id} "
                 f"(store the documents first)",
             )
+
+    def _write_pairs(self, tx: Any, result: ComparisonRecord, pairs: list[dict[str, Any]]) -> None:
+        """The mapping's Pair nodes, linked to the mapped Concept/Relation nodes and their Generic."""
+        mapping_id = result.key
         tx.run(
             "MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
             mid=mapping_id,

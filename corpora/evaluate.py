@@ -65,6 +65,7 @@ from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
+from dri.mapping.inference import CandidateInference
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
@@ -117,7 +118,8 @@ class Evaluation:
     ``report`` holds the :class:`EvaluationResult` options of the kind
     (``levels``, ``negative``, ``rank``, ``group_labels``); ``meta`` adds
     lines to the report's meta. ``mappings`` reads the mapping pairs of each
-    comparison back as ``row["_mapping"]``.
+    comparison back as ``row["_mapping"]`` and its candidate inferences as
+    ``row["_inferences"]``.
     """
 
     kind: str
@@ -356,6 +358,7 @@ def _row(
                 (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
                 for p in record.pairs
             ]
+            row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
     if isinstance(baselines, str):
         errors.append(baselines)
     elif baselines is not None:
@@ -718,7 +721,13 @@ def analogy_search(
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
         hits = [
-            Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES}, r.get("_mapping") or [])
+            Hit(
+                r["rank"],
+                Path(r["source"]),
+                {s: r[s] for s in STRUCTURE_SCORES},
+                r.get("_mapping") or [],
+                inferences=r.get("_inferences") or [],
+            )
             for r in ok[:k]
         ]
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))

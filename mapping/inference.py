@@ -47,7 +47,9 @@ has 1/3, one with a new entity 2/3.
 
 from __future__ import annotations
 
+from collections.abc import Mapping as MappingType
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -129,6 +131,23 @@ class CandidateInference:
             "anchors": [list(pair) for pair in self.anchors],
         }
 
+    @classmethod
+    def from_dict(cls, data: MappingType[str, Any]) -> CandidateInference:
+        """The inference back from :meth:`to_dict` or from a store (which keeps no anchors)."""
+        names = InferenceArgument.__dataclass_fields__
+        return cls(
+            source_relation=str(data["source_relation"]),
+            lemma=str(data["lemma"]),
+            order=int(data.get("order") or 1),
+            arguments=tuple(
+                InferenceArgument(**{k: v for k, v in a.items() if k in names})
+                for a in data.get("arguments") or ()
+            ),
+            support=float(data.get("support") or 0.0),
+            extrapolation=float(data.get("extrapolation") or 0.0),
+            anchors=tuple((str(a), str(b)) for a, b in data.get("anchors") or ()),
+        )
+
 
 def _arguments(g: nx.DiGraph, rel: str) -> dict[str, str]:
     """``{"subj": node, "obj": node}`` of a relation (the first edge of each label, as the mapper reads them)."""
@@ -174,7 +193,9 @@ class _Draft:
         return " ".join(w for w in (words.get(SUBJ), lemma, words.get(OBJ)) if w)
 
 
-def candidate_inferences(source: nx.DiGraph, target: nx.DiGraph, mapping: Mapping) -> list[CandidateInference]:
+def candidate_inferences(
+    source: nx.DiGraph, target: nx.DiGraph, mapping: Mapping
+) -> list[CandidateInference]:
     """The candidate inferences of ``mapping`` (source onto target), best support first.
 
     Ties keep the lower order first, then the source's node order. See the
@@ -265,18 +286,24 @@ def _project(
             if pair is not None and pair.kind == CONCEPT:
                 anchors.setdefault(node, pair)
                 arguments.append(
-                    InferenceArgument(role, node, lemma, pair.target, pair.target_lemma, CONCEPT, pair.target_lemma, lemma)
+                    InferenceArgument(
+                        role, node, lemma, pair.target, pair.target_lemma, CONCEPT, pair.target_lemma, lemma
+                    )
                 )
                 nodes += 1
             else:
-                arguments.append(InferenceArgument(role, node, lemma, None, None, CONCEPT, f"[new: {lemma}]", lemma))
+                arguments.append(
+                    InferenceArgument(role, node, lemma, None, None, CONCEPT, f"[new: {lemma}]", lemma)
+                )
                 nodes, new = nodes + 1, new + 1
             continue
         stated = _statement(source, node)
         if pair is not None and pair.kind == RELATION:
             anchors.setdefault(node, pair)
             phrase = _statement(target, pair.target)
-            arguments.append(InferenceArgument(role, node, lemma, pair.target, pair.target_lemma, RELATION, phrase, stated))
+            arguments.append(
+                InferenceArgument(role, node, lemma, pair.target, pair.target_lemma, RELATION, phrase, stated)
+            )
             nodes += 1
         elif node in drafts:
             inner = drafts[node]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dri.mapping.inference import CandidateInference
 from dri.metrics.scores import SCORE_NAMES
 from dri.metrics.stats import ScoreStats, score_stats
 
@@ -97,6 +98,8 @@ class Hit:
     scores: dict[str, float]
     mapping: list[tuple[str, str, str, str | None]]  # (kind, source lemma, target lemma, generic)
     error: str = ""
+    #: What the source suggests about the target, best support first (``mapping.inference``).
+    inferences: list[CandidateInference] = field(default_factory=list)
 
 
 @dataclass

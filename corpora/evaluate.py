@@ -16,9 +16,11 @@ structure-based similarity three ways, each reproduced here:
 Two more kinds check the scores against human judgement
 (docs/validity.md): :func:`evaluate_judgements` -- text pairs with a human
 score, Pearson, Spearman and Kendall with 95% bootstrap intervals and a
-scatter plot per score; :func:`evaluate_choice` -- multiple-choice analogy
-items, accuracy with a 95% interval, ties counted wrong, and how often each
-option type is picked. Their texts are written as documents of a corpus
+scatter plot per score; :func:`evaluate_ranking` -- queries with pools of
+candidates judged for graded relevance, NDCG%20, NDCG@10 and MAP per query
+and their means with 95% intervals (:mod:`dri.metrics.ranking`);
+:func:`evaluate_choice` -- multiple-choice analogy items, accuracy with a
+95% interval, ties counted wrong, and how often each option type is picked. Their texts are written as documents of a corpus
 folder (:func:`dri.corpora.judgements.write_documents`) and go the same way.
 
 Each is a thin call of one shared path. A kind's loader turns the corpus
@@ -53,7 +55,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
 
 from dri.corpora.analogy import load_analogy
-from dri.corpora.judgements import load_choice, load_judgements, write_documents
+from dri.corpora.judgements import load_choice, load_judgements, load_ranking, write_documents
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
 from dri.corpora.ratings import load_ratings
@@ -67,6 +69,7 @@ from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.mapping.inference import CandidateInference
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
+from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
@@ -87,10 +90,12 @@ __all__ = [
     "evaluate_choice",
     "evaluate_judgements",
     "evaluate_plagiarism",
+    "evaluate_ranking",
     "evaluate_translation",
     "format_search",
     "judgements_evaluation",
     "plagiarism_evaluation",
+    "ranking_evaluation",
     "run_evaluation",
     "translation_evaluation",
 ]
@@ -604,12 +609,59 @@ def choice_evaluation(path: str | Path) -> Evaluation:
     )
 
 
+def _grade(relevance: float) -> str:
+    return f"{relevance:g}"
+
+
+def ranking_evaluation(path: str | Path) -> Evaluation:
+    """Every (query, candidate) pair of a ranking CSV (:func:`dri.corpora.judgements.load_ranking`).
+
+    Each row carries ``query`` (the query's key: with ``/facet`` when the file
+    has facets) and ``relevance``; the group is the relevance grade, so the
+    shared report shows each score per grade, with Spearman's rho against
+    whole-number grades and the ROC AUC of the relevant grades against the
+    lowest.
+    """
+    data = load_ranking(path)
+    folder = _documents_dir("ranking", data.path)
+    pairs = write_documents(
+        [
+            (
+                p.a,
+                p.b,
+                _grade(p.score),
+                {**p.extra, "query": p.query, "relevance": repr(p.score), "line": str(p.line)},
+            )
+            for p in data.pairs
+        ],
+        folder,
+    )
+    grades = sorted({p.score for p in data.pairs}, reverse=True)
+    whole = all(g == int(g) for g in grades)
+    return Evaluation(
+        "ranking",
+        folder,
+        pairs,
+        groups=[_grade(g) for g in grades],
+        problems=list(data.problems),
+        report={
+            "levels": {_grade(g): int(g) for g in grades} if whole and len(grades) > 1 else None,
+            "negative": _grade(grades[-1]) if len(grades) > 1 else None,
+        },
+        meta={"file": str(data.path.resolve()), "queries": len(data.queries), "candidates": len(pairs)},
+    )
+
+
 def _validity_report(
     result: EvaluationResult, source: Path, report_dir: str | Path | Literal[False] | None
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """The shared report folder plus the validity section, its plots and ``validity.json``."""
     if result.kind == "judgements":
         markdown, stats = judgement_section(result.rows, result.scores, "human")
+    elif result.kind == "ranking":
+        ranking = rank_pools(result.rows, result.structure_scores, result.baseline_scores)
+        result.validity = ranking
+        markdown, stats = ranking_section(ranking), ranking.to_dict()
     else:
         markdown, stats = choice_section(result.rows, result.scores)
     result.meta["validity"] = stats
@@ -625,6 +677,10 @@ def _validity_report(
         ):
             if plot_scatter(result.rows, scores, "human", out / name, title):
                 markdown += f"\n![{Path(name).stem}]({name})\n"
+    if isinstance(result.validity, RankingResult) and plot_ranking(
+        result.validity, out / "ranking.png", f"{source.name}: ranking quality per score"
+    ):
+        markdown += "\n![ranking](ranking.png)\n"
     (out / "validity.json").write_text(json.dumps(stats, indent=1, default=str), encoding="utf-8")
     return result, write_report(result, out, extra_markdown=markdown)
 
@@ -642,6 +698,25 @@ def evaluate_judgements(
     usable row.
     """
     evaluation = judgements_evaluation(path)
+    result = evaluate(evaluation, **options)
+    return _validity_report(result, Path(path), report_dir)
+
+
+def evaluate_ranking(
+    path: str | Path,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """How well every structure score and baseline ranks each query's pool.
+
+    Per query and as means over the queries with 95% bootstrap intervals:
+    NDCG%20, NDCG@10 and MAP, ties ranked worst-first
+    (:func:`dri.metrics.ranking.rank_pools`; ``result.validity`` holds the
+    :class:`~dri.metrics.ranking.RankingResult`), a plot of both, and the
+    usual report files. Raises :class:`CorpusError` if the file has no query
+    with two usable candidates.
+    """
+    evaluation = ranking_evaluation(path)
     result = evaluate(evaluation, **options)
     return _validity_report(result, Path(path), report_dir)
 

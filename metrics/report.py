@@ -72,6 +72,7 @@ KIND_TITLES = {
     "analogy": "Analogy search",
     "judgements": "Scores against human judgements",
     "choice": "Multiple-choice analogies",
+    "ranking": "Ranking against graded relevance",
 }
 
 

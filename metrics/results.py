@@ -33,7 +33,9 @@ class EvaluationResult:
     float per score (NaN or missing when the pair failed, with ``error``).
     ``groups`` fixes the order of the boxes; ``levels`` codes groups for
     Spearman's rho; ``negative`` is the group tested against for AUC;
-    ``rank`` ranks the groups by median (languages).
+    ``rank`` ranks the groups by median (languages). ``validity`` holds the
+    result data class of a kind with statistics of its own (the
+    ``RankingResult`` of a ranking evaluation), or None.
     """
 
     kind: str
@@ -47,6 +49,7 @@ class EvaluationResult:
     meta: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     group_labels: Mapping[str, str] | None = None
+    validity: Any = None
 
     @property
     def scores(self) -> tuple[str, ...]:

@@ -127,6 +127,9 @@ class MappedPair:
     generic: str | None
     #: A concept pair outside the matched structure (``Profile.loose_concepts``).
     loose: bool = False
+    #: The pair's evidence in the structural evaluation of the mapping: its local score plus
+    #: the trickle-down share of the pairs it is an argument of (SME's match-hypothesis score).
+    evidence: float = 0.0
 
 
 @dataclass
@@ -1135,6 +1138,7 @@ def _evaluation(
     rel_lin: Callable[[int, int], float],
     con_lin: Callable[[int, int], float],
     profile: Profile,
+    evidence_out: dict[tuple[str, int], float] | None = None,
 ) -> float:
     """SME's structural evaluation of a mapping (``t``, ``order``) or of ``s`` mapped onto itself.
 
@@ -1145,7 +1149,9 @@ def _evaluation(
     ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
     pair has it as an argument. Under ``information``, each local score is
     also weighted by how informative the pair's words are. The evaluation is
-    the sum of all evidence.
+    the sum of all evidence. ``evidence_out``, if given, receives each mapped
+    pair's evidence by (kind, source index): the score of that match hypothesis,
+    which candidate inferences sum (:mod:`mapping.inference`).
     """
     if order is None:  # the graph onto itself: every node, similarity 1
         rels = {i: i for i in range(len(s.relations))}
@@ -1197,6 +1203,8 @@ def _evaluation(
             support *= rl(i, rels[i])
         evidence[i] = local + trickle * support
         total += evidence[i]
+        if evidence_out is not None:
+            evidence_out[(RELATION, i)] = evidence[i]
     for a, b in cons.items():
         local = profile.concept_weight * cl(a, b) * con_weight(a, b)
         if profile.loose_concepts and not uses.get(a):
@@ -1204,7 +1212,10 @@ def _evaluation(
         support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
         if gated:
             support *= cl(a, b)
-        total += local + trickle * support
+        concept = local + trickle * support
+        total += concept
+        if evidence_out is not None:
+            evidence_out[(CONCEPT, a)] = concept
     return total
 
 
@@ -1424,6 +1435,8 @@ def _map_graphs(
     structural = len(best)
     if prof.loose_concepts > 0.0:
         best = best + _loose_concepts(s, t, best, search, prof.concept_floor)
+    evidence: dict[tuple[str, int], float] = {}
+    total = _evaluation(s, t, best, search.rel_lin, search.con_lin, prof, evidence)
     pairs = []
     for n, (kind, a, b) in enumerate(best):
         if kind == RELATION:
@@ -1433,7 +1446,9 @@ def _map_graphs(
             sn, tn, sl, tl = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b]
             lin = search.con_lin(a, b)
             gen = generic(s.con_word[a], t.con_word[b], s.con_pos[a]) if generic else None
-        pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen, loose=n >= structural))
+        pairs.append(
+            MappedPair(sn, tn, kind, sl, tl, lin, gen, loose=n >= structural, evidence=evidence[(kind, a)])
+        )
     return Mapping(
         pairs=pairs,
         source_size=source.number_of_nodes(),
@@ -1447,7 +1462,7 @@ def _map_graphs(
         checks=search.work + (ahead.work if ahead else 0),
         similarity=name,
         profile=prof.name,
-        evaluation=evaluation(best),
+        evaluation=total,
         source_evaluation=_evaluation(s, None, None, search.rel_lin, search.con_lin, prof),
         target_evaluation=_evaluation(t, None, None, search.rel_lin, search.con_lin, prof),
     )

@@ -35,14 +35,17 @@ in the structural evaluation of the mapping (``MappedPair.evidence``: the
 pair's local score plus the trickle-down share of the evidence of every
 mapped pair it is an argument of; :func:`mapping.evaluation._evaluation`).
 The support of an inference is the sum of the evidence of the distinct
-mapped pairs among its arguments and, through an argument that is itself an
-inference, among that inference's arguments. An inference anchored to
+mapped pairs in its expression: its mapped arguments, the arguments of a
+mapped argument relation (mapped with it), and, through an argument that is
+itself an inference, that inference's mapped pairs. An inference anchored to
 systematic structure (arguments shared by several mapped relations, under
 mapped causal relations) therefore ranks above one hanging off a single
-weakly similar pair. *Extrapolation* (also SME's) is the share of the
-inference's nodes (itself and its arguments, through nested inferences) that
-are new in the target: an order-1 inference whose arguments are both mapped
-has 1/3, one with a new entity 2/3.
+weakly similar pair, and a causal inference over two mapped relations above
+either relation's own. *Extrapolation* (also SME's) is the share of the
+nodes in the inference's expression that are new in the target (itself, its
+unmapped arguments, nested inferences; the rest are the mapped pairs it
+rests on): an order-1 inference whose arguments are both mapped has 1/3, one
+with a new entity 2/3, a cause between two mapped relations 1/5.
 """
 
 from __future__ import annotations
@@ -185,8 +188,9 @@ class _Draft:
 
     arguments: tuple[InferenceArgument, ...]
     anchors: dict[str, MappedPair]  # source node -> mapped pair it rests on
-    nodes: int  # its nodes: itself plus its arguments, through nested inferences
-    new: int  # of which new in the target
+    new: set[
+        str
+    ]  # its source nodes that are new in the target: itself, unmapped arguments, nested inferences
 
     def statement(self, lemma: str) -> str:
         words = {a.role: a.phrase for a in self.arguments}
@@ -237,7 +241,7 @@ def candidate_inferences(
             order=2 if source.nodes[rel].get("order", 1) == 2 else 1,
             arguments=draft.arguments,
             support=_support(draft),
-            extrapolation=draft.new / draft.nodes,
+            extrapolation=len(draft.new) / (len(draft.new) + len(draft.anchors)),
             anchors=tuple((p.source, p.target) for p in draft.anchors.values()),
         )
         for rel, draft in drafts.items()
@@ -275,7 +279,7 @@ def _project(
         return None
     arguments: list[InferenceArgument] = []
     anchors: dict[str, MappedPair] = {}
-    nodes, new = 1, 1  # the relation itself is new in the target
+    new = {rel}  # the relation itself is new in the target
     for role in ROLES:
         if role not in found:
             continue
@@ -290,30 +294,31 @@ def _project(
                         role, node, lemma, pair.target, pair.target_lemma, CONCEPT, pair.target_lemma, lemma
                     )
                 )
-                nodes += 1
             else:
                 arguments.append(
                     InferenceArgument(role, node, lemma, None, None, CONCEPT, f"[new: {lemma}]", lemma)
                 )
-                nodes, new = nodes + 1, new + 1
+                new.add(node)
             continue
         stated = _statement(source, node)
         if pair is not None and pair.kind == RELATION:
             anchors.setdefault(node, pair)
+            for below in _arguments(source, node).values():  # mapped with it (parallel connectivity)
+                if below in by_source:
+                    anchors.setdefault(below, by_source[below])
             phrase = _statement(target, pair.target)
             arguments.append(
                 InferenceArgument(role, node, lemma, pair.target, pair.target_lemma, RELATION, phrase, stated)
             )
-            nodes += 1
         elif node in drafts:
             inner = drafts[node]
             for key, anchor in inner.anchors.items():
                 anchors.setdefault(key, anchor)
             phrase = "(" + inner.statement(lemma) + ")"
             arguments.append(InferenceArgument(role, node, lemma, None, None, RELATION, phrase, stated))
-            nodes, new = nodes + inner.nodes, new + inner.new
+            new |= inner.new
         else:
             return None  # an argument relation neither mapped nor inferred: nothing carries it over
     if not anchors:
         return None
-    return _Draft(tuple(arguments), anchors, nodes, new)
+    return _Draft(tuple(arguments), anchors, new)

@@ -411,7 +411,7 @@ def test_the_generic_space_of_different_words_is_where_the_best_sense_pair_meets
             (x, y)
             for x in reader.synsets(a, "n")
             for y in reader.synsets(b, "n")
-            if lcs in x.common_hypernyms(y) + [x, y] and x.lin_similarity(y, ic) == pytest.approx(score)
+            if lcs in [*x.common_hypernyms(y), x, y] and x.lin_similarity(y, ic) == pytest.approx(score)
         ]
         assert reaching, (a, b, generic)
         # ... and it is the most informative subsumer of that pair (the "lowest" by IC).

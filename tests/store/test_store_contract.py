@@ -354,7 +354,8 @@ def test_candidate_inferences_are_stored_with_their_comparison(store):
         ("nucleus heat electron", "sun heat planet", 1)
     ]
     assert stored.inferences == record.inferences
-    assert stored.inferences[0]["support"] == pytest.approx(result.inferences[0].support) > 0
+    assert stored.inferences[0]["support"] == pytest.approx(result.inferences[0].support)
+    assert stored.inferences[0]["support"] > 0
     assert [a["target"] for a in stored.inferences[0]["arguments"]] == ["c:nucleus", "c:electron"]
     assert store.comparisons(pairs=True)[0].inferences == record.inferences
     assert store.comparisons()[0].inferences == []  # like the pairs, read only when asked for

@@ -67,8 +67,11 @@ from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
+from dri.graphs import restrict_to_sections
 from dri.mapping.inference import CandidateInference
+from dri.metrics import compare
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
+from dri.metrics.pages import render
 from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
@@ -657,13 +660,15 @@ def _validity_report(
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """The shared report folder plus the validity section, its plots and ``validity.json``."""
     if result.kind == "judgements":
-        markdown, stats = judgement_section(result.rows, result.scores, "human")
+        section, stats = judgement_section(result.rows, result.scores, "human")
+        sections = [section]
     elif result.kind == "ranking":
         ranking = rank_pools(result.rows, result.structure_scores, result.baseline_scores)
         result.validity = ranking
-        markdown, stats = ranking_section(ranking), ranking.to_dict()
+        sections, stats = ranking_section(ranking), ranking.to_dict()
     else:
-        markdown, stats = choice_section(result.rows, result.scores)
+        section, stats = choice_section(result.rows, result.scores)
+        sections = [section]
     result.meta["validity"] = stats
     if report_dir is False:
         return result, None
@@ -676,13 +681,13 @@ def _validity_report(
             ("scatter_baselines.png", result.baseline_scores),
         ):
             if plot_scatter(result.rows, scores, "human", out / name, title):
-                markdown += f"\n![{Path(name).stem}]({name})\n"
+                sections[0].images.append(name)
     if isinstance(result.validity, RankingResult) and plot_ranking(
         result.validity, out / "ranking.png", f"{source.name}: ranking quality per score"
     ):
-        markdown += "\n![ranking](ranking.png)\n"
+        sections[0].images.append("ranking.png")
     (out / "validity.json").write_text(json.dumps(stats, indent=1, default=str), encoding="utf-8")
-    return result, write_report(result, out, extra_markdown=markdown)
+    return result, write_report(result, out, sections=sections)
 
 
 def evaluate_judgements(
@@ -808,14 +813,46 @@ def analogy_search(
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
     if report_dir is False:
         return results, None
+    _add_comparisons(results, profile)
     ratings = _stored_ratings()
     files = write_report(
         result,
         report_dir or default_report_dir("analogy", evaluation.root),
         ratings=rating_stats(ratings) if ratings else None,
-        extra_markdown=format_search(results),
+        search=results,
     )
     return results, files
+
+
+def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
+    """Give each hit its two stored graphs and their full comparison, for the report's
+    pictures. The stored pairs lack what a picture shows (loose pairs, the
+    inferences), so the top hits are mapped again: a few mappings per target."""
+    ids = _doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
+    with open_store() as store:
+        graphs: dict[str, Any] = {}
+
+        def graph(path: Path, sections: tuple[str, ...] | None) -> Any:
+            doc_id = ids.get(_resolved(path))
+            if doc_id and doc_id not in graphs:
+                graphs[doc_id] = store.get_graph(doc_id)
+            g = graphs.get(doc_id) if doc_id else None
+            return restrict_to_sections(g, sections) if g is not None and sections else g
+
+        for res in results:
+            target = graph(res.target, res.sections)
+            for hit in res.hits:
+                source = graph(hit.source, res.sections)
+                if source is None or target is None:
+                    continue
+                try:
+                    hit.comparison = compare(source, target, profile=profile)
+                except Exception as err:  # the report shows the stored mapping instead
+                    log.warning(
+                        "%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err)
+                    )
+                    continue
+                hit.graphs = (source, target)
 
 
 def _stored_ratings() -> list[dict[str, Any]]:
@@ -825,32 +862,6 @@ def _stored_ratings() -> list[dict[str, Any]]:
         return []
 
 
-def format_search(results: Sequence[SearchResult], mapped: int = 8) -> str:
+def format_search(results: Sequence[SearchResult]) -> str:
     """Markdown: per target, the ranked sources and their strongest mapped pairs."""
-    lines = []
-    for res in results:
-        where = f", sections {', '.join(res.sections)}" if res.sections else ""
-        lines += [
-            f"## Target {res.target.name}",
-            "",
-            f"{res.compared} comparisons{where}; top {len(res.hits)} by Analogy Similarity.",
-            "",
-            "| rank | source | AS | semantic | Jaccard | conceptual | relational |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for h in res.hits:
-            s = h.scores
-            lines.append(
-                f"| {h.rank} | {h.source.name} | {s['analogy_similarity']:.3f} | {s['semantic']:.3f} "
-                f"| {s['jaccard']:.3f} | {s['conceptual']:.3f} | {s['relational']:.3f} |"
-            )
-        lines.append("")
-        for h in res.hits:
-            if h.mapping:
-                shown = ", ".join(
-                    f"{a} ↔ {b}" + (f" ({g})" if g else "") for _, a, b, g in h.mapping[:mapped]
-                )
-                more = f" … (+{len(h.mapping) - mapped})" if len(h.mapping) > mapped else ""
-                lines.append(f"- {h.source.name}: {shown}{more}")
-        lines.append("")
-    return "\n".join(lines)
+    return render("search.md", search=list(results))

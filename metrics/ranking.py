@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from dri.metrics.report import SCORE_LABELS, save_panel_grid
+from dri.metrics.results import ReportSection, ReportTable
 from dri.metrics.validity import N_BOOT, SEED, Estimate, bootstrap
 
 __all__ = [
@@ -263,46 +264,44 @@ def _label(score: str) -> str:
     return SCORE_LABELS.get(score, score.replace("_", " "))
 
 
-def ranking_section(result: RankingResult) -> str:
-    """Markdown: the mean metrics of every score, then NDCG%20 per query."""
+def ranking_section(result: RankingResult) -> list[ReportSection]:
+    """Report sections: the mean metrics of every score, then NDCG%20 per query."""
     sizes = list(result.pools.values())
     settings = result.settings
-    lines = [
-        "## Ranking quality",
-        "",
+    means = []
+    for name, sr in result.scores.items():
+        kind = "structure" if name in result.structure_scores else "baseline"
+        unscored = sum(q.unscored for q in sr.queries)
+        means.append(
+            [_label(name), kind, percent(sr.ndcg_pct20), percent(sr.ndcg_10), percent(sr.map), str(unscored)]
+        )
+    best = result.best_baseline()
+    text = (
         f"{len(sizes)} queries, pools of {min(sizes)}-{max(sizes)} candidates ({sum(sizes)} in all). "
         f"Each score ranks each pool; ties and unscored pairs rank worst-first. NDCG%20: NDCG at "
         f"k = int({settings['pool_share']} x pool size) with linear gains and discounts 1, 1, 1/log2(3), "
         f"...; NDCG@{settings['top_k']:g}; MAP with relevance >= {settings['relevant_from']:g} relevant. "
         f"Means over the queries x 100, with 95% bootstrap intervals ({result.n_boot} resamples of the "
-        "queries).",
-        "",
-        "| score | kind | NDCG%20 | NDCG@10 | MAP | unscored pairs |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, sr in result.scores.items():
-        kind = "structure" if name in result.structure_scores else "baseline"
-        unscored = sum(q.unscored for q in sr.queries)
-        lines.append(
-            f"| {_label(name)} | {kind} | {percent(sr.ndcg_pct20)} | {percent(sr.ndcg_10)} "
-            f"| {percent(sr.map)} | {unscored} |"
-        )
-    best = result.best_baseline()
-    if best is not None:
-        lines += ["", f"Best baseline by NDCG%20: {_label(best)}."]
+        "queries)." + (f" Best baseline by NDCG%20: {_label(best)}." if best is not None else "")
+    )
     names = list(result.scores)
-    lines += [
-        "",
-        "### NDCG%20 per query (x 100)",
-        "",
-        "| query | pool | relevant | " + " | ".join(_label(n) for n in names) + " |",
-        "|---" * (len(names) + 3) + "|",
-    ]
+    per_query = []
     for i, query in enumerate(result.queries):
         first = result.scores[names[0]].queries[i]
         cells = [f"{100 * result.scores[n].queries[i].ndcg_pct20:.1f}" for n in names]
-        lines.append(f"| {query} | {first.pool} | {first.relevant} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        per_query.append([query, str(first.pool), str(first.relevant), *cells])
+    return [
+        ReportSection(
+            "Ranking quality",
+            text,
+            [ReportTable(["score", "kind", "NDCG%20", "NDCG@10", "MAP", "unscored pairs"], means)],
+        ),
+        ReportSection(
+            "NDCG%20 per query (x 100)",
+            "",
+            [ReportTable(["query", "pool", "relevant", *(_label(n) for n in names)], per_query)],
+        ),
+    ]
 
 
 def plot_ranking(result: RankingResult, path: Path, title: str) -> Path | None:

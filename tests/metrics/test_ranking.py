@@ -118,9 +118,10 @@ def test_rank_pools_per_query_and_means_with_intervals(tmp_path: Path):
     assert flat.map.value == pytest.approx(((1 / 4 + 2 / 5) / 2 + 1 / 3) / 2)
     assert flat.map.low <= flat.map.value <= flat.map.high
     assert result.best_baseline() == "flat"
-    section = ranking_section(result)
-    assert "## Ranking quality" in section and "| good | structure | 100.0 [100.0, 100.0]" in section
-    assert "| q2 | 3 | 1 | 100.0 | 0.0 | 0.0 |" in section
+    means, per_query = ranking_section(result)
+    assert means.title == "Ranking quality" and "Best baseline by NDCG%20: flat." in means.text
+    assert means.tables[0].rows[0][:3] == ["good", "structure", "100.0 [100.0, 100.0]"]
+    assert ["q2", "3", "1", "100.0", "0.0", "0.0"] in per_query.tables[0].rows
     stats = result.to_dict()
     assert stats["scores"]["flat"]["queries"][1]["pool"] == 3 and stats["pool_share"] == 0.2
     png = plot_ranking(result, tmp_path / "ranking.png", "test")

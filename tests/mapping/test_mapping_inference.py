@@ -146,3 +146,12 @@ def test_the_fortress_suggests_why_the_weak_rays_pass(demo):
     assert contrast.text() == "(patient set_off [new: mine]) contrast (ray pass)"
     assert contrast.source_text() == "(army set_off mine) contrast (group pass)"
     assert found.index(contrast) < 3
+
+
+def test_under_the_paper_profile_support_is_the_summed_lin():
+    solar, atom = _solar(), _atom()
+    comparison = compare(solar, atom, profile="paper")
+    lin = {p.source: p.lin for p in comparison.mapping.pairs}
+    assert all(p.evidence == p.lin for p in comparison.mapping.pairs)  # no trickle, no connectivity
+    heat = next(ci for ci in comparison.inferences if ci.lemma == "heat")
+    assert heat.support == pytest.approx(lin["c:sun"] + lin["c:planet"])

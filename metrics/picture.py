@@ -272,8 +272,16 @@ def draw_mapping(
             ha="center",
             va="center",
             fontsize=9,
-            zorder=3,
-            bbox={"boxstyle": box, "fc": face, "ec": edge, "lw": 0.9, "ls": ":" if dashed else "-"},
+            zorder=4 if dashed else 3,
+            color=edge if dashed else "black",
+            fontweight="bold" if dashed else "normal",
+            bbox={
+                "boxstyle": box,
+                "fc": face,
+                "ec": edge,
+                "lw": 1.4 if dashed else 0.9,
+                "ls": ":" if dashed else "-",
+            },
         )
         artist.set_gid(gid)
 

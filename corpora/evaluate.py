@@ -68,6 +68,7 @@ from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.graphs import restrict_to_sections
+from dri.mapping.inference import CandidateInference
 from dri.metrics import compare
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.metrics.pages import render
@@ -125,7 +126,8 @@ class Evaluation:
     ``report`` holds the :class:`EvaluationResult` options of the kind
     (``levels``, ``negative``, ``rank``, ``group_labels``); ``meta`` adds
     lines to the report's meta. ``mappings`` reads the mapping pairs of each
-    comparison back as ``row["_mapping"]``.
+    comparison back as ``row["_mapping"]`` and its candidate inferences as
+    ``row["_inferences"]``.
     """
 
     kind: str
@@ -364,6 +366,7 @@ def _row(
                 (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
                 for p in record.pairs
             ]
+            row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
     if isinstance(baselines, str):
         errors.append(baselines)
     elif baselines is not None:
@@ -798,7 +801,13 @@ def analogy_search(
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
         hits = [
-            Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES}, r.get("_mapping") or [])
+            Hit(
+                r["rank"],
+                Path(r["source"]),
+                {s: r[s] for s in STRUCTURE_SCORES},
+                r.get("_mapping") or [],
+                inferences=r.get("_inferences") or [],
+            )
             for r in ok[:k]
         ]
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))

@@ -29,12 +29,13 @@ graphs changes a score only if it changes the mapping (see
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.inference import CandidateInference, candidate_inferences
 from dri.mapping.mapper import Mapping, map_graphs
 from dri.mapping.profiles import PROFILES, Profile, get_profile
 
@@ -79,10 +80,12 @@ MAPPING_SECONDS = "mapping_seconds"
 
 @dataclass
 class Comparison:
-    """A mapping and its scores, as ``dri compare`` and the flows use them."""
+    """A mapping, its scores and its candidate inferences (:mod:`mapping.inference`),
+    as ``dri compare`` and the flows use them."""
 
     mapping: Mapping
     scores: Scores
+    inferences: list[CandidateInference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +93,7 @@ class Comparison:
             "target": self.mapping.target_name,
             "scores": self.scores.to_dict(),
             "mapping": self.mapping.to_dict(),
+            "inferences": [ci.to_dict() for ci in self.inferences],
         }
 
 
@@ -137,6 +141,11 @@ def score_mapping(mapping: Mapping, profile: str | Profile | None = None) -> Sco
 
 
 def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
-    """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`) and score it."""
+    """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`), score it
+    and carry its candidate inferences over into the target."""
     mapping = map_graphs(source, target, **kw)
-    return Comparison(mapping=mapping, scores=score_mapping(mapping, kw.get("profile")))
+    return Comparison(
+        mapping=mapping,
+        scores=score_mapping(mapping, kw.get("profile")),
+        inferences=candidate_inferences(source, target, mapping),
+    )

@@ -48,6 +48,7 @@ import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ
 from dri.mapping import MappedPair, Mapping
+from dri.mapping.inference import CandidateInference
 
 __all__ = ["MAX_NODES", "MappingPicture", "draw_mapping"]
 
@@ -222,7 +223,7 @@ def draw_mapping(
     source: nx.DiGraph,
     target: nx.DiGraph,
     mapping: Mapping,
-    inferences: Sequence[Any] = (),
+    inferences: Sequence[CandidateInference] = (),
     *,
     max_nodes: int = MAX_NODES,
     prefix: str = "mapping",
@@ -379,7 +380,7 @@ def draw_mapping(
 def _draw_inferences(
     ax: Any,
     node: Any,
-    inferences: Sequence[Any],
+    inferences: Sequence[CandidateInference],
     src_pos: dict[str, tuple[float, float]],
     shift: float,
     tgt_pos: dict[str, tuple[float, float]],

@@ -151,3 +151,21 @@ def test_warnings_of_worker_processes_are_counted_by_the_command(
     assert err[0].startswith("WARNING dri.extract.reader: w") and err[0].endswith(".txt: odd")
     assert err[1].startswith("WARNING dri.extract.reader: 19 more odd texts: w"), err
     assert log_file.read_text(encoding="utf-8").count(": odd") == 20
+
+
+def test_without_a_socket_the_console_summary_still_works(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    long_tmp = tmp_path / ("x" * 120)
+    long_tmp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(long_tmp))  # too long for a Unix socket's name
+    quiet = quiet_logs(verbose=False, log_file=tmp_path / "dri.log")
+    assert SOCKET_ENV not in os.environ
+    for i in range(3):
+        READER.warning("x%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"x{i}.txt"})
+    quiet.close()
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .startswith("WARNING dri.extract.reader: 2 more odd texts: x1.txt")
+    )

@@ -826,8 +826,9 @@ def analogy_search(
 
 def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
     """Give each hit its two stored graphs and their full comparison, for the report's
-    pictures. The stored pairs lack what a picture shows (loose pairs, the
-    inferences), so the top hits are mapped again: a few mappings per target."""
+    pictures. The store keeps the mapped pairs and the inferences but neither the
+    graphs' layout nor which pairs were loose, so the top hits are mapped again
+    from the stored graphs: k mappings per target."""
     ids = _doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
     with open_store() as store:
         graphs: dict[str, Any] = {}

@@ -42,13 +42,14 @@ graphs changes a score only if it changes the mapping (see
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.content import content_similarity
+from dri.mapping.inference import CandidateInference, candidate_inferences
 from dri.mapping.mapper import Mapping, map_graphs
 from dri.mapping.profiles import PROFILES, Profile, get_profile
 
@@ -110,10 +111,12 @@ MAPPING_SECONDS = "mapping_seconds"
 
 @dataclass
 class Comparison:
-    """A mapping and its scores, as ``dri compare`` and the flows use them."""
+    """A mapping, its scores and its candidate inferences (:mod:`mapping.inference`),
+    as ``dri compare`` and the flows use them."""
 
     mapping: Mapping
     scores: Scores
+    inferences: list[CandidateInference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -121,6 +124,7 @@ class Comparison:
             "target": self.mapping.target_name,
             "scores": self.scores.to_dict(),
             "mapping": self.mapping.to_dict(),
+            "inferences": [ci.to_dict() for ci in self.inferences],
         }
 
 
@@ -174,11 +178,17 @@ def combine(analogy_similarity: float, content: float, relations: int) -> float:
 
 
 def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
-    """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`) and score it,
-    with the content similarity of the two graphs and the combined similarity."""
+    """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`), score it
+    (with the content similarity of the two graphs and the combined similarity)
+    and carry its candidate inferences over into the target."""
     mapping = map_graphs(source, target, **kw)
     scores = score_mapping(mapping, kw.get("profile"))
     content = content_similarity(source, target)
     relations = min(mapping.source_relations, mapping.target_relations)
-    combined = combine(scores.analogy_similarity, content, relations)
-    return Comparison(mapping=mapping, scores=replace(scores, content=content, combined=combined))
+    return Comparison(
+        mapping=mapping,
+        scores=replace(
+            scores, content=content, combined=combine(scores.analogy_similarity, content, relations)
+        ),
+        inferences=candidate_inferences(source, target, mapping),
+    )

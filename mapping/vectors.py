@@ -23,8 +23,8 @@ not know or blended with Lin, they were measured and not kept
 The weights ship inside the wheel and are loaded from the installed package
 with downloads disabled, so nothing is fetched at run time. Loading takes
 about a second and 110 MB (the tokenizer included); it happens once per
-process, on first use (:func:`word_vectors`), and forked workers share it. Word vectors are cached
-per process (:data:`WORD_CACHE_SIZE` words, 1 KB each).
+process, on first use (:func:`word_vectors`), and forked workers share it.
+Word vectors are cached per process (:data:`WORD_CACHE_SIZE` words, 1 KB each).
 """
 
 from __future__ import annotations

@@ -187,7 +187,9 @@ class QuietLogs:
         self._logger = logging.getLogger("dri")
         self._propagate = self._logger.propagate
         self.console = logging.StreamHandler(sys.stderr)
-        self.console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
+        # On a terminal a warning first erases a progress line that rewrites itself.
+        erase = "\r\x1b[2K" if sys.stderr.isatty() else ""
+        self.console.setFormatter(logging.Formatter(erase + CONSOLE_FORMAT))
         self.held = _HoldRepeats()
         if not verbose:
             self.console.addFilter(self.held)

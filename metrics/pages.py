@@ -39,6 +39,8 @@ SCORE_LABELS = {
     "conceptual": "Conceptual similarity",
     "relational": "Relational similarity",
     "weighted_jaccard": "Weighted Jaccard",
+    "content": "Content similarity (word vectors)",
+    "combined": "Combined similarity (structure and content)",
     "tfidf_cosine": "TF-IDF cosine",
     "ngram3_containment": "Word 3-gram containment",
     "lcs_words": "LCS (words) / answer length",

@@ -16,6 +16,8 @@ import logging
 import os
 import sys
 
+from dri.quiet_logs import quiet_logs
+
 __all__ = ["build_parser", "main"]
 
 COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
@@ -60,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
             progress.addHandler(handler)
             progress.propagate = False
+    quiet = quiet_logs(verbose=args.verbose)
     try:
         status = int(args.handler(args) or 0)
         # The interpreter's last garbage collection walks every object spaCy,
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         # /dev/null so that the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    finally:
+        quiet.close()
 
 
 if __name__ == "__main__":

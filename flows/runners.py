@@ -42,6 +42,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from dri.quiet_logs import forward_to_parent
+
 __all__ = [
     "RUNNER_KINDS",
     "RunnerConfig",
@@ -134,6 +136,7 @@ def _worker_init() -> None:
     parent = multiprocessing.parent_process()
     if parent is None:  # called in a main process, not in a worker
         return
+    forward_to_parent()  # warnings are counted and shown by the command (dri.quiet_logs)
     if not parent.is_alive():
         os._exit(1)
     # A daemon thread blocked in select() without the GIL; os._exit because

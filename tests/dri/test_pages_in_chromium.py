@@ -101,7 +101,35 @@ def test_compare_page_in_chromium(chromium, tmp_path):
     assert page.console_errors == [] and page.external_requests() == []
     (picture,) = page.evaluate(_PICTURES_JS.replace("details[open]", "body"))
     assert picture["links"] == picture["rows"] >= 20
+    assert picture["inferences"] == len(picture["inference_rows"]) >= 1
     _no_raw_markdown(page)
     _fits(page)
     page.page.set_viewport_size({"width": 1280, "height": 1100})
     page.screenshot(docs_screenshot("compare-page.png", tmp_path), full_page=False)
+
+
+RANKED = [
+    ("solar", "The sun attracts the planets.", "The nucleus attracts the electrons.", 3),
+    ("solar", "The sun attracts the planets.", "The farmer planted the seeds.", 0),
+    ("heart", "The heart pumps the blood.", "The pump pushes the water.", 3),
+    ("heart", "The heart pumps the blood.", "The choir sang a song.", 0),
+]
+
+
+@pytest.mark.parametrize("kind", ["plagiarism", "ranking"])
+def test_other_report_kinds_in_chromium(chromium, tmp_path, kind):
+    """The kinds with the widest tables (a column per score and baseline) fit a narrow page too."""
+    if kind == "ranking":
+        corpus = tmp_path / "pools.csv"
+        rows = ["query,a,b,score", *(f'{q},"{a}","{b}",{s}' for q, a, b, s in RANKED)]
+        corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    else:
+        corpus = DEMO.parent / "plagiarism"
+    out = tmp_path / "report"
+    assert main(["evaluate", kind, str(corpus), "--quiet", "--out", str(out)]) in (0, 1)
+    page = chromium.open(out / "index.html")
+    assert page.console_errors == [] and page.external_requests() == []
+    assert page.evaluate("document.querySelectorAll('table').length") >= (2 if kind == "ranking" else 1)
+    assert page.evaluate("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
+    _no_raw_markdown(page)
+    _fits(page)

@@ -44,6 +44,7 @@ def test_identical_graphs_score_one():
     add_triple(g, "sun", "attract", "planet")
     add_triple(g, "planet", "orbit", "sun")
     s = compare(g, g.copy()).scores
+    assert s.content == pytest.approx(1.0) and s.combined == pytest.approx(1.0)
     assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (
         1.0,
         1.0,

@@ -67,6 +67,8 @@ _NEW_ENTITY = ("#efedf5", "#6a51a3", "ellipse,pad=0.25")
 _LIN_COLOURS = "viridis_r"
 # How strongly each node is pulled to the middle, against 1 for an edge.
 _GRAVITY = 0.05
+# How far past its panel (a share of the panel) an unmapped target node may lie.
+_SLACK = 0.3
 # Inches under the graphs for the colour bar and its label.
 _LEGEND = 0.9
 # The gap between the two graphs, in units of one graph's width.
@@ -191,7 +193,8 @@ def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> d
     )
     # Unmapped nodes pushed far out by the mapped ones stay at the edge of the panel.
     placed = {
-        n: (min(max(float(x), -0.12), 1.12), min(max(float(y), -0.12), 1.12)) for n, (x, y) in pos.items()
+        n: (min(max(float(x), -_SLACK), 1 + _SLACK), min(max(float(y), -_SLACK), 1 + _SLACK))
+        for n, (x, y) in pos.items()
     }
     # A part with no mapped node drifts away from the rest: move it, whole, to
     # the edge of the mapped part.
@@ -199,8 +202,8 @@ def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> d
         if part & anchored.keys():
             continue
         xs, ys = [placed[n][0] for n in part], [placed[n][1] for n in part]
-        dx = _into(min(xs), max(xs), -0.15, 1.15)
-        dy = _into(min(ys), max(ys), -0.15, 1.15)
+        dx = _into(min(xs), max(xs), -_SLACK, 1 + _SLACK)
+        dy = _into(min(ys), max(ys), -_SLACK, 1 + _SLACK)
         for n in part:
             placed[n] = (placed[n][0] + dx, placed[n][1] + dy)
     return placed

@@ -694,6 +694,16 @@ class WordNet:
         """Lin similarity of two synsets of ``pos`` ("n" or "v"), given by offset."""
         return _lin_pair(self._synset(pos, x), self._synset(pos, y), self._icv[pos])[0]
 
+    def synset_information(self, pos: str, offset: int) -> tuple[float, frozenset[int]]:
+        """A synset's information content (infinite if SemCor never reaches it) and its
+        ancestors (hypernyms and instance hypernyms, itself included), for ``pos`` "n" or "v"."""
+        synset = self._synset(pos, offset)
+        return synset.ic, synset.ancestors
+
+    def information_content(self, pos: str, offset: int) -> float:
+        """The SemCor information content of a synset of ``pos`` ("n" or "v"), 0 if unseen."""
+        return self._icv[pos].get(offset, 0.0)
+
     def generic_name(self, pos: str, offset: int) -> str:
         """The synset name of a generic-space offset returned by :meth:`lin`."""
         if pos == "a" and offset < 0:

@@ -114,3 +114,24 @@ def test_only_the_explanation_changes(atom_and_solar):
     assert all(p.source_lemma == p.target_lemma for p in in_context.pairs if p.source_lemma in changed)
     motion = next(p for p in plain.pairs if p.source_lemma == "motion")
     assert motion.generic == "gesture.n.02"
+
+
+def test_relatedness_is_the_best_weighted_lin_over_the_words_senses():
+    from dri.mapping.senses import _relatedness
+    from dri.mapping.wordnet import SENSE_EXPONENT
+
+    wn = wordnet()
+    for pos, word, context in [
+        ("n", "motion", ("force", "orbit", "planet", "xqzzyword", "motion")),
+        ("v", "keep", ("attract", "have", "be", "keep")),
+    ]:
+        for offset in wn.offsets(word, pos):
+            for c in context:
+                expected = max(
+                    (
+                        w**SENSE_EXPONENT * wn.synset_lin(pos, offset, y)
+                        for w, y in zip(wn.sense_weights(c, pos), wn.offsets(c, pos))
+                    ),
+                    default=0.0,
+                )
+                assert _relatedness(pos, offset, c) == pytest.approx(expected, abs=1e-12), (offset, c)

@@ -207,8 +207,10 @@ def map_graphs(
     :class:`Profile`; None is the default profile) sets the similarity, the
     relation floor and what the search maximises. ``similarity(a, b, pos)``
     scores two lemmas in [0, 1] instead of the profile's; with a custom
-    similarity and no ``generic``, pairs have no generic space. ``restarts``
-    (default: the profile's)
+    similarity and no ``generic``, pairs have no generic space; with neither,
+    identical words take the sense the rest of the mapping supports
+    (:mod:`mapping.senses`) and other pairs the profile's generic space.
+    ``restarts`` (default: the profile's)
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).

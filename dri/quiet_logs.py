@@ -187,7 +187,9 @@ class QuietLogs:
         self._logger = logging.getLogger("dri")
         self._propagate = self._logger.propagate
         self.console = logging.StreamHandler(sys.stderr)
-        self.console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
+        # On a terminal a warning first erases a progress line that rewrites itself.
+        erase = "\r\x1b[2K" if sys.stderr.isatty() else ""
+        self.console.setFormatter(logging.Formatter(erase + CONSOLE_FORMAT))
         self.held = _HoldRepeats()
         if not verbose:
             self.console.addFilter(self.held)
@@ -201,11 +203,15 @@ class QuietLogs:
         for handler in self.handlers:
             self._logger.addHandler(handler)
         self._logger.propagate = False
+        self._socket_env = os.environ.get(SOCKET_ENV)
         self._folder = tempfile.mkdtemp(prefix="dri-log-")
         socket_path = os.path.join(self._folder, "socket")
-        self._server = _RecordServer(socket_path, self.handlers)
+        try:
+            self._server: _RecordServer | None = _RecordServer(socket_path, self.handlers)
+        except OSError:  # e.g. a TMPDIR too long for a socket's name: workers print their own
+            self._server = None
+            return
         threading.Thread(target=self._server.serve_forever, name="dri-worker-logs", daemon=True).start()
-        self._socket_env = os.environ.get(SOCKET_ENV)
         os.environ[SOCKET_ENV] = socket_path  # inherited by the workers the command starts
 
     def summary_lines(self) -> list[str]:
@@ -231,7 +237,8 @@ class QuietLogs:
 
     def close(self) -> None:
         """Print the summary lines, then give the ``dri`` loggers back their handlers."""
-        self._server.stop(timeout=2.0)
+        if self._server is not None:
+            self._server.stop(timeout=2.0)
         shutil.rmtree(self._folder, ignore_errors=True)
         if self._socket_env is None:
             os.environ.pop(SOCKET_ENV, None)
@@ -251,7 +258,7 @@ def default_log_file() -> Path | None:
     try:
         folder = data_dir() / "logs"
         folder.mkdir(exist_ok=True)
-    except (OSError, ValueError):
+    except Exception:  # a bad data folder is the command's to report; its log is no reason to fail
         return None
     return folder / "dri.log"
 

@@ -138,3 +138,14 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
 def test_unreadable_corpus_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError, match="file_information.csv"):
         evaluate_plagiarism(tmp_path, False)
+
+
+def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as():
+    from dri.corpora.evaluate import headline_order
+    from dri.metrics.results import STRUCTURE_SCORES
+
+    for kind in ("plagiarism", "translation", "judgements", "ranking"):
+        order = headline_order(kind)
+        assert order[0] == "combined" and sorted(order) == sorted(STRUCTURE_SCORES)
+    for kind in ("analogy", "choice"):
+        assert headline_order(kind)[0] == "analogy_similarity"

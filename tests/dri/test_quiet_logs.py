@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dri.cli import main
+from dri.commands.evaluate import _progress
 from dri.quiet_logs import ITEM, KIND, SOCKET_ENV, forward_to_parent, quiet_logs
 
 READER = logging.getLogger("dri.extract.reader")
@@ -151,3 +152,40 @@ def test_warnings_of_worker_processes_are_counted_by_the_command(
     assert err[0].startswith("WARNING dri.extract.reader: w") and err[0].endswith(".txt: odd")
     assert err[1].startswith("WARNING dri.extract.reader: 19 more odd texts: w"), err
     assert log_file.read_text(encoding="utf-8").count(": odd") == 20
+
+
+def test_without_a_socket_the_console_summary_still_works(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    long_tmp = tmp_path / ("x" * 120)
+    long_tmp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(long_tmp))  # too long for a Unix socket's name
+    quiet = quiet_logs(verbose=False, log_file=tmp_path / "dri.log")
+    assert SOCKET_ENV not in os.environ
+    for i in range(3):
+        READER.warning("x%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"x{i}.txt"})
+    quiet.close()
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .startswith("WARNING dri.extract.reader: 2 more odd texts: x1.txt")
+    )
+
+
+def test_evaluate_progress_in_a_log_is_a_line_per_tenth_and_per_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = _progress(quiet=False)
+    assert report is not None and _progress(quiet=True) is None
+    for i in range(1, 301):
+        row = {"target": f"/corpus/t{i}.txt", "group": "pairs", "analogy_similarity": 0.5}
+        if i == 7:
+            row["error"] = "t7.txt: empty file"
+        report(i, 300, row)
+    lines = capsys.readouterr().err.splitlines()
+    assert "[7/300] t7.txt (pairs): error: t7.txt: empty file" in lines
+    assert len(lines) == 11 and lines[0] == "[7/300] t7.txt (pairs): error: t7.txt: empty file"
+    assert (
+        lines[1] == "[30/300] t30.txt (pairs): AS 0.500"
+        and lines[-1] == "[300/300] t300.txt (pairs): AS 0.500"
+    )

@@ -66,6 +66,7 @@ from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
 from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
+from dri.store import StoreError
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -173,7 +174,9 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
     skipping stored ones). Starting Prefect's temporary server and a worker
-    pool costs more than such a job (``docs/search.md``)."""
+    pool costs more than such a job (``docs/search.md``). A store that
+    cannot be used makes it small too: the run then says so at once, here,
+    as the flow would."""
     paths = discover(corpus_dir)[0]
     n = len(paths)
     mode = parameters.get("mode") or "auto"
@@ -187,15 +190,18 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
         pairs = n * k if k else n * (n - 1) // 2
     if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
         return False
-    store = steps.worker_store()
     new = 0
-    for path in paths:
-        try:
-            new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
-        except OSError:
-            continue  # the run itself names it
-        if new > INLINE_MAX_PARSE:
-            return False
+    try:
+        store = steps.worker_store()
+        for path in paths:
+            try:
+                new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
+            except OSError:
+                continue  # the run itself names it
+            if new > INLINE_MAX_PARSE:
+                return False
+    except StoreError:
+        return True
     return True
 
 
@@ -252,6 +258,8 @@ def summary_task(summary: steps.RunSummary) -> str:
         ]
     )
     failures = "\n".join(f"- `{f}`" for f in summary.failures[:50])
+    if summary.advice:
+        failures += f"\n\n**What to do:** {summary.advice}"
     create_markdown_artifact(
         key="corpus-run-summary",
         markdown=f"## {summary.run_id}\n\n| | |\n|---|---|\n{rows}\n\n{failures}\n",
@@ -513,11 +521,17 @@ def corpus_flow(
             summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
     if down:
         summary.advice = steps.STORE_DOWN_HINT
-        logger.error("%s", summary.advice)
+        # Said once, by whoever shows the summary (the CLI, the run's artifact).
+        logger.info("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
-    summary.summary_path = _call(summary_task, summary)
+    try:
+        summary.summary_path = _call(summary_task, summary)
+    except OSError as err:  # a read-only or full data folder
+        summary.failures.append(
+            f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
+        )
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"

@@ -42,6 +42,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from dri.errors import SettingsError
+
 __all__ = [
     "RUNNER_KINDS",
     "RunnerConfig",
@@ -80,16 +82,16 @@ def runner_config(
     dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
     kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")
     if kind not in RUNNER_KINDS:
-        raise ValueError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
+        raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
         try:
             workers = int(os.environ["DRI_WORKERS"])
         except ValueError:
-            raise ValueError(
+            raise SettingsError(
                 f"DRI_WORKERS must be a whole number, not {os.environ['DRI_WORKERS']!r}"
             ) from None
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise SettingsError(f"workers must be at least 1, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 

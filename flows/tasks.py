@@ -35,7 +35,7 @@ from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
 from dri.settings import data_dir
-from dri.store import ComparisonRecord, StoreError, open_store
+from dri.store import ComparisonRecord, StoreError, StoreUnavailable, open_store
 
 __all__ = [
     "MODES",
@@ -68,10 +68,7 @@ _local = threading.local()
 
 
 #: What to do when the store stops answering, in one line.
-STORE_DOWN_HINT = (
-    "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
-    "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
-)
+STORE_DOWN_HINT = StoreUnavailable.advice
 
 
 def store_problem() -> str | None:

@@ -77,7 +77,7 @@ def test_a_server_gone_for_good_costs_one_retry_window_and_the_summary_says_what
     assert took < window + 60, took
     assert run.returncode == 1
     lines = err.splitlines()
-    assert lines[-1].startswith("what to do: the store cannot be used: start it"), lines[-3:]
+    assert "; what to do: the store cannot be used: start it" in lines[-1], lines[-3:]
     assert any("not stored" in line or "not answering" in line for line in lines)
     summary = json.loads(Path(out.split("summary: ")[1].split()[0]).read_text())
     assert summary["advice"] and summary["failures"] and summary["documents"] == 24

@@ -8,8 +8,9 @@ and prints.
 (in this process, on a Prefect flow, in worker processes): an error of the
 project's own (:class:`dri.errors.ProjectError`: a bad file, setting or
 store) that reaches it is printed as one line, ``error: <what>: <reason>``,
-followed on that line by what to do when the error says; an interrupt is one
-line too. Anything else is a bug: its traceback is printed and written to a
+followed on that line by what to do when the error says; so is an
+``OSError`` (a full disk, a read-only folder), and an interrupt is one line
+too. Anything else is a bug: its traceback is printed and written to a
 log file, with a line that says so and where the file is.
 
 Exit status (``docs/store.md`` lists the faults behind them):
@@ -90,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except ProjectError as err:
         print(error_line(err), file=sys.stderr)
+        return 1
+    except OSError as err:
+        # The machine's fault, not dri's: a full disk, a read-only or missing folder.
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}{err.strerror or one_line(err)}", file=sys.stderr)
         return 1
     except Exception:
         text = _redacted(traceback.format_exc())

@@ -520,7 +520,7 @@ def corpus_flow(
             planned = {(p.source_id, p.target_id): p for p in plan.pairs}
             summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
     if down:
-        summary.advice = steps.STORE_DOWN_HINT
+        summary.advice = down.advice or steps.STORE_BROKEN_HINT
         # Said once, by whoever shows the summary (the CLI, the run's artifact).
         logger.info("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
@@ -529,9 +529,11 @@ def corpus_flow(
     try:
         summary.summary_path = _call(summary_task, summary)
     except OSError as err:  # a read-only or full data folder
-        summary.failures.append(
-            f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
-        )
+        problem = f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
+        if summary.failures:  # the failure before it says what went wrong; the summary is printed anyway
+            logger.info("%s", problem)
+        else:
+            summary.failures.append(problem)
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"

@@ -85,7 +85,9 @@ class Neo4jConnection:
             yield
         except StoreError:
             raise
-        except ex.AuthError as err:
+        except (ex.AuthError, ex.ClientError) as err:
+            if isinstance(err, ex.ClientError) and "Security.Authentication" not in (err.code or ""):
+                raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
             raise StoreError(
                 self.location,
                 f"authentication failed ({_message(err)}); check NEO4J_USER and NEO4J_PASSWORD",

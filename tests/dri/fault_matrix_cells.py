@@ -103,8 +103,13 @@ def template_store(folder: Path, pythonpath: str | None) -> Workspace:
 
 
 def _copy_store(ws: Workspace, template: Workspace) -> dict[str, int]:
-    shutil.copy(template.store_file, ws.store_file)
-    return sqlite_counts(ws.store_file)
+    """The template's store (with its write-ahead log) in ``ws``; its row counts."""
+    for path in template.data.glob(template.store_file.name + "*"):
+        shutil.copy(path, ws.data / path.name)
+    counts = sqlite_counts(ws.store_file)
+    if not counts.get("documents"):
+        raise RuntimeError(f"the template store was not copied: {counts}")
+    return counts
 
 
 def _writes_new(ws: Workspace, command: str) -> list[str]:

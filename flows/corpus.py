@@ -553,7 +553,8 @@ def run_corpus(
 
     ``runner="inline"`` runs it in this process without Prefect (no server, no
     workers); so does a :func:`small_job` when no runner, worker count or Dask
-    address is given here or in the environment.
+    address is given here or in the environment, and a run on local workers
+    whose store cannot be used (it then stops at once, saying why).
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
@@ -564,7 +565,14 @@ def run_corpus(
         or os.environ.get("DRI_TASK_RUNNER")
         or os.environ.get("DRI_DASK_ADDRESS")
     )
-    if runner == "inline" or (not explicit and small_job(corpus_dir, parameters)):
+    inline = runner == "inline" or (not explicit and small_job(corpus_dir, parameters))
+    if not inline:
+        config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
+        # A store that cannot be used here is reported at once, in this process,
+        # without starting Prefect's server and a pool for nothing. (Dask
+        # workers may be configured elsewhere: their flow checks for itself.)
+        inline = config.kind != "dask" and steps.store_problem() is not None
+    if inline:
         token = _INLINE.set(True)
         try:
             result = corpus_flow.fn(corpus_dir, **parameters)
@@ -573,7 +581,6 @@ def run_corpus(
         data = result.data if isinstance(result, State) else result
         summary = data.summary if isinstance(data, PartialFailure) else data
         return result, summary
-    config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     with shared_prefect_api():
         state = corpus_flow.with_options(task_runner=make_task_runner(config))(
             corpus_dir, return_state=True, **parameters

@@ -86,7 +86,8 @@ class Neo4jConnection:
         except StoreError:
             raise
         except (ex.AuthError, ex.ClientError) as err:
-            if isinstance(err, ex.ClientError) and "Security.Authentication" not in (err.code or ""):
+            # Neo4j refuses a password tried too often with a rate limit, not an AuthError.
+            if not isinstance(err, ex.AuthError) and "Security.Authentication" not in (err.code or ""):
                 raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
             raise StoreError(
                 self.location,

@@ -139,6 +139,13 @@ _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 # results are the same; only the Prefect run record and artifact are missing.
 
 _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_inline_run", default=False)
+# Set by run_corpus, whose caller prints the summary's failures: the console
+# then does not show each one twice (the run's log still gets them, at INFO).
+_FAILURES_SHOWN: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_failures_shown", default=False)
+
+
+def _log_failure(logger, text: str) -> None:
+    (logger.info if _FAILURES_SHOWN.get() else logger.error)("%s", text)
 
 
 def _logger():
@@ -294,7 +301,7 @@ def _extract_stage(
             done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
         for failure in failures:
-            logger.error("%s", failure)
+            _log_failure(logger, failure)
         for item in done:
             documents[item.path] = item.doc_id
             summary.parsed += item.parsed
@@ -352,7 +359,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
             results = future.result()
         except Exception as err:  # a whole batch lost
             summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
-            logger.error("%s", summary.failures[-1])
+            _log_failure(logger, summary.failures[-1])
             continue
         failed = 0
         for r in results:
@@ -362,7 +369,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
                     f"{names.get(r.source_id, r.source_id)} -> "
                     f"{names.get(r.target_id, r.target_id)}: {r.error}"
                 )
-                logger.error("%s", summary.failures[-1])
+                _log_failure(logger, summary.failures[-1])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -504,7 +511,7 @@ def corpus_flow(
         plan = _call(plan_task, mode, documents, root, target, corpus, search)
         summary.failures.extend(plan.problems)
         for problem in plan.problems:
-            logger.error("%s", problem)
+            _log_failure(logger, problem)
         summary.pairs = len(plan.pairs)
         summary.stage1 = plan.stage1
         seconds["plan"] = time.perf_counter() - t
@@ -558,6 +565,20 @@ def run_corpus(
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    shown = _FAILURES_SHOWN.set(True)
+    try:
+        return _run_corpus(corpus_dir, workers, dask_address, runner, parameters)
+    finally:
+        _FAILURES_SHOWN.reset(shown)
+
+
+def _run_corpus(
+    corpus_dir: str,
+    workers: int | None,
+    dask_address: str | None,
+    runner: str | None,
+    parameters: dict[str, Any],
+) -> tuple[State, steps.RunSummary | None]:
     explicit = (
         runner
         or workers

@@ -309,7 +309,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pythonpath", help="run dri from this layout (e.g. another version)")
     parser.add_argument("cells", nargs="*")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
     from fault_matrix_cells import CELL_RUNNERS, auth_server, template_store
 
     chosen = [tuple(c.split("/", 1)) for c in args.cells] or cells()

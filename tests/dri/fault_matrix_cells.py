@@ -26,7 +26,6 @@ from fault_matrix import (
     AUTH_PORT,
     COMMANDS,
     REFUSED_PORT,
-    ROOT,
     SECRET,
     Outcome,
     Workspace,
@@ -35,19 +34,15 @@ from fault_matrix import (
     read_only,
     start,
 )
+from neo4j_server import neo4j_script
+from processes import command_line, descendants, wait_for
 
 #: Neo4j instance stopped and restarted mid-run (never the suite's own).
 RESTART_PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7712"))
 
 
 def neo4j(command: str, port: int, **env: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "neo4j"), command],
-        env={**os.environ, "NEO4J_PORT": str(port), **env},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = neo4j_script(command, port, **env)
     if command != "status" and done.returncode != 0:
         raise RuntimeError(f"scripts/neo4j {command} on {port}: {done.stderr.strip()[-300:]}")
     return done
@@ -175,34 +170,8 @@ def concurrent(ws: Workspace, command: str, template: Workspace) -> Outcome:
     return first
 
 
-def _descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if fields[0] != "Z":
-                    parents[int(entry.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {c for c, p in parents.items() if p in frontier} - found
-        found |= frontier
-    return found
-
-
 def _is_pool_worker(pid: int) -> bool:
-    with contextlib.suppress(OSError):
-        return b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    return False
-
-
-def _wait(predicate: Callable[[], bool], timeout: float, step: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
+    return "spawn_main" in command_line(pid)
 
 
 def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
@@ -219,10 +188,10 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
                 stored = sqlite_counts(ws.store_file).get("documents", 0)
             except sqlite3.Error:
                 return False
-            return stored > 0 and any(_is_pool_worker(p) for p in _descendants(run.pid))
+            return stored > 0 and any(_is_pool_worker(p) for p in descendants(run.pid))
 
-        _wait(working, 600)
-        workers = sorted(p for p in _descendants(run.pid) if _is_pool_worker(p))
+        wait_for(working, 600)
+        workers = sorted(p for p in descendants(run.pid) if _is_pool_worker(p))
         if run.poll() is None and workers:
             os.kill(workers[-1], signal.SIGKILL)
             killed.append(workers[-1])
@@ -258,7 +227,7 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         started = time.monotonic()
         run = start(ws, argv)
         try:
-            _wait(lambda: run.poll() is not None or neo4j_counts(uri)["documents"] > 0, 600, 0.1)
+            wait_for(lambda: run.poll() is not None or neo4j_counts(uri)["documents"] > 0, 600, 0.1)
             stopped_mid_run = run.poll() is None
             neo4j("stop", RESTART_PORT)
             out, err = run.communicate(timeout=600)

@@ -1,8 +1,8 @@
 """Every structure score against every baseline on the public validity sets.
 
 Runs the sets of ``../shared/validity/`` (StoryAnalogy multiple choice,
-AnaloBench T1 S1/S10/S30, STS-B dev, WMT23 zh-en MQM; see each folder's
-``SOURCE.md`` and ``bench/validity_sets.py``) and the Clough & Stevenson
+AnaloBench T1 S1/S10/S30, STS-B dev, WMT23 zh-en MQM, CSFCube fold 1 paper
+search; see each folder's ``SOURCE.md`` and ``bench/validity_sets.py``) and the Clough & Stevenson
 plagiarism corpus, and writes one table -- each structure score of
 :func:`dri.metrics.scores.compare` and each text baseline, against each set's
 metric with a 95% bootstrap interval (:mod:`dri.metrics.validity`) -- into
@@ -21,13 +21,15 @@ extractor version and a hash of the extractor's source files) in
 pairwise baselines. ``--rule`` maps with
 :func:`dri.mapping.wordnet.similarity_functions` of that WordNet rule.
 ``--limit N`` takes a deterministic sample (seeded shuffle)
-of N items or pairs per set, and the table says so; parameters are never
-chosen per set.
+of N items or pairs per set (for CSFCube whole queries, until N pairs), and
+the table says so; parameters are never chosen per set.
 
 Metrics: accuracy for the choice sets (ties for the top count as wrong and are
 listed); Pearson's r for STS-B; Kendall's tau-b for WMT23 (global, all rows);
 Spearman's rho with the level (cut 3 ... non 0) and ROC AUC (plagiarised
-against ``non``) for Clough & Stevenson. Baselines: ``tfidf_pair`` is TF-IDF
+against ``non``) for Clough & Stevenson; NDCG%20 and MAP (and NDCG@10) over the
+queries for CSFCube, ties ranked worst-first (:mod:`dri.metrics.ranking`,
+shown x 100 as CSFCube reports them). Baselines: ``tfidf_pair`` is TF-IDF
 fitted on the two texts alone, as in the sets' SOURCE.md; ``tfidf_corpus`` is
 fitted on all distinct texts of the set; the others are those of
 :mod:`dri.metrics.baselines` (the first text is the source, the second the
@@ -60,6 +62,7 @@ from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
 from dri.mapping.wordnet import RULES, similarity_functions, wordnet
 from dri.metrics import baselines as bl
+from dri.metrics.ranking import percent, rank_pools
 from dri.metrics.scores import SCORE_NAMES, compare
 from dri.metrics.validity import Estimate, choice_accuracy, correlations, plagiarism_stats
 from dri.settings import PROJECT_ROOT, cache_dir
@@ -76,7 +79,11 @@ COLUMNS = (
     ("analobench-s30", "accuracy", "S30"),
     ("stsb", "pearson", "STS-B r"),
     ("wmt23", "kendall", "WMT23 tau-b"),
+    ("csfcube", "ndcg_pct20", "CSFCube NDCG%20 (x100)"),
+    ("csfcube", "map", "CSFCube MAP (x100)"),
 )
+#: Metrics shown x 100 with one decimal, as their data sets report them.
+PERCENT_METRICS = frozenset({"ndcg_pct20", "ndcg_10", "map"})
 LABELS = {
     "analogy_similarity": "AS",
     "tfidf_pair": "TF-IDF (pair fit)",
@@ -163,11 +170,23 @@ def set_pairs(data: ValiditySet) -> list[tuple[str, str]]:
 
 
 def sample(data: ValiditySet, limit: int | None) -> ValiditySet:
-    """A deterministic sample of ``limit`` items or pairs (seeded shuffle, then file order)."""
+    """A deterministic sample of ``limit`` items or pairs (seeded shuffle, then file order);
+    of a ranking set, whole queries in seeded order until ``limit`` pairs."""
     n = len(data.items) if data.kind == "choice" else len(data.pairs)
     if not limit or limit >= n:
         return data
     keep = sorted(random.Random(0).sample(range(n), limit))
+    if data.kind == "ranking":
+        queries = list(dict.fromkeys(data.queries))
+        random.Random(0).shuffle(queries)
+        chosen: set[str] = set()
+        for query in queries:
+            if chosen and sum(q in chosen for q in data.queries) >= limit:
+                break
+            chosen.add(query)
+        keep = [i for i, q in enumerate(data.queries) if q in chosen]
+        data.queries = [data.queries[i] for i in keep]
+        limit = len(keep)
     if data.kind == "choice":
         data.items = [data.items[i] for i in keep]
     else:
@@ -206,6 +225,10 @@ def evaluate(data: ValiditySet, values: dict[str, list[float]], n_boot: int) -> 
             out[score] = {"accuracy": res.accuracy, "ties": res.ties, "picks": res.picks}
         elif data.kind == "judgements":
             out[score] = correlations(vals, data.human, n_boot=n_boot)
+        elif data.kind == "ranking":
+            rows = [{"query": q, "relevance": h, score: v} for q, h, v in zip(data.queries, data.human, vals)]
+            ranked = rank_pools(rows, [score], n_boot=n_boot).scores[score]
+            out[score] = {m: ranked.estimate(m) for m in PERCENT_METRICS}
         else:
             out[score] = plagiarism_stats(vals, data.levels, LEVELS, "non", n_boot=n_boot)
     return out
@@ -240,7 +263,10 @@ def render(
         cells = []
         for set_name, metric, _ in cols:
             est = results[set_name].get(score, {}).get(metric)
-            cells.append(est.format() if isinstance(est, Estimate) else "")
+            if isinstance(est, Estimate):
+                cells.append(percent(est) if metric in PERCENT_METRICS else est.format())
+            else:
+                cells.append("")
         out.append(f"| {LABELS.get(score, score)} | " + " | ".join(cells) + " |")
     choice = [s for s in results if sets[s].kind == "choice"]
     if choice:
@@ -271,6 +297,10 @@ def render(
                 r = results[s][score]
                 cells += [r["spearman"].format(), (r["kendall"] if s == "stsb" else r["pearson"]).format()]
             out.append(f"| {LABELS.get(score, score)} | " + " | ".join(cells) + " |")
+    if "csfcube" in results:
+        out += ["", "CSFCube NDCG@10 (x100):", "", "| score | CSFCube NDCG@10 |", "|---|---|"]
+        for score in scores:
+            out.append(f"| {LABELS.get(score, score)} | {percent(results['csfcube'][score]['ndcg_10'])} |")
     return "\n".join(out) + "\n"
 
 

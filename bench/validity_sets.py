@@ -1,12 +1,14 @@
-"""The public validity sets in ``../shared/validity/`` as judgement pairs or choice items.
+"""The public validity sets in ``../shared/validity/`` as judgement pairs, ranked pools or choice items.
 
 Used by ``bench/bench_validity.py`` and, as converters, by ``dri evaluate
-judgements`` / ``dri evaluate choice`` (docs/evaluation.md):
+judgements`` / ``dri evaluate choice`` (docs/evaluation.md); CSFCube's file is
+already in the format of ``dri evaluate ranking`` and is read as it is:
 
     .venv/bin/python bench/validity_sets.py stsb  out/stsb.csv        # a,b,score
     .venv/bin/python bench/validity_sets.py wmt23 out/wmt23.csv       # a=reference, b=hypothesis, score=MQM
     .venv/bin/python bench/validity_sets.py storyanalogy out/sa.jsonl # query, options, answer, types
     .venv/bin/python bench/validity_sets.py analobench-s30 out/ab30.jsonl
+    .venv/bin/python bench/validity_sets.py csfcube out/csfcube.csv  # a,b,score,query
 
 Each set's ``SOURCE.md`` gives its origin, licence and metric. The files stay
 in ``shared/`` (research use, not to be copied into the repository); the
@@ -21,6 +23,10 @@ converters write to wherever the user asks.
 * ``stsb``: STS-B dev, 1,500 sentence pairs, gold 0-5 (Pearson).
 * ``wmt23``: WMT23 zh-en, 3,770 (reference, hypothesis) pairs with expert MQM
   (Kendall tau-b).
+* ``csfcube``: CSFCube fold 1 (``fold1_dev``), 24 query-facets with pools of
+  88-251 candidate abstracts, 2,549 pairs with expert relevance 0-3, read by
+  :func:`dri.corpora.judgements.load_ranking`; a query is a ``(paper,
+  facet)`` (NDCG%20 and MAP over the queries).
 * ``clough-stevenson``: the 95 answers of the plagiarism corpus against their
   originals, by level (Spearman's rho with the level, ROC AUC against ``non``).
 """
@@ -35,15 +41,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dri.corpora.judgements import load_ranking
 from dri.corpora.plagiarism import LEVELS, load_plagiarism
 from dri.corpora.text import read_text
 from dri.settings import PROJECT_ROOT, clough_stevenson_dir
 
-__all__ = ["CHOICE_SETS", "JUDGEMENT_SETS", "SETS", "ChoiceItem", "ValiditySet", "load_set", "validity_dir"]
+__all__ = [
+    "CHOICE_SETS",
+    "JUDGEMENT_SETS",
+    "RANKING_SETS",
+    "SETS",
+    "ChoiceItem",
+    "ValiditySet",
+    "load_set",
+    "validity_dir",
+]
 
 CHOICE_SETS = ("storyanalogy", "analobench-s1", "analobench-s10", "analobench-s30")
 JUDGEMENT_SETS = ("stsb", "wmt23")
-SETS = (*CHOICE_SETS, *JUDGEMENT_SETS, "clough-stevenson")
+RANKING_SETS = ("csfcube",)
+SETS = (*CHOICE_SETS, *JUDGEMENT_SETS, *RANKING_SETS, "clough-stevenson")
 
 
 def validity_dir() -> Path:
@@ -61,10 +78,12 @@ class ChoiceItem:
 
 @dataclass
 class ValiditySet:
-    """One set: ``kind`` is ``choice``, ``judgements`` or ``plagiarism``.
+    """One set: ``kind`` is ``choice``, ``judgements``, ``ranking`` or ``plagiarism``.
 
     For ``judgements`` and ``plagiarism``, ``pairs`` are (a, b) texts with
-    ``human`` scores or ``levels``; for ``choice``, ``items``.
+    ``human`` scores or ``levels``; for ``ranking``, (query, candidate) texts
+    with ``human`` relevance and each pair's ``queries`` key; for ``choice``,
+    ``items``.
     """
 
     name: str
@@ -73,6 +92,7 @@ class ValiditySet:
     pairs: list[tuple[str, str]] = field(default_factory=list)
     human: list[float] = field(default_factory=list)
     levels: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
     items: list[ChoiceItem] = field(default_factory=list)
     note: str = ""
 
@@ -135,6 +155,19 @@ def _wmt23(root: Path) -> ValiditySet:
     )
 
 
+def _csfcube(root: Path) -> ValiditySet:
+    data = load_ranking(root / "csfcube" / "csfcube_fold1.csv")
+    return ValiditySet(
+        "csfcube",
+        "ranking",
+        "ndcg%20/map",
+        pairs=[(str(p.a), str(p.b)) for p in data.pairs],
+        human=[p.score for p in data.pairs],
+        queries=[p.query for p in data.pairs],
+        note="fold 1",
+    )
+
+
 def _clough(corpus: Path) -> ValiditySet:
     pairs = load_plagiarism(corpus).manifest()
     return ValiditySet(
@@ -157,13 +190,16 @@ def load_set(name: str, *, include_flagged: bool = False) -> ValiditySet:
         return _stsb(root)
     if name == "wmt23":
         return _wmt23(root)
+    if name == "csfcube":
+        return _csfcube(root)
     if name == "clough-stevenson":
         return _clough(clough_stevenson_dir())
     raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
 
 
 def write_converted(data: ValiditySet, out: Path) -> int:
-    """Write a set as ``a,b,score`` CSV (judgements) or choice JSONL; returns the rows written."""
+    """Write a set as ``a,b,score`` CSV (judgements; ``a,b,score,query`` for ranking) or choice
+    JSONL; returns the rows written."""
     out.parent.mkdir(parents=True, exist_ok=True)
     if data.kind == "choice":
         with out.open("w", encoding="utf-8") as fh:
@@ -175,6 +211,11 @@ def write_converted(data: ValiditySet, out: Path) -> int:
         return len(data.items)
     with out.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
+        if data.kind == "ranking":
+            writer.writerow(["a", "b", "score", "query"])
+            for (a, b), score, query in zip(data.pairs, data.human, data.queries):
+                writer.writerow([a, b, score, query])
+            return len(data.pairs)
         writer.writerow(["a", "b", "score"])
         if data.kind == "plagiarism":
             human = [LEVELS[g] for g in data.levels]

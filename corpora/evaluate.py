@@ -16,9 +16,11 @@ structure-based similarity three ways, each reproduced here:
 Two more kinds check the scores against human judgement
 (docs/validity.md): :func:`evaluate_judgements` -- text pairs with a human
 score, Pearson, Spearman and Kendall with 95% bootstrap intervals and a
-scatter plot per score; :func:`evaluate_choice` -- multiple-choice analogy
-items, accuracy with a 95% interval, ties counted wrong, and how often each
-option type is picked. Their texts are written as documents of a corpus
+scatter plot per score; :func:`evaluate_ranking` -- queries with pools of
+candidates judged for graded relevance, NDCG%20, NDCG@10 and MAP per query
+and their means with 95% intervals (:mod:`dri.metrics.ranking`);
+:func:`evaluate_choice` -- multiple-choice analogy items, accuracy with a
+95% interval, ties counted wrong, and how often each option type is picked. Their texts are written as documents of a corpus
 folder (:func:`dri.corpora.judgements.write_documents`) and go the same way.
 
 Each is a thin call of one shared path. A kind's loader turns the corpus
@@ -53,7 +55,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
 
 from dri.corpora.analogy import load_analogy
-from dri.corpora.judgements import load_choice, load_judgements, write_documents
+from dri.corpora.judgements import load_choice, load_judgements, load_ranking, write_documents
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
 from dri.corpora.ratings import load_ratings
@@ -65,7 +67,11 @@ from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
+from dri.graphs import restrict_to_sections
+from dri.metrics import compare
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
+from dri.metrics.pages import render
+from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
@@ -86,10 +92,12 @@ __all__ = [
     "evaluate_choice",
     "evaluate_judgements",
     "evaluate_plagiarism",
+    "evaluate_ranking",
     "evaluate_translation",
     "format_search",
     "judgements_evaluation",
     "plagiarism_evaluation",
+    "ranking_evaluation",
     "run_evaluation",
     "translation_evaluation",
 ]
@@ -601,14 +609,63 @@ def choice_evaluation(path: str | Path) -> Evaluation:
     )
 
 
+def _grade(relevance: float) -> str:
+    return f"{relevance:g}"
+
+
+def ranking_evaluation(path: str | Path) -> Evaluation:
+    """Every (query, candidate) pair of a ranking CSV (:func:`dri.corpora.judgements.load_ranking`).
+
+    Each row carries ``query`` (the query's key: with ``/facet`` when the file
+    has facets) and ``relevance``; the group is the relevance grade, so the
+    shared report shows each score per grade, with Spearman's rho against
+    whole-number grades and the ROC AUC of the relevant grades against the
+    lowest.
+    """
+    data = load_ranking(path)
+    folder = _documents_dir("ranking", data.path)
+    pairs = write_documents(
+        [
+            (
+                p.a,
+                p.b,
+                _grade(p.score),
+                {**p.extra, "query": p.query, "relevance": repr(p.score), "line": str(p.line)},
+            )
+            for p in data.pairs
+        ],
+        folder,
+    )
+    grades = sorted({p.score for p in data.pairs}, reverse=True)
+    whole = all(g == int(g) for g in grades)
+    return Evaluation(
+        "ranking",
+        folder,
+        pairs,
+        groups=[_grade(g) for g in grades],
+        problems=list(data.problems),
+        report={
+            "levels": {_grade(g): int(g) for g in grades} if whole and len(grades) > 1 else None,
+            "negative": _grade(grades[-1]) if len(grades) > 1 else None,
+        },
+        meta={"file": str(data.path.resolve()), "queries": len(data.queries), "candidates": len(pairs)},
+    )
+
+
 def _validity_report(
     result: EvaluationResult, source: Path, report_dir: str | Path | Literal[False] | None
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """The shared report folder plus the validity section, its plots and ``validity.json``."""
     if result.kind == "judgements":
-        markdown, stats = judgement_section(result.rows, result.scores, "human")
+        section, stats = judgement_section(result.rows, result.scores, "human")
+        sections = [section]
+    elif result.kind == "ranking":
+        ranking = rank_pools(result.rows, result.structure_scores, result.baseline_scores)
+        result.validity = ranking
+        sections, stats = ranking_section(ranking), ranking.to_dict()
     else:
-        markdown, stats = choice_section(result.rows, result.scores)
+        section, stats = choice_section(result.rows, result.scores)
+        sections = [section]
     result.meta["validity"] = stats
     if report_dir is False:
         return result, None
@@ -621,9 +678,13 @@ def _validity_report(
             ("scatter_baselines.png", result.baseline_scores),
         ):
             if plot_scatter(result.rows, scores, "human", out / name, title):
-                markdown += f"\n![{Path(name).stem}]({name})\n"
+                sections[0].images.append(name)
+    if isinstance(result.validity, RankingResult) and plot_ranking(
+        result.validity, out / "ranking.png", f"{source.name}: ranking quality per score"
+    ):
+        sections[0].images.append("ranking.png")
     (out / "validity.json").write_text(json.dumps(stats, indent=1, default=str), encoding="utf-8")
-    return result, write_report(result, out, extra_markdown=markdown)
+    return result, write_report(result, out, sections=sections)
 
 
 def evaluate_judgements(
@@ -639,6 +700,25 @@ def evaluate_judgements(
     usable row.
     """
     evaluation = judgements_evaluation(path)
+    result = evaluate(evaluation, **options)
+    return _validity_report(result, Path(path), report_dir)
+
+
+def evaluate_ranking(
+    path: str | Path,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """How well every structure score and baseline ranks each query's pool.
+
+    Per query and as means over the queries with 95% bootstrap intervals:
+    NDCG%20, NDCG@10 and MAP, ties ranked worst-first
+    (:func:`dri.metrics.ranking.rank_pools`; ``result.validity`` holds the
+    :class:`~dri.metrics.ranking.RankingResult`), a plot of both, and the
+    usual report files. Raises :class:`CorpusError` if the file has no query
+    with two usable candidates.
+    """
+    evaluation = ranking_evaluation(path)
     result = evaluate(evaluation, **options)
     return _validity_report(result, Path(path), report_dir)
 
@@ -724,14 +804,46 @@ def analogy_search(
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
     if report_dir is False:
         return results, None
+    _add_comparisons(results, profile)
     ratings = _stored_ratings()
     files = write_report(
         result,
         report_dir or default_report_dir("analogy", evaluation.root),
         ratings=rating_stats(ratings) if ratings else None,
-        extra_markdown=format_search(results),
+        search=results,
     )
     return results, files
+
+
+def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
+    """Give each hit its two stored graphs and their full comparison, for the report's
+    pictures. The stored pairs lack what a picture shows (loose pairs, the
+    inferences), so the top hits are mapped again: a few mappings per target."""
+    ids = _doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
+    with open_store() as store:
+        graphs: dict[str, Any] = {}
+
+        def graph(path: Path, sections: tuple[str, ...] | None) -> Any:
+            doc_id = ids.get(_resolved(path))
+            if doc_id and doc_id not in graphs:
+                graphs[doc_id] = store.get_graph(doc_id)
+            g = graphs.get(doc_id) if doc_id else None
+            return restrict_to_sections(g, sections) if g is not None and sections else g
+
+        for res in results:
+            target = graph(res.target, res.sections)
+            for hit in res.hits:
+                source = graph(hit.source, res.sections)
+                if source is None or target is None:
+                    continue
+                try:
+                    hit.comparison = compare(source, target, profile=profile)
+                except Exception as err:  # the report shows the stored mapping instead
+                    log.warning(
+                        "%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err)
+                    )
+                    continue
+                hit.graphs = (source, target)
 
 
 def _stored_ratings() -> list[dict[str, Any]]:
@@ -741,32 +853,6 @@ def _stored_ratings() -> list[dict[str, Any]]:
         return []
 
 
-def format_search(results: Sequence[SearchResult], mapped: int = 8) -> str:
+def format_search(results: Sequence[SearchResult]) -> str:
     """Markdown: per target, the ranked sources and their strongest mapped pairs."""
-    lines = []
-    for res in results:
-        where = f", sections {', '.join(res.sections)}" if res.sections else ""
-        lines += [
-            f"## Target {res.target.name}",
-            "",
-            f"{res.compared} comparisons{where}; top {len(res.hits)} by Analogy Similarity.",
-            "",
-            "| rank | source | AS | semantic | Jaccard | conceptual | relational |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for h in res.hits:
-            s = h.scores
-            lines.append(
-                f"| {h.rank} | {h.source.name} | {s['analogy_similarity']:.3f} | {s['semantic']:.3f} "
-                f"| {s['jaccard']:.3f} | {s['conceptual']:.3f} | {s['relational']:.3f} |"
-            )
-        lines.append("")
-        for h in res.hits:
-            if h.mapping:
-                shown = ", ".join(
-                    f"{a} ↔ {b}" + (f" ({g})" if g else "") for _, a, b, g in h.mapping[:mapped]
-                )
-                more = f" … (+{len(h.mapping) - mapped})" if len(h.mapping) > mapped else ""
-                lines.append(f"- {h.source.name}: {shown}{more}")
-        lines.append("")
-    return "\n".join(lines)
+    return render("search.md", search=list(results))

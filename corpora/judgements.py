@@ -1,12 +1,18 @@
-"""Human judgement files: rated pairs (CSV) and multiple-choice analogy items (JSONL).
+"""Human judgement files: rated pairs and ranked pools (CSV), multiple-choice analogy items (JSONL).
 
-Two ways users check the scores against their own raters' data
-(``dri evaluate judgements`` / ``dri evaluate choice``, docs/evaluation.md):
+Three ways users check the scores against their own raters' data
+(``dri evaluate judgements|ranking|choice``, docs/evaluation.md):
 
 * **Judgements** -- a UTF-8 CSV with a header and the columns ``a``, ``b``,
   ``score`` (more columns are kept as extras): a pair of texts and a human
   score, higher meaning more similar or better. ``a`` and ``b`` are texts, or
   paths of ``.txt``/``.pdf`` files (absolute or relative to the CSV's folder).
+* **Ranking** -- the same CSV plus a ``query`` column and, optionally, a
+  ``facet`` column: ``a`` is the query text, ``b`` a candidate, ``score`` its
+  graded relevance to the query (0 or more, e.g. 0-3 in CSFCube). The rows of
+  one query (one ``(query, facet)`` when there is a facet column: a query
+  paper searched by its background, method or result is three queries) are
+  its pool of candidates to rank.
 * **Choice** -- UTF-8 JSON Lines, one item a line:
   ``{"query": ..., "options": [...], "answer": i}`` with ``answer`` the
   0-based index of the analogous option; optional ``types`` (one label per
@@ -15,7 +21,9 @@ Two ways users check the scores against their own raters' data
   accepted too, so its ``multiple_choice.jsonl`` loads as it is.
 
 A malformed row or line is left out with a one-line problem
-``FILE: line N: reason``; the rest loads. A file with nothing usable raises
+``FILE: line N: reason``; the rest loads. The CSV files are read by
+:func:`~corpora.text.csv_rows` and :func:`~corpora.text.header_rows`, as the
+other corpus tables are (UTF-8, UTF-16 with a BOM, else Windows-1252). A file with nothing usable raises
 :class:`~corpora.text.CorpusError`.
 
 The structure scores need documents, so :func:`write_documents` writes each
@@ -26,28 +34,34 @@ other.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair, write_manifest
-from dri.corpora.text import CorpusError, read_text
+from dri.corpora.text import CorpusError, csv_rows, header_rows, read_text
 
 __all__ = [
     "ChoiceItem",
     "ChoiceSet",
     "Judgement",
     "JudgementSet",
+    "RankedPair",
+    "RankingSet",
     "load_choice",
     "load_judgements",
+    "load_ranking",
     "write_documents",
 ]
 
 #: Suffixes that make a cell a document path rather than a text.
 DOCUMENT_SUFFIXES = (".txt", ".pdf")
+#: The columns a judgements file needs; a ranking file needs ``query`` too.
+JUDGEMENT_COLUMNS = ("a", "b", "score")
+RANKING_COLUMNS = (*JUDGEMENT_COLUMNS, "query")
 
 
 @dataclass
@@ -66,6 +80,25 @@ class JudgementSet:
     path: Path
     pairs: list[Judgement]
     problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RankedPair(Judgement):
+    """A query (``a``), one candidate of its pool (``b``) and its graded relevance (``score``)."""
+
+    query: str = ""  # the query's key: its ``query`` cell, with ``/facet`` when the file has facets
+
+
+@dataclass
+class RankingSet:
+    path: Path
+    pairs: list[RankedPair]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def queries(self) -> list[str]:
+        """The queries' keys in file order."""
+        return list(dict.fromkeys(p.query for p in self.pairs))
 
 
 @dataclass
@@ -114,39 +147,94 @@ def _read(path: Path) -> str:
         raise CorpusError(path, f"cannot read the file: {err}") from err
 
 
+def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str] | None, str]]:
+    """The rows of a CSV that must have ``columns`` (:func:`~corpora.text.header_rows`)."""
+    records = csv_rows(path)
+    header = [h.strip() for h in next(records, (1, []))[1]]
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise CorpusError(
+            path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})"
+        )
+    yield from header_rows(records, header, columns)
+
+
+def _number(text: str, name: str = "score") -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name} {text!r} is not a number") from None
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"{name} {text!r} is not a finite number")
+    return value
+
+
+def _judgement(row: dict[str, str], line: int, base: Path) -> Judgement:
+    score = _number(row["score"])
+    a, b = _side(row["a"], base), _side(row["b"], base)
+    extra = {k: v for k, v in row.items() if k not in JUDGEMENT_COLUMNS}
+    return Judgement(a, b, score, line, extra)
+
+
 def load_judgements(path: str | Path) -> JudgementSet:
     """The rated pairs of a CSV with columns ``a``, ``b``, ``score``."""
     path = Path(path)
-    raw = _read(path)
-    reader = csv.DictReader(raw.splitlines(keepends=True))
-    missing = [c for c in ("a", "b", "score") if c not in (reader.fieldnames or [])]
-    if missing:
-        raise CorpusError(
-            path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need a,b,score)"
-        )
     pairs, problems = [], []
-    try:
-        for row in reader:
-            line = reader.line_num
-            try:
-                if None in row or any(row.get(c) is None for c in ("a", "b", "score")):
-                    raise ValueError("wrong number of fields")
-                try:
-                    score = float(row["score"])
-                except ValueError:
-                    raise ValueError(f"score {row['score']!r} is not a number") from None
-                if math.isnan(score) or math.isinf(score):
-                    raise ValueError(f"score {row['score']!r} is not a finite number")
-                a, b = _side(row["a"], path.parent), _side(row["b"], path.parent)
-                extra = {k: v for k, v in row.items() if k not in ("a", "b", "score") and v is not None}
-                pairs.append(Judgement(a, b, score, line, extra))
-            except ValueError as err:
-                problems.append(f"{path}: line {line}: {err}")
-    except csv.Error as err:
-        raise CorpusError(path, f"line {reader.line_num}: malformed CSV: {err}") from err
+    for line, row, problem in _rated_rows(path, JUDGEMENT_COLUMNS):
+        try:
+            if row is None:
+                raise ValueError(problem.split(": ", 1)[1])
+            pairs.append(_judgement(row, line, path.parent))
+        except ValueError as err:
+            problems.append(f"{path}: line {line}: {err}")
     if not pairs:
         raise CorpusError(path, "no usable rows" + (f" ({problems[0]})" if problems else ""))
     return JudgementSet(path, pairs, problems)
+
+
+def _ranked(row: dict[str, str], line: int, base: Path, faceted: bool) -> RankedPair:
+    query, facet = row["query"].strip(), row.get("facet", "").strip()
+    if not query:
+        raise ValueError("empty query")
+    if faceted and not facet:
+        raise ValueError("empty facet")
+    judgement = _judgement(row, line, base)
+    if judgement.score < 0:
+        raise ValueError(f"relevance {row['score']!r} is below 0")
+    key = f"{query}/{facet}" if faceted else query
+    return RankedPair(judgement.a, judgement.b, judgement.score, line, judgement.extra, key)
+
+
+def load_ranking(path: str | Path) -> RankingSet:
+    """The pools of a CSV with columns ``a``, ``b``, ``score``, ``query`` (and ``facet``).
+
+    Each row is one candidate of its query's pool, ``score`` its graded
+    relevance. A query with a single usable candidate has nothing to rank:
+    it is left out with a one-line problem.
+    """
+    path = Path(path)
+    pairs, problems = [], []
+    faceted = False
+    for line, row, problem in _rated_rows(path, RANKING_COLUMNS):
+        try:
+            if row is None:
+                raise ValueError(problem.split(": ", 1)[1])
+            faceted = faceted or "facet" in row
+            pairs.append(_ranked(row, line, path.parent, faceted))
+        except ValueError as err:
+            problems.append(f"{path}: line {line}: {err}")
+    pools: dict[str, int] = {}
+    for pair in pairs:
+        pools[pair.query] = pools.get(pair.query, 0) + 1
+    for query, size in pools.items():
+        if size < 2:
+            problems.append(f"{path}: query {query!r}: one candidate, nothing to rank; left out")
+    pairs = [p for p in pairs if pools[p.query] >= 2]
+    if not pairs:
+        raise CorpusError(
+            path, "no query with two or more usable candidates" + (f" ({problems[0]})" if problems else "")
+        )
+    return RankingSet(path, pairs, problems)
 
 
 def _item(record: object, line: int, base: Path) -> ChoiceItem:

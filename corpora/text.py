@@ -163,22 +163,24 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
 
 
 def header_rows(
-    records: Iterable[tuple[int, list[str]]], header: Sequence[str]
+    records: Iterable[tuple[int, list[str]]], header: Sequence[str], required: Sequence[str] = ()
 ) -> Iterator[tuple[int, dict[str, str] | None, str]]:
     """``(line, row, problem)`` for each non-blank record of :func:`csv_rows`.
 
     ``row`` maps the header's names to the record's fields, as they are
     (missing trailing fields are ``""``); trailing empty fields, as a trailing
-    comma leaves, are dropped first. A record with more fields than the header
-    gives ``row=None`` and ``problem`` ``"line N: K fields, the header has M"``;
-    otherwise ``problem`` is empty.
+    comma leaves, are dropped first. A record with more fields than the header,
+    or too few to reach every column named in ``required``, gives ``row=None``
+    and ``problem`` ``"line N: K fields, the header has M"``; otherwise
+    ``problem`` is empty.
     """
+    needed = max((header.index(name) + 1 for name in required if name in header), default=0)
     for line, fields in records:
         if not any(f.strip() for f in fields):
             continue
         while len(fields) > len(header) and not fields[-1].strip():
             fields.pop()
-        if len(fields) > len(header):
+        if len(fields) > len(header) or len(fields) < needed:
             yield line, None, f"line {line}: {len(fields)} fields, the header has {len(header)}"
             continue
         yield line, {name: (fields[i] if i < len(fields) else "") for i, name in enumerate(header)}, ""

@@ -18,8 +18,12 @@ plagiarism level), with the numbers that back them and the text baselines of
     rho with the level, Kruskal-Wallis H and p, ROC AUC, the ranking of
     groups; plus the expert ratings (mean per property, Krippendorff's alpha)
     when there are any.
-``summary.md`` and ``index.html``
-    the same numbers as tables with the plots embedded.
+``index.html`` and ``summary.md``
+    the same numbers as tables with the plots embedded, plus the kind's own
+    sections (:class:`metrics.results.ReportSection`); for an analogy search,
+    per target the ranked hits, each opening to its mapping picture, mapping
+    table and candidate inferences, and no statistics across targets. Both
+    are rendered from the data by the templates of :mod:`metrics.pages`.
 
 Example
 -------
@@ -31,20 +35,28 @@ Example
 from __future__ import annotations
 
 import csv
-import html
 import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from dri.metrics.results import EvaluationResult, ReportFiles
+from dri.metrics.pages import SCORE_LABELS, MappingView, mapping_view, number, render
+from dri.metrics.results import (
+    EvaluationResult,
+    Hit,
+    ReportFiles,
+    ReportSection,
+    ReportTable,
+    SearchResult,
+)
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.metrics.stats import RatingStats, ScoreStats
 
 __all__ = [
+    "DEFAULT_PICTURES",
     "SCORE_LABELS",
     "find_report",
     "plot_boxes",
@@ -53,38 +65,16 @@ __all__ = [
     "write_scores_csv",
 ]
 
-SCORE_LABELS = {
-    "analogy_similarity": "Analogy Similarity",
-    "semantic": "Semantic similarity",
-    "jaccard": "Jaccard",
-    "conceptual": "Conceptual similarity",
-    "relational": "Relational similarity",
-    "tfidf_cosine": "TF-IDF cosine",
-    "ngram3_containment": "Word 3-gram containment",
-    "lcs_words": "LCS (words) / answer length",
-    "chrf": "chrF",
-    "fuzz_token": "rapidfuzz token sort ratio",
-    "embedding_cosine": "MiniLM embedding cosine",
-}
 KIND_TITLES = {
     "plagiarism": "Plagiarism evaluation",
     "translation": "Round-trip translation evaluation",
     "analogy": "Analogy search",
     "judgements": "Scores against human judgements",
     "choice": "Multiple-choice analogies",
+    "ranking": "Ranking against graded relevance",
 }
-
-
-def _fmt(x: Any, digits: int = 3) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "–"
-        if x != 0 and abs(x) < 10**-digits:
-            return f"{x:.1e}"
-        return f"{x:.{digits}f}"
-    return str(x)
+#: Hits per analogy-search target drawn as a mapping picture in the report.
+DEFAULT_PICTURES = 3
 
 
 def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequence[str]) -> Path:
@@ -149,9 +139,9 @@ def save_panel_grid(fig: Any, axes: Any, used: int, title: str, path: Path) -> P
     return path
 
 
-def _stats_table(
-    result: EvaluationResult, stats: Mapping[str, ScoreStats]
-) -> tuple[list[str], list[list[str]]]:
+def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> ReportTable | None:
+    """Per score: the group medians, Spearman's rho with the level, Kruskal-Wallis,
+    ROC AUC against the negative group and the ranking of groups, as the kind has them."""
     groups = result.ordered_groups()
     header = ["score", *[f"median {(result.group_labels or {}).get(g, g)}" for g in groups]]
     if result.levels:
@@ -167,36 +157,25 @@ def _stats_table(
         if st is None:
             continue
         row = [SCORE_LABELS.get(score, score)]
-        row += [_fmt(st.groups[g].median) if g in st.groups else "–" for g in groups]
+        row += [number(st.groups[g].median) if g in st.groups else "–" for g in groups]
         if result.levels:
-            row.append(_fmt(st.rho))
-        row += [_fmt(st.kruskal_h, 2), _fmt(st.kruskal_p)]
+            row.append(number(st.rho))
+        row += [number(st.kruskal_h, 2), number(st.kruskal_p)]
         if result.negative:
-            row.append(_fmt(st.auc))
+            row.append(number(st.auc))
         if result.rank:
             row.append(" > ".join(st.ranking))
         body.append(row)
-    return header, body
+    return ReportTable(header, body) if body else None
 
 
-def _ratings_table(ratings: Sequence[RatingStats]) -> tuple[list[str], list[list[str]]]:
+def _ratings_table(ratings: Sequence[RatingStats]) -> ReportTable:
     header = ["property", "mean (1-5)", "Krippendorff alpha (interval)", "raters", "pairs", "ratings"]
     body = [
-        [r.prop, _fmt(r.mean, 2), _fmt(r.alpha), str(r.raters), str(r.pairs), str(r.ratings)] for r in ratings
+        [r.prop, number(r.mean, 2), number(r.alpha), str(r.raters), str(r.pairs), str(r.ratings)]
+        for r in ratings
     ]
-    return header, body
-
-
-def _md_table(header: list[str], body: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in body]
-    return "\n".join(lines)
-
-
-def _html_table(header: list[str], body: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return ReportTable(header, body)
 
 
 def _meta_lines(result: EvaluationResult) -> list[str]:
@@ -205,24 +184,60 @@ def _meta_lines(result: EvaluationResult) -> list[str]:
     for key, value in result.meta.items():
         if key.startswith("_") or isinstance(value, (dict, list)):
             continue
-        lines.append(f"{key.replace('_', ' ')}: {_fmt(value, 1) if isinstance(value, float) else value}")
+        lines.append(f"{key.replace('_', ' ')}: {number(value, 1) if isinstance(value, float) else value}")
     return lines
+
+
+@dataclass(frozen=True)
+class _TargetView:
+    """One analogy-search target as the report shows it: its hits, each with its mapping's view."""
+
+    result: SearchResult
+    hits: list[tuple[Hit, MappingView | None]]
+
+
+def _search_views(search: Sequence[SearchResult], pictures: int) -> list[_TargetView]:
+    """The views of the hits that carry their comparison; the first ``pictures``
+    hits of each target with their graphs also get the mapping picture."""
+    out = []
+    for t, res in enumerate(search, start=1):
+        hits: list[tuple[Hit, MappingView | None]] = []
+        for hit in res.hits:
+            view = None
+            if hit.comparison is not None:
+                graphs = hit.graphs if hit.graphs is not None and len(hits) < pictures else (None, None)
+                view = mapping_view(hit.comparison, *graphs, prefix=f"t{t}-h{hit.rank}")
+            hits.append((hit, view))
+        out.append(_TargetView(res, hits))
+    return out
 
 
 def write_report(
     result: EvaluationResult,
     out_dir: str | Path,
     ratings: Sequence[RatingStats] | None = None,
-    extra_markdown: str = "",
+    sections: Sequence[ReportSection] = (),
+    search: Sequence[SearchResult] = (),
+    pictures: int = DEFAULT_PICTURES,
 ) -> ReportFiles:
-    """Write the report folder of ``result`` (created if needed); returns its files."""
+    """Write the report folder of ``result`` (created if needed); returns its files.
+
+    ``sections`` are the kind's own parts (validity statistics); ``search``
+    the ranked hits of an analogy search, whose first ``pictures`` hits per
+    target are drawn when they carry their graphs.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stats = result.stats()
     scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
     title = KIND_TITLES.get(result.kind, result.kind)
+    # A search ranks documents per target; box plots and statistics across
+    # targets would compare the targets, which means nothing.
+    searching = result.kind == "analogy"
     plots = (
-        [
+        []
+        if searching
+        else [
             p
             for p in (
                 plot_boxes(
@@ -234,8 +249,6 @@ def write_report(
             )
             if p is not None
         ]
-        if result.kind != "analogy"
-        else []
     )
 
     stats_json = out / "stats.json"
@@ -260,61 +273,22 @@ def write_report(
         encoding="utf-8",
     )
 
-    header, body = _stats_table(result, stats)
-    md = [f"# {title}", "", *[f"- {line}" for line in _meta_lines(result)], ""]
-    html_parts = [
-        f"<h1>{html.escape(title)}</h1>",
-        "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _meta_lines(result)) + "</ul>",
-    ]
-    if body:
-        md += [
-            "## Scores per group, structure and baselines side by side",
-            "",
-            "Medians per group; Spearman's rho against the level (cut 3, light 2, heavy 1, non 0); "
-            "Kruskal-Wallis across the groups; ROC AUC of the other groups against the negative one.",
-            "",
-            _md_table(header, body),
-            "",
-        ]
-        html_parts += [
-            "<h2>Scores per group, structure and baselines side by side</h2>",
-            _html_table(header, body),
-        ]
-    for plot in plots:
-        md += [f"![{plot.stem}]({plot.name})", ""]
-        html_parts.append(f'<p><img src="{html.escape(plot.name)}" alt="{html.escape(plot.stem)}"></p>')
-    if ratings:
-        rh, rb = _ratings_table(ratings)
-        md += ["## Expert ratings", "", _md_table(rh, rb), ""]
-        html_parts += ["<h2>Expert ratings</h2>", _html_table(rh, rb)]
-    if extra_markdown:
-        md += [extra_markdown.rstrip(), ""]
-        html_parts.append(f"<pre>{html.escape(extra_markdown)}</pre>")
     failed = [r for r in result.rows if r.get("error")]
-    if failed or result.problems:
-        md += ["## Problems", ""]
-        md += [f"- {p}" for p in result.problems]
-        md += [f"- {r['target']}: {r['error']}" for r in failed]
-        md.append("")
-        html_parts += [
-            "<h2>Problems</h2>",
-            "<ul>"
-            + "".join(
-                f"<li>{html.escape(x)}</li>"
-                for x in [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)]
-            )
-            + "</ul>",
-        ]
-    md += ["Files: `scores.csv` (every score of every pair), `stats.json` (all statistics).", ""]
+    context = {
+        "title": title,
+        "meta": _meta_lines(result),
+        "stats_table": None if searching else _stats_table(result, stats),
+        "plots": [p.name for p in plots],
+        "ratings_table": _ratings_table(ratings) if ratings else None,
+        "sections": list(sections),
+        "search": list(search),
+        "problems": [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)],
+    }
     summary_md = out / "summary.md"
-    summary_md.write_text("\n".join(md), encoding="utf-8")
+    summary_md.write_text(render("summary.md", **context), encoding="utf-8")
     index_html = out / "index.html"
     index_html.write_text(
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>body{{font-family:sans-serif;max-width:70em;margin:auto}}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-        "img{max-width:100%}</style></head><body>" + "\n".join(html_parts) + "</body></html>",
-        encoding="utf-8",
+        render("report.html", **context, targets=_search_views(search, pictures)), encoding="utf-8"
     )
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
@@ -339,22 +313,26 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     """A report folder for the expert ratings alone: ``summary.md``, ``index.html``, ``stats.json``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    header, body = _ratings_table(ratings)
     (out / "stats.json").write_text(
         json.dumps({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}, indent=1),
         encoding="utf-8",
     )
-    intro = (
+    section = ReportSection(
+        "Mean rating per property",
         "Mean rating per property (1 to 5) and Krippendorff's alpha, interval metric, "
-        "as in the Dr Inventor paper's expert evaluation."
+        "as in the Dr Inventor paper's expert evaluation." + (f" Ratings: {source}" if source else ""),
+        [_ratings_table(ratings)],
     )
-    md = ["# Expert ratings", "", intro, "", _md_table(header, body), ""]
-    if source:
-        md += [f"Ratings: `{source}`", ""]
-    (out / "summary.md").write_text("\n".join(md), encoding="utf-8")
-    (out / "index.html").write_text(
-        "<!doctype html><html><head><meta charset='utf-8'><title>Expert ratings</title></head><body>"
-        f"<h1>Expert ratings</h1><p>{html.escape(intro)}</p>{_html_table(header, body)}</body></html>",
-        encoding="utf-8",
-    )
+    context = {
+        "title": "Expert ratings",
+        "meta": [],
+        "stats_table": None,
+        "plots": [],
+        "ratings_table": None,
+        "sections": [section],
+        "search": [],
+        "problems": [],
+    }
+    (out / "summary.md").write_text(render("summary.md", **context), encoding="utf-8")
+    (out / "index.html").write_text(render("report.html", **context, targets=[]), encoding="utf-8")
     return out

@@ -3,8 +3,10 @@
 The data model of :mod:`dri.metrics.report` (which writes it as a report
 folder) and of :mod:`dri.corpora.evaluate` (which fills it): an
 :class:`EvaluationResult` per evaluation, the :class:`ReportFiles` written for
-it and, for an analogy search, a :class:`SearchResult` of ranked
-:class:`Hit` objects per target.
+it, the :class:`ReportSection` objects a kind adds to its report (tables of
+strings, rendered as HTML and Markdown by the report's templates) and, for an
+analogy search, a :class:`SearchResult` of ranked :class:`Hit` objects per
+target.
 """
 
 from __future__ import annotations
@@ -15,10 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dri.metrics.scores import SCORE_NAMES
+import networkx as nx
+
+from dri.metrics.scores import SCORE_NAMES, Comparison
 from dri.metrics.stats import ScoreStats, score_stats
 
-__all__ = ["STRUCTURE_SCORES", "EvaluationResult", "Hit", "ReportFiles", "SearchResult"]
+__all__ = [
+    "STRUCTURE_SCORES",
+    "EvaluationResult",
+    "Hit",
+    "ReportFiles",
+    "ReportSection",
+    "ReportTable",
+    "SearchResult",
+]
 
 #: The structure scores of a report, in the order its columns and plots show them.
 STRUCTURE_SCORES = SCORE_NAMES
@@ -32,7 +44,9 @@ class EvaluationResult:
     float per score (NaN or missing when the pair failed, with ``error``).
     ``groups`` fixes the order of the boxes; ``levels`` codes groups for
     Spearman's rho; ``negative`` is the group tested against for AUC;
-    ``rank`` ranks the groups by median (languages).
+    ``rank`` ranks the groups by median (languages). ``validity`` holds the
+    result data class of a kind with statistics of its own (the
+    ``RankingResult`` of a ranking evaluation), or None.
     """
 
     kind: str
@@ -46,6 +60,7 @@ class EvaluationResult:
     meta: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     group_labels: Mapping[str, str] | None = None
+    validity: Any = None
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -88,15 +103,39 @@ class ReportFiles:
     plots: tuple[Path, ...]
 
 
+@dataclass(frozen=True)
+class ReportTable:
+    """A table of a report section: column names and rows of display strings."""
+
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A titled part of a report: a paragraph, tables, and plots (file names in the report folder)."""
+
+    title: str
+    text: str = ""
+    tables: list[ReportTable] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+
+
 @dataclass
 class Hit:
-    """One source document found for a target, with the mapping that scored it."""
+    """One source document found for a target, with the mapping that scored it.
+
+    ``comparison`` and ``graphs`` (source, target), when set, are the full
+    mapping and the two graphs it maps: the report draws them.
+    """
 
     rank: int
     source: Path
     scores: dict[str, float]
     mapping: list[tuple[str, str, str, str | None]]  # (kind, source lemma, target lemma, generic)
     error: str = ""
+    comparison: Comparison | None = None
+    graphs: tuple[nx.DiGraph, nx.DiGraph] | None = None
 
 
 @dataclass

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from dri.metrics.report import save_panel_grid
+from dri.metrics.results import ReportSection, ReportTable
 
 __all__ = [
     "ChoiceResult",
@@ -240,29 +241,32 @@ def judgement_section(
     human: str = "human",
     *,
     n_boot: int = N_BOOT,
-) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Markdown table and statistics: each score's Pearson, Spearman and Kendall
+) -> tuple[ReportSection, dict[str, dict[str, Any]]]:
+    """Report section and statistics: each score's Pearson, Spearman and Kendall
     against ``row[human]`` with 95% intervals."""
     stats: dict[str, dict[str, Any]] = {}
-    lines = [
-        "## Agreement with the human scores",
-        "",
-        f"Pearson's r, Spearman's rho and Kendall's tau-b against `{human}`, each with its 95% "
-        f"bootstrap interval ({n_boot} resamples of the pairs); n = pairs with both values.",
-        "",
-        "| score | n | Pearson | Spearman | Kendall tau-b |",
-        "|---|---|---|---|---|",
-    ]
+    body = []
     for score in scores:
         xs = [float(r.get(score, math.nan)) for r in rows]
         ys = [float(r.get(human, math.nan)) for r in rows]
         res = correlations(xs, ys, n_boot=n_boot)
         stats[score] = {k: v.to_dict() for k, v in res.items()}
-        lines.append(
-            f"| {_label(score)} | {res['pearson'].n} | {res['pearson'].format()} | "
-            f"{res['spearman'].format()} | {res['kendall'].format()} |"
+        body.append(
+            [
+                _label(score),
+                str(res["pearson"].n),
+                res["pearson"].format(),
+                res["spearman"].format(),
+                res["kendall"].format(),
+            ]
         )
-    return "\n".join(lines) + "\n", stats
+    section = ReportSection(
+        "Agreement with the human scores",
+        f"Pearson's r, Spearman's rho and Kendall's tau-b against {human}, each with its 95% "
+        f"bootstrap interval ({n_boot} resamples of the pairs); n = pairs with both values.",
+        [ReportTable(["score", "n", "Pearson", "Spearman", "Kendall tau-b"], body)],
+    )
+    return section, stats
 
 
 def choice_section(
@@ -270,8 +274,8 @@ def choice_section(
     scores: Sequence[str],
     *,
     n_boot: int = N_BOOT,
-) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Markdown table and statistics of multiple-choice accuracy per score.
+) -> tuple[ReportSection, dict[str, dict[str, Any]]]:
+    """Report section and statistics of multiple-choice accuracy per score.
 
     ``rows`` are one per option with ``item``, ``option`` (index), ``answer``
     and, if the items are typed, ``type``; rows of an item need not be adjacent.
@@ -286,28 +290,28 @@ def choice_section(
     kinds = sorted({t for ts in types for t in ts}) if types else []
     stats: dict[str, dict[str, Any]] = {}
     header = ["score", "accuracy [95% CI]", "correct", "ties (wrong)", *[f"picks {k}" for k in kinds]]
-    lines = [
-        "## Multiple-choice accuracy",
-        "",
-        f"{len(ordered)} items. The option a score rates highest is its pick; a tie for the top counts as "
-        f"wrong and is listed. 95% bootstrap intervals ({n_boot} resamples of the items)."
-        + (" Picks: how often each option type is picked (ties left out)." if kinds else ""),
-        "",
-        "| " + " | ".join(header) + " |",
-        "|---" * len(header) + "|",
-    ]
+    body = []
     for score in scores:
         per_item = [[float(o.get(score, math.nan)) for o in opts.values()] for opts in ordered]
         res = choice_accuracy(per_item, answers, types, n_boot=n_boot)
         stats[score] = res.to_dict()
-        cells = [
-            res.accuracy.format(),
-            str(res.correct),
-            str(res.ties),
-            *[str(res.picks.get(k, 0)) for k in kinds],
-        ]
-        lines.append(f"| {_label(score)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n", stats
+        body.append(
+            [
+                _label(score),
+                res.accuracy.format(),
+                str(res.correct),
+                str(res.ties),
+                *[str(res.picks.get(k, 0)) for k in kinds],
+            ]
+        )
+    section = ReportSection(
+        "Multiple-choice accuracy",
+        f"{len(ordered)} items. The option a score rates highest is its pick; a tie for the top counts as "
+        f"wrong and is listed. 95% bootstrap intervals ({n_boot} resamples of the items)."
+        + (" Picks: how often each option type is picked (ties left out)." if kinds else ""),
+        [ReportTable(header, body)],
+    )
+    return section, stats
 
 
 def plot_scatter(

@@ -17,7 +17,7 @@ Use it through the ``chromium`` fixture of ``tests/conftest.py``::
         assert page.evaluate("document.querySelectorAll('svg').length") == 1
         assert page.wider_than_page() == []                 # nothing runs off the page
         assert page.console_errors == []
-        page.screenshot(ROOT / "docs" / "img" / "report.png")
+        page.screenshot(docs_screenshot("report.png", tmp_path))  # docs/img/ with DRI_SAVE_SCREENSHOTS=1
 """
 
 from __future__ import annotations
@@ -34,7 +34,21 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
-__all__ = ["CHROMIUM_FLAGS", "Chromium", "ChromiumMissing", "OpenedPage", "chromium_path", "launch_chromium"]
+__all__ = [
+    "CHROMIUM_FLAGS",
+    "Chromium",
+    "ChromiumMissing",
+    "OpenedPage",
+    "chromium_path",
+    "docs_screenshot",
+    "launch_chromium",
+]
+
+#: The pictures the docs show, saved by the tests that look at the pages.
+DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
+
+#: ``1`` makes :func:`docs_screenshot` write into :data:`DOCS_IMG`.
+SAVE_SCREENSHOTS_ENV = "DRI_SAVE_SCREENSHOTS"
 
 #: Debian's Chromium; ``DRI_CHROMIUM`` names another binary.
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -102,6 +116,17 @@ def chromium_path() -> str:
             "Debian's chromium, or set DRI_CHROMIUM to a Chromium binary)"
         )
     return path
+
+
+def docs_screenshot(name: str, scratch: Path) -> Path:
+    """Where a test saves the screenshot ``name`` that the docs show.
+
+    ``docs/img/<name>`` when ``DRI_SAVE_SCREENSHOTS=1``, else ``scratch/<name>``:
+    a page's layout differs a little from run to run, and a test run should
+    not leave the working tree changed unless asked to refresh the pictures.
+    """
+    folder = DOCS_IMG if os.environ.get(SAVE_SCREENSHOTS_ENV) == "1" else scratch
+    return folder / name
 
 
 @dataclass

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM_FLAGS, Chromium, ChromiumMissing, chromium_path
+from chromium import CHROMIUM_FLAGS, DOCS_IMG, Chromium, ChromiumMissing, chromium_path, docs_screenshot
 
 FITS = """<!doctype html><html><head><title>fits</title></head><body>
 <h1 id="title">A page that fits</h1>
@@ -86,3 +86,11 @@ def test_missing_chromium_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("DRI_CHROMIUM", str(tmp_path / "no-chromium"))
     with pytest.raises(ChromiumMissing, match="scripts/install"):
         chromium_path()
+
+
+def test_docs_screenshots_go_to_docs_only_when_asked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("DRI_SAVE_SCREENSHOTS", raising=False)
+    assert docs_screenshot("page.png", tmp_path) == tmp_path / "page.png"
+    monkeypatch.setenv("DRI_SAVE_SCREENSHOTS", "1")
+    assert docs_screenshot("page.png", tmp_path) == DOCS_IMG / "page.png"
+    assert DOCS_IMG.parent.name == "docs"

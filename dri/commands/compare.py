@@ -5,8 +5,11 @@ A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
 relational similarity and the Unified Analogy Similarity) and the mapping
 table: source term, target term, Lin, generic space (with "(loose)" for a
 concept pair outside the matched structure). ``--json`` prints the
-same as one JSON object. A bad input gets a one-line error naming the file
-and the reason, and the exit status is 1.
+same as one JSON object. ``--html FILE`` also writes a page that works
+offline: the scores, the mapping picture (the two graphs side by side, mapped
+pairs linked and coloured by Lin), the mapping table and the candidate
+inferences; ``--svg FILE`` writes the picture alone. A bad input gets a
+one-line error naming the file and the reason, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dri.graphs import load_json
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
+from dri.metrics.pages import comparison_page, mapping_view
 
 __all__ = ["add_profile_option", "format_comparison", "load_graph", "register", "run_compare"]
 
@@ -48,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("source", type=Path, metavar="A", help="source: text, PDF or graph JSON")
     p.add_argument("target", type=Path, metavar="B", help="target: text, PDF or graph JSON")
     p.add_argument("--json", action="store_true", help="print the scores and mapping as JSON")
+    p.add_argument("--html", type=Path, metavar="FILE", help="also write the comparison as an HTML page")
+    p.add_argument("--svg", type=Path, metavar="FILE", help="also write the mapping picture as SVG")
     add_profile_option(p)
     p.set_defaults(handler=run_compare)
 
@@ -133,4 +139,23 @@ def run_compare(args: argparse.Namespace) -> int:
         print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
     else:
         print(format_comparison(comparison))
+    if args.html or args.svg:
+        return _write_pages(comparison, graphs, args.html, args.svg)
     return 0
+
+
+def _write_pages(comparison, graphs: list[nx.DiGraph], page: Path | None, svg: Path | None) -> int:
+    """The ``--html`` page and the ``--svg`` picture of ``comparison``; 1 if one cannot be written."""
+    view = mapping_view(comparison, *graphs)
+    assert view.picture is not None  # both graphs were given
+    wanted = {page: comparison_page(view) if page else "", svg: view.picture.svg}
+    status = 0
+    for path, text in wanted.items():
+        if path is None:
+            continue
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as err:
+            print(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
+            status = 1
+    return status

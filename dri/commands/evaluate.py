@@ -1,4 +1,4 @@
-"""``dri evaluate plagiarism|translation|analogy CORPUS_DIR``, ``dri evaluate judgements|choice FILE``.
+"""``dri evaluate plagiarism|translation|analogy CORPUS_DIR``, ``dri evaluate judgements|ranking|choice FILE``.
 
 * ``plagiarism``: each answer of a Clough & Stevenson corpus against its
   task's original, grouped by level (cut, light, heavy, non).
@@ -12,6 +12,10 @@
 * ``judgements FILE.csv``: text pairs with a human score (columns a,b,score;
   texts or .txt/.pdf paths); Pearson, Spearman and Kendall of every score
   with 95% bootstrap intervals, and a scatter plot per score.
+* ``ranking FILE.csv``: search pools (columns a,b,score,query and optionally
+  facet; a = the query text, b = a candidate, score = its graded relevance);
+  NDCG%20, NDCG@10 and MAP per query and their means with 95% intervals, ties
+  ranked worst-first, and a plot.
 * ``choice FILE.jsonl``: multiple-choice analogy items ({"query", "options",
   "answer"}, optional "types"); accuracy with a 95% interval, ties counted
   wrong, and how often each option type is picked.
@@ -44,11 +48,13 @@ def _csv_list(text: str) -> list[str]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="run the plagiarism, translation, analogy-search, judgements or choice evaluation",
+        help="run the plagiarism, translation, analogy-search, judgements, ranking or choice evaluation",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("kind", choices=["plagiarism", "translation", "analogy", "judgements", "choice"])
+    p.add_argument(
+        "kind", choices=["plagiarism", "translation", "analogy", "judgements", "ranking", "choice"]
+    )
     p.add_argument("corpus", type=Path, metavar="CORPUS_DIR|FILE")
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
@@ -137,7 +143,20 @@ def _print_stats(result) -> None:
         print("  " + "; ".join(parts))
 
 
+def _print_ranking(result) -> None:
+    from dri.metrics.ranking import percent  # numpy loads slowly; only a ranking report needs it
+
+    ranking = result.validity
+    for score, sr in ranking.scores.items():
+        print(
+            f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; MAP {percent(sr.map)}"
+        )
+
+
 def _print_validity(result) -> None:
+    if result.kind == "ranking":
+        _print_ranking(result)
+        return
     for score, st in result.meta.get("validity", {}).items():
         if result.kind == "judgements":
             parts = [
@@ -173,8 +192,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
             result, files = ev.evaluate_translation(
                 args.corpus, args.out, embeddings=args.embeddings, **common
             )
-        elif args.kind in ("judgements", "choice"):
-            run = ev.evaluate_judgements if args.kind == "judgements" else ev.evaluate_choice
+        elif args.kind in ("judgements", "ranking", "choice"):
+            run = {
+                "judgements": ev.evaluate_judgements,
+                "ranking": ev.evaluate_ranking,
+                "choice": ev.evaluate_choice,
+            }[args.kind]
             result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
         else:
             searches, files = ev.analogy_search(
@@ -203,7 +226,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
-    if result.kind in ("judgements", "choice"):
+    if result.kind in ("judgements", "ranking", "choice"):
         _print_validity(result)
     else:
         _print_stats(result)

@@ -1,4 +1,4 @@
-"""``dri evaluate judgements`` and ``dri evaluate choice`` on small files of our own, end to end."""
+"""``dri evaluate judgements|ranking|choice`` on small files of our own, end to end."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 from pathlib import Path
 
 from dri.cli import main
-from dri.corpora.evaluate import evaluate_choice, evaluate_judgements
+from dri.corpora.evaluate import evaluate_choice, evaluate_judgements, evaluate_ranking
+from dri.metrics.ranking import RankingResult
 
 PAIRS = [
     ("The sun attracts the planets.", "The nucleus attracts the electrons.", 4.0),
@@ -23,7 +24,7 @@ def test_judgements_report_correlations_and_scatter(tmp_path: Path):
     csv_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result, files = evaluate_judgements(csv_file, tmp_path / "report")
     assert len(result.rows) == 4 and not any(r["error"] for r in result.rows)
-    assert result.problems == [f"{csv_file}: line 6: wrong number of fields"]
+    assert result.problems == [f"{csv_file}: line 6: 2 fields, the header has 3"]
     assert [float(r["human"]) for r in result.rows] == [s for _, _, s in PAIRS]
     stats = result.meta["validity"]
     assert {"analogy_similarity", "tfidf_cosine", "lcs_words"} <= set(stats)
@@ -95,3 +96,50 @@ def test_cli_choice_and_malformed_files(tmp_path: Path, capsys):
     assert main(["evaluate", "judgements", str(bad), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {bad}: line 1: the header lacks the column(s) score (need a,b,score)"]
+
+
+POOLS = [
+    ("solar", "The sun attracts the planets.", "The nucleus attracts the electrons.", 3),
+    ("solar", "The sun attracts the planets.", "The planets circle the sun.", 2),
+    ("solar", "The sun attracts the planets.", "The farmer planted the seeds.", 0),
+    ("heart", "The heart pumps the blood.", "The pump pushes the water.", 3),
+    ("heart", "The heart pumps the blood.", "The choir sang a song.", 0),
+    ("heart", "The heart pumps the blood.", "The blood is red.", 1),
+]
+
+
+def test_ranking_report_per_query_and_means(tmp_path: Path, capsys):
+    csv_file = tmp_path / "pools.csv"
+    lines = ["query,a,b,score"] + [f'{q},"{a}","{b}",{s}' for q, a, b, s in POOLS] + ["lonely,x,y,1"]
+    csv_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result, files = evaluate_ranking(csv_file, tmp_path / "report")
+    assert len(result.rows) == 6 and not any(r["error"] for r in result.rows)
+    assert result.problems == [f"{csv_file}: query 'lonely': one candidate, nothing to rank; left out"]
+    assert [r["query"] for r in result.rows] == [q for q, *_ in POOLS]
+    assert result.ordered_groups() == ["3", "2", "1", "0"]  # grouped by relevance grade
+    ranking = result.validity
+    assert isinstance(ranking, RankingResult) and ranking.pools == {"solar": 3, "heart": 3}
+    assert {"analogy_similarity", "relational"} <= set(ranking.structure_scores)
+    assert {"tfidf_cosine", "chrf"} <= set(ranking.baseline_scores)
+    for sr in ranking.scores.values():
+        assert sr.ndcg_pct20.n == 2 and 0.0 <= sr.map.value <= 1.0
+        assert [q.relevant for q in sr.queries] == [2, 1]
+    names = {p.name for p in files.folder.iterdir()}
+    assert {"scores.csv", "summary.md", "index.html", "validity.json", "ranking.png"} <= names
+    summary = files.summary_md.read_text(encoding="utf-8")
+    assert "## Ranking quality" in summary and "![ranking](ranking.png)" in summary
+    assert "| heart | 3 | 1 |" in summary
+    assert json.loads((files.folder / "validity.json").read_text())["pools"] == {"solar": 3, "heart": 3}
+    # The command prints the means and exits 1 for the left-out query.
+    assert main(["evaluate", "ranking", str(csv_file), "--out", str(tmp_path / "cli"), "-q"]) == 1
+    captured = capsys.readouterr()
+    assert "analogy_similarity: NDCG%20 " in captured.out and "; MAP " in captured.out
+    assert (
+        captured.err.strip() == f"error: {csv_file}: query 'lonely': one candidate, nothing to rank; left out"
+    )
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,score\nx,y,1\n", encoding="utf-8")
+    assert main(["evaluate", "ranking", str(bad), "-q"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {bad}: line 1: the header lacks the column(s) query (need a,b,score,query)"
+    )

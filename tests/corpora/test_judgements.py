@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from dri.corpora.judgements import load_choice, load_judgements, side_text, write_documents
+from dri.corpora.judgements import load_choice, load_judgements, load_ranking, side_text, write_documents
 from dri.corpora.manifest import read_manifest
 from dri.corpora.text import CorpusError
+from dri.settings import PROJECT_ROOT
 
 
 def test_judgements_texts_and_paths(tmp_path: Path):
@@ -65,7 +66,7 @@ def test_judgements_header_and_empty_files_fail_with_one_line(tmp_path: Path):
     nothing.write_text("a,b,score\nx,y,notanumber\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="no usable rows"):
         load_judgements(nothing)
-    with pytest.raises(CorpusError, match="cannot read"):
+    with pytest.raises(CorpusError, match="absent.csv: no such CSV file"):
         load_judgements(tmp_path / "absent.csv")
 
 
@@ -128,3 +129,69 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     again = read_manifest(folder / "manifest.csv")
     assert [(p.source, p.target, p.group) for p in again] == [(p.source, p.target, p.group) for p in pairs]
     assert again[1].extra["human"] == "2"
+
+
+def test_ranking_pools_by_query_and_facet(tmp_path: Path):
+    csv_file = tmp_path / "pools.csv"
+    csv_file.write_text(
+        "a,b,score,query,facet,candidate\n"
+        "q text,first candidate,3,p1,method,c1\n"
+        "q text,second candidate,0,p1,method,c2\n"
+        "other text,first candidate,1,p1,result,c1\n"
+        "other text,third candidate,2,p1,result,c3\n",
+        encoding="utf-8",
+    )
+    data = load_ranking(csv_file)
+    assert not data.problems and data.queries == ["p1/method", "p1/result"]
+    first = data.pairs[0]
+    assert (first.a, first.b, first.score, first.query) == ("q text", "first candidate", 3.0, "p1/method")
+    assert first.extra == {"query": "p1", "facet": "method", "candidate": "c1"}
+    plain = tmp_path / "plain.csv"
+    plain.write_text("query,a,b,score\nq1,x,y,1\nq1,x,z,0\n", encoding="utf-8")
+    assert load_ranking(plain).queries == ["q1"]
+
+
+def test_ranking_bad_rows_are_one_line_problems(tmp_path: Path):
+    csv_file = tmp_path / "bad.csv"
+    csv_file.write_text(
+        "a,b,score,query,facet\n"
+        "q,c1,2,p1,method\n"
+        "q,c2,0,p1,method\n"
+        "q,c3,-1,p1,method\n"
+        "q,c4,1,,method\n"
+        "q,c5,1,p1,\n"
+        "q,c6,high,p1,method\n"
+        "q,c7\n"
+        "q,c8,1,p2,method\n",
+        encoding="utf-8",
+    )
+    data = load_ranking(csv_file)
+    assert [p.b for p in data.pairs] == ["c1", "c2"]
+    assert data.problems == [
+        f"{csv_file}: line 4: relevance '-1' is below 0",
+        f"{csv_file}: line 5: empty query",
+        f"{csv_file}: line 6: empty facet",
+        f"{csv_file}: line 7: score 'high' is not a number",
+        f"{csv_file}: line 8: 2 fields, the header has 5",
+        f"{csv_file}: query 'p2/method': one candidate, nothing to rank; left out",
+    ]
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("a,b,score\nx,y,1\n", encoding="utf-8")
+    with pytest.raises(
+        CorpusError, match=r"line 1: the header lacks the column\(s\) query \(need a,b,score,query\)"
+    ):
+        load_ranking(wrong)
+    single = tmp_path / "single.csv"
+    single.write_text("a,b,score,query\nx,y,1,q\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="no query with two or more usable candidates"):
+        load_ranking(single)
+
+
+def test_ranking_reads_csfcube_fold1_as_it_is():
+    data = load_ranking(PROJECT_ROOT.parent / "shared" / "validity" / "csfcube" / "csfcube_fold1.csv")
+    assert not data.problems and len(data.pairs) == 2549
+    queries = data.queries
+    assert len(queries) == 24 and {q.split("/")[1] for q in queries} == {"background", "method", "result"}
+    # The paper id alone is not unique: some papers are queried by two facets.
+    assert len({q.split("/")[0] for q in queries}) < 24
+    assert {p.score for p in data.pairs} == {0.0, 1.0, 2.0, 3.0}

@@ -13,7 +13,7 @@ import matplotlib.image as mpimg
 import pytest
 
 from dri.metrics.report import find_report, write_ratings_report, write_report
-from dri.metrics.results import EvaluationResult
+from dri.metrics.results import EvaluationResult, ReportSection, ReportTable
 from dri.metrics.stats import rating_stats
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -111,7 +111,8 @@ def test_write_report_files_and_numbers(tmp_path):
     assert "TF-IDF cosine" in summary and "Spearman rho" in summary and "AUC (vs non)" in summary
     assert "broken.txt: empty file" in summary and "x.txt: unknown category" in summary
     html = files.index_html.read_text(encoding="utf-8")
-    assert '<img src="boxplots.png"' in html and "<table>" in html
+    assert '<img src="boxplots.png"' in html and '<table class="stats">' in html
+    assert "<pre>" not in html and "|---|" not in html and "## " not in html
 
 
 def test_translation_report_ranks_languages(tmp_path):
@@ -146,9 +147,19 @@ def test_ratings_in_reports(tmp_path):
     result = EvaluationResult(
         "analogy", [{"source": "s", "target": "t", "group": "t", "analogy_similarity": 0.5}]
     )
-    files = write_report(result, tmp_path / "a", ratings=ratings, extra_markdown="## Target t\n")
+    section = ReportSection("Extra part", "Said once.", [ReportTable(["a", "b"], [["x|y", "1"]])], ["p.png"])
+    files = write_report(result, tmp_path / "a", ratings=ratings, sections=[section])
     text = files.summary_md.read_text(encoding="utf-8")
-    assert "## Expert ratings" in text and "| novelty | 3.25 |" in text and "## Target t" in text
+    assert "## Expert ratings" in text and "| novelty | 3.25 |" in text
+    assert (
+        "## Extra part\n\nSaid once.\n\n| a | b |\n|---|---|\n| x\\|y | 1 |" in text and "![p](p.png)" in text
+    )
+    html = files.index_html.read_text(encoding="utf-8")
+    assert (
+        "<h2>Extra part</h2>" in html and '<td class="text">x|y</td>' in html and '<img src="p.png"' in html
+    )
+    # An analogy search has no statistics across its targets.
+    assert "Kruskal" not in text and "Kruskal" not in html
     assert files.plots == ()
     folder = write_ratings_report(ratings, tmp_path / "r", source="ratings.csv")
     stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))

@@ -161,3 +161,25 @@ def test_higher_order_relations_round_trip_through_the_store(loaded):
     g = loaded.get_graph("solar")
     assert g.nodes["r:3"]["order"] == 2
     assert g.edges["r:0", "r:3"]["label"] == "subj" and g.edges["r:3", "r:1"]["label"] == "obj"
+
+
+def test_the_picture_query_draws_both_documents_the_pairs_and_their_generic_spaces(loaded):
+    query = next(q for q in QUERIES if "AS ros_edges" in q)
+    params = {"source": "atom.txt", "target": "solar.txt", "run_id": "run-1"}
+    with loaded._driver.session(database=loaded.database) as session:
+        graph = session.run(query, params).graph()
+    by_label: dict[str, set] = {}
+    for node in graph.nodes:
+        for label in node.labels:
+            by_label.setdefault(label, set()).add(node.get("name") or node.get("lemma") or node.get("id"))
+    assert by_label["Document"] == {"atom.txt", "solar.txt"}
+    assert len(by_label["Pair"]) == 2
+    assert by_label["Generic"] == {"object.n.01", "attract.v.01"}
+    assert by_label["Concept"] == {"electron", "sun"} and by_label["Relation"] == {"attract"}
+    types = sorted(rel.type for rel in graph.relationships)
+    # Two pairs with a source and a target node each, both in their documents, two generic spaces,
+    # and in each document the relation's edge to the mapped concept (atom: attract -> electron,
+    # solar: sun -> attract).
+    assert types == sorted(
+        ["SOURCE"] * 2 + ["TARGET"] * 2 + ["HAS_NODE"] * 4 + ["GENERIC"] * 2 + ["OBJ", "SUBJ"]
+    )

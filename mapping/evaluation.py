@@ -1,0 +1,136 @@
+"""SME's structural evaluation of a mapping, and the loose concept pairs a profile may add.
+
+:func:`_evaluation` scores a mapping (or a graph mapped onto itself) by
+trickle-down evidence, as SME does (Falkenhainer, Forbus and Gentner 1989;
+see :mod:`mapping.profiles`): each mapped pair's local score plus a share of
+the evidence of the pairs it is an argument of. :func:`_loose_concepts` pairs
+the concepts the structure leaves unmapped, most similar first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.matrices import _per_pair
+from dri.mapping.profiles import Profile
+from dri.mapping.search import _Search
+from dri.mapping.sides import _Side
+
+__all__ = ["_evaluation", "_loose_concepts"]
+
+
+def _evaluation(
+    s: _Side,
+    t: _Side | None,
+    order: list[tuple[str, int, int]] | None,
+    rel_lin: Callable[[int, int], float],
+    con_lin: Callable[[int, int], float],
+    profile: Profile,
+) -> float:
+    """SME's structural evaluation of a mapping (``t``, ``order``) or of ``s`` mapped onto itself.
+
+    Evidence of a pair = its local score + ``trickle`` x the evidence of every
+    mapped pair it is an argument of. Local scores: a relation pair's
+    similarity, times (1 + ``connectivity`` x its arguments shared with
+    another mapped relation pair) for order 1; a concept pair's
+    ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
+    pair has it as an argument. Under ``information``, each local score is
+    also weighted by how informative the pair's words are. The evaluation is
+    the sum of all evidence.
+    """
+    if order is None:  # the graph onto itself: every node, similarity 1
+        rels = {i: i for i in range(len(s.relations))}
+        cons = {j: j for j in range(len(s.concepts))}
+
+        def rl(i: int, k: int) -> float:
+            return 1.0
+
+        cl = rl
+    else:
+        rels = {a: b for kind, a, b in order if kind == RELATION}
+        cons = {a: b for kind, a, b in order if kind == CONCEPT}
+        rl, cl = rel_lin, con_lin
+    trickle, conn, share = profile.trickle, profile.connectivity, profile.information
+    gated = profile.gated_trickle
+    if share:
+        s_rel, s_con = s.information()
+        t_rel, t_con = (t or s).information()
+
+        def rel_weight(i: int, k: int) -> float:
+            return 1.0 - share + share * 0.5 * (s_rel[i] + t_rel[k])
+
+        def con_weight(a: int, b: int) -> float:
+            return 1.0 - share + share * 0.5 * (s_con[a] + t_con[b])
+
+    else:
+
+        def rel_weight(i: int, k: int) -> float:
+            return 1.0
+
+        con_weight = rel_weight
+    # How many mapped order-1 relations each mapped concept is an argument of.
+    uses: dict[int, int] = {}
+    for i in rels:
+        if s.order[i] == 1:
+            for a in {s.subj[i], s.obj[i]}:
+                if a >= 0:
+                    uses[a] = uses.get(a, 0) + 1
+    evidence: dict[int, float] = {}
+    total = 0.0
+    # Higher orders first, so a relation pair's parents are done before it.
+    for i in sorted(rels, key=lambda r: -s.order[r]):
+        local = rl(i, rels[i]) * rel_weight(i, rels[i])
+        if s.order[i] == 1 and conn:
+            shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
+            local *= 1.0 + conn * shared
+        support = sum(evidence.get(p, 0.0) for p in (*s.rsubj_of[i], *s.robj_of[i]))
+        if gated:
+            support *= rl(i, rels[i])
+        evidence[i] = local + trickle * support
+        total += evidence[i]
+    for a, b in cons.items():
+        local = profile.concept_weight * cl(a, b) * con_weight(a, b)
+        if profile.loose_concepts and not uses.get(a):
+            local *= profile.loose_concepts
+        support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
+        if gated:
+            support *= cl(a, b)
+        total += local + trickle * support
+    return total
+
+
+def _loose_concepts(
+    s: _Side, t: _Side, order: list[tuple[str, int, int]], search: _Search, floor: float
+) -> list[tuple[str, int, int]]:
+    """Concept pairs outside the structure: the concepts ``order`` leaves unmapped, paired
+    one to one, most similar first (then identical lemmas, then node order), at or above
+    ``floor`` and of the same part of speech. Similarities come as the seeds' do: from the
+    concept matrix when there is one, else once per pair."""
+    taken_s = {a for kind, a, _ in order if kind == CONCEPT}
+    taken_t = {b for kind, _, b in order if kind == CONCEPT}
+    free_s = np.array([a for a in range(len(s.concepts)) if a not in taken_s], dtype=np.int64)
+    free_t = np.array([b for b in range(len(t.concepts)) if b not in taken_t], dtype=np.int64)
+    a, b = np.repeat(free_s, len(free_t)), np.tile(free_t, len(free_s))
+    same_pos = np.asarray(s.con_pos, dtype=object)[a] == np.asarray(t.con_pos, dtype=object)[b]
+    a, b = a[same_pos], b[same_pos]
+    if not len(a):
+        return []
+    if search.concepts is not None:
+        lin = search.concepts.values(a, b)
+    else:
+        lin = _per_pair(a * max(1, len(t.concepts)) + b, a, b, search.con_lin)
+    keep = lin >= floor - 1e-12
+    options = sorted(
+        (-value, s.con_lemma[i] != t.con_lemma[k], i, k)
+        for value, i, k in zip(lin[keep].tolist(), a[keep].tolist(), b[keep].tolist())
+    )
+    added: list[tuple[str, int, int]] = []
+    for _, _, i, k in options:
+        if i not in taken_s and k not in taken_t:
+            taken_s.add(i)
+            taken_t.add(k)
+            added.append((CONCEPT, i, k))
+    return added

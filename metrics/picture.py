@@ -1,0 +1,391 @@
+"""A mapping as a picture: the two ROS graphs side by side, mapped pairs linked.
+
+The source graph is drawn on the left, the target on the right, in SVG with
+matplotlib. Concepts are ellipses (blue; adjectives green), relations rounded
+boxes (orange), higher-order relations square boxes (red); ``subj`` edges are
+solid and ``obj`` edges dashed, as in :func:`graphs.export.draw_png`. Each
+mapped pair is a curve from its source node to its target node, coloured by
+its Lin similarity (the colour bar under the graphs) and dashed for a loose
+concept pair (:attr:`mapping.MappedPair.loose`). Candidate inferences
+(:mod:`mapping.inference`) are drawn into the target in purple with dotted
+outlines: the source relation carried over, linked to the counterparts of its
+mapped arguments and to a new entity (SME's skolem) for each unmapped one.
+
+Layout. The source is laid out by Fruchterman and Reingold's spring model
+(``networkx.spring_layout``; Kamada-Kawai looked no better here and took ten
+times as long); each mapped target node takes its source counterpart's place
+and stays there, and the unmapped target nodes are placed around them by the
+same spring model with those nodes fixed. A good analogy so looks
+like the same shape twice, and the links run across the gap. An inferred
+relation takes its source relation's place, which is where its target would
+be. A graph over ``max_nodes`` nodes (about 60 stay readable) shows its
+mapped part, then its neighbours as room allows; the picture says what it
+left out (:attr:`MappingPicture.note`).
+
+The SVG keeps its text as text (``svg.fonttype = none``: no glyph paths, no
+font to fetch) and names its parts for tests and style sheets: each mapped
+pair's link is a group ``<prefix>-pair-<i>`` (``i`` the pair's index in
+``Mapping.pairs``), each inferred relation ``<prefix>-inference-<i>``, each
+node ``<prefix>-source-<n>`` / ``<prefix>-target-<n>`` (``n`` its index among
+the shown nodes).
+
+Example
+-------
+>>> picture = draw_mapping(source_graph, target_graph, comparison.mapping)  # doctest: +SKIP
+>>> Path("mapping.svg").write_text(picture.svg)                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from dri.graphs.ros import CONCEPT, OBJ
+from dri.mapping import MappedPair, Mapping
+
+__all__ = ["MAX_NODES", "MappingPicture", "draw_mapping"]
+
+#: Nodes per graph that a picture shows before it keeps to the mapped part.
+MAX_NODES = 60
+
+# Node styles: (face colour, edge colour, matplotlib box style).
+_NOUN = ("#c6dbef", "#3182bd", "ellipse,pad=0.25")
+_ADJECTIVE = ("#c7e9c0", "#31a354", "ellipse,pad=0.25")
+_RELATION = ("#fdd0a2", "#e6550d", "round,pad=0.3")
+_HIGHER = ("#fcbba1", "#cb181d", "square,pad=0.3")
+_INFERRED = ("#efedf5", "#6a51a3", "round,pad=0.3")
+_NEW_ENTITY = ("#efedf5", "#6a51a3", "ellipse,pad=0.25")
+_LIN_COLOURS = "viridis_r"
+# How strongly each node is pulled to the middle, against 1 for an edge.
+_GRAVITY = 0.05
+# Inches under the graphs for the colour bar and its label.
+_LEGEND = 0.9
+# The gap between the two graphs, in units of one graph's width.
+_GAP = 0.45
+
+
+@dataclass(frozen=True)
+class MappingPicture:
+    """An SVG picture of a mapping and what it shows of the two graphs."""
+
+    svg: str
+    source_shown: int
+    source_nodes: int
+    target_shown: int
+    target_nodes: int
+    pairs_shown: int
+    pairs: int
+    inferences_shown: int = 0
+
+    @property
+    def note(self) -> str:
+        """What was left out, in words; empty when the picture shows everything."""
+        parts = []
+        if self.source_shown < self.source_nodes:
+            parts.append(f"{self.source_shown} of the source's {self.source_nodes} nodes")
+        if self.target_shown < self.target_nodes:
+            parts.append(f"{self.target_shown} of the target's {self.target_nodes} nodes")
+        if self.pairs_shown < self.pairs:
+            parts.append(f"{self.pairs_shown} of {self.pairs} mapped pairs")
+        if not parts:
+            return ""
+        return "Shows the mapped part: " + ", ".join(parts) + "."
+
+
+def _arguments(g: nx.DiGraph, node: str) -> list[str]:
+    return [*g.predecessors(node), *g.successors(node)]
+
+
+def _shown(g: nx.DiGraph, wanted: Iterable[str], max_nodes: int) -> list[str]:
+    """``wanted`` (in order, as far as ``max_nodes`` allows), then their
+    neighbours breadth first, then the rest, up to ``max_nodes`` nodes."""
+    chosen = list(dict.fromkeys(n for n in wanted if n in g))[:max_nodes]
+    seen = set(chosen)
+    frontier = list(chosen)
+    while frontier and len(chosen) < max_nodes:
+        nxt = []
+        for node in frontier:
+            for other in sorted(_arguments(g, node)):
+                if other not in seen and len(chosen) < max_nodes:
+                    seen.add(other)
+                    chosen.append(other)
+                    nxt.append(other)
+        frontier = nxt
+    for node in sorted(g):
+        if len(chosen) >= max_nodes:
+            break
+        if node not in seen:
+            seen.add(node)
+            chosen.append(node)
+    return chosen
+
+
+def _unit(pos: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """Positions scaled into the unit square."""
+    if not pos:
+        return {}
+    xs = [float(p[0]) for p in pos.values()]
+    ys = [float(p[1]) for p in pos.values()]
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
+    return {n: ((float(p[0]) - min(xs)) / span, (float(p[1]) - min(ys)) / span) for n, p in pos.items()}
+
+
+def _spring(g: nx.DiGraph, **options: Any) -> dict[str, Any]:
+    """A spring layout with gravity: every node hangs on a weak spring from one
+    hidden hub, so that the parts of a disconnected graph stay close together
+    instead of flying apart and squeezing each other into a corner."""
+    undirected = nx.Graph()
+    undirected.add_nodes_from(g)
+    undirected.add_edges_from(g.to_undirected().edges(), weight=1.0)
+    hub = object()
+    undirected.add_edges_from(((hub, n) for n in g), weight=_GRAVITY)
+    if "pos" in options:
+        options["pos"] = {**options["pos"], hub: (0.5, 0.5)}
+    pos = nx.spring_layout(undirected, seed=1, iterations=200, weight="weight", **options)
+    return {n: pos[n] for n in g}
+
+
+def _layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    if g.number_of_nodes() == 0:
+        return {}
+    if g.number_of_nodes() == 1:
+        return {next(iter(g)): (0.5, 0.5)}
+    return _unit(_spring(g))
+
+
+def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    """Anchored nodes keep their places; the others settle around them."""
+    free = [n for n in g if n not in anchored]
+    if not free:
+        return {n: anchored[n] for n in g}
+    if not anchored:
+        return _layout(g)
+    pos = _spring(
+        g,
+        pos={n: anchored.get(n, (0.5, 0.5)) for n in g},
+        fixed=list(anchored),
+        k=1.2 / max(g.number_of_nodes(), 1) ** 0.5,
+    )
+    placed = {n: (float(pos[n][0]), float(pos[n][1])) for n in g}
+    # Free nodes may drift outside the anchored square; keep them near it.
+    return {n: (min(max(x, -0.15), 1.15), min(max(y, -0.15), 1.15)) for n, (x, y) in placed.items()}
+
+
+def _style(g: nx.DiGraph, node: str) -> tuple[str, str, str]:
+    attrs = g.nodes[node]
+    if attrs.get("type") == CONCEPT:
+        return _ADJECTIVE if attrs.get("pos") == "a" else _NOUN
+    return _HIGHER if attrs.get("order", 1) == 2 else _RELATION
+
+
+def _label(text: str) -> str:
+    return text.replace("_", " ")
+
+
+def _prefix(prefix: str) -> str:
+    """An id prefix safe in SVG and HTML."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", prefix) or "mapping"
+
+
+def draw_mapping(
+    source: nx.DiGraph,
+    target: nx.DiGraph,
+    mapping: Mapping,
+    inferences: Sequence[Any] = (),
+    *,
+    max_nodes: int = MAX_NODES,
+    prefix: str = "mapping",
+) -> MappingPicture:
+    """The SVG picture of ``mapping`` from ``source`` onto ``target``.
+
+    ``inferences`` are :class:`mapping.inference.CandidateInference` objects of
+    the same mapping; ``prefix`` starts every element id, so several pictures
+    can share one page.
+    """
+    # matplotlib is slow to import: only when a picture is drawn.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    from matplotlib.patches import FancyArrowPatch
+
+    pid = _prefix(prefix)
+    pairs = [(i, p) for i, p in enumerate(mapping.pairs) if p.source in source and p.target in target]
+    wanted_source = [p.source for _, p in pairs]
+    for inference in inferences:
+        wanted_source.append(inference.source_relation)
+        wanted_source += [a.source for a in inference.arguments]
+    source_nodes = _shown(source, wanted_source, max_nodes)
+    src = source.subgraph(source_nodes)
+    shown_pairs = [(i, p) for i, p in pairs if p.source in src]
+    target_nodes = _shown(target, [p.target for _, p in shown_pairs], max_nodes)
+    tgt = target.subgraph(target_nodes)
+    shown_pairs = [(i, p) for i, p in shown_pairs if p.target in tgt]
+
+    src_pos = _layout(src)
+    anchored = {p.target: src_pos[p.source] for _, p in shown_pairs}
+    tgt_pos = _target_layout(tgt, anchored)
+    shift = 1.0 + _GAP + max((-x for x, _ in tgt_pos.values()), default=0.0)
+    tgt_pos = {n: (x + shift, y) for n, (x, y) in tgt_pos.items()}
+
+    n = max(len(src_pos), len(tgt_pos), 1)
+    # About the width of a page at 72 dpi, so the text shows at its size; wider for more nodes.
+    width = min(12.0 + 4.0 * n / MAX_NODES, 16.0)
+    height = width / 2.1
+    total = height + _LEGEND
+    fig = plt.figure(figsize=(width, total))
+    # Fixed axes rather than a tight bounding box: the figure is drawn once, not twice.
+    ax = fig.add_axes((0.0, _LEGEND / total, 1.0, height / total))
+    ax.set_axis_off()
+
+    def edges(g: nx.DiGraph, pos: dict[str, tuple[float, float]]) -> None:
+        for dashed in (False, True):
+            chosen = [(u, v) for u, v, label in g.edges(data="label") if (label == OBJ) == dashed]
+            if chosen:
+                lines = nx.draw_networkx_edges(
+                    g,
+                    pos,
+                    edgelist=chosen,
+                    ax=ax,
+                    arrows=False,
+                    edge_color="#9e9e9e",
+                    width=0.8,
+                    style="--" if dashed else "-",
+                )
+                lines.set_zorder(1)
+
+    def node(
+        x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False
+    ) -> None:
+        face, edge, box = style
+        artist = ax.text(
+            x,
+            y,
+            text,
+            ha="center",
+            va="center",
+            fontsize=9,
+            zorder=3,
+            bbox={"boxstyle": box, "fc": face, "ec": edge, "lw": 0.9, "ls": ":" if dashed else "-"},
+        )
+        artist.set_gid(gid)
+
+    edges(src, src_pos)
+    edges(tgt, tgt_pos)
+    for side, g, pos in (("source", src, src_pos), ("target", tgt, tgt_pos)):
+        for k, v in enumerate(g):
+            node(*pos[v], _label(str(g.nodes[v].get("lemma", v))), _style(g, v), f"{pid}-{side}-{k}")
+
+    colours = plt.get_cmap(_LIN_COLOURS)
+    for i, p in shown_pairs:
+        link = FancyArrowPatch(
+            src_pos[p.source],
+            tgt_pos[p.target],
+            arrowstyle="-",
+            connectionstyle="arc3,rad=-0.08",
+            color=colours(max(0.0, min(1.0, p.lin))),
+            lw=1.3,
+            ls=(0, (4, 3)) if p.loose else "-",
+            alpha=0.6,
+            zorder=2,
+            shrinkA=0,
+            shrinkB=0,
+        )
+        link.set_gid(f"{pid}-pair-{i}")
+        ax.add_patch(link)
+
+    inferences_shown = _draw_inferences(ax, node, inferences, src_pos, shift, tgt_pos, shown_pairs, pid)
+
+    xs = [x for x, _ in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
+    ys = [y for _, y in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
+    ax.set_xlim(min(xs) - 0.12, max(xs) + 0.12)
+    ax.set_ylim(min(ys) - 0.1, max(ys) + 0.14)
+    top = max(ys) + 0.1
+    for x, name, g, size in (
+        (0.5, mapping.source_name or "source", src, source.number_of_nodes()),
+        (shift + 0.5, mapping.target_name or "target", tgt, target.number_of_nodes()),
+    ):
+        shown = f"{g.number_of_nodes()} of {size}" if g.number_of_nodes() < size else f"{size}"
+        ax.text(x, top, f"{name} ({shown} nodes)", ha="center", va="bottom", fontsize=11, weight="bold")
+    bar = fig.colorbar(
+        ScalarMappable(norm=Normalize(0.0, 1.0), cmap=colours),
+        cax=fig.add_axes((0.3, 0.5 / total, 0.4, 0.12 / total)),
+        orientation="horizontal",
+    )
+    bar.set_label("Lin similarity of a mapped pair (dashed: loose pair)", fontsize=9)
+    bar.ax.tick_params(labelsize=8)
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
+        fig.savefig(
+            buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
+        )
+    plt.close(fig)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]  # inline in HTML: no XML prolog or doctype
+    return MappingPicture(
+        svg=svg,
+        source_shown=src.number_of_nodes(),
+        source_nodes=source.number_of_nodes(),
+        target_shown=tgt.number_of_nodes(),
+        target_nodes=target.number_of_nodes(),
+        pairs_shown=len(shown_pairs),
+        pairs=len(mapping.pairs),
+        inferences_shown=inferences_shown,
+    )
+
+
+def _draw_inferences(
+    ax: Any,
+    node: Any,
+    inferences: Sequence[Any],
+    src_pos: dict[str, tuple[float, float]],
+    shift: float,
+    tgt_pos: dict[str, tuple[float, float]],
+    shown_pairs: Sequence[tuple[int, MappedPair]],
+    pid: str,
+) -> int:
+    """Each inference whose source relation is shown, at that relation's place
+    moved into the target, with dotted edges to its arguments; returns how many."""
+    inferred_at = {
+        inf.source_relation: (src_pos[inf.source_relation][0] + shift, src_pos[inf.source_relation][1])
+        for inf in inferences
+        if inf.source_relation in src_pos
+    }
+    new_entities: dict[str, tuple[float, float]] = {}
+    drawn = 0
+    for k, inference in enumerate(inferences):
+        if inference.source_relation not in inferred_at:
+            continue
+        x, y = inferred_at[inference.source_relation]
+        for argument in inference.arguments:
+            if argument.target is not None and argument.target in tgt_pos:
+                end = tgt_pos[argument.target]
+            elif argument.source in inferred_at:
+                end = inferred_at[argument.source]
+            elif argument.source in src_pos:
+                if argument.source not in new_entities:
+                    sx, sy = src_pos[argument.source]
+                    new_entities[argument.source] = (sx + shift, sy)
+                    node(
+                        sx + shift,
+                        sy,
+                        f"new: {_label(argument.source_lemma)}",
+                        _NEW_ENTITY,
+                        f"{pid}-new-{len(new_entities)}",
+                        dashed=True,
+                    )
+                end = new_entities[argument.source]
+            else:
+                continue
+            ax.plot([x, end[0]], [y, end[1]], color="#6a51a3", lw=1.0, ls=":", zorder=1)
+        node(x, y, f"{_label(inference.lemma)}?", _INFERRED, f"{pid}-inference-{k}", dashed=True)
+        drawn += 1
+    return drawn

@@ -155,7 +155,13 @@ class SQLiteStore(Store):
         if not create and str(path) != ":memory:" and not self.path.is_file():
             raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         try:
-            if not create and str(path) != ":memory:" and not os.access(self.path.parent, os.W_OK):
+            if (
+                str(path) != ":memory:"
+                and self.path.parent.is_dir()
+                and not os.access(self.path.parent, os.W_OK)
+            ):
+                if create:  # every write would fail, one by one
+                    raise StoreError(self.location, "cannot write to its folder (read-only)")
                 # A read-only folder (or file system) can still be looked into.
                 self._db = _read_only_connection(self.path, timeout)
                 return

@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _configure_logging(args: argparse.Namespace) -> None:
     level = logging.DEBUG if args.verbose else logging.WARNING
+    if args.verbose:  # for worker processes too
+        os.environ["DRI_VERBOSE"] = "1"
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     # Libraries with their own logger levels (Prefect's are INFO) propagate to
     # this handler too; Prefect has its own console handler for what it shows.

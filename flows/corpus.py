@@ -248,10 +248,16 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 
 
 @task(name="write-summary", **_TASK)
-def summary_task(summary: steps.RunSummary) -> str:
-    path = steps.write_summary(summary)
+def summary_task(summary: steps.RunSummary) -> tuple[str, str]:
+    """``(path of the summary, "")``, or ``("", why not)`` when the data folder
+    cannot take it (full, read-only): the run's summary is shown all the same."""
+    try:
+        path, problem = str(steps.write_summary(summary)), ""
+    except OSError as err:
+        path = ""
+        problem = f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
     if TaskRunContext.get() is None:
-        return str(path)  # run inline: no Prefect run to attach an artifact to
+        return path, problem  # run inline: no Prefect run to attach an artifact to
     rows = "\n".join(
         f"| {k} | {v} |"
         for k, v in [
@@ -272,7 +278,7 @@ def summary_task(summary: steps.RunSummary) -> str:
         markdown=f"## {summary.run_id}\n\n| | |\n|---|---|\n{rows}\n\n{failures}\n",
         description=summary.headline(),
     )
-    return str(path)
+    return path, problem
 
 
 # -- the flow ------------------------------------------------------------------
@@ -533,14 +539,11 @@ def corpus_flow(
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
-    try:
-        summary.summary_path = _call(summary_task, summary)
-    except OSError as err:  # a read-only or full data folder
-        problem = f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
-        if summary.failures:  # the failure before it says what went wrong; the summary is printed anyway
-            logger.info("%s", problem)
-        else:
-            summary.failures.append(problem)
+    summary.summary_path, problem = _call(summary_task, summary)
+    if problem and summary.failures:  # the failure before it says what went wrong
+        logger.info("%s", problem)
+    elif problem:
+        summary.failures.append(problem)
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"

@@ -31,6 +31,7 @@ process that ends it when the parent is gone, however it went.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from dri.errors import SettingsError
 
@@ -60,6 +62,8 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_SECONDS = 10.0
 
 RUNNER_KINDS = ("processes", "threads", "dask")
+
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,11 @@ def make_task_runner(config: RunnerConfig | None = None):
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
+    # A worker killed mid-task leaves a semaphore that multiprocessing's resource
+    # tracker cleans up, with a warning that tells the user nothing; the tracker
+    # takes its warning filters from sys.warnoptions (as -W options).
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
 
 
@@ -141,6 +150,10 @@ def _worker_init() -> None:
     # A daemon thread blocked in select() without the GIL; os._exit because
     # the main thread may be busy mapping and must not get to store anything.
     threading.Thread(target=_exit_with, args=(parent,), name="dri-parent-watchdog", daemon=True).start()
+    # The driver logs every retry on two lines; the store's own error says it once
+    # (the parent, ``dri``, does the same unless -v).
+    if not os.environ.get("DRI_VERBOSE"):
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
 
 
 def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
@@ -313,6 +326,11 @@ def shared_prefect_api() -> Iterator[str | None]:
         yield url
         return
     server = _reaped_server_class()()
-    server.start()
+    home = Path(get_current_settings().home)
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "dri-server-start.lock").open("w") as lock:
+        # Two runs starting at once must not both migrate the Prefect database.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        server.start()
     with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
         yield server.api_url

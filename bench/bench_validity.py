@@ -60,6 +60,7 @@ from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
+from dri.mapping.vectors import word_vectors
 from dri.mapping.wordnet import RULES, similarity_functions, wordnet
 from dri.metrics import baselines as bl
 from dri.metrics.ranking import percent, rank_pools
@@ -86,6 +87,7 @@ COLUMNS = (
 PERCENT_METRICS = frozenset({"ndcg_pct20", "ndcg_10", "map"})
 LABELS = {
     "analogy_similarity": "AS",
+    "combined": "combined (AS + content)",
     "tfidf_pair": "TF-IDF (pair fit)",
     "tfidf_corpus": "TF-IDF (set fit)",
     "ngram3_containment": "3-gram containment",
@@ -367,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rule:
         _KW["similarity"], _KW["generic"] = similarity_functions(args.rule)
     wordnet()  # loaded once, shared by the forked workers
+    word_vectors()  # likewise (the content and combined scores)
     t = time.perf_counter()
     results_by_pair: dict[tuple[str, str], dict[str, float]] = {}
     errors: list[str] = []

@@ -17,7 +17,10 @@ pair scores the larger of its noun and verb similarity.
 Prints one table row per rule (and per ``--exponents`` value of the
 ``semcor`` rule's ``SENSE_EXPONENT``): rho on all pairs, the pairs WordNet
 covers, and the time per pair with a cold and a warm cache; then the
-word-pair cache's size.
+word-pair cache's size. Then rows for the static word vectors of
+:mod:`mapping.vectors` (WordLlama; cosine clipped at 0) alone, for Lin with
+vectors for the pairs WordNet does not cover, and for the mean of Lin (max
+rule) and vectors; ``--no-vectors`` leaves them out.
 
     .venv/bin/python bench/bench_wordnet.py
     .venv/bin/python bench/bench_wordnet.py --exponents 0.25,0.5,1
@@ -39,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scipy.stats import spearmanr
 
 import dri.mapping.wordnet as wordnet_module
+from dri.mapping.vectors import word_vectors
 from dri.mapping.wordnet import RULES, wordnet
 from dri.settings import cache_dir
 
@@ -98,10 +102,41 @@ def covered(wn, a: str, b: str, pos: str | None) -> bool:
     return all(any(wn.offsets(w, p) for p in poses) for w in (a, b))
 
 
+def vector_rows(wn, sets: dict[str, list[tuple[str, str, float, str | None]]]) -> None:
+    """Table rows for the word vectors alone and combined with Lin (the ``max`` rule)."""
+    t = time.perf_counter()
+    vectors = word_vectors()
+    print(f"| (word vectors loaded in {time.perf_counter() - t:.2f} s) |")
+
+    def lin(a: str, b: str, pos: str | None) -> float:
+        return score(wn, a, b, pos, "max")
+
+    variants = {
+        "vectors (WordLlama)": lambda a, b, pos: vectors.similarity(a, b),
+        "Lin, else vectors": lambda a, b, pos: (
+            lin(a, b, pos) if covered(wn, a, b, pos) else vectors.similarity(a, b)
+        ),
+        "mean of Lin and vectors": lambda a, b, pos: 0.5 * (lin(a, b, pos) + vectors.similarity(a, b)),
+    }
+    for label, fn in variants.items():
+        cells = []
+        t = time.perf_counter()
+        values = {name: [fn(a, b, pos) for a, b, _, pos in pairs] for name, pairs in sets.items()}
+        per_pair = (time.perf_counter() - t) / sum(len(p) for p in sets.values())
+        for name, pairs in sets.items():
+            human = [h for _, _, h, _ in pairs]
+            keep = [i for i, (a, b, _, pos) in enumerate(pairs) if covered(wn, a, b, pos)]
+            rho_all = spearmanr(values[name], human).statistic
+            rho_cov = spearmanr([values[name][i] for i in keep], [human[i] for i in keep]).statistic
+            cells.append(f"{rho_all:.3f} / {rho_cov:.3f} ({len(keep)})")
+        print(f"| {label} | " + " | ".join(cells) + f" | {per_pair * 1e6:.0f} | |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default=",".join(RULES))
     parser.add_argument("--exponents", default="", help="also try these SENSE_EXPONENT values (semcor rule)")
+    parser.add_argument("--no-vectors", action="store_true", help="leave out the word-vector rows")
     args = parser.parse_args(argv)
     folder = datasets()
     t0 = time.perf_counter()
@@ -140,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{rho_all:.3f} / {rho_cov:.3f} ({len(keep)})")
         print(f"| {label} | " + " | ".join(cells) + f" | {cold * 1e6:.0f} | {warm * 1e6:.1f} |")
     wordnet_module.SENSE_EXPONENT = default_exponent
+    if not args.no_vectors:
+        vector_rows(wn, sets)
     print("\nCells: Spearman rho on all pairs / on the pairs WordNet covers (their number).")
     print(f"Word-pair cache: {wn.cache_info()}")
     return 0

@@ -68,6 +68,7 @@ from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.graphs import restrict_to_sections
+from dri.mapping.inference import CandidateInference
 from dri.metrics import compare
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
 from dri.metrics.pages import render
@@ -95,6 +96,7 @@ __all__ = [
     "evaluate_ranking",
     "evaluate_translation",
     "format_search",
+    "headline_order",
     "judgements_evaluation",
     "plagiarism_evaluation",
     "ranking_evaluation",
@@ -109,6 +111,14 @@ Progress = Callable[[int, int, dict[str, Any]], None]
 
 #: A mapped pair as a report shows it: (kind, source lemma, target lemma, generic space).
 MappedPair = tuple[str, str, str, str | None]
+
+#: The evaluation kinds that judge similarity rather than analogy: their
+#: reports show the combined similarity (content and structure,
+#: :func:`dri.metrics.scores.combine`) first; analogy search and multiple-choice
+#: analogies keep the structure-led Analogy Similarity first.
+SIMILARITY_KINDS = frozenset({"plagiarism", "translation", "judgements", "ranking"})
+#: The headline score of a similarity evaluation.
+SIMILARITY_HEADLINE = "combined"
 
 #: Manifest extras that are not a document's group meta (they name the document).
 _NOT_META = frozenset({"name", "path"})
@@ -125,7 +135,8 @@ class Evaluation:
     ``report`` holds the :class:`EvaluationResult` options of the kind
     (``levels``, ``negative``, ``rank``, ``group_labels``); ``meta`` adds
     lines to the report's meta. ``mappings`` reads the mapping pairs of each
-    comparison back as ``row["_mapping"]``.
+    comparison back as ``row["_mapping"]`` and its candidate inferences as
+    ``row["_inferences"]``.
     """
 
     kind: str
@@ -149,6 +160,13 @@ class RunOptions(TypedDict, total=False):
     embeddings: bool
     progress: Progress | None
     profile: str | None
+
+
+def headline_order(kind: str) -> tuple[str, ...]:
+    """The structure scores of a ``kind`` of evaluation, its headline first."""
+    if kind not in SIMILARITY_KINDS:
+        return STRUCTURE_SCORES
+    return (SIMILARITY_HEADLINE, *(s for s in STRUCTURE_SCORES if s != SIMILARITY_HEADLINE))
 
 
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
@@ -364,6 +382,7 @@ def _row(
                 (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
                 for p in record.pairs
             ]
+            row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
     if isinstance(baselines, str):
         errors.append(baselines)
     elif baselines is not None:
@@ -493,6 +512,7 @@ def evaluate(
         evaluation.kind,
         rows,
         groups=evaluation.groups,
+        structure_scores=headline_order(evaluation.kind),
         baseline_scores=tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present),
         problems=list(evaluation.problems),
         meta={
@@ -798,7 +818,13 @@ def analogy_search(
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
         hits = [
-            Hit(r["rank"], Path(r["source"]), {s: r[s] for s in STRUCTURE_SCORES}, r.get("_mapping") or [])
+            Hit(
+                r["rank"],
+                Path(r["source"]),
+                {s: r[s] for s in STRUCTURE_SCORES},
+                r.get("_mapping") or [],
+                inferences=r.get("_inferences") or [],
+            )
             for r in ok[:k]
         ]
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
@@ -817,8 +843,9 @@ def analogy_search(
 
 def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
     """Give each hit its two stored graphs and their full comparison, for the report's
-    pictures. The stored pairs lack what a picture shows (loose pairs, the
-    inferences), so the top hits are mapped again: a few mappings per target."""
+    pictures. The store keeps the mapped pairs and the inferences but neither the
+    graphs' layout nor which pairs were loose, so the top hits are mapped again
+    from the stored graphs: k mappings per target."""
     ids = _doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
     with open_store() as store:
         graphs: dict[str, Any] = {}

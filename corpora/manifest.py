@@ -105,7 +105,14 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
         key = (values["source"], values["target"], values["group"])
         if key in seen:
             log.warning(
-                "%s: line %d repeats line %d; the pair is compared and counted once", path, line, seen[key]
+                "%s: line %d repeats line %d; the pair is compared and counted once",
+                path,
+                line,
+                seen[key],
+                extra={
+                    "warning_kind": f"repeated pairs in {path.name}, each compared and counted once",
+                    "warning_item": f"line {line}",
+                },
             )
             continue
         seen[key] = line

@@ -103,7 +103,16 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
         row = {name: value.strip() for name, value in fields_row.items()}
         key = (row["File"], row["Task"], row["Category"].lower())
         if key in seen:
-            log.warning("%s: line %d repeats line %d; counted once", info, line, seen[key])
+            log.warning(
+                "%s: line %d repeats line %d; counted once",
+                info,
+                line,
+                seen[key],
+                extra={
+                    "warning_kind": f"repeated rows in {info.name}, each counted once",
+                    "warning_item": f"line {line}",
+                },
+            )
             continue
         seen[key] = line
         rows.append((line, row))

@@ -40,6 +40,7 @@ import traceback
 from pathlib import Path
 
 from dri.errors import ProjectError, error_line, one_line
+from dri.quiet_logs import QuietLogs, quiet_logs
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
 
@@ -68,9 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status (see the module docstring)."""
+    quiet: QuietLogs | None = None
     try:
         args = build_parser().parse_args(argv)
         _configure_logging(args)
+        quiet = quiet_logs(verbose=args.verbose)
         status = int(args.handler(args) or 0)
         # The interpreter's last garbage collection walks every object spaCy,
         # WordNet and Prefect loaded, which took seconds after the work was
@@ -103,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         print(text, end="", file=sys.stderr)
         print(f"dri: this is a bug in dri, please report it; the traceback is in {log}", file=sys.stderr)
         return BUG_STATUS
+    finally:
+        if quiet is not None:
+            quiet.close()
 
 
 def _configure_logging(args: argparse.Namespace) -> None:

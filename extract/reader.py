@@ -353,7 +353,13 @@ def read_document(
         )
     not_english = language_warning(sentences)
     if not_english:
-        log.warning("%s: %s", where, not_english)
+        # A batch's repeats of this warning become one line on the console (dri.quiet_logs).
+        log.warning(
+            "%s: %s",
+            where,
+            not_english,
+            extra={"warning_kind": "texts do not look like English", "warning_item": p.name},
+        )
         warnings.append(not_english)
     return Document(
         path=where,

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dri.errors import SettingsError
+from dri.quiet_logs import forward_to_parent
 
 __all__ = [
     "RUNNER_KINDS",
@@ -145,6 +146,7 @@ def _worker_init() -> None:
     parent = multiprocessing.parent_process()
     if parent is None:  # called in a main process, not in a worker
         return
+    forward_to_parent()  # warnings are counted and shown by the command (dri.quiet_logs)
     if not parent.is_alive():
         os._exit(1)
     # A daemon thread blocked in select() without the GIL; os._exit because

@@ -108,6 +108,7 @@ def search(
                         params={"mapping": mapping} if mapping else {},
                         scores=comparison.scores,
                         pairs=list(comparison.mapping.pairs),
+                        inferences=[ci.to_dict() for ci in comparison.inferences],
                     )
                 )
         hits.append(Hit(doc_id, cosine, dict(scores)))

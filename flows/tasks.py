@@ -470,6 +470,7 @@ def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, A
             params=dict(params),
             scores=scores,
             pairs=[asdict(p) for p in comparison.mapping.pairs],
+            inferences=[ci.to_dict() for ci in comparison.inferences],
             mapping_seconds=t3 - t2,  # for the evaluation reports' mapping_seconds column
         )
         results.append(

@@ -29,6 +29,7 @@ def _evaluation(
     rel_lin: Callable[[int, int], float],
     con_lin: Callable[[int, int], float],
     profile: Profile,
+    evidence_out: dict[tuple[str, int], float] | None = None,
 ) -> float:
     """SME's structural evaluation of a mapping (``t``, ``order``) or of ``s`` mapped onto itself.
 
@@ -39,7 +40,9 @@ def _evaluation(
     ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
     pair has it as an argument. Under ``information``, each local score is
     also weighted by how informative the pair's words are. The evaluation is
-    the sum of all evidence.
+    the sum of all evidence. ``evidence_out``, if given, receives each mapped
+    pair's evidence by (kind, source index): the score of that match hypothesis,
+    which candidate inferences sum (:mod:`mapping.inference`).
     """
     if order is None:  # the graph onto itself: every node, similarity 1
         rels = {i: i for i in range(len(s.relations))}
@@ -91,6 +94,8 @@ def _evaluation(
             support *= rl(i, rels[i])
         evidence[i] = local + trickle * support
         total += evidence[i]
+        if evidence_out is not None:
+            evidence_out[(RELATION, i)] = evidence[i]
     for a, b in cons.items():
         local = profile.concept_weight * cl(a, b) * con_weight(a, b)
         if profile.loose_concepts and not uses.get(a):
@@ -98,7 +103,10 @@ def _evaluation(
         support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
         if gated:
             support *= cl(a, b)
-        total += local + trickle * support
+        concept = local + trickle * support
+        total += concept
+        if evidence_out is not None:
+            evidence_out[(CONCEPT, a)] = concept
     return total
 
 

@@ -134,6 +134,9 @@ class MappedPair:
     generic: str | None
     #: A concept pair outside the matched structure (``Profile.loose_concepts``).
     loose: bool = False
+    #: The pair's evidence in the structural evaluation of the mapping: its local score plus
+    #: the trickle-down share of the pairs it is an argument of (SME's match-hypothesis score).
+    evidence: float = 0.0
 
 
 @dataclass
@@ -272,8 +275,10 @@ def _map_graphs(
     structural = len(best)
     if prof.loose_concepts > 0.0:
         best = best + _loose_concepts(s, t, best, search, prof.concept_floor)
+    evidence: dict[tuple[str, int], float] = {}
+    evaluation = _evaluation(s, t, best, search.rel_lin, search.con_lin, prof, evidence)
     return Mapping(
-        pairs=_mapped_pairs(s, t, best, structural, search, generic),
+        pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence),
         source_size=source.number_of_nodes(),
         target_size=target.number_of_nodes(),
         seconds=time.perf_counter() - started,
@@ -285,7 +290,7 @@ def _map_graphs(
         checks=search.work + (ahead.work if ahead else 0),
         similarity=name,
         profile=prof.name,
-        evaluation=_evaluation(s, t, best, search.rel_lin, search.con_lin, prof),
+        evaluation=evaluation,
         source_evaluation=_evaluation(s, None, None, search.rel_lin, search.con_lin, prof),
         target_evaluation=_evaluation(t, None, None, search.rel_lin, search.con_lin, prof),
     )
@@ -413,8 +418,10 @@ def _mapped_pairs(
     structural: int,
     search: _Search,
     generic: Generic | None,
+    evidence: dict[tuple[str, int], float],
 ) -> list[MappedPair]:
-    """The pairs of ``order`` as node ids and lemmas; those past ``structural`` are loose."""
+    """The pairs of ``order`` as node ids and lemmas, with their ``evidence`` by (kind,
+    source index); those past ``structural`` are loose."""
     pairs = []
     for n, (kind, a, b) in enumerate(order):
         if kind == RELATION:
@@ -424,5 +431,5 @@ def _mapped_pairs(
             sn, tn, sl, tl = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b]
             lin = search.con_lin(a, b)
             gen = generic(s.con_word[a], t.con_word[b], s.con_pos[a]) if generic else None
-        pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen, loose=n >= structural))
+        pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen, n >= structural, evidence[(kind, a)]))
     return pairs

@@ -371,6 +371,23 @@ class WordNet:
             self._weights[key] = hit
         return hit
 
+    def most_frequent_sense(self, word: str, pos: str = "n") -> int | None:
+        """The offset of ``word``'s sense most often tagged in SemCor (``cntlist``), or None.
+
+        The counts are those of ``word`` itself when WordNet lists it, else of
+        its base forms (``axes``: axis.n.01, not ax.n.01), so "found" is the
+        verb of founding a company, not the past of "find"; ties and untagged
+        words go to the first sense in WordNet's order.
+        """
+        offsets = self.offsets(word, pos)
+        if not offsets:
+            return None
+        counts = self._sense_counts[pos]
+        own = word if word in self._index[pos] else None
+        forms = [own] if own else self._morphy(word, pos)
+        tags = [max((counts.get((f, o), 0) for f in forms), default=0) for o in offsets]
+        return offsets[max(range(len(offsets)), key=lambda n: (tags[n], -n))]
+
     def information(self, word: str, pos: str = "n") -> float:
         """How informative ``word`` is, in [0, 1]: the SemCor information content of its
         most frequent sense over the greatest of ``pos`` (1.0 when WordNet or SemCor
@@ -578,8 +595,7 @@ class WordNet:
         if pos not in POS:
             return (1.0, None) if a == b else (0.0, None)
         if a == b:
-            offsets = self.offsets(a, pos)
-            return 1.0, offsets[0] if offsets else None
+            return 1.0, self.most_frequent_sense(a, pos)
         if pos == "a":
             return self._adjectives(a, b)
         sa, sb = self.synsets(a, pos), self.synsets(b, pos)

@@ -26,6 +26,7 @@ import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping import MappedPair
+from dri.mapping.inference import CandidateInference
 from dri.metrics.picture import MappingPicture, draw_mapping
 from dri.metrics.scores import SCORE_NAMES, Comparison
 
@@ -38,6 +39,8 @@ SCORE_LABELS = {
     "conceptual": "Conceptual similarity",
     "relational": "Relational similarity",
     "weighted_jaccard": "Weighted Jaccard",
+    "content": "Content similarity (word vectors)",
+    "combined": "Combined similarity (structure and content)",
     "tfidf_cosine": "TF-IDF cosine",
     "ngram3_containment": "Word 3-gram containment",
     "lcs_words": "LCS (words) / answer length",
@@ -96,7 +99,7 @@ class MappingView:
 
     comparison: Comparison
     picture: MappingPicture | None = None
-    inferences: Sequence[Any] = field(default_factory=tuple)
+    inferences: Sequence[CandidateInference] = field(default_factory=tuple)
 
     @property
     def pairs(self) -> list[MappedPair]:
@@ -117,7 +120,7 @@ def mapping_view(
     prefix: str = "mapping",
 ) -> MappingView:
     """The view of ``comparison``, with its picture when both graphs are given."""
-    inferences = tuple(getattr(comparison, "inferences", ()) or ())
+    inferences = tuple(comparison.inferences)
     picture = None
     if source is not None and target is not None:
         picture = draw_mapping(source, target, comparison.mapping, inferences, prefix=prefix)

@@ -44,9 +44,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ
 from dri.mapping import MappedPair, Mapping
+from dri.mapping.inference import CandidateInference
 
 __all__ = ["MAX_NODES", "MappingPicture", "draw_mapping"]
 
@@ -165,15 +167,40 @@ def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> d
         return {n: anchored[n] for n in g}
     if not anchored:
         return _layout(g)
+    # Free nodes start near their anchored neighbours, each a little apart:
+    # nodes started at one point with the same neighbours would never part.
+    rng = np.random.default_rng(1)
+    start = dict(anchored)
+    for n in free:
+        near = [anchored[m] for m in _arguments(g, n) if m in anchored]
+        cx, cy = np.mean(near, axis=0) if near else (0.5, 0.5)
+        jx, jy = rng.uniform(-0.1, 0.1, size=2)
+        start[n] = (float(cx + jx), float(cy + jy))
     pos = _spring(
         g,
-        pos={n: anchored.get(n, (0.5, 0.5)) for n in g},
+        pos=start,
         fixed=list(anchored),
         k=1.2 / max(g.number_of_nodes(), 1) ** 0.5,
     )
     placed = {n: (float(pos[n][0]), float(pos[n][1])) for n in g}
-    # Free nodes may drift outside the anchored square; keep them near it.
-    return {n: (min(max(x, -0.15), 1.15), min(max(y, -0.15), 1.15)) for n, (x, y) in placed.items()}
+    # A part with no mapped node drifts away from the rest: move it, whole, to
+    # the edge of the mapped part.
+    for part in nx.connected_components(g.to_undirected()):
+        if part & anchored.keys():
+            continue
+        xs, ys = [placed[n][0] for n in part], [placed[n][1] for n in part]
+        dx = _into(min(xs), max(xs), -0.15, 1.15)
+        dy = _into(min(ys), max(ys), -0.15, 1.15)
+        for n in part:
+            placed[n] = (placed[n][0] + dx, placed[n][1] + dy)
+    return placed
+
+
+def _into(low: float, high: float, lowest: float, highest: float) -> float:
+    """The shift that moves ``[low, high]`` into ``[lowest, highest]`` (its low end, if too long)."""
+    if high - low > highest - lowest or low < lowest:
+        return lowest - low
+    return min(0.0, highest - high)
 
 
 def _style(g: nx.DiGraph, node: str) -> tuple[str, str, str]:
@@ -196,7 +223,7 @@ def draw_mapping(
     source: nx.DiGraph,
     target: nx.DiGraph,
     mapping: Mapping,
-    inferences: Sequence[Any] = (),
+    inferences: Sequence[CandidateInference] = (),
     *,
     max_nodes: int = MAX_NODES,
     prefix: str = "mapping",
@@ -272,8 +299,16 @@ def draw_mapping(
             ha="center",
             va="center",
             fontsize=9,
-            zorder=3,
-            bbox={"boxstyle": box, "fc": face, "ec": edge, "lw": 0.9, "ls": ":" if dashed else "-"},
+            zorder=4 if dashed else 3,
+            color=edge if dashed else "black",
+            fontweight="bold" if dashed else "normal",
+            bbox={
+                "boxstyle": box,
+                "fc": face,
+                "ec": edge,
+                "lw": 1.4 if dashed else 0.9,
+                "ls": ":" if dashed else "-",
+            },
         )
         artist.set_gid(gid)
 
@@ -345,7 +380,7 @@ def draw_mapping(
 def _draw_inferences(
     ax: Any,
     node: Any,
-    inferences: Sequence[Any],
+    inferences: Sequence[CandidateInference],
     src_pos: dict[str, tuple[float, float]],
     shift: float,
     tgt_pos: dict[str, tuple[float, float]],

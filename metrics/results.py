@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri.mapping.inference import CandidateInference
 from dri.metrics.scores import SCORE_NAMES, Comparison
 from dri.metrics.stats import ScoreStats, score_stats
 
@@ -136,6 +137,8 @@ class Hit:
     error: str = ""
     comparison: Comparison | None = None
     graphs: tuple[nx.DiGraph, nx.DiGraph] | None = None
+    #: What the source suggests about the target, best support first (``mapping.inference``).
+    inferences: list[CandidateInference] = field(default_factory=list)
 
 
 @dataclass

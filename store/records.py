@@ -3,7 +3,8 @@
 Both backends take and return exactly these dataclasses, so the flows, the
 CLI and the evaluations never see a backend's own types. Conversions from the
 mapper's and the scorer's dataclasses (``mapping.MappedPair``,
-``metrics.Scores``) happen here, once, in :class:`ComparisonRecord`.
+``metrics.Scores``, ``mapping.inference.CandidateInference``) happen here,
+once, in :class:`ComparisonRecord`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dri.errors import ProjectError, one_line
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
 __all__ = [
+    "ARGUMENT_FIELDS",
+    "INFERENCE_FIELDS",
     "PAIR_FIELDS",
     "STORED_SCORES",
     "Analogue",
@@ -44,6 +47,28 @@ STORED_SCORES = tuple(
     if name in {"analogy_similarity", "semantic", "jaccard", "conceptual", "relational"}
 )
 PAIR_FIELDS = ("source", "target", "kind", "source_lemma", "target_lemma", "lin", "generic")
+#: A stored candidate inference (``CandidateInference.to_dict()`` without its anchors).
+INFERENCE_FIELDS = (
+    "source_relation",
+    "lemma",
+    "order",
+    "text",
+    "source_text",
+    "support",
+    "extrapolation",
+    "arguments",
+)
+#: Each of its arguments; ``target`` and ``target_lemma`` are None for a new entity.
+ARGUMENT_FIELDS = (
+    "role",
+    "kind",
+    "source",
+    "source_lemma",
+    "target",
+    "target_lemma",
+    "phrase",
+    "source_phrase",
+)
 
 # Graph attributes that become fields of the document record; everything else
 # the graph carries is kept too, but only in the stored graph itself.
@@ -108,9 +133,11 @@ class ComparisonRecord:
     """One scored comparison of ``source_id`` with ``target_id`` in a run.
 
     ``scores`` may be given as a dict or as :class:`metrics.Scores`;
-    ``pairs`` as dicts or :class:`mapping.MappedPair`. Both are normalised to
+    ``pairs`` as dicts or :class:`mapping.MappedPair`; ``inferences`` as dicts
+    or :class:`mapping.inference.CandidateInference`. All are normalised to
     plain dicts (scores: the five score fields plus the mapped counts;
-    pairs: :data:`PAIR_FIELDS`), which is what the store gives back.
+    pairs: :data:`PAIR_FIELDS`; inferences: :data:`INFERENCE_FIELDS`), which is
+    what the store gives back.
     """
 
     source_id: str
@@ -125,6 +152,8 @@ class ComparisonRecord:
     #: :data:`metrics.scores.MAPPING_SECONDS` (:meth:`scores_to_store`) and give it
     #: back here, never in ``scores``; records differing only in it compare equal.
     mapping_seconds: float | None = field(default=None, compare=False)
+    #: The comparison's candidate inferences, best support first (keyword).
+    inferences: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.scores = normalise_scores(self.scores)
@@ -132,6 +161,7 @@ class ComparisonRecord:
         if self.mapping_seconds is None and isinstance(kept, (int, float)) and not isinstance(kept, bool):
             self.mapping_seconds = float(kept)
         self.pairs = [normalise_pair(p) for p in self.pairs]
+        self.inferences = [normalise_inference(i) for i in self.inferences]
         self.params = dict(self.params or {})
         for name in ("source_id", "target_id", "run_id"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
@@ -218,6 +248,27 @@ def normalise_pair(pair: Any) -> dict[str, Any]:
     for name in ("source", "target", "kind", "source_lemma", "target_lemma"):
         out[name] = "" if out[name] is None else str(out[name])
     out["generic"] = None if out["generic"] in (None, "") else str(out["generic"])
+    return out
+
+
+def normalise_inference(inference: Any) -> dict[str, Any]:
+    raw = inference.to_dict() if hasattr(inference, "to_dict") else _as_mapping(inference)
+    out = {name: raw.get(name) for name in INFERENCE_FIELDS}
+    for name in ("source_relation", "lemma", "text", "source_text"):
+        out[name] = "" if out[name] is None else str(out[name])
+    out["order"] = int(out["order"] or 1)
+    out["support"] = float(out["support"] or 0.0)
+    out["extrapolation"] = float(out["extrapolation"] or 0.0)
+    arguments = []
+    for argument in out["arguments"] or []:
+        arg = _as_mapping(argument)
+        one = {name: arg.get(name) for name in ARGUMENT_FIELDS}
+        for name in ("role", "kind", "source", "source_lemma", "phrase", "source_phrase"):
+            one[name] = "" if one[name] is None else str(one[name])
+        for name in ("target", "target_lemma"):
+            one[name] = None if one[name] in (None, "") else str(one[name])
+        arguments.append(one)
+    out["arguments"] = arguments
     return out
 
 

@@ -3,7 +3,8 @@
 Used when no Neo4j is configured, so that the README's main job runs on a
 fresh machine. Graphs are kept whole, as the JSON of :func:`graphs.to_json`,
 one row per graph version; documents, corpus memberships, comparisons and
-mapping pairs are plain tables. The file is opened in WAL mode with a busy
+mapping pairs and candidate inferences are plain tables (an inference's
+arguments as JSON). The file is opened in WAL mode with a busy
 timeout, so several worker processes of a flow can write to it at once.
 """
 
@@ -24,6 +25,7 @@ import networkx as nx
 from dri.graphs import from_json, to_json
 from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
 from dri.store.records import (
+    INFERENCE_FIELDS,
     PAIR_FIELDS,
     STORED_SCORES,
     Analogue,
@@ -112,6 +114,21 @@ CREATE TABLE IF NOT EXISTS pairs (
     PRIMARY KEY (source_id, target_id, run_id, idx)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS pairs_generic ON pairs (generic);
+CREATE TABLE IF NOT EXISTS inferences (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    source_relation TEXT NOT NULL,
+    lemma TEXT NOT NULL,
+    relation_order INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    source_text TEXT NOT NULL,
+    support REAL NOT NULL,
+    extrapolation REAL NOT NULL,
+    arguments TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, run_id, idx)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS evaluations (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -501,6 +518,12 @@ class SQLiteStore(Store):
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [(*key, i, *(p[f] for f in PAIR_FIELDS)) for i, p in enumerate(result.pairs)],
         )
+        db.execute("DELETE FROM inferences WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
+        db.executemany(
+            f"INSERT INTO inferences (source_id, target_id, run_id, idx, {_INFERENCE_COLUMNS}) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(*key, i, *_inference_row(x)) for i, x in enumerate(result.inferences)],
+        )
 
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         return bool(
@@ -529,6 +552,15 @@ class SQLiteStore(Store):
             )
             for r in pair_rows:
                 by_key[r[:3]].pairs.append(dict(zip(PAIR_FIELDS, r[3:])))
+            inference_rows = self._query(
+                f"SELECT i.source_id, i.target_id, i.run_id, "
+                f"{', '.join('i.' + f for f in _INFERENCE_COLUMNS.split(', '))} "
+                f"FROM inferences i JOIN comparisons c USING (source_id, target_id, run_id) WHERE {where} "
+                "ORDER BY i.source_id, i.target_id, i.run_id, i.idx",
+                params,
+            )
+            for r in inference_rows:
+                by_key[r[:3]].inferences.append(_inference(r[3:]))
         return found
 
     def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
@@ -605,14 +637,44 @@ class SQLiteStore(Store):
     # -- housekeeping ----------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
-        tables = ("corpora", "documents", "members", "graphs", "comparisons", "pairs", "evaluations")
+        tables = (
+            "corpora",
+            "documents",
+            "members",
+            "graphs",
+            "comparisons",
+            "pairs",
+            "inferences",
+            "evaluations",
+        )
         row = self._query("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {t})" for t in tables))[0]
         return dict(zip(tables, row))
 
     def clear(self) -> None:
         with self._write() as db:
-            for table in ("pairs", "comparisons", "graphs", "members", "corpora", "documents", "evaluations"):
+            for table in (
+                "pairs",
+                "inferences",
+                "comparisons",
+                "graphs",
+                "members",
+                "corpora",
+                "documents",
+                "evaluations",
+            ):
                 db.execute(f"DELETE FROM {table}")
+
+
+# The inference columns in INFERENCE_FIELDS order ("order" is an SQL keyword).
+_INFERENCE_COLUMNS = ", ".join("relation_order" if f == "order" else f for f in INFERENCE_FIELDS)
+
+
+def _inference_row(inference: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(to_json_text(inference[f]) if f == "arguments" else inference[f] for f in INFERENCE_FIELDS)
+
+
+def _inference(row: Sequence[Any]) -> dict[str, Any]:
+    return {f: json.loads(v) if f == "arguments" else v for f, v in zip(INFERENCE_FIELDS, row)}
 
 
 def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentRecord:

@@ -27,7 +27,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,14 +158,63 @@ class OpenedPage:
         return [url for url in self.requests if not url.startswith(("file:", "data:", "blob:", "about:"))]
 
 
-@dataclass
 class Chromium:
-    """One running headless Chromium; :meth:`open` loads a page in a new tab."""
+    """Headless Chromium, started by the first :meth:`open` (a page in a new tab)
+    and stopped by :meth:`close`, with a fresh profile folder each time.
 
-    context: BrowserContext
-    user_data_dir: Path
-    executable: str
-    pages: list[OpenedPage] = field(default_factory=list)
+    Playwright's synchronous API runs an asyncio event loop in this thread
+    while the browser runs, and code that looks for a running loop (Prefect's
+    flows and results) takes itself to be called from async code. So the
+    browser starts only when a page is opened: a test runs its ``dri``
+    commands first, then opens the pages, and the fixture stops the browser
+    when the test ends.
+    """
+
+    def __init__(self, executable: str, *, extra_flags: tuple[str, ...] = ()) -> None:
+        self.executable = executable
+        self.extra_flags = extra_flags
+        self.pages: list[OpenedPage] = []
+        self._context: BrowserContext | None = None
+        self._user_data_dir: Path | None = None
+        self._running: ExitStack | None = None
+
+    @property
+    def context(self) -> BrowserContext:
+        """The browser's (persistent) context, started if need be."""
+        self.start()
+        assert self._context is not None
+        return self._context
+
+    @property
+    def user_data_dir(self) -> Path:
+        """The running browser's fresh profile folder."""
+        self.start()
+        assert self._user_data_dir is not None
+        return self._user_data_dir
+
+    def start(self) -> None:
+        if self._running is not None:
+            return
+        with ExitStack() as stack:
+            folder = Path(tempfile.mkdtemp(prefix="dri-chromium-"))
+            stack.callback(shutil.rmtree, folder, ignore_errors=True)
+            playwright = stack.enter_context(sync_playwright())
+            context = playwright.chromium.launch_persistent_context(
+                str(folder),
+                executable_path=self.executable,
+                headless=True,
+                args=[*CHROMIUM_FLAGS, *self.extra_flags],
+                viewport=DEFAULT_VIEWPORT,  # type: ignore[arg-type]
+            )
+            stack.callback(context.close)
+            self._context, self._user_data_dir, self._running = context, folder, stack.pop_all()
+
+    def close(self) -> None:
+        """Stop the browser (if it runs) and delete its profile folder."""
+        self.pages.clear()
+        running, self._running, self._context, self._user_data_dir = self._running, None, None, None
+        if running is not None:
+            running.close()
 
     def open(
         self,
@@ -199,29 +248,12 @@ class Chromium:
             page.wait_for_selector(wait_for, state="visible", timeout=timeout * 1000)
         return opened
 
-    def close_pages(self) -> None:
-        """Close every page that :meth:`open` opened."""
-        while self.pages:
-            self.pages.pop().page.close()
-
 
 @contextmanager
 def launch_chromium(*, extra_flags: tuple[str, ...] = ()) -> Iterator[Chromium]:
-    """Start headless Chromium with a fresh profile folder; stop it and delete the folder afterwards."""
-    executable = chromium_path()
-    user_data_dir = Path(tempfile.mkdtemp(prefix="dri-chromium-"))
+    """A :class:`Chromium` of Debian's binary (started by its first page), stopped afterwards."""
+    browser = Chromium(chromium_path(), extra_flags=extra_flags)
     try:
-        with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(user_data_dir),
-                executable_path=executable,
-                headless=True,
-                args=[*CHROMIUM_FLAGS, *extra_flags],
-                viewport=DEFAULT_VIEWPORT,  # type: ignore[arg-type]
-            )
-            try:
-                yield Chromium(context=context, user_data_dir=user_data_dir, executable=executable)
-            finally:
-                context.close()
+        yield browser
     finally:
-        shutil.rmtree(user_data_dir, ignore_errors=True)
+        browser.close()

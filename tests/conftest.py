@@ -12,8 +12,9 @@ on ``DRI_TEST_NEO4J_PORT`` (default 7697) and stops it afterwards if it
 started it. If that fails, the tests fail with the script's message. The
 tests own the database they are pointed at.
 
-:func:`chromium` is Debian's headless Chromium (``tests/chromium.py``), one
-for the session; without it the browser tests fail, never skip.
+:func:`chromium` is Debian's headless Chromium (``tests/chromium.py``),
+started by a test's first page and stopped after the test; without it the
+browser tests fail, never skip.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
-from chromium import Chromium, ChromiumMissing, launch_chromium
+from chromium import Chromium, ChromiumMissing, chromium_path
 from neo4j_server import neo4j_script
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -71,17 +72,12 @@ def neo4j_uri() -> Iterator[str]:
         neo4j_script("stop", port)
 
 
-@pytest.fixture(scope="session")
-def _chromium_session() -> Iterator[Chromium]:
+@pytest.fixture
+def chromium() -> Iterator[Chromium]:
+    """Headless Debian Chromium (tests/chromium.py), started by the test's first page, stopped after it."""
     try:
-        with launch_chromium() as browser:
-            yield browser
+        browser = Chromium(chromium_path())
     except ChromiumMissing as error:
         pytest.fail(str(error), pytrace=False)
-
-
-@pytest.fixture
-def chromium(_chromium_session: Chromium) -> Iterator[Chromium]:
-    """Headless Debian Chromium (tests/chromium.py), shared by the session; a test's pages close after it."""
-    yield _chromium_session
-    _chromium_session.close_pages()
+    yield browser
+    browser.close()

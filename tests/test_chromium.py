@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import http.server
 import threading
@@ -9,7 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM_FLAGS, DOCS_IMG, Chromium, ChromiumMissing, chromium_path, docs_screenshot
+from chromium import (
+    CHROMIUM_FLAGS,
+    DOCS_IMG,
+    Chromium,
+    ChromiumMissing,
+    chromium_path,
+    docs_screenshot,
+    launch_chromium,
+)
 
 FITS = """<!doctype html><html><head><title>fits</title></head><body>
 <h1 id="title">A page that fits</h1>
@@ -36,6 +45,19 @@ def site(tmp_path: Path) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+def test_the_browser_runs_only_from_the_first_page_to_the_end(tmp_path: Path) -> None:
+    # Playwright's event loop runs in this thread while the browser runs: Prefect would take
+    # itself to be in async code. Before the first page and after the end there is none.
+    with launch_chromium() as browser:
+        assert asyncio._get_running_loop() is None
+        browser.open("about:blank")
+        assert asyncio._get_running_loop() is not None
+        folder = browser.user_data_dir
+        assert folder.is_dir()
+    assert asyncio._get_running_loop() is None
+    assert not folder.exists()
 
 
 def test_runs_debians_chromium_headless_with_the_flags(chromium: Chromium) -> None:

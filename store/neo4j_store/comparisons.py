@@ -1,7 +1,9 @@
 """Comparisons in Neo4j: each one a Mapping node linked to its two
 documents, with a SIMILAR relationship between them carrying the scores,
-and its Pair nodes linked to the mapped Concept/Relation nodes and their
-Generic concepts; the analogues of a document ranked by their scores.
+its Pair nodes linked to the mapped Concept/Relation nodes and their
+Generic concepts, and its Inference nodes (candidate inferences) linked to
+the source relation they carry over and to the target nodes they are about;
+the analogues of a document ranked by their scores.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from typing import Any
 
 from dri.store.base import check_k, now, to_json_text
 from dri.store.neo4j_store.connection import Neo4jConnection
-from dri.store.records import PAIR_FIELDS, STORED_SCORES, Analogue, ComparisonRecord, RunRecord, StoreError
+from dri.store.records import (
+    INFERENCE_FIELDS,
+    PAIR_FIELDS,
+    STORED_SCORES,
+    Analogue,
+    ComparisonRecord,
+    RunRecord,
+    StoreError,
+)
 
 __all__ = ["Neo4jComparisons"]
 
@@ -36,13 +46,19 @@ class Neo4jComparisons(Neo4jConnection):
         return {keys[r["id"]] for r in rows}
 
     def _write_comparison(self, tx: Any, result: ComparisonRecord) -> None:
+        pairs = [{"id": f"{result.key}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
+        self._write_mapping(tx, result, len(pairs))
+        self._write_pairs(tx, result, pairs)
+        self._write_inferences(tx, result)
+
+    def _write_mapping(self, tx: Any, result: ComparisonRecord, npairs: int) -> None:
+        """The Mapping node with its scores, linked to both documents, and their SIMILAR relationship."""
         mapping_id = result.key
         scores = {f: result.scores[f] for f in STORED_SCORES}
         scores.update(
             mapped_concepts=result.scores.get("mapped_concepts", 0),
             mapped_relations=result.scores.get("mapped_relations", 0),
         )
-        pairs = [{"id": f"{mapping_id}#{i}", "idx": i, **p} for i, p in enumerate(result.pairs)]
         created = result.created or now()
 
         found = tx.run(
@@ -63,7 +79,7 @@ class Neo4jComparisons(Neo4jConnection):
             scores=scores,
             scores_json=to_json_text(result.scores_to_store()),
             params=to_json_text(result.params),
-            npairs=len(pairs),
+            npairs=npairs,
             created=created,
         ).single()
         if not found or not found["n"]:
@@ -78,6 +94,10 @@ class Neo4jComparisons(Neo4jConnection):
                 f"{missing[0] if missing else result.source_id} "
                 f"(store the documents first)",
             )
+
+    def _write_pairs(self, tx: Any, result: ComparisonRecord, pairs: list[dict[str, Any]]) -> None:
+        """The mapping's Pair nodes, linked to the mapped Concept/Relation nodes and their Generic."""
+        mapping_id = result.key
         tx.run(
             "MATCH (:Mapping {id: $mid})-[:HAS_PAIR]->(p:Pair) WHERE p.idx >= $n DETACH DELETE p",
             mid=mapping_id,
@@ -118,6 +138,60 @@ class Neo4jComparisons(Neo4jConnection):
             pairs,
         )
 
+    def _write_inferences(self, tx: Any, result: ComparisonRecord) -> None:
+        """The mapping's Inference nodes: ``(Mapping)-[:SUGGESTS]->(Inference)``, each
+        ``-[:FROM_RELATION]->`` the source relation it carries over and ``-[:ABOUT {role}]->``
+        the target concepts or relations its mapped arguments become."""
+        mapping_id = result.key
+        rows = [
+            {
+                "id": f"{mapping_id}#i{i}",
+                "idx": i,
+                **{f: x[f] for f in INFERENCE_FIELDS if f != "arguments"},
+                "arguments": to_json_text(x["arguments"]),
+                "about": [
+                    {
+                        "role": a["role"],
+                        "target": a["target"],
+                        "label": "Relation" if a["kind"] == "relation" else "Concept",
+                    }
+                    for a in x["arguments"]
+                    if a["target"] is not None
+                ],
+            }
+            for i, x in enumerate(result.inferences)
+        ]
+        tx.run(
+            "MATCH (:Mapping {id: $mid})-[:SUGGESTS]->(i:Inference) WHERE i.idx >= $n DETACH DELETE i",
+            mid=mapping_id,
+            n=len(rows),
+        ).consume()
+        self._unwind(
+            tx,
+            "MATCH (m:Mapping {id: $mid}) UNWIND $rows AS row "
+            "MERGE (i:Inference {id: row.id}) "
+            "SET i.idx = row.idx, i.source_relation = row.source_relation, i.lemma = row.lemma, "
+            "    i.order = row.order, i.text = row.text, i.source_text = row.source_text, "
+            "    i.support = row.support, i.extrapolation = row.extrapolation, i.arguments = row.arguments, "
+            "    i.run_id = $run, i.source_id = $source, i.target_id = $target "
+            "MERGE (m)-[:SUGGESTS]->(i) "
+            "WITH i, row OPTIONAL MATCH (i)-[old:FROM_RELATION|ABOUT]->() DELETE old "
+            "WITH DISTINCT i, row "
+            "OPTIONAL MATCH (r:Relation {doc_id: $source, key: row.source_relation}) "
+            "FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | MERGE (i)-[:FROM_RELATION]->(r)) "
+            "WITH i, row UNWIND row.about AS about "
+            "OPTIONAL MATCH (c:Concept {doc_id: $target, key: about.target}) WHERE about.label = 'Concept' "
+            "OPTIONAL MATCH (q:Relation {doc_id: $target, key: about.target}) WHERE about.label = 'Relation' "
+            "WITH i, about, coalesce(c, q) AS x "
+            "FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END | "
+            "    MERGE (i)-[:ABOUT {role: about.role}]->(x))",
+            rows,
+            mid=mapping_id,
+            run=result.run_id,
+            source=result.source_id,
+            target=result.target_id,
+        )
+
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         key = ComparisonRecord(source_id, target_id, run_id).key
         return bool(self._read("MATCH (m:Mapping {id: $id}) RETURN 1 LIMIT 1", id=key))
@@ -128,9 +202,10 @@ class Neo4jComparisons(Neo4jConnection):
             "RETURN m.id AS id, m.source_id AS source_id, m.target_id AS target_id, m.run_id AS run_id, "
             "m.params AS params, m.scores AS scores, m.created AS created, "
             + (
-                "COLLECT { MATCH (m)-[:HAS_PAIR]->(p:Pair) RETURN p ORDER BY p.idx } AS pairs "
+                "COLLECT { MATCH (m)-[:HAS_PAIR]->(p:Pair) RETURN p ORDER BY p.idx } AS pairs, "
+                "COLLECT { MATCH (m)-[:SUGGESTS]->(i:Inference) RETURN i ORDER BY i.idx } AS inferences "
                 if pairs
-                else "[] AS pairs "
+                else "[] AS pairs, [] AS inferences "
             )
             + "ORDER BY source_id, target_id, run_id",
             **params,
@@ -144,6 +219,13 @@ class Neo4jComparisons(Neo4jConnection):
                 json.loads(r["scores"] or "{}"),
                 [{f: p.get(f) for f in PAIR_FIELDS} for p in r["pairs"]],
                 r["created"] or "",
+                inferences=[
+                    {
+                        f: json.loads(i.get(f) or "[]") if f == "arguments" else i.get(f)
+                        for f in INFERENCE_FIELDS
+                    }
+                    for i in r["inferences"]
+                ],
             )
             for r in rows
         ]

@@ -32,6 +32,7 @@ SCHEMA_STATEMENTS = (
     "CREATE CONSTRAINT relation_doc_key IF NOT EXISTS FOR (n:Relation) REQUIRE (n.doc_id, n.key) IS UNIQUE",
     "CREATE CONSTRAINT mapping_id IF NOT EXISTS FOR (m:Mapping) REQUIRE m.id IS UNIQUE",
     "CREATE CONSTRAINT pair_id IF NOT EXISTS FOR (p:Pair) REQUIRE p.id IS UNIQUE",
+    "CREATE CONSTRAINT inference_id IF NOT EXISTS FOR (i:Inference) REQUIRE i.id IS UNIQUE",
     "CREATE CONSTRAINT generic_name IF NOT EXISTS FOR (g:Generic) REQUIRE g.name IS UNIQUE",
     "CREATE CONSTRAINT evaluation_id IF NOT EXISTS FOR (e:Evaluation) REQUIRE e.id IS UNIQUE",
     "CREATE INDEX concept_doc_key IF NOT EXISTS FOR (n:Concept) ON (n.doc_id, n.key)",
@@ -48,7 +49,18 @@ SCHEMA_STATEMENTS = (
     f"OPTIONS {{indexConfig: {{`vector.dimensions`: {DENSE_DIMENSIONS}, `vector.similarity_function`: 'cosine'}}}}",
 )
 
-LABELS = ("Corpus", "Document", "Graph", "Concept", "Relation", "Mapping", "Pair", "Generic", "Evaluation")
+LABELS = (
+    "Corpus",
+    "Document",
+    "Graph",
+    "Concept",
+    "Relation",
+    "Mapping",
+    "Pair",
+    "Generic",
+    "Inference",
+    "Evaluation",
+)
 RELATIONSHIP_TYPES = (
     "CONTAINS",
     "HAS_GRAPH",
@@ -61,6 +73,9 @@ RELATIONSHIP_TYPES = (
     "SOURCE",
     "TARGET",
     "GENERIC",
+    "SUGGESTS",
+    "FROM_RELATION",
+    "ABOUT",
 )
 
 

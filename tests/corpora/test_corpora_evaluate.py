@@ -124,6 +124,13 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
     assert [h.rank for h in atom.hits] == [1, 2, 3]
     assert atom.hits[0].scores["analogy_similarity"] >= atom.hits[1].scores["analogy_similarity"]
     assert ("concept", "planet", "electron") in {m[:3] for m in atom.hits[0].mapping}
+    # Each hit carries what its source suggests about the target, as stored with the comparison.
+    assert [ci.text() for ci in atom.hits[0].inferences] == [
+        "nucleus heat_to electron",
+        "nucleus give [new: light]",
+    ]
+    heart = next(r for r in results if r.target.name == "heart-pump.txt")
+    assert heart.hits[0].inferences[0].text() == "heart push blood"
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target rutherford-atom.txt" in summary and "planet ↔ electron" in summary
 
@@ -131,3 +138,14 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
 def test_unreadable_corpus_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError, match="file_information.csv"):
         evaluate_plagiarism(tmp_path, False)
+
+
+def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as():
+    from dri.corpora.evaluate import headline_order
+    from dri.metrics.results import STRUCTURE_SCORES
+
+    for kind in ("plagiarism", "translation", "judgements", "ranking"):
+        order = headline_order(kind)
+        assert order[0] == "combined" and sorted(order) == sorted(STRUCTURE_SCORES)
+    for kind in ("analogy", "choice"):
+        assert headline_order(kind)[0] == "analogy_similarity"

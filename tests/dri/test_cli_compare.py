@@ -46,6 +46,31 @@ def test_json_output(tmp_path, capsys):
     assert len(data["mapping"]["pairs"]) == 4
 
 
+DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
+
+
+def test_the_candidate_inferences_follow_the_mapping_table(capsys):
+    source, target = DEMO / "solar-system.txt", DEMO / "rutherford-atom.txt"
+    assert main(["compare", str(source), str(target)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heading = next(n for n, line in enumerate(lines) if line.startswith("Candidate inferences (2;"))
+    assert heading > next(n for n, line in enumerate(lines) if line.startswith("source term"))
+    rows = [line.split() for line in lines[heading + 1 :]]
+    assert [row[1:] for row in rows] == [
+        ["nucleus", "heat_to", "electron", "<-", "sun", "heat_to", "planet"],
+        ["nucleus", "give", "[new:", "light]", "<-", "sun", "give", "light"],
+    ]
+    assert float(rows[0][0]) > float(rows[1][0]) > 0
+    assert main(["compare", "--json", str(source), str(target)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(i["text"], i["order"]) for i in data["inferences"]] == [
+        ("nucleus heat_to electron", 1),
+        ("nucleus give [new: light]", 1),
+    ]
+    new = data["inferences"][1]["arguments"][1]
+    assert new["target"] is None and new["source_lemma"] == "light"
+
+
 def test_texts(tmp_path, capsys):
     assert main(["compare", "--json", str(CORPUS / "orig_taske.txt"), str(CORPUS / "g0pE_taske.txt")]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -101,6 +101,7 @@ def test_compare_page_in_chromium(chromium, tmp_path):
     assert page.console_errors == [] and page.external_requests() == []
     (picture,) = page.evaluate(_PICTURES_JS.replace("details[open]", "body"))
     assert picture["links"] == picture["rows"] >= 20
+    assert picture["inferences"] == len(picture["inference_rows"]) >= 1
     _no_raw_markdown(page)
     _fits(page)
     page.page.set_viewport_size({"width": 1280, "height": 1100})

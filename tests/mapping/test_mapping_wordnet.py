@@ -374,3 +374,53 @@ def test_information_ranks_general_words_below_specific_ones():
     assert wn.information("xyzzyqq", "n") == 1.0 and wn.information("weak", "a") == 1.0
     assert wn.information("entity", "n") == 0.0  # the root: every noun is an entity
     assert all(0.0 < wn.information(w, "n") < 1.0 for w in ("thing", "dog"))
+
+
+@pytest.mark.parametrize(
+    "word, pos, expected",
+    [
+        # SemCor tags motion 8 times as gesture.n.02 ("the use of movements ... to communicate"),
+        # 7 as movement.n.03 and 6 as motion.n.03: the most frequent sense is the first.
+        ("motion", "n", "gesture.n.02"),
+        ("orbit", "n", "orbit.n.01"),
+        ("path", "n", "way.n.05"),
+        # "revolve_around" is tagged twice as focus_on.v.01 ("center upon"), never as revolve_around.v.02.
+        ("revolve_around", "v", "focus_on.v.01"),
+        ("revolve", "v", "revolve.v.01"),
+        # A word WordNet lists counts its own senses: "found" a company, not the past of "find" ...
+        ("found", "v", "establish.v.01"),
+        ("lay", "v", "put.v.01"),
+        # ... and one it does not list counts its base forms': axis.n.01 (tagged 6 times), not ax.n.01 (2).
+        ("axes", "n", "axis.n.01"),
+    ],
+)
+def test_identical_lemmas_meet_in_their_most_frequent_semcor_sense(word, pos, expected):
+    for rule in RULES:
+        assert lin_and_generic(word, word, pos, rule=rule) == (1.0, expected)
+
+
+def test_the_generic_space_of_different_words_is_where_the_best_sense_pair_meets(nltk_reader):
+    from nltk.corpus.reader.wordnet import _lcs_ic, information_content
+
+    reader, ic = nltk_reader
+    for a, b in [("electron", "planet"), ("nucleus", "sun"), ("leg", "bus"), ("charge", "mass")]:
+        score, generic = lin_and_generic(a, b, "n", rule="max")
+        lcs = reader.synset(generic)
+        # A pair of senses under the generic space reaches the score through it ...
+        reaching = [
+            (x, y)
+            for x in reader.synsets(a, "n")
+            for y in reader.synsets(b, "n")
+            if lcs in [*x.common_hypernyms(y), x, y] and x.lin_similarity(y, ic) == pytest.approx(score)
+        ]
+        assert reaching, (a, b, generic)
+        # ... and it is the most informative subsumer of that pair (the "lowest" by IC).
+        x, y = reaching[0]
+        assert information_content(lcs, ic) == pytest.approx(_lcs_ic(x, y, ic)[2])
+
+
+def test_identical_relation_labels_take_their_head_verbs_most_frequent_sense():
+    assert relation_generic_space("revolve_around", "revolve_around") == "focus_on.v.01"
+    assert relation_generic_space("attract_with", "attract_with") == "attract.v.01"
+    assert relation_generic_space("fall_not_into", "fall_not_into") == "fall.v.01"
+    assert relation_generic_space("isa", "isa") is None

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from dri.graphs import add_triple, new_graph
+from dri.mapping.inference import CandidateInference, InferenceArgument
 from dri.metrics import compare
 from dri.metrics.pages import comparison_page, mapping_view
 from dri.metrics.report import write_report
@@ -49,9 +50,25 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
     comparison = compare(source, target)
     scores = dict.fromkeys(("analogy_similarity", "semantic", "jaccard", "conceptual", "relational"), 0.5)
     stored = [(p.kind, p.source_lemma, p.target_lemma, p.generic) for p in comparison.mapping.pairs]
+    grazes = CandidateInference(
+        "r:3",
+        "graze_on",
+        1,
+        (
+            InferenceArgument("subj", "c:cow", "cow", "c:electron", "electron", phrase="electron"),
+            InferenceArgument("obj", "c:grass", "grass", None, None, phrase="[new: grass]"),
+        ),
+        support=1.5,
+    )
     hits = [
         Hit(1, Path("solar.txt"), scores, stored, comparison=comparison, graphs=(source, target)),
-        Hit(2, Path("farm.txt"), scores, [("concept", "cow", "electron", "organism.n.01")]),
+        Hit(
+            2,
+            Path("farm.txt"),
+            scores,
+            [("concept", "cow", "electron", "organism.n.01")],
+            inferences=[grazes],
+        ),
     ]
     rows = [
         {"source": f"{name}.txt", "target": "atom.txt", "group": "atom.txt", **scores}
@@ -66,8 +83,10 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
     assert len(re.findall(r'<g id="t1-h1-pair-\d+"', page)) == 4
     assert "t1-h2-pair" not in page  # a hit without its comparison shows the stored pairs only
     assert "cow" in page and "organism.n.01" in page
+    assert "electron graze_on [new: grass]" in page and "cow graze_on grass" in page
     assert "Kruskal" not in page and "<pre>" not in page and "## " not in page and "|---|" not in page
     _offline(page)
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target atom.txt" in summary and "| 1 | solar.txt | 0.500 |" in summary
     assert "- farm.txt: cow ↔ electron (organism.n.01)" in summary and "Kruskal" not in summary
+    assert "- farm.txt suggests: electron graze_on [new: grass] (1.50)" in summary

@@ -59,6 +59,20 @@ def test_one_link_per_mapped_pair_coloured_by_lin(solar_atom):
     ).group(1)
 
 
+def test_inferences_are_drawn_into_the_target(solar_atom):
+    source, target, comparison = solar_atom
+    assert comparison.inferences
+    picture = draw_mapping(source, target, comparison.mapping, comparison.inferences, prefix="i")
+    drawn = _groups(picture.svg, "i", "inference")
+    assert len(drawn) == picture.inferences_shown == len(comparison.inferences)
+    for k, inference in enumerate(comparison.inferences):
+        assert f"{inference.lemma.replace('_', ' ')}?" in ET.tostring(
+            drawn[f"i-inference-{k}"], encoding="unicode"
+        )
+    if any(a.new for i in comparison.inferences for a in i.arguments):
+        assert _groups(picture.svg, "i", "new") and "new: " in picture.svg
+
+
 def test_loose_pairs_are_dashed():
     source, target = new_graph("s", name="s"), new_graph("t", name="t")
     add_triple(source, "sun", "attract", "planet")

@@ -9,6 +9,7 @@ import pytest
 from dri.graphs import add_triple, new_graph
 from dri.mapping import MappedPair, Mapping
 from dri.metrics import Comparison, compare, score_mapping
+from dri.metrics.scores import SCORE_NAMES, STRUCTURE_HALF, combine
 
 
 def _mapping(pairs: list[MappedPair], source_size: int, target_size: int) -> Mapping:
@@ -43,6 +44,7 @@ def test_identical_graphs_score_one():
     add_triple(g, "sun", "attract", "planet")
     add_triple(g, "planet", "orbit", "sun")
     s = compare(g, g.copy()).scores
+    assert s.content == pytest.approx(1.0) and s.combined == pytest.approx(1.0)
     assert (s.jaccard, s.semantic, s.conceptual, s.relational, s.analogy_similarity) == (
         1.0,
         1.0,
@@ -71,3 +73,22 @@ def test_comparison_to_dict_is_json():
     assert data["scores"]["mapped_relations"] == 1
     assert {(p["source_lemma"], p["target_lemma"]) for p in data["mapping"]["pairs"]} >= {("chase", "chase")}
     assert data["scores"]["analogy_similarity"] == pytest.approx(comparison.scores.analogy_similarity)
+
+
+def test_content_and_combined_scores():
+    a, b = new_graph("a"), new_graph("b")
+    add_triple(a, "sun", "attract", "planet")
+    add_triple(b, "nucleus", "attract", "electron")
+    s = compare(a, b).scores
+    assert 0.0 < s.content < 1.0
+    # One relation each: the structure's share is 1 / (1 + STRUCTURE_HALF).
+    share = 1 / (1 + STRUCTURE_HALF)
+    assert s.combined == pytest.approx(share * s.analogy_similarity + (1 - share) * s.content)
+    assert {"content", "combined"} <= set(SCORE_NAMES)
+
+
+def test_combined_leans_on_structure_as_relations_grow():
+    assert combine(0.8, 0.2, 0) == pytest.approx(0.2)  # nothing to map: content alone
+    assert combine(0.8, 0.2, int(STRUCTURE_HALF)) == pytest.approx(0.5)
+    assert combine(0.8, 0.2, 1000) > 0.79
+    assert 0.0 <= combine(1.0, 1.0, 3) <= 1.0

@@ -337,6 +337,32 @@ def test_real_scores_and_mapping_pairs_are_stored(store):
     )
 
 
+def test_candidate_inferences_are_stored_with_their_comparison(store):
+    from dri.metrics import compare
+
+    source, target = make_graph("solar", "solar.txt", SOLAR), make_graph("atom", "atom.txt", ATOM)
+    result = compare(source, target)
+    store.put_document("c", source)
+    store.put_document("c", target)
+    record = ComparisonRecord(
+        "solar", "atom", "run-1", {}, result.scores, list(result.mapping.pairs), inferences=result.inferences
+    )
+    store.put_comparison(record)
+    stored = store.get_comparison("solar", "atom", "run-1")
+    # The sun heats the planet; the atom text says nothing of the kind.
+    assert [(i["text"], i["source_text"], i["order"]) for i in stored.inferences] == [
+        ("nucleus heat electron", "sun heat planet", 1)
+    ]
+    assert stored.inferences == record.inferences
+    assert stored.inferences[0]["support"] == pytest.approx(result.inferences[0].support)
+    assert stored.inferences[0]["support"] > 0
+    assert [a["target"] for a in stored.inferences[0]["arguments"]] == ["c:nucleus", "c:electron"]
+    assert store.comparisons(pairs=True)[0].inferences == record.inferences
+    assert store.comparisons()[0].inferences == []  # like the pairs, read only when asked for
+    store.put_comparison(dataclasses.replace(record, inferences=[]))  # stored again without: gone
+    assert store.get_comparison("solar", "atom", "run-1").inferences == []
+
+
 @pytest.fixture(scope="module")
 def clough_graph():
     from dri.extract import graph_from_path

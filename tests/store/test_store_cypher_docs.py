@@ -3,6 +3,7 @@ answers something on a small stored corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -74,7 +75,40 @@ def loaded(neo4j_uri):
             }
             for p in pair
         ]
-        store.put_comparison(comparison("atom", "solar", "run-1", 0.9, pairs=pair))
+        # With the electron mapped to the sun, "electron orbit nucleus" suggests "sun orbit [new: nucleus]".
+        suggestion = {
+            "source_relation": "r:1",
+            "lemma": "orbit",
+            "order": 1,
+            "text": "sun orbit [new: nucleus]",
+            "source_text": "electron orbit nucleus",
+            "support": 0.4,
+            "extrapolation": 2 / 3,
+            "arguments": [
+                {
+                    "role": "subj",
+                    "kind": "concept",
+                    "source": "c:electron",
+                    "source_lemma": "electron",
+                    "target": "c:sun",
+                    "target_lemma": "sun",
+                    "phrase": "sun",
+                    "source_phrase": "electron",
+                },
+                {
+                    "role": "obj",
+                    "kind": "concept",
+                    "source": "c:nucleus",
+                    "source_lemma": "nucleus",
+                    "target": None,
+                    "target_lemma": None,
+                    "phrase": "[new: nucleus]",
+                    "source_phrase": "nucleus",
+                },
+            ],
+        }
+        best = comparison("atom", "solar", "run-1", 0.9, pairs=pair)
+        store.put_comparison(dataclasses.replace(best, inferences=[suggestion]))
         store.put_comparison(comparison("solar", "atom", "run-1", 0.85, pairs=back))
         store.put_comparison(comparison("water", "solar", "run-1", 0.4))
         store.put_comparison(comparison("heat", "water", "run-1", 0.8))
@@ -91,6 +125,7 @@ def test_the_doc_has_the_queries_the_issue_asks_for():
         "score distribution per level",
         "per language",
         "best match changed between two runs",
+        "best analogue suggests",
     ):
         assert heading in text
     assert len(QUERIES) >= 8
@@ -183,3 +218,18 @@ def test_the_picture_query_draws_both_documents_the_pairs_and_their_generic_spac
     assert types == sorted(
         ["SOURCE"] * 2 + ["TARGET"] * 2 + ["HAS_NODE"] * 4 + ["GENERIC"] * 2 + ["OBJ", "SUBJ"]
     )
+
+
+def test_the_suggestion_queries_give_the_best_analogues_inferences(loaded):
+    rows = _run(loaded, "i.source_text AS because", doc="solar.txt", run_id=None)
+    assert [(r["analogue"], r["analogy_similarity"], r["suggestion"], r["because"]) for r in rows] == [
+        ("atom.txt", 0.9, "sun orbit [new: nucleus]", "electron orbit nucleus")
+    ]
+    about = _run(loaded, "count(DISTINCT i) AS suggestions", doc="solar.txt", run_id=None)
+    assert [(r["concept"], r["suggestions"], r["examples"]) for r in about] == [
+        ("sun", 1, ["sun orbit [new: nucleus]"])
+    ]
+    picture = _run(
+        loaded, "RETURN i, origin, r, about, x", source="atom.txt", target="solar.txt", run_id="run-1"
+    )
+    assert [(r["r"]["lemma"], r["x"]["lemma"], r["about"][1]) for r in picture] == [("orbit", "sun", "ABOUT")]

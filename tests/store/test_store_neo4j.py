@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import socket
 import time
@@ -9,7 +10,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_test_helpers import SOLAR, comparison, corpus_graphs, make_graph
+from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
 
 from dri.store import StoreError, open_store
 from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
@@ -99,6 +100,45 @@ def test_a_mapping_is_linked_to_the_mapped_nodes_and_its_generic_space(neo4j_sto
     assert rows == [
         {"label": "Concept", "a": "sun", "b": "nucleus", "g": "entity.n.01", "score": 0.8},
         {"label": "Relation", "a": "attract", "b": "attract", "g": "attract.v.01", "score": 0.8},
+    ]
+
+
+def test_an_inference_is_linked_to_its_source_relation_and_the_target_nodes_it_is_about(neo4j_store):
+    from dri.metrics import compare
+
+    source, target = make_graph("solar", "solar.txt", SOLAR), make_graph("atom", "atom.txt", ATOM)
+    result = compare(source, target)
+    neo4j_store.put_document("tiny", source)
+    neo4j_store.put_document("tiny", target)
+    # sun heat planet -> nucleus heat electron
+    record = dataclasses.replace(comparison("solar", "atom", "run-1", 0.8), inferences=result.inferences)
+    neo4j_store.put_comparison(record)
+    neo4j_store.put_comparison(record)  # again: nothing doubles
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        rows = session.run(
+            "MATCH (:Mapping {id: $mid})-[:SUGGESTS]->(i:Inference)-[:FROM_RELATION]->(r:Relation) "
+            "MATCH (i)-[a:ABOUT]->(c:Concept) "
+            "RETURN i.text AS text, r.lemma AS relation, r.doc_id AS doc, a.role AS role, c.lemma AS concept, "
+            "       c.doc_id AS about ORDER BY a.role DESC",
+            mid=record.key,
+        ).data()
+    assert rows == [
+        {
+            "text": "nucleus heat electron",
+            "relation": "heat",
+            "doc": "solar",
+            "role": "subj",
+            "concept": "nucleus",
+            "about": "atom",
+        },
+        {
+            "text": "nucleus heat electron",
+            "relation": "heat",
+            "doc": "solar",
+            "role": "obj",
+            "concept": "electron",
+            "about": "atom",
+        },
     ]
 
 

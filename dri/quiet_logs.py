@@ -1,0 +1,282 @@
+"""Quiet by default: a warning repeated over a batch is shown once, then counted.
+
+A batch of hundreds of texts can raise the same warning for most of them
+("does not look like English", "line N repeats line M"). On the console
+each kind of warning appears the first time as it is; its repeats are held
+and, when the command ends, become one line with their count and the first
+few examples::
+
+    WARNING dri.extract.reader: a.txt: does not look like English (3% of its words ...); ...
+    WARNING dri.extract.reader: 411 more texts do not look like English: b.txt, c.txt, d.txt, ... (each in data/logs/dri.log)
+
+Every record is still written, each on its own line, to the log file
+(``<data folder>/logs/dri.log``, rotated at 5 MB, three old files kept), and
+``--verbose`` prints each on the console too.
+
+A warning's kind is what its emitter says in ``extra``: ``warning_kind`` (a
+plural phrase, "texts do not look like English") and ``warning_item`` (what
+this one is about, e.g. a file). Without them, warnings of one logger whose
+messages differ only in numbers after a leading ``subject: `` are one kind,
+and the subject (a file's name) is the example. Only records of the ``dri``
+loggers pass through here (the others keep their own handlers): they go to
+this module's handlers instead of the root logger's for the duration of one
+command, and :meth:`QuietLogs.close` puts things back as they were.
+
+Documents are read in the worker processes of the corpus flow's process
+pool, so their warnings are raised there. A worker sends the records of
+its ``dri`` loggers to the command's process (:func:`forward_to_parent`,
+run by the pool's initializer) with the standard library's
+:class:`logging.handlers.SocketHandler`, over a Unix socket in a private
+temporary folder named by ``DRI_LOG_SOCKET``; the command's process receives
+them on a thread and counts them with its own (the cookbook's "sending and
+receiving logging events across a network", on one machine).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import pickle
+import re
+import shutil
+import socketserver
+import struct
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dri.settings import data_dir
+
+__all__ = [
+    "EXAMPLES",
+    "ITEM",
+    "KIND",
+    "SOCKET_ENV",
+    "QuietLogs",
+    "default_log_file",
+    "forward_to_parent",
+    "quiet_logs",
+]
+
+#: ``extra`` keys of a warning that says which kind it is and what it is about.
+KIND = "warning_kind"
+ITEM = "warning_item"
+
+#: How many examples a summary line names.
+EXAMPLES = 3
+
+#: Where worker processes send their records: the command's Unix socket.
+SOCKET_ENV = "DRI_LOG_SOCKET"
+
+CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"
+FILE_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass
+class _Repeats:
+    """The repeats of one kind of warning after the first, which was shown."""
+
+    first: logging.LogRecord
+    phrase: str
+    count: int = 0
+    examples: list[str] = field(default_factory=list)
+    #: The first repeat, shown as it is when it is the only one.
+    second: logging.LogRecord | None = None
+
+
+def _kind_of(record: logging.LogRecord) -> tuple[tuple[str, str], str, str | None]:
+    """The grouping key of a warning, the phrase its summary uses, and its example."""
+    kind = getattr(record, KIND, None)
+    if kind:
+        item = getattr(record, ITEM, None)
+        return (record.name, str(kind)), str(kind), None if item is None else str(item)
+    message = record.getMessage().splitlines()[0] if record.getMessage() else ""
+    subject, sep, reason = message.partition(": ")
+    if sep and subject and " " not in subject.strip():
+        return (record.name, _NUMBER.sub("#", reason)), f"like '{reason}'", Path(subject).name or subject
+    return (record.name, _NUMBER.sub("#", message)), f"like '{message}'", None
+
+
+class _HoldRepeats(logging.Filter):
+    """Lets through the first warning of each kind and counts its repeats."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repeats: dict[tuple[str, str], _Repeats] = {}
+        self._lock = threading.Lock()  # the command's threads and the workers' receiver
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING:
+            return True
+        key, phrase, item = _kind_of(record)
+        with self._lock:
+            held = self.repeats.get(key)
+            if held is None:
+                self.repeats[key] = _Repeats(first=record, phrase=phrase)
+                return True
+            held.count += 1
+            held.second = held.second or record
+            if item is not None and len(held.examples) <= EXAMPLES:
+                held.examples.append(item)
+            return False
+
+
+class _ReceiveRecords(socketserver.StreamRequestHandler):
+    """One worker's connection: length-prefixed pickled records (``SocketHandler``'s format)."""
+
+    server: _RecordServer
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.lock:
+            self.server.receiving.add(threading.current_thread())
+
+    def finish(self) -> None:
+        with self.server.lock:
+            self.server.receiving.discard(threading.current_thread())
+        super().finish()
+
+    def handle(self) -> None:
+        while True:
+            header = self.rfile.read(4)
+            if len(header) < 4:
+                return
+            (size,) = struct.unpack(">L", header)
+            # Only this user's processes can reach the socket (a 0700 folder of the command's own).
+            attributes = pickle.loads(self.rfile.read(size))
+            record = logging.makeLogRecord(attributes)
+            if not logging.getLogger(record.name).isEnabledFor(record.levelno):
+                continue  # as if logged here: this process's levels apply
+            for handler in self.server.handlers:
+                if record.levelno >= handler.level:
+                    handler.handle(record)
+
+
+class _RecordServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: str, handlers: list[logging.Handler]) -> None:
+        self.handlers = handlers
+        self.lock = threading.Lock()
+        self.receiving: set[threading.Thread] = set()
+        super().__init__(path, _ReceiveRecords)
+
+    def stop(self, timeout: float) -> None:
+        """Stop accepting; wait up to ``timeout`` seconds for the records of
+        workers that are ending (a worker still alive does not hold it up longer)."""
+        self.shutdown()
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            threads = list(self.receiving)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.server_close()
+
+
+class QuietLogs:
+    """The console and file handlers of the ``dri`` loggers for one command."""
+
+    def __init__(self, *, verbose: bool, log_file: Path | None) -> None:
+        self.log_file = log_file
+        self._logger = logging.getLogger("dri")
+        self._propagate = self._logger.propagate
+        self.console = logging.StreamHandler(sys.stderr)
+        # On a terminal a warning first erases a progress line that rewrites itself.
+        erase = "\r\x1b[2K" if sys.stderr.isatty() else ""
+        self.console.setFormatter(logging.Formatter(erase + CONSOLE_FORMAT))
+        self.held = _HoldRepeats()
+        if not verbose:
+            self.console.addFilter(self.held)
+        self.handlers: list[logging.Handler] = [self.console]
+        if log_file is not None:
+            to_file = logging.handlers.RotatingFileHandler(
+                log_file, maxBytes=5_000_000, backupCount=3, encoding="utf-8", delay=True
+            )
+            to_file.setFormatter(logging.Formatter(FILE_FORMAT))
+            self.handlers.append(to_file)
+        for handler in self.handlers:
+            self._logger.addHandler(handler)
+        self._logger.propagate = False
+        self._socket_env = os.environ.get(SOCKET_ENV)
+        self._folder = tempfile.mkdtemp(prefix="dri-log-")
+        socket_path = os.path.join(self._folder, "socket")
+        try:
+            self._server: _RecordServer | None = _RecordServer(socket_path, self.handlers)
+        except OSError:  # e.g. a TMPDIR too long for a socket's name: workers print their own
+            self._server = None
+            return
+        threading.Thread(target=self._server.serve_forever, name="dri-worker-logs", daemon=True).start()
+        os.environ[SOCKET_ENV] = socket_path  # inherited by the workers the command starts
+
+    def summary_lines(self) -> list[str]:
+        """One line per kind of warning that repeated: the count of repeats and the first
+        examples (or the one repeat as it is)."""
+        return [self.console.format(record) for record in self._summary_records()]
+
+    def _summary_records(self) -> list[logging.LogRecord]:
+        records = []
+        for held in self.held.repeats.values():
+            if held.count == 1 and held.second is not None:
+                records.append(held.second)
+            elif held.count:
+                line = self._summary(held)
+                records.append(logging.makeLogRecord({**held.first.__dict__, "msg": line, "args": None}))
+        return records
+
+    def _summary(self, held: _Repeats) -> str:
+        where = f"each in {self.log_file}" if self.log_file else "--verbose shows each"
+        shown = held.examples[:EXAMPLES]
+        examples = ": " + ", ".join(shown) + (", ..." if held.count > len(shown) else "") if shown else ""
+        return f"{held.count} more {held.phrase}{examples} ({where})"
+
+    def close(self) -> None:
+        """Print the summary lines, then give the ``dri`` loggers back their handlers."""
+        if self._server is not None:
+            self._server.stop(timeout=2.0)
+        shutil.rmtree(self._folder, ignore_errors=True)
+        if self._socket_env is None:
+            os.environ.pop(SOCKET_ENV, None)
+        else:
+            os.environ[SOCKET_ENV] = self._socket_env
+        for record in self._summary_records():
+            self.console.emit(record)
+        self.held.repeats.clear()
+        for handler in self.handlers:
+            self._logger.removeHandler(handler)
+            handler.close()
+        self._logger.propagate = self._propagate
+
+
+def default_log_file() -> Path | None:
+    """``<data folder>/logs/dri.log``, or ``None`` when that folder cannot be made."""
+    try:
+        folder = data_dir() / "logs"
+        folder.mkdir(exist_ok=True)
+    except Exception:  # a bad data folder is the command's to report; its log is no reason to fail
+        return None
+    return folder / "dri.log"
+
+
+def forward_to_parent() -> None:
+    """In a worker process of a command: send the ``dri`` loggers' records to
+    the command's process instead of printing them (nothing to do elsewhere)."""
+    path = os.environ.get(SOCKET_ENV)
+    if not path:
+        return
+    logger = logging.getLogger("dri")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    logger.addHandler(logging.handlers.SocketHandler(path, None))
+    logger.propagate = False
+
+
+def quiet_logs(*, verbose: bool, log_file: Path | None = None) -> QuietLogs:
+    """Route the ``dri`` loggers through :class:`QuietLogs` until its ``close()``;
+    the log file is :func:`default_log_file` unless given."""
+    return QuietLogs(verbose=verbose, log_file=log_file or default_log_file())

@@ -1,0 +1,191 @@
+"""Quiet by default: repeated warnings become one line with a count and examples;
+each one is still in the log file, and ``--verbose`` prints each."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from dri.cli import main
+from dri.commands.evaluate import _progress
+from dri.quiet_logs import ITEM, KIND, SOCKET_ENV, forward_to_parent, quiet_logs
+
+READER = logging.getLogger("dri.extract.reader")
+TEXTS = logging.getLogger("dri.corpora.text")
+
+
+def _warn_a_batch() -> None:
+    for i in range(50):
+        READER.warning(
+            "/corpus/t%d.txt: does not look like English (%d%% common words)",
+            i,
+            i % 7,
+            extra={KIND: "texts do not look like English", ITEM: f"t{i}.txt"},
+        )
+    for i in range(5):  # no kind given: the same message but for the file and numbers
+        TEXTS.warning("/corpus/latin%d.txt: not valid UTF-8; read as Windows-%d", i, 1252)
+    TEXTS.warning("once only")
+
+
+def test_repeats_become_one_line_with_count_and_examples(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log_file = tmp_path / "dri.log"
+    dri_logger = logging.getLogger("dri")
+    propagates = dri_logger.propagate
+    quiet = quiet_logs(verbose=False, log_file=log_file)
+    _warn_a_batch()
+    quiet.close()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "WARNING dri.extract.reader: /corpus/t0.txt: does not look like English (0% common words)",
+        "WARNING dri.corpora.text: /corpus/latin0.txt: not valid UTF-8; read as Windows-1252",
+        "WARNING dri.corpora.text: once only",
+        f"WARNING dri.extract.reader: 49 more texts do not look like English: t1.txt, t2.txt, t3.txt, ... (each in {log_file})",
+        "WARNING dri.corpora.text: 4 more like 'not valid UTF-8; read as Windows-1252': "
+        f"latin1.txt, latin2.txt, latin3.txt, ... (each in {log_file})",
+    ]
+    logged = log_file.read_text(encoding="utf-8").splitlines()
+    assert len(logged) == 56, "every warning, each on its own line"
+    assert logged[49].endswith(
+        "dri.extract.reader: /corpus/t49.txt: does not look like English (0% common words)"
+    )
+    assert dri_logger.propagate == propagates and not any(h in dri_logger.handlers for h in quiet.handlers)
+
+
+def test_verbose_prints_each(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    quiet = quiet_logs(verbose=True, log_file=tmp_path / "dri.log")
+    _warn_a_batch()
+    quiet.close()
+    assert len(capsys.readouterr().err.splitlines()) == 56
+
+
+def test_without_a_log_file_the_summary_points_to_verbose(capsys: pytest.CaptureFixture[str]) -> None:
+    quiet = quiet_logs(verbose=False, log_file=None)
+    quiet.log_file = None
+    for i in range(3):
+        READER.warning("x%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"x{i}.txt"})
+    READER.warning("y0.txt: rare", extra={KIND: "rare texts", ITEM: "y0.txt"})
+    READER.warning("y1.txt: rare", extra={KIND: "rare texts", ITEM: "y1.txt"})
+    assert quiet.summary_lines() == [
+        "WARNING dri.extract.reader: 2 more odd texts: x1.txt, x2.txt (--verbose shows each)",
+        "WARNING dri.extract.reader: y1.txt: rare",  # one repeat is shown as it is
+    ]
+    quiet.close()
+    assert capsys.readouterr().err.splitlines()[-2:] == [
+        "WARNING dri.extract.reader: 2 more odd texts: x1.txt, x2.txt (--verbose shows each)",
+        "WARNING dri.extract.reader: y1.txt: rare",
+    ]
+
+
+# Long enough (20 words or more) for the extractor's language check.
+GERMAN = [
+    "Der Hund lief schnell über die Straße, weil die Katze ihn jagte. Der Mann rief laut nach dem Hund. Danach war es still.",
+    "Die Regierung hat gestern beschlossen, die Steuern zu erhöhen. Viele Bürger im Land sind darüber wütend. Sie protestieren jetzt vor dem Haus.",
+    "Im Sommer fahren viele Familien mit dem Auto an das Meer. Dort machen sie Urlaub und baden jeden Tag. Es ist schön.",
+    "Das neue Museum in der Stadt zeigt Bilder von Künstlern. Sie kommen aus dem ganzen Land und aus Europa. Der Eintritt ist frei.",
+]
+ENGLISH = "The sun attracts the planets, and the planets revolve around the sun in their orbits."
+
+
+def test_a_judgements_run_prints_one_line_per_kind_of_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)  # a fresh store, so that every text is read
+    table = tmp_path / "judgements.csv"
+    with table.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["a", "b", "score"])
+        for i, text in enumerate(GERMAN):
+            writer.writerow([ENGLISH, text, i])
+        for i, text in enumerate(GERMAN[:3]):  # the same pairs again
+            writer.writerow([ENGLISH, text, i])
+    code = main(
+        ["evaluate", "judgements", str(table), "--out", str(tmp_path / "report"), "--no-baselines", "--quiet"]
+    )
+    assert code == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "WARNING" in line]
+    log_file = tmp_path / "data" / "logs" / "dri.log"
+    english = [w for w in warnings if "English" in w]
+    repeats = [w for w in warnings if "repeat" in w]
+    assert len(english) == 2 and "3 more texts do not look like English: " in english[1], warnings
+    assert (
+        len(repeats) == 2
+        and "2 more repeated pairs in manifest.csv, each compared and counted once: " in repeats[1]
+    )
+    assert str(log_file) in english[1]
+    logged = log_file.read_text(encoding="utf-8")
+    assert logged.count("does not look like English") == 4 and logged.count("repeats line") == 3
+
+
+def _worker_warns(count: int) -> None:
+    """A worker process of a command: what the process pool's initializer does, then warnings."""
+    forward_to_parent()
+    for i in range(count):
+        READER.warning("w%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"w{i}.txt"})
+
+
+def test_warnings_of_worker_processes_are_counted_by_the_command(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log_file = tmp_path / "dri.log"
+    quiet = quiet_logs(verbose=False, log_file=log_file)
+    assert os.environ[SOCKET_ENV]
+    workers = [
+        multiprocessing.get_context("spawn").Process(target=_worker_warns, args=(10,)) for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
+    quiet.close()
+    assert SOCKET_ENV not in os.environ
+    err = [line for line in capsys.readouterr().err.splitlines() if "odd" in line]
+    assert len(err) == 2, err
+    assert err[0].startswith("WARNING dri.extract.reader: w") and err[0].endswith(".txt: odd")
+    assert err[1].startswith("WARNING dri.extract.reader: 19 more odd texts: w"), err
+    assert log_file.read_text(encoding="utf-8").count(": odd") == 20
+
+
+def test_without_a_socket_the_console_summary_still_works(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    long_tmp = tmp_path / ("x" * 120)
+    long_tmp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(long_tmp))  # too long for a Unix socket's name
+    quiet = quiet_logs(verbose=False, log_file=tmp_path / "dri.log")
+    assert SOCKET_ENV not in os.environ
+    for i in range(3):
+        READER.warning("x%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"x{i}.txt"})
+    quiet.close()
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .startswith("WARNING dri.extract.reader: 2 more odd texts: x1.txt")
+    )
+
+
+def test_evaluate_progress_in_a_log_is_a_line_per_tenth_and_per_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = _progress(quiet=False)
+    assert report is not None and _progress(quiet=True) is None
+    for i in range(1, 301):
+        row = {"target": f"/corpus/t{i}.txt", "group": "pairs", "analogy_similarity": 0.5}
+        if i == 7:
+            row["error"] = "t7.txt: empty file"
+        report(i, 300, row)
+    lines = capsys.readouterr().err.splitlines()
+    assert "[7/300] t7.txt (pairs): error: t7.txt: empty file" in lines
+    assert len(lines) == 11 and lines[0] == "[7/300] t7.txt (pairs): error: t7.txt: empty file"
+    assert (
+        lines[1] == "[30/300] t30.txt (pairs): AS 0.500"
+        and lines[-1] == "[300/300] t300.txt (pairs): AS 0.500"
+    )

@@ -121,8 +121,9 @@ def _configure_logging(args: argparse.Namespace) -> None:
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
     if not args.verbose:
-        # The driver warns at every retry, on two lines each; the store's own error says it once.
-        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        # The driver logs every retry (on two lines) and every lost connection;
+        # the store's own error says it once.
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     if not sys.stderr.isatty():
         # No progress bar off a terminal: long documents report their parsing in the log.
         progress = logging.getLogger("dri.progress")

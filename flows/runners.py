@@ -152,10 +152,10 @@ def _worker_init() -> None:
     # A daemon thread blocked in select() without the GIL; os._exit because
     # the main thread may be busy mapping and must not get to store anything.
     threading.Thread(target=_exit_with, args=(parent,), name="dri-parent-watchdog", daemon=True).start()
-    # The driver logs every retry on two lines; the store's own error says it once
-    # (the parent, ``dri``, does the same unless -v).
+    # The driver logs every retry and every lost connection; the store's own
+    # error says it once (the parent, ``dri``, does the same unless -v).
     if not os.environ.get("DRI_VERBOSE"):
-        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 
 
 def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:

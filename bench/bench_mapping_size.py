@@ -39,6 +39,7 @@ import networkx as nx
 from dri.graphs import load_json, save_json
 from dri.mapping import map_graphs
 from dri.mapping.random_graphs import random_ros_graph
+from dri.mapping.senses import clear_caches as clear_sense_caches
 from dri.mapping.wordnet import clear_caches, wordnet
 from dri.settings import PROJECT_ROOT, cache_dir
 
@@ -85,6 +86,7 @@ def document_pair(n: int, cache: Path) -> tuple[nx.DiGraph, nx.DiGraph]:
 def clear_similarity_caches() -> None:
     """Forget every WordNet table filled on use, as in a fresh worker."""
     clear_caches()
+    clear_sense_caches()
 
 
 def relations(g: nx.DiGraph) -> int:

@@ -112,6 +112,7 @@ from dri.mapping.seeds import _Candidates as _Candidates
 from dri.mapping.seeds import _round12 as _round12
 from dri.mapping.seeds import _SeedTable as _SeedTable
 from dri.mapping.seeds import relation_reach as relation_reach
+from dri.mapping.senses import generics_in_context
 from dri.mapping.sides import _Side as _Side
 from dri.mapping.wordnet import RULES, similarity_functions
 
@@ -206,8 +207,10 @@ def map_graphs(
     :class:`Profile`; None is the default profile) sets the similarity, the
     relation floor and what the search maximises. ``similarity(a, b, pos)``
     scores two lemmas in [0, 1] instead of the profile's; with a custom
-    similarity and no ``generic``, pairs have no generic space. ``restarts``
-    (default: the profile's)
+    similarity and no ``generic``, pairs have no generic space; with neither,
+    identical words take the sense the rest of the mapping supports
+    (:mod:`mapping.senses`) and other pairs the profile's generic space.
+    ``restarts`` (default: the profile's)
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
@@ -250,6 +253,8 @@ def _map_graphs(
     # Candidate seeds come from a WordNet index of the relation labels when the
     # similarity is WordNet's; a custom similarity gets every pair.
     wordnet_labels = similarity is None
+    # WordNet's own generic spaces read identical words' senses from the mapping.
+    senses_in_context = wordnet_labels and generic is None
     # Loading WordNet is a one-off per process, not part of the mapping time.
     similarity, generic, name = _similarity(prof, similarity, generic)
     started = time.perf_counter()
@@ -278,7 +283,7 @@ def _map_graphs(
     evidence: dict[tuple[str, int], float] = {}
     evaluation = _evaluation(s, t, best, search.rel_lin, search.con_lin, prof, evidence)
     return Mapping(
-        pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence),
+        pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence, senses_in_context),
         source_size=source.number_of_nodes(),
         target_size=target.number_of_nodes(),
         seconds=time.perf_counter() - started,
@@ -419,17 +424,30 @@ def _mapped_pairs(
     search: _Search,
     generic: Generic | None,
     evidence: dict[tuple[str, int], float],
+    senses_in_context: bool = False,
 ) -> list[MappedPair]:
     """The pairs of ``order`` as node ids and lemmas, with their ``evidence`` by (kind,
-    source index); those past ``structural`` are loose."""
+    source index); those past ``structural`` are loose. With ``senses_in_context``,
+    identical words take the sense the rest of the mapping suggests as their generic
+    space (:func:`mapping.senses.generics_in_context`)."""
+    words = [
+        (RELATION, s.rel_lemma[a], t.rel_lemma[b], "v")
+        if kind == RELATION
+        else (CONCEPT, s.con_word[a], t.con_word[b], s.con_pos[a])
+        for kind, a, b in order
+    ]
+    in_context = generics_in_context(words) if senses_in_context and generic else {}
     pairs = []
     for n, (kind, a, b) in enumerate(order):
         if kind == RELATION:
             sn, tn, sl, tl = s.relations[a], t.relations[b], s.rel_lemma[a], t.rel_lemma[b]
-            lin, gen = search.rel_lin(a, b), (generic(sl, tl, "v") if generic else None)
+            lin = search.rel_lin(a, b)
         else:
             sn, tn, sl, tl = s.concepts[a], t.concepts[b], s.con_lemma[a], t.con_lemma[b]
             lin = search.con_lin(a, b)
-            gen = generic(s.con_word[a], t.con_word[b], s.con_pos[a]) if generic else None
+        if n in in_context:
+            gen = in_context[n]
+        else:
+            gen = generic(*words[n][1:]) if generic else None
         pairs.append(MappedPair(sn, tn, kind, sl, tl, lin, gen, n >= structural, evidence[(kind, a)]))
     return pairs

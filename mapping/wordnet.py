@@ -371,22 +371,31 @@ class WordNet:
             self._weights[key] = hit
         return hit
 
+    def sense_counts(self, word: str, pos: str = "n") -> tuple[tuple[int, int], ...]:
+        """``(offset, SemCor tag count)`` of each sense of ``word`` itself, in WordNet's order.
+
+        The senses and counts are those of ``word`` when WordNet lists it, else
+        of its base forms (``axes``: axis.n.01 and ax.n.01), so "found" is the verb
+        of founding a company and "lay" is not read as the past of "lie".
+        """
+        if word in self._index[pos]:
+            counts = self._sense_counts[pos]
+            return tuple((o, counts.get((word, o), 0)) for o in self._index[pos][word])
+        offsets = self.offsets(word, pos)
+        counts = self._sense_counts[pos]
+        forms = self._morphy(word, pos)
+        return tuple((o, max((counts.get((f, o), 0) for f in forms), default=0)) for o in offsets)
+
     def most_frequent_sense(self, word: str, pos: str = "n") -> int | None:
         """The offset of ``word``'s sense most often tagged in SemCor (``cntlist``), or None.
 
-        The counts are those of ``word`` itself when WordNet lists it, else of
-        its base forms (``axes``: axis.n.01, not ax.n.01), so "found" is the
-        verb of founding a company, not the past of "find"; ties and untagged
-        words go to the first sense in WordNet's order.
+        Among :meth:`sense_counts` (``axes``: axis.n.01, tagged 6 times, not
+        ax.n.01, 2); ties and untagged words go to the first sense in WordNet's order.
         """
-        offsets = self.offsets(word, pos)
-        if not offsets:
+        senses = self.sense_counts(word, pos) if pos in POS else ()
+        if not senses:
             return None
-        counts = self._sense_counts[pos]
-        own = word if word in self._index[pos] else None
-        forms = [own] if own else self._morphy(word, pos)
-        tags = [max((counts.get((f, o), 0) for f in forms), default=0) for o in offsets]
-        return offsets[max(range(len(offsets)), key=lambda n: (tags[n], -n))]
+        return senses[max(range(len(senses)), key=lambda n: (senses[n][1], -n))][0]
 
     def information(self, word: str, pos: str = "n") -> float:
         """How informative ``word`` is, in [0, 1]: the SemCor information content of its
@@ -680,6 +689,20 @@ class WordNet:
                 if noun in attr_b:
                     return ADJ_ATTRIBUTE, -noun - 1  # a noun offset, marked negative (see generic_name)
         return 0.0, None
+
+    def synset_lin(self, pos: str, x: int, y: int) -> float:
+        """Lin similarity of two synsets of ``pos`` ("n" or "v"), given by offset."""
+        return _lin_pair(self._synset(pos, x), self._synset(pos, y), self._icv[pos])[0]
+
+    def synset_information(self, pos: str, offset: int) -> tuple[float, frozenset[int]]:
+        """A synset's information content (infinite if SemCor never reaches it) and its
+        ancestors (hypernyms and instance hypernyms, itself included), for ``pos`` "n" or "v"."""
+        synset = self._synset(pos, offset)
+        return synset.ic, synset.ancestors
+
+    def information_content(self, pos: str, offset: int) -> float:
+        """The SemCor information content of a synset of ``pos`` ("n" or "v"), 0 if unseen."""
+        return self._icv[pos].get(offset, 0.0)
 
     def generic_name(self, pos: str, offset: int) -> str:
         """The synset name of a generic-space offset returned by :meth:`lin`."""

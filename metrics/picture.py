@@ -50,10 +50,12 @@ from dri.graphs.ros import CONCEPT, OBJ
 from dri.mapping import MappedPair, Mapping
 from dri.mapping.inference import CandidateInference
 
-__all__ = ["MAX_NODES", "MappingPicture", "draw_mapping"]
+__all__ = ["MAX_INFERENCES", "MAX_NODES", "MappingPicture", "draw_mapping"]
 
 #: Nodes per graph that a picture shows before it keeps to the mapped part.
 MAX_NODES = 60
+#: Candidate inferences drawn, best support first (a page lists them all).
+MAX_INFERENCES = 8
 
 # Node styles: (face colour, edge colour, matplotlib box style).
 _NOUN = ("#c6dbef", "#3182bd", "ellipse,pad=0.25")
@@ -65,6 +67,8 @@ _NEW_ENTITY = ("#efedf5", "#6a51a3", "ellipse,pad=0.25")
 _LIN_COLOURS = "viridis_r"
 # How strongly each node is pulled to the middle, against 1 for an edge.
 _GRAVITY = 0.05
+# How far past its panel (a share of the panel) an unmapped target node may lie.
+_SLACK = 0.3
 # Inches under the graphs for the colour bar and its label.
 _LEGEND = 0.9
 # The gap between the two graphs, in units of one graph's width.
@@ -83,6 +87,7 @@ class MappingPicture:
     pairs_shown: int
     pairs: int
     inferences_shown: int = 0
+    inferences: int = 0
 
     @property
     def note(self) -> str:
@@ -94,9 +99,13 @@ class MappingPicture:
             parts.append(f"{self.target_shown} of the target's {self.target_nodes} nodes")
         if self.pairs_shown < self.pairs:
             parts.append(f"{self.pairs_shown} of {self.pairs} mapped pairs")
-        if not parts:
-            return ""
-        return "Shows the mapped part: " + ", ".join(parts) + "."
+        note = "Shows the mapped part: " + ", ".join(parts) + "." if parts else ""
+        if self.inferences_shown < self.inferences:
+            note += (
+                f" Draws {self.inferences_shown} of the {self.inferences} candidate inferences"
+                " (the best supported)."
+            )
+        return note.strip()
 
 
 def _arguments(g: nx.DiGraph, node: str) -> list[str]:
@@ -128,13 +137,13 @@ def _shown(g: nx.DiGraph, wanted: Iterable[str], max_nodes: int) -> list[str]:
 
 
 def _unit(pos: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    """Positions scaled into the unit square."""
+    """Positions stretched to fill the unit square (the picture's panels are wider than tall)."""
     if not pos:
         return {}
     xs = [float(p[0]) for p in pos.values()]
     ys = [float(p[1]) for p in pos.values()]
-    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
-    return {n: ((float(p[0]) - min(xs)) / span, (float(p[1]) - min(ys)) / span) for n, p in pos.items()}
+    width, height = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
+    return {n: ((float(p[0]) - min(xs)) / width, (float(p[1]) - min(ys)) / height) for n, p in pos.items()}
 
 
 def _spring(g: nx.DiGraph, **options: Any) -> dict[str, Any]:
@@ -182,15 +191,19 @@ def _target_layout(g: nx.DiGraph, anchored: dict[str, tuple[float, float]]) -> d
         fixed=list(anchored),
         k=1.2 / max(g.number_of_nodes(), 1) ** 0.5,
     )
-    placed = {n: (float(pos[n][0]), float(pos[n][1])) for n in g}
+    # Unmapped nodes pushed far out by the mapped ones stay at the edge of the panel.
+    placed = {
+        n: (min(max(float(x), -_SLACK), 1 + _SLACK), min(max(float(y), -_SLACK), 1 + _SLACK))
+        for n, (x, y) in pos.items()
+    }
     # A part with no mapped node drifts away from the rest: move it, whole, to
     # the edge of the mapped part.
     for part in nx.connected_components(g.to_undirected()):
         if part & anchored.keys():
             continue
         xs, ys = [placed[n][0] for n in part], [placed[n][1] for n in part]
-        dx = _into(min(xs), max(xs), -0.15, 1.15)
-        dy = _into(min(ys), max(ys), -0.15, 1.15)
+        dx = _into(min(xs), max(xs), -_SLACK, 1 + _SLACK)
+        dy = _into(min(ys), max(ys), -_SLACK, 1 + _SLACK)
         for n in part:
             placed[n] = (placed[n][0] + dx, placed[n][1] + dy)
     return placed
@@ -288,6 +301,8 @@ def draw_mapping(
                 )
                 lines.set_zorder(1)
 
+    font = 9 if n <= 35 else 8
+
     def node(
         x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False
     ) -> None:
@@ -298,7 +313,7 @@ def draw_mapping(
             text,
             ha="center",
             va="center",
-            fontsize=9,
+            fontsize=font,
             zorder=4 if dashed else 3,
             color=edge if dashed else "black",
             fontweight="bold" if dashed else "normal",
@@ -336,7 +351,9 @@ def draw_mapping(
         link.set_gid(f"{pid}-pair-{i}")
         ax.add_patch(link)
 
-    inferences_shown = _draw_inferences(ax, node, inferences, src_pos, shift, tgt_pos, shown_pairs, pid)
+    inferences_shown = _draw_inferences(
+        ax, node, inferences[:MAX_INFERENCES], src_pos, shift, tgt_pos, shown_pairs, pid
+    )
 
     xs = [x for x, _ in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
     ys = [y for _, y in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
@@ -374,6 +391,7 @@ def draw_mapping(
         pairs_shown=len(shown_pairs),
         pairs=len(mapping.pairs),
         inferences_shown=inferences_shown,
+        inferences=len(inferences),
     )
 
 
@@ -405,7 +423,7 @@ def _draw_inferences(
                 end = tgt_pos[argument.target]
             elif argument.source in inferred_at:
                 end = inferred_at[argument.source]
-            elif argument.source in src_pos:
+            elif argument.source in src_pos and argument.kind == CONCEPT:
                 if argument.source not in new_entities:
                     sx, sy = src_pos[argument.source]
                     new_entities[argument.source] = (sx + shift, sy)

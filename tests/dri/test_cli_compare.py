@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,23 @@ def test_output_pipe_closed_early_exits_quietly(tmp_path):
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 141
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_html_and_svg_pages(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    page, picture = tmp_path / "out.html", tmp_path / "out.svg"
+    assert main(["compare", str(a), str(b), "--html", str(page), "--svg", str(picture)]) == 0
+    assert "analogy similarity (AS)" in capsys.readouterr().out  # the table is printed as before
+    html = page.read_text(encoding="utf-8")
+    svg = picture.read_text(encoding="utf-8")
+    assert html.startswith("<!doctype html>") and svg.startswith("<svg") and svg in html
+    assert len(re.findall(r'<g id="mapping-pair-\d+"', svg)) == 4  # one link per mapped pair
+    assert html.count('<tr><td class="text">') >= 4 and "Candidate inferences" in html
+
+
+def test_an_unwritable_page_is_one_line(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    missing = tmp_path / "no" / "such" / "folder" / "out.html"
+    assert main(["compare", str(a), str(b), "--html", str(missing)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {missing}: cannot write")

@@ -12,7 +12,7 @@ from dri.extract import graph_from_path
 from dri.graphs import add_relation, add_triple, new_graph
 from dri.mapping import MappedPair, Mapping
 from dri.metrics import compare
-from dri.metrics.picture import MAX_NODES, draw_mapping
+from dri.metrics.picture import MAX_INFERENCES, MAX_NODES, draw_mapping
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -123,3 +123,18 @@ def test_higher_order_relations_and_empty_mappings_draw():
     assert (
         len(_groups(picture.svg, "e", "source")) == source.number_of_nodes() == 5 and ">cause<" in picture.svg
     )
+
+
+def test_many_inferences_draw_the_best_supported_and_say_so():
+    source, target = new_graph("s", name="s"), new_graph("t", name="t")
+    add_triple(source, "sun", "attract", "planet")
+    verbs = ["shine", "burn", "glow", "heat", "spin", "rise", "set", "flare", "pulse", "fade"]
+    for verb in verbs:
+        add_triple(source, "sun", verb, None)
+    add_triple(target, "nucleus", "attract", "electron")
+    comparison = compare(source, target)
+    assert len(comparison.inferences) == len(verbs) > MAX_INFERENCES
+    picture = draw_mapping(source, target, comparison.mapping, comparison.inferences, prefix="m")
+    assert picture.inferences_shown == MAX_INFERENCES and picture.inferences == len(verbs)
+    assert len(_groups(picture.svg, "m", "inference")) == MAX_INFERENCES
+    assert f"Draws {MAX_INFERENCES} of the {len(verbs)} candidate inferences" in picture.note

@@ -19,6 +19,8 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from dri.errors import ProjectError
+
 __all__ = [
     "CONTROL_FILES",
     "DOCUMENT_SUFFIXES",
@@ -48,7 +50,7 @@ CONTROL_FILES = frozenset(
 ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
 
 
-class CorpusError(Exception):
+class CorpusError(ProjectError):
     """A corpus file or folder that cannot be used; ``str()`` is one line."""
 
     def __init__(self, path: str | Path, reason: str) -> None:

@@ -37,6 +37,7 @@ from typing import Protocol, runtime_checkable
 from dri.corpora.manifest import write_manifest
 from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
+from dri.errors import ProjectError
 
 __all__ = [
     "APERTIUM_MODES",
@@ -92,7 +93,7 @@ _MARKED_WORD = re.compile(r"(?<![\w*#@])[*#@]+(\w+(?:['’-]\w+)*)")
 _TRAILING_HASH = re.compile(r"(?<=\w)#+(?!\w)")
 
 
-class EngineError(Exception):
+class EngineError(ProjectError):
     """A translation that could not be made; ``str()`` is one line."""
 
 

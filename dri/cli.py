@@ -2,9 +2,28 @@
 
 Each sub-command lives in its own module under :mod:`dri.commands` and
 exposes ``register(subparsers)``; that module calls plain library functions
-and prints. Exit status: 0 on success, 1 when any input failed, 2 on usage
-errors, 141 (as a shell reports SIGPIPE) when the reader of the output went
-away, e.g. ``dri compare A B --json | head``: then it exits quietly.
+and prints.
+
+:func:`main` is the one error boundary of every command, whichever path ran
+(in this process, on a Prefect flow, in worker processes): an error of the
+project's own (:class:`dri.errors.ProjectError`: a bad file, setting or
+store) that reaches it is printed as one line, ``error: <what>: <reason>``,
+followed on that line by what to do when the error says; so is an
+``OSError`` (a full disk, a read-only folder), and an interrupt is one line
+too. Anything else is a bug: its traceback is printed and written to a
+log file, with a line that says so and where the file is.
+
+Exit status (``docs/store.md`` lists the faults behind them):
+
+== ==============================================================
+0  success
+1  an input, a setting or the store failed (the rest of a batch is kept)
+2  usage error (bad option or argument)
+70 a bug in dri (``EX_SOFTWARE``); the traceback is in the log file named
+130 interrupted (Ctrl-C, or SIGTERM during ``dri run``)
+141 the reader of the output went away (as a shell reports SIGPIPE),
+   e.g. ``dri compare A B --json | head``: then it exits quietly
+== ==============================================================
 """
 
 from __future__ import annotations
@@ -15,10 +34,18 @@ import importlib
 import logging
 import os
 import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
 
-from dri.quiet_logs import quiet_logs
+from dri.errors import ProjectError, error_line, one_line
+from dri.quiet_logs import QuietLogs, quiet_logs
 
-__all__ = ["build_parser", "main"]
+__all__ = ["BUG_STATUS", "build_parser", "main"]
+
+#: The exit status of a bug (``EX_SOFTWARE`` of BSD's sysexits.h).
+BUG_STATUS = 70
 
 COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
 
@@ -41,17 +68,62 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command; its exit status (see the module docstring)."""
+    quiet: QuietLogs | None = None
+    try:
+        args = build_parser().parse_args(argv)
+        _configure_logging(args)
+        quiet = quiet_logs(verbose=args.verbose)
+        status = int(args.handler(args) or 0)
+        # The interpreter's last garbage collection walks every object spaCy,
+        # WordNet and Prefect loaded, which took seconds after the work was
+        # done; freezing them leaves that pass nothing to examine. atexit
+        # handlers and refcount finalizers still run.
+        gc.freeze()
+        return status
+    except KeyboardInterrupt:
+        print(
+            "error: interrupted; what was stored is kept, run the same command again to finish",
+            file=sys.stderr,
+        )
+        return 130
+    except BrokenPipeError:
+        # The reader closed the pipe: nothing more can be shown. Point stdout at
+        # /dev/null so that the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except ProjectError as err:
+        print(error_line(err), file=sys.stderr)
+        return 1
+    except OSError as err:
+        # The machine's fault, not dri's: a full disk, a read-only or missing folder.
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}{err.strerror or one_line(err)}", file=sys.stderr)
+        return 1
+    except Exception:
+        text = _redacted(traceback.format_exc())
+        log = _write_bug_log(text)
+        print(text, end="", file=sys.stderr)
+        print(f"dri: this is a bug in dri, please report it; the traceback is in {log}", file=sys.stderr)
+        return BUG_STATUS
+    finally:
+        if quiet is not None:
+            quiet.close()
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
     level = logging.DEBUG if args.verbose else logging.WARNING
+    if args.verbose:  # for worker processes too
+        os.environ["DRI_VERBOSE"] = "1"
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     # Libraries with their own logger levels (Prefect's are INFO) propagate to
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
     if not args.verbose:
-        # The driver warns at every retry, on two lines each; the store's own error says it once.
-        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        # The driver logs every retry (on two lines) and every lost connection;
+        # the store's own error says it once.
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     if not sys.stderr.isatty():
         # No progress bar off a terminal: long documents report their parsing in the log.
         progress = logging.getLogger("dri.progress")
@@ -62,24 +134,35 @@ def main(argv: list[str] | None = None) -> int:
             handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
             progress.addHandler(handler)
             progress.propagate = False
-    quiet = quiet_logs(verbose=args.verbose)
-    try:
-        status = int(args.handler(args) or 0)
-        # The interpreter's last garbage collection walks every object spaCy,
-        # WordNet and Prefect loaded, which took seconds after the work was
-        # done; freezing them leaves that pass nothing to examine. atexit
-        # handlers and refcount finalizers still run.
-        gc.freeze()
-        return status
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader closed the pipe: nothing more can be shown. Point stdout at
-        # /dev/null so that the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    finally:
-        quiet.close()
+
+
+def _redacted(text: str) -> str:
+    """``text`` without the secrets the store has seen (when it was used)."""
+    redact = getattr(sys.modules.get("dri.store.records"), "redact", None)
+    return str(redact(text)) if redact is not None else text
+
+
+def _write_bug_log(text: str) -> Path | str:
+    """Write ``text`` to a new log file under ``data_dir()/logs``, else the
+    temporary folder; the path, or why there is none."""
+    name = f"dri-bug-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    reasons = []
+    for folder in (_data_logs, lambda: Path(tempfile.gettempdir())):
+        try:
+            path = folder() / name
+            path.write_text(text, encoding="utf-8")
+            return path
+        except (OSError, ProjectError) as err:
+            reasons.append(one_line(err))
+    return f"no file ({'; '.join(reasons)})"
+
+
+def _data_logs() -> Path:
+    from dri.settings import data_dir
+
+    path = data_dir() / "logs"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 if __name__ == "__main__":

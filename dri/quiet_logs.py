@@ -179,6 +179,16 @@ class _RecordServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.server_close()
 
 
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The log file, which stops quietly when it cannot be written (a full
+    disk, a read-only folder): the console still shows what matters, and
+    the command reports the fault itself, in one line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.close()
+        self.emit = lambda record: None  # type: ignore[method-assign]
+
+
 class QuietLogs:
     """The console and file handlers of the ``dri`` loggers for one command."""
 
@@ -195,9 +205,7 @@ class QuietLogs:
             self.console.addFilter(self.held)
         self.handlers: list[logging.Handler] = [self.console]
         if log_file is not None:
-            to_file = logging.handlers.RotatingFileHandler(
-                log_file, maxBytes=5_000_000, backupCount=3, encoding="utf-8", delay=True
-            )
+            to_file = _LogFile(log_file, maxBytes=5_000_000, backupCount=3, encoding="utf-8", delay=True)
             to_file.setFormatter(logging.Formatter(FILE_FORMAT))
             self.handlers.append(to_file)
         for handler in self.handlers:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dri.errors import SettingsError
+
 __all__ = [
     "DEFAULT_CANDIDATES",
     "INLINE_MAX_PAIRS",
@@ -101,7 +103,7 @@ def nltk_data_dir() -> Path:
 
 
 def max_text_chars() -> int:
-    """``DRI_MAX_TEXT_CHARS``, or :data:`DEFAULT_MAX_TEXT_CHARS`; a ValueError
+    """``DRI_MAX_TEXT_CHARS``, or :data:`DEFAULT_MAX_TEXT_CHARS`; a :class:`SettingsError`
     naming the variable if it is not a positive whole number."""
     raw = os.environ.get("DRI_MAX_TEXT_CHARS")
     if not raw:
@@ -111,7 +113,7 @@ def max_text_chars() -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise ValueError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
+        raise SettingsError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
     return value
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from dri.errors import ProjectError
+
 __all__ = ["EXTRACTOR_VERSION", "Document", "DocumentError", "Sentence", "content_ids"]
 
 #: Bump whenever reading or extraction rules change what a graph contains.
 EXTRACTOR_VERSION = "1.4"
 
 
-class DocumentError(Exception):
+class DocumentError(ProjectError):
     """A file that cannot be read; ``str(err)`` is one line, ``<path>: <reason>``."""
 
     def __init__(self, path: object, reason: str) -> None:

@@ -66,6 +66,7 @@ from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
 from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
+from dri.store import StoreError
 
 __all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
@@ -138,6 +139,13 @@ _TASK = dict(cache_policy=NO_CACHE, persist_result=False)
 # results are the same; only the Prefect run record and artifact are missing.
 
 _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_inline_run", default=False)
+# Set by run_corpus, whose caller prints the summary's failures: the console
+# then does not show each one twice (the run's log still gets them, at INFO).
+_FAILURES_SHOWN: contextvars.ContextVar[bool] = contextvars.ContextVar("dri_failures_shown", default=False)
+
+
+def _log_failure(logger, text: str) -> None:
+    (logger.info if _FAILURES_SHOWN.get() else logger.error)("%s", text)
 
 
 def _logger():
@@ -173,7 +181,9 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
     skipping stored ones). Starting Prefect's temporary server and a worker
-    pool costs more than such a job (``docs/search.md``)."""
+    pool costs more than such a job (``docs/search.md``). A store that
+    cannot be used makes it small too: the run then says so at once, here,
+    as the flow would."""
     paths = discover(corpus_dir)[0]
     n = len(paths)
     mode = parameters.get("mode") or "auto"
@@ -187,15 +197,18 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
         pairs = n * k if k else n * (n - 1) // 2
     if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
         return False
-    store = steps.worker_store()
     new = 0
-    for path in paths:
-        try:
-            new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
-        except OSError:
-            continue  # the run itself names it
-        if new > INLINE_MAX_PARSE:
-            return False
+    try:
+        store = steps.worker_store()
+        for path in paths:
+            try:
+                new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
+            except OSError:
+                continue  # the run itself names it
+            if new > INLINE_MAX_PARSE:
+                return False
+    except StoreError:
+        return True
     return True
 
 
@@ -235,10 +248,16 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 
 
 @task(name="write-summary", **_TASK)
-def summary_task(summary: steps.RunSummary) -> str:
-    path = steps.write_summary(summary)
+def summary_task(summary: steps.RunSummary) -> tuple[str, str]:
+    """``(path of the summary, "")``, or ``("", why not)`` when the data folder
+    cannot take it (full, read-only): the run's summary is shown all the same."""
+    try:
+        path, problem = str(steps.write_summary(summary)), ""
+    except OSError as err:
+        path = ""
+        problem = f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
     if TaskRunContext.get() is None:
-        return str(path)  # run inline: no Prefect run to attach an artifact to
+        return path, problem  # run inline: no Prefect run to attach an artifact to
     rows = "\n".join(
         f"| {k} | {v} |"
         for k, v in [
@@ -252,12 +271,14 @@ def summary_task(summary: steps.RunSummary) -> str:
         ]
     )
     failures = "\n".join(f"- `{f}`" for f in summary.failures[:50])
+    if summary.advice:
+        failures += f"\n\n**What to do:** {summary.advice}"
     create_markdown_artifact(
         key="corpus-run-summary",
         markdown=f"## {summary.run_id}\n\n| | |\n|---|---|\n{rows}\n\n{failures}\n",
         description=summary.headline(),
     )
-    return str(path)
+    return path, problem
 
 
 # -- the flow ------------------------------------------------------------------
@@ -286,7 +307,7 @@ def _extract_stage(
             done, failures = [], [f"{root}: extraction batch failed: {one_line(err)}"]
         summary.failures.extend(failures)
         for failure in failures:
-            logger.error("%s", failure)
+            _log_failure(logger, failure)
         for item in done:
             documents[item.path] = item.doc_id
             summary.parsed += item.parsed
@@ -344,7 +365,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
             results = future.result()
         except Exception as err:  # a whole batch lost
             summary.failures.append(f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}")
-            logger.error("%s", summary.failures[-1])
+            _log_failure(logger, summary.failures[-1])
             continue
         failed = 0
         for r in results:
@@ -354,7 +375,7 @@ def _map_wave(batches, run_id, params, summary, seconds, pids, names, progress, 
                     f"{names.get(r.source_id, r.source_id)} -> "
                     f"{names.get(r.target_id, r.target_id)}: {r.error}"
                 )
-                logger.error("%s", summary.failures[-1])
+                _log_failure(logger, summary.failures[-1])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -496,7 +517,7 @@ def corpus_flow(
         plan = _call(plan_task, mode, documents, root, target, corpus, search)
         summary.failures.extend(plan.problems)
         for problem in plan.problems:
-            logger.error("%s", problem)
+            _log_failure(logger, problem)
         summary.pairs = len(plan.pairs)
         summary.stage1 = plan.stage1
         seconds["plan"] = time.perf_counter() - t
@@ -512,12 +533,17 @@ def corpus_flow(
             planned = {(p.source_id, p.target_id): p for p in plan.pairs}
             summary.top = _best(run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
     if down:
-        summary.advice = steps.STORE_DOWN_HINT
-        logger.error("%s", summary.advice)
+        summary.advice = down.advice or steps.STORE_BROKEN_HINT
+        # Said once, by whoever shows the summary (the CLI, the run's artifact).
+        logger.info("%s", summary.advice)
     seconds["wall"] = time.perf_counter() - started
     summary.seconds = {k: round(v, 4) for k, v in seconds.items()}
     summary.worker_pids = sorted(pids)
-    summary.summary_path = _call(summary_task, summary)
+    summary.summary_path, problem = _call(summary_task, summary)
+    if problem and summary.failures:  # the failure before it says what went wrong
+        logger.info("%s", problem)
+    elif problem:
+        summary.failures.append(problem)
     logger.info("%s", summary.headline())
     if summary.failures:
         message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"
@@ -537,10 +563,25 @@ def run_corpus(
 
     ``runner="inline"`` runs it in this process without Prefect (no server, no
     workers); so does a :func:`small_job` when no runner, worker count or Dask
-    address is given here or in the environment.
+    address is given here or in the environment, and a run on local workers
+    whose store cannot be used (it then stops at once, saying why).
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    shown = _FAILURES_SHOWN.set(True)
+    try:
+        return _run_corpus(corpus_dir, workers, dask_address, runner, parameters)
+    finally:
+        _FAILURES_SHOWN.reset(shown)
+
+
+def _run_corpus(
+    corpus_dir: str,
+    workers: int | None,
+    dask_address: str | None,
+    runner: str | None,
+    parameters: dict[str, Any],
+) -> tuple[State, steps.RunSummary | None]:
     explicit = (
         runner
         or workers
@@ -548,7 +589,14 @@ def run_corpus(
         or os.environ.get("DRI_TASK_RUNNER")
         or os.environ.get("DRI_DASK_ADDRESS")
     )
-    if runner == "inline" or (not explicit and small_job(corpus_dir, parameters)):
+    inline = runner == "inline" or (not explicit and small_job(corpus_dir, parameters))
+    if not inline:
+        config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
+        # A store that cannot be used here is reported at once, in this process,
+        # without starting Prefect's server and a pool for nothing. (Dask
+        # workers may be configured elsewhere: their flow checks for itself.)
+        inline = config.kind != "dask" and steps.store_problem() is not None
+    if inline:
         token = _INLINE.set(True)
         try:
             result = corpus_flow.fn(corpus_dir, **parameters)
@@ -557,7 +605,6 @@ def run_corpus(
         data = result.data if isinstance(result, State) else result
         summary = data.summary if isinstance(data, PartialFailure) else data
         return result, summary
-    config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     with shared_prefect_api():
         state = corpus_flow.with_options(task_runner=make_task_runner(config))(
             corpus_dir, return_state=True, **parameters

@@ -31,6 +31,7 @@ process that ends it when the parent is gone, however it went.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import multiprocessing
 import os
@@ -41,7 +42,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from dri.errors import SettingsError
 from dri.quiet_logs import forward_to_parent
 
 __all__ = [
@@ -60,6 +63,8 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_SECONDS = 10.0
 
 RUNNER_KINDS = ("processes", "threads", "dask")
+
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 @dataclass(frozen=True)
@@ -82,16 +87,16 @@ def runner_config(
     dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
     kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")
     if kind not in RUNNER_KINDS:
-        raise ValueError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
+        raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
         try:
             workers = int(os.environ["DRI_WORKERS"])
         except ValueError:
-            raise ValueError(
+            raise SettingsError(
                 f"DRI_WORKERS must be a whole number, not {os.environ['DRI_WORKERS']!r}"
             ) from None
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise SettingsError(f"workers must be at least 1, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 
@@ -112,6 +117,11 @@ def make_task_runner(config: RunnerConfig | None = None):
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
+    # A worker killed mid-task leaves a semaphore that multiprocessing's resource
+    # tracker cleans up, with a warning that tells the user nothing; the tracker
+    # takes its warning filters from sys.warnoptions (as -W options).
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
 
 
@@ -142,6 +152,10 @@ def _worker_init() -> None:
     # A daemon thread blocked in select() without the GIL; os._exit because
     # the main thread may be busy mapping and must not get to store anything.
     threading.Thread(target=_exit_with, args=(parent,), name="dri-parent-watchdog", daemon=True).start()
+    # The driver logs every retry and every lost connection; the store's own
+    # error says it once (the parent, ``dri``, does the same unless -v).
+    if not os.environ.get("DRI_VERBOSE"):
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 
 
 def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
@@ -314,6 +328,11 @@ def shared_prefect_api() -> Iterator[str | None]:
         yield url
         return
     server = _reaped_server_class()()
-    server.start()
+    home = Path(get_current_settings().home)
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "dri-server-start.lock").open("w") as lock:
+        # Two runs starting at once must not both migrate the Prefect database.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        server.start()
     with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
         yield server.api_url

@@ -35,11 +35,12 @@ from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
 from dri.settings import data_dir
-from dri.store import ComparisonRecord, StoreError, open_store
+from dri.store import ComparisonRecord, StoreError, StoreUnavailable, open_store
 
 __all__ = [
     "MODES",
     "RUN_MODES",
+    "STORE_BROKEN_HINT",
     "STORE_DOWN_HINT",
     "Extracted",
     "PairResult",
@@ -68,22 +69,25 @@ _local = threading.local()
 
 
 #: What to do when the store stops answering, in one line.
-STORE_DOWN_HINT = (
-    "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
-    "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
+STORE_DOWN_HINT = StoreUnavailable.advice
+#: What to do when the store answers but cannot be used (a bad file, URI or password; a full or read-only folder).
+STORE_BROKEN_HINT = (
+    "the store cannot be used: fix what the error names, then run the same command again; "
+    "what was stored is kept and not redone"
 )
 
 
-def store_problem() -> str | None:
-    """``None`` if this process's store answers, else one line saying why not.
+def store_problem() -> StoreError | None:
+    """``None`` if this process's store answers, else the error saying why not
+    (one line; its ``advice`` says what to do, if it knows).
 
     Opening a Neo4j store that does not answer takes the retry window once;
     a store this process already gave up on answers at once."""
     try:
         store = worker_store()
-        return None if store.available() else f"{store.location}: not answering"
+        return None if store.available() else StoreUnavailable(store.location, "not answering")
     except StoreError as err:
-        return str(err)
+        return err
 
 
 def worker_store():

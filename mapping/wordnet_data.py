@@ -36,6 +36,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from dri.errors import ProjectError
 from dri.settings import nltk_data_dir
 
 __all__ = [
@@ -123,7 +124,7 @@ LEXNAMES: tuple[tuple[str, int], ...] = (
 _SS_TYPE_POS = {"1": "n", "2": "v"}
 
 
-class WordNetSetupError(RuntimeError):
+class WordNetSetupError(ProjectError, RuntimeError):
     """WordNet is not available; the message says what to do."""
 
 

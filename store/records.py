@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
 
-from dri.errors import one_line
+from dri.errors import ProjectError, one_line
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
 __all__ = [
@@ -77,7 +77,7 @@ DOCUMENT_FIELDS = ("doc_id", "graph_id", "name", "path", "kind", "extractor_vers
 RESERVED_META = frozenset({"id", "doc_id", "graph_id", "graph_ids", "graph", "meta", "corpora"})
 
 
-class StoreError(RuntimeError):
+class StoreError(ProjectError, RuntimeError):
     """A store operation failed. ``str()`` is one line naming the store
     (the Neo4j URI without credentials, or the SQLite file) and the reason.
 
@@ -96,8 +96,14 @@ class StoreError(RuntimeError):
 
 
 class StoreUnavailable(StoreError):
-    """The server did not answer within the retry window (or is known to be
-    down in this process): the caller should stop sending it work."""
+    """The server refused the first connection, did not answer within the
+    retry window, or is known to be down in this process: the caller should
+    stop sending it work."""
+
+    advice = (
+        "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
+        "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
+    )
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -171,6 +172,16 @@ class SQLiteStore(Store):
         if not create and str(path) != ":memory:" and not self.path.is_file():
             raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         try:
+            if (
+                str(path) != ":memory:"
+                and self.path.parent.is_dir()
+                and not os.access(self.path.parent, os.W_OK)
+            ):
+                if create:  # every write would fail, one by one
+                    raise StoreError(self.location, "cannot write to its folder (read-only)")
+                # A read-only folder (or file system) can still be looked into.
+                self._db = _read_only_connection(self.path, timeout)
+                return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the threads of this process, serialised by _lock.
             self._db = sqlite3.connect(
@@ -680,4 +691,25 @@ def _document(row: Sequence[Any], meta: str, corpora: list[str]) -> DocumentReco
         int(relations),
         tuple(corpora),
         json.loads(meta),
+    )
+
+
+def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
+    """``path`` opened for reading, in a folder this process cannot write to.
+    A WAL database needs its shared-memory file, which cannot be made there,
+    so the file is then read as immutable: nobody can change it meanwhile."""
+    db = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=False
+    )
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.Error:
+        db.close()
+    return sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro&immutable=1",
+        uri=True,
+        timeout=timeout,
+        check_same_thread=False,
+        isolation_level=None,
     )

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
 from dri.graphs import load_json
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
@@ -69,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_compare)
 
 
-class InputError(Exception):
+class InputError(ProjectError):
     """One line: ``<path>: <reason>``."""
 
 

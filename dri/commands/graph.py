@@ -64,9 +64,14 @@ def run_graph(args: argparse.Namespace) -> int:
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
         print(f"{doc.path}: {summary(g)}")
-        if args.out:
-            target = args.out / f"{stem}.{args.format}"
-            save_json(g, target) if args.format == "json" else write_graphml(g, target)
-        if args.png:
-            draw_png(g, _png_path(args.png, stem, many))
+        target = args.out / f"{stem}.{args.format}" if args.out else None
+        try:
+            if target is not None:
+                save_json(g, target) if args.format == "json" else write_graphml(g, target)
+            if args.png:
+                target = _png_path(args.png, stem, many)
+                draw_png(g, target)
+        except OSError as err:  # a full disk, a read-only folder: the next document may fit
+            print(f"error: {err.filename or target}: cannot write: {err.strerror or err}", file=sys.stderr)
+            failed += 1
     return 1 if failed else 0

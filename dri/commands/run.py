@@ -173,14 +173,14 @@ def run_run(args: argparse.Namespace) -> int:
         reason = state.message or state.name
         print(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
         return 1
-    for failure in summary.failures:
-        print(f"error: {failure}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary.to_dict(), indent=1, default=str))
     else:
         _print_summary(summary)
-    if summary.advice:
-        print(f"what to do: {summary.advice}", file=sys.stderr)
+    # What to do goes on the line of the failure that stopped the run (the last).
+    for i, failure in enumerate(summary.failures, 1):
+        advice = f"; what to do: {summary.advice}" if summary.advice and i == len(summary.failures) else ""
+        print(f"error: {failure}{advice}", file=sys.stderr)
     return 0 if summary.ok else 1
 
 

@@ -21,7 +21,7 @@ import argparse
 import sys
 from typing import Any
 
-from dri.store import StoreError, open_store
+from dri.store import open_store
 
 __all__ = ["MAX_K", "register", "run_store"]
 
@@ -75,13 +75,10 @@ def run_store(args: argparse.Namespace) -> int:
     if args.action == "clear" and not args.yes:
         print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
         return 2
-    try:
-        # Looking must not create an empty store (and its folders) where none was.
-        with open_store(args.uri, create=False) as store:
-            return _ACTIONS[args.action](store, args)
-    except StoreError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+    # Looking must not create an empty store (and its folders) where none was.
+    # A store error is one line from the command's error boundary (dri/cli.py).
+    with open_store(args.uri, create=False) as store:
+        return int(_ACTIONS[args.action](store, args))
 
 
 def _info(store: Any, args: argparse.Namespace) -> int:

@@ -5,6 +5,11 @@ Every write is a managed transaction (``session.execute_write``), which the
 driver retries on transient errors (ServiceUnavailable, SessionExpired,
 TransientError) with exponential backoff for up to ``retry_seconds``
 (``DRI_NEO4J_RETRY_SECONDS``, default 60 s: longer than a server restart).
+The retry window is for a server that was reachable and went away: a
+server this process has not reached yet is contacted once when the store
+opens (:meth:`Neo4jConnection.first_contact`), and a refused or failed
+connection then fails at once with :class:`StoreUnavailable`, whose advice
+says to start the server or fix ``NEO4J_URI``.
 When an operation gives up after the retry window, the server is marked
 down in this process: later operations fail at once with
 :class:`StoreUnavailable` instead of waiting the window again, after a quick
@@ -33,9 +38,11 @@ log = logging.getLogger(__name__)
 #: checking the connection again (seconds).
 DOWN_RECHECK_SECONDS = 5.0
 
-# Per process: the servers this process gave up on (monotonic time of the last failed check).
+# Per process: the servers this process gave up on (monotonic time of the
+# last failed check), and those it has reached.
 state_lock = threading.Lock()
 _down_since: dict[tuple[str, str], float] = {}
+_reached: set[tuple[str, str]] = set()
 
 
 class Neo4jConnection:
@@ -78,7 +85,10 @@ class Neo4jConnection:
             yield
         except StoreError:
             raise
-        except ex.AuthError as err:
+        except (ex.AuthError, ex.ClientError) as err:
+            # Neo4j refuses a password tried too often with a rate limit, not an AuthError.
+            if not isinstance(err, ex.AuthError) and "Security.Authentication" not in (err.code or ""):
+                raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
             raise StoreError(
                 self.location,
                 f"authentication failed ({_message(err)}); check NEO4J_USER and NEO4J_PASSWORD",
@@ -104,6 +114,28 @@ class Neo4jConnection:
             raise StoreError(self.location, _message(err)) from None
         except OSError as err:
             raise StoreError(self.location, f"connection failed: {err}") from None
+
+    def first_contact(self) -> None:
+        """Connect now, unless this process has reached the server before: a
+        server that refuses the connection (or cannot be found) fails at
+        once instead of after the retry window."""
+        from neo4j import exceptions as ex
+
+        with state_lock:
+            if self._key in _reached:
+                return
+        with self._errors():
+            try:
+                self._driver.verify_connectivity()
+            except (ex.ServiceUnavailable, OSError) as err:
+                with state_lock:
+                    _down_since[self._key] = time.monotonic()
+                reason = _message(err)
+                if "Connection refused" in reason:
+                    reason = "connection refused (is the server running?)"
+                raise StoreUnavailable(self.location, f"cannot connect: {reason}") from None
+        with state_lock:
+            _reached.add(self._key)
 
     def _check_down(self) -> None:
         """Fail at once if this process gave up on the server, unless a quick

@@ -29,6 +29,7 @@ class Neo4jStore(Neo4jSearch, Neo4jComparisons, Store):
     def __init__(self, settings: Neo4jSettings):
         super().__init__(settings)
         try:
+            self.first_contact()
             create_schema(self)
         except BaseException:
             self._driver.close()

@@ -1,5 +1,6 @@
 """Helpers of the fault tests of ``dri run``: subprocess environment, a
-corpus big enough to disturb, the project's Neo4j script, process trees."""
+corpus big enough to disturb, the project's Neo4j script, process trees
+(``tests/processes.py``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,29 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from processes import command_line, descendants, wait_for
+
 from dri.store import open_store
+
+__all__ = [
+    "DEMO",
+    "DRI",
+    "PASSWORD",
+    "PORT",
+    "ROOT",
+    "alive",
+    "command_line",
+    "descendants",
+    "fault_corpus",
+    "in_session",
+    "neo4j",
+    "parent",
+    "run_env",
+    "stored_documents",
+    "wait_for",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 DRI = [sys.executable, "-m", "dri.cli"]
@@ -56,25 +76,6 @@ def fault_corpus(tmp_path: Path, documents: int = 24) -> Path:
     return folder
 
 
-def descendants(pid: int) -> set[int]:
-    """All living descendants of ``pid``, from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[1].split()
-            if fields[0] != "Z":
-                parents[int(entry.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
 def in_session(sid: int) -> set[int]:
     """Living processes of session ``sid`` (a process started with
     ``start_new_session=True`` and everything it starts), wherever they were
@@ -91,13 +92,6 @@ def in_session(sid: int) -> set[int]:
     return found
 
 
-def command_line(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
 def parent(pid: int) -> int:
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -111,15 +105,6 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
-
-
-def wait_for(predicate, timeout: float, step: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def stored_documents(uri: str) -> int:

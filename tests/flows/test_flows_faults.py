@@ -33,14 +33,14 @@ def test_a_malformed_uri_never_shows_its_password_anywhere(tmp_path):
     assert "NEO4J_URI: '***@127.0.0.1:7711' is not a Neo4j URI" in done.stderr
     assert "what to do:" in done.stderr
     assert PASSWORD not in done.stdout + done.stderr
-    databases = list((tmp_path / "prefect-home").rglob("*.db*"))
-    assert databases, "the run should have been recorded by its temporary Prefect server"
-    for db in databases:
-        assert PASSWORD.encode() not in db.read_bytes(), db
+    # A store that cannot be used stops the run before Prefect's server is started for nothing.
+    assert not list((tmp_path / "prefect-home").rglob("*.db*"))
+    for path in (tmp_path / "data").rglob("*"):
+        assert not path.is_file() or PASSWORD.encode() not in path.read_bytes(), path
     # The run is recorded, with the redacted message (so the search above looked in the right place).
-    recorded = b"".join(db.read_bytes() for db in databases)
-    assert b"***@127.0.0.1:7711" in recorded
-    summary = json.loads(Path(done.stdout.split("summary: ")[1].split()[0]).read_text())
+    summary_path = Path(done.stdout.split("summary: ")[1].split()[0])
+    assert "***@127.0.0.1:7711" in summary_path.read_text()
+    summary = json.loads(summary_path.read_text())
     assert summary["failures"] and summary["advice"]
 
 
@@ -77,7 +77,7 @@ def test_a_server_gone_for_good_costs_one_retry_window_and_the_summary_says_what
     assert took < window + 60, took
     assert run.returncode == 1
     lines = err.splitlines()
-    assert lines[-1].startswith("what to do: the store cannot be used: start it"), lines[-3:]
+    assert "; what to do: the store cannot be used: start it" in lines[-1], lines[-3:]
     assert any("not stored" in line or "not answering" in line for line in lines)
     summary = json.loads(Path(out.split("summary: ")[1].split()[0]).read_text())
     assert summary["advice"] and summary["failures"] and summary["documents"] == 24

@@ -1,0 +1,332 @@
+"""The fault matrix of the ``dri`` command: every command that uses the store
+(and the two that do not), under every fault a user meets, run as the real
+command in a subprocess.
+
+A :class:`Workspace` holds one cell's data folder, Prefect home and corpora;
+:data:`FAULTS` sets a fault up (environment, files, mounts) and
+:data:`COMMANDS` gives each command's arguments. :func:`run_cell` runs one
+cell and returns what it printed; the test module checks it. Run as a script
+(``python tests/dri/fault_matrix.py [--pythonpath DIR] [CELL...]``) it prints
+one line per cell: exit status, seconds, stderr lines and the first and last
+of them, e.g. to compare two versions of the code.
+
+Cells that cannot apply are in :data:`NOT_APPLICABLE` with the reason.
+Read-only and full folders need ``mount`` (a read-only bind mount, a small
+tmpfs) when running as root, who ignores permission bits; without mount
+rights a read-only folder is ``chmod 555`` (enough for a user other than
+root) and a full disk is a file-size limit (``RLIMIT_FSIZE``, as ``ulimit
+-f``), under which a write fails with ``EFBIG`` instead of ``ENOSPC``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "corpora" / "demo"
+SECRET = "Hunter2-Matrix-Pw"
+#: A port where nothing listens (the helpers' extra port range ends there).
+REFUSED_PORT = int(os.environ.get("DRI_TEST_REFUSED_PORT", "7719"))
+#: The Neo4j started with authentication on for the wrong-credentials cells.
+AUTH_PORT = int(os.environ.get("DRI_TEST_NEO4J_AUTH_PORT", "7713"))
+AUTH_PASSWORD = "Matrix-Auth-Pw-7"
+#: Seconds a command may take in a cell that must fail fast.
+FAST_SECONDS = 30.0
+
+ANALOGY = ("solar-system.txt", "rutherford-atom.txt", "heart-pump.txt")
+PLAGIARISM = ("orig_taska.txt", "taska_cut.txt", "taska_light.txt", "taska_heavy.txt", "taska_non.txt")
+
+
+@dataclass
+class Workspace:
+    """One cell's folders: ``data`` (``DRI_DATA_DIR``), ``prefect`` (its
+    ``PREFECT_HOME``), a three-document analogy corpus and a one-task
+    plagiarism corpus."""
+
+    root: Path
+    pythonpath: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def prefect(self) -> Path:
+        return self.root / "prefect-home"
+
+    @property
+    def corpus(self) -> Path:
+        return self.root / "analogy"
+
+    @property
+    def plagiarism(self) -> Path:
+        return self.root / "plagiarism"
+
+    @property
+    def store_file(self) -> Path:
+        return self.data / "dri.sqlite"
+
+    def prepare(self) -> Workspace:
+        self.data.mkdir(parents=True, exist_ok=True)
+        self.prefect.mkdir(exist_ok=True)
+        self.corpus.mkdir(exist_ok=True)
+        for name in ANALOGY:
+            shutil.copy(DEMO / "analogy" / name, self.corpus / name)
+        self.plagiarism.mkdir(exist_ok=True)
+        for name in PLAGIARISM:
+            shutil.copy(DEMO / "plagiarism" / name, self.plagiarism / name)
+        rows = (DEMO / "plagiarism" / "file_information.csv").read_text().splitlines()
+        kept = [rows[0]] + [r for r in rows[1:] if r.split(",")[0] in PLAGIARISM]
+        (self.plagiarism / "file_information.csv").write_text("\n".join(kept) + "\n")
+        return self
+
+    def base_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_", "DRI_"))}
+        env.update(
+            DRI_DATA_DIR=str(self.data),
+            # WordNet stays where the checkout keeps it, whatever the data folder.
+            DRI_NLTK_DATA=os.environ.get("DRI_NLTK_DATA") or str(ROOT / "data" / "nltk_data"),
+            PREFECT_HOME=str(self.prefect),
+            PREFECT_SERVER_ANALYTICS_ENABLED="false",
+            DO_NOT_TRACK="1",
+        )
+        if self.pythonpath:
+            env["PYTHONPATH"] = self.pythonpath
+        return {**env, **self.env}
+
+
+@dataclass
+class Outcome:
+    argv: list[str]
+    code: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+    def brief(self) -> str:
+        lines = self.errors
+        first = lines[0] if lines else ""
+        last = lines[-1] if lines else ""
+        shown = f"{first[:150]!r}" + (f" ... {last[:150]!r}" if len(lines) > 1 else "")
+        return f"exit {self.code}, {self.seconds:.0f} s, {len(lines)} stderr line(s): {shown}"
+
+
+def dri(ws: Workspace, argv: list[str], *, timeout: float = 600, limit_bytes: int | None = None) -> Outcome:
+    """``dri ARGV`` in a subprocess with the workspace's environment."""
+
+    def limit() -> None:  # pragma: no cover - runs in the child
+        if limit_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "dri.cli", *argv],
+        env=ws.base_env(),
+        cwd=ws.root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=limit if limit_bytes is not None else None,
+    )
+    return Outcome(argv, done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+def start(ws: Workspace, argv: list[str]) -> subprocess.Popen[str]:
+    """``dri ARGV`` started in a session of its own (for signals and process trees)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "dri.cli", *argv],
+        env=ws.base_env(),
+        cwd=ws.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+
+
+COMMANDS: dict[str, Callable[[Workspace], list[str]]] = {
+    "graph": lambda ws: ["graph", str(ws.corpus / ANALOGY[0]), "--out", str(ws.data / "graphs")],
+    "compare": lambda ws: ["compare", str(ws.corpus / ANALOGY[0]), str(ws.corpus / ANALOGY[1])],
+    # Three documents: small enough to run in this process, without Prefect.
+    "run-inline": lambda ws: ["run", str(ws.corpus), "--no-progress"],
+    "run-flow": lambda ws: [
+        "run",
+        str(ws.corpus),
+        "--no-progress",
+        "--runner",
+        "processes",
+        "--workers",
+        "2",
+    ],
+    "evaluate": lambda ws: ["evaluate", "plagiarism", str(ws.plagiarism), "--no-baselines", "-q"],
+    "store-info": lambda ws: ["store", "info"],
+    "store-top": lambda ws: ["store", "top", ANALOGY[0]],
+}
+
+STORE_COMMANDS = ("run-inline", "run-flow", "evaluate", "store-info", "store-top")
+WRITERS = ("run-inline", "run-flow", "evaluate")
+
+_NO_STORE = "graph and compare never open the store"
+_READS_ONLY = "store info and store top only read, and a read needs no free space"
+_ONE_PROCESS = "runs in one process: there is no pool worker to kill"
+_NOT_A_RUN = "store info and store top take milliseconds: there is no middle of the run to stop the server in"
+_ONE_RUN = "only dri run writes the same corpus from two processes; the other commands are covered by it"
+
+#: (command, fault) -> why the cell is left out.
+NOT_APPLICABLE: dict[tuple[str, str], str] = {
+    **{
+        (c, f): _NO_STORE
+        for c in ("graph", "compare")
+        for f in (
+            "uri-password",
+            "refused",
+            "wrong-credentials",
+            "neo4j-restart",
+            "corrupt-sqlite",
+            "concurrent",
+            "worker-killed",
+        )
+    },
+    ("compare", "read-only-data"): "compare writes nothing",
+    ("compare", "full-disk"): "compare writes nothing",
+    ("store-info", "full-disk"): _READS_ONLY,
+    ("store-top", "full-disk"): _READS_ONLY,
+    ("store-info", "neo4j-restart"): _NOT_A_RUN,
+    ("store-top", "neo4j-restart"): _NOT_A_RUN,
+    ("evaluate", "concurrent"): _ONE_RUN,
+    ("store-info", "concurrent"): _ONE_RUN,
+    ("store-top", "concurrent"): _ONE_RUN,
+    ("run-inline", "worker-killed"): _ONE_PROCESS,
+    ("evaluate", "worker-killed"): "a small evaluation runs in one process, like run-inline",
+    ("store-info", "worker-killed"): _ONE_PROCESS,
+    ("store-top", "worker-killed"): _ONE_PROCESS,
+}
+
+FAULT_NAMES = (
+    "uri-password",
+    "refused",
+    "wrong-credentials",
+    "neo4j-restart",
+    "corrupt-sqlite",
+    "read-only-data",
+    "full-disk",
+    "concurrent",
+    "worker-killed",
+)
+
+
+def cells() -> list[tuple[str, str]]:
+    return [(c, f) for f in FAULT_NAMES for c in COMMANDS if (c, f) not in NOT_APPLICABLE]
+
+
+# -- mounts ----------------------------------------------------------------------------
+
+
+def can_mount() -> bool:
+    return os.geteuid() == 0 and shutil.which("mount") is not None
+
+
+def _mount(*args: str) -> bool:
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[str]:
+    """``folder`` read-only for the commands run meanwhile: a read-only bind
+    mount as root (who ignores permission bits), else ``chmod 555``."""
+    if can_mount() and _mount("--bind", str(folder), str(folder)):
+        try:
+            if not _mount("-o", "remount,bind,ro", str(folder)):
+                raise RuntimeError(f"cannot remount {folder} read-only")
+            yield "read-only bind mount"
+        finally:
+            subprocess.run(["umount", str(folder)], check=True)
+        return
+    modes = {p: p.stat().st_mode for p in [folder, *folder.rglob("*")]}
+    for p in modes:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    try:
+        yield "chmod 555"
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+
+
+@contextlib.contextmanager
+def full_disk(folder: Path, free_bytes: int = 4096) -> Iterator[int | None]:
+    """``folder`` on a small tmpfs with ``free_bytes`` left (its content kept);
+    yields ``None``, or, without mount rights, the file-size limit to set."""
+    if can_mount():
+        keep = folder.with_name(folder.name + "-kept")
+        folder.rename(keep)
+        folder.mkdir()
+        used = sum(p.stat().st_size for p in keep.rglob("*") if p.is_file())
+        size = used + free_bytes + 1_048_576
+        if not _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)):
+            folder.rmdir()
+            keep.rename(folder)
+        else:
+            try:
+                shutil.copytree(keep, folder, dirs_exist_ok=True)
+                filler = folder / "filler"
+                with contextlib.suppress(OSError), filler.open("wb") as out:
+                    left = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize - free_bytes
+                    out.write(b"\0" * max(0, left))
+                yield None
+            finally:
+                subprocess.run(["umount", str(folder)], check=True)
+                folder.rmdir()
+                keep.rename(folder)
+            return
+    largest = max((p.stat().st_size for p in folder.rglob("*") if p.is_file()), default=0)
+    yield largest + free_bytes
+
+
+def main(argv: list[str]) -> int:
+    """Print every cell (or the named ones, ``command/fault``) as one line."""
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--pythonpath", help="run dri from this layout (e.g. another version)")
+    parser.add_argument("cells", nargs="*")
+    args = parser.parse_args(argv)
+    sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+    from fault_matrix_cells import CELL_RUNNERS, auth_server, template_store
+
+    chosen = [tuple(c.split("/", 1)) for c in args.cells] or cells()
+    with contextlib.ExitStack() as stack:
+        if any(f == "wrong-credentials" for _, f in chosen):
+            stack.enter_context(auth_server())
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="dri-fault-matrix-"))
+        template = template_store(Path(tmp) / "template", args.pythonpath)
+        for command, fault in chosen:
+            ws = Workspace(Path(tmp) / f"{command}-{fault}", args.pythonpath).prepare()
+            try:
+                outcome = CELL_RUNNERS[fault](ws, command, template)
+                print(f"{command:10} {fault:17} {outcome.brief()}", flush=True)
+            except Exception as err:  # a script that reports, not a test
+                print(f"{command:10} {fault:17} harness failed: {type(err).__name__}: {err}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,270 @@
+"""How each fault of the matrix (``fault_matrix.py``) is set up and run.
+
+Every runner takes a fresh :class:`Workspace`, the command's name and the
+template workspace (a data folder holding one clean run of the analogy
+corpus in SQLite, made once) and returns the :class:`Outcome` of the command
+under the fault, with what the store held before and after in ``notes``.
+Stored rows are counted per SQLite table, or per Neo4j node and relationship,
+without the project's code, so any version of it can be measured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from fault_matrix import (
+    ANALOGY,
+    AUTH_PASSWORD,
+    AUTH_PORT,
+    COMMANDS,
+    REFUSED_PORT,
+    SECRET,
+    Outcome,
+    Workspace,
+    dri,
+    full_disk,
+    read_only,
+    start,
+)
+from neo4j_server import neo4j_script
+from processes import command_line, descendants, wait_for
+
+#: Neo4j instance stopped and restarted mid-run (never the suite's own).
+RESTART_PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7712"))
+
+
+def neo4j(command: str, port: int, **env: str) -> subprocess.CompletedProcess[str]:
+    done = neo4j_script(command, port, **env)
+    if command != "status" and done.returncode != 0:
+        raise RuntimeError(f"scripts/neo4j {command} on {port}: {done.stderr.strip()[-300:]}")
+    return done
+
+
+@contextlib.contextmanager
+def auth_server() -> Iterator[str]:
+    """A fresh Neo4j with authentication on (password :data:`AUTH_PASSWORD`)."""
+    neo4j("wipe", AUTH_PORT)
+    neo4j("start", AUTH_PORT, NEO4J_AUTH_PASSWORD=AUTH_PASSWORD)
+    try:
+        yield f"bolt://127.0.0.1:{AUTH_PORT}"
+    finally:
+        neo4j("wipe", AUTH_PORT)
+
+
+def sqlite_counts(path: Path) -> dict[str, int]:
+    """Rows per table of the SQLite file at ``path`` (read-only, no journal)."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in sorted(tables)}
+
+
+def sqlite_duplicates(path: Path) -> int:
+    """Rows that repeat another row of their table exactly, over all tables."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return sum(
+            db.execute(
+                f'SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT * FROM "{t}")) FROM "{t}"'
+            ).fetchone()[0]
+            for t in tables
+        )
+
+
+def neo4j_counts(uri: str) -> dict[str, int]:
+    import neo4j as driver
+
+    with driver.GraphDatabase.driver(uri, auth=None) as d:
+        nodes = d.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
+        rels = d.execute_query("MATCH ()-[r]->() RETURN count(r) AS n").records[0]["n"]
+        docs = d.execute_query("MATCH (n:Document) RETURN count(n) AS n").records[0]["n"]
+    return {"nodes": nodes, "relationships": rels, "documents": docs}
+
+
+def template_store(folder: Path, pythonpath: str | None) -> Workspace:
+    """One clean run of the analogy corpus in SQLite, to copy into cells."""
+    ws = Workspace(folder, pythonpath).prepare()
+    done = dri(ws, COMMANDS["run-inline"](ws))
+    if done.code != 0:
+        raise RuntimeError(f"the template run failed: {done.stderr[-500:]}")
+    return ws
+
+
+def _copy_store(ws: Workspace, template: Workspace) -> dict[str, int]:
+    """The template's store (with its write-ahead log) in ``ws``; its row counts."""
+    for path in template.data.glob(template.store_file.name + "*"):
+        shutil.copy(path, ws.data / path.name)
+    counts = sqlite_counts(ws.store_file)
+    if not counts.get("documents"):
+        raise RuntimeError(f"the template store was not copied: {counts}")
+    return counts
+
+
+def _writes_new(ws: Workspace, command: str) -> list[str]:
+    """The command's arguments, a run on the plagiarism corpus (not in the template)."""
+    argv = COMMANDS[command](ws)
+    return [str(ws.plagiarism) if a == str(ws.corpus) else a for a in argv]
+
+
+def uri_password(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    ws.env["NEO4J_URI"] = f"neo4j:{SECRET}@127.0.0.1:{REFUSED_PORT}"
+    return dri(ws, COMMANDS[command](ws))
+
+
+def refused(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    ws.env.update(NEO4J_URI=f"bolt://127.0.0.1:{REFUSED_PORT}", NEO4J_USER="neo4j", NEO4J_PASSWORD=SECRET)
+    return dri(ws, COMMANDS[command](ws))
+
+
+def wrong_credentials(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    # The server is started by the caller (auth_server), once for all commands.
+    ws.env.update(NEO4J_URI=f"bolt://127.0.0.1:{AUTH_PORT}", NEO4J_USER="neo4j", NEO4J_PASSWORD=SECRET)
+    return dri(ws, COMMANDS[command](ws))
+
+
+def corrupt_sqlite(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    ws.store_file.write_bytes(b"this is not a database, " * 400)
+    return dri(ws, COMMANDS[command](ws))
+
+
+def read_only_data(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    before = _copy_store(ws, template)
+    with read_only(ws.data) as how:
+        outcome = dri(ws, _writes_new(ws, command))
+    outcome.notes.update(before=before, after=sqlite_counts(ws.store_file), how=how)
+    return outcome
+
+
+def full_disk_cell(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    before = _copy_store(ws, template)
+    with full_disk(ws.data) as limit:
+        outcome = dri(ws, _writes_new(ws, command), limit_bytes=limit)
+        after = sqlite_counts(ws.store_file)
+        with contextlib.closing(sqlite3.connect(f"file:{ws.store_file}?mode=ro", uri=True)) as db:
+            check = db.execute("PRAGMA integrity_check").fetchone()[0]
+    outcome.notes.update(
+        before=before, after=after, integrity=check, how="tmpfs" if limit is None else f"RLIMIT_FSIZE {limit}"
+    )
+    return outcome
+
+
+def concurrent(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    argv = COMMANDS[command](ws)
+    started = time.monotonic()
+    runs = [start(ws, argv) for _ in range(2)]
+    results = [r.communicate(timeout=900) for r in runs]
+    first = Outcome(argv, runs[0].returncode, results[0][0], results[0][1], time.monotonic() - started)
+    first.notes.update(
+        others=[Outcome(argv, r.returncode, o, e, first.seconds) for r, (o, e) in zip(runs[1:], results[1:])],
+        after=sqlite_counts(ws.store_file),
+        clean=sqlite_counts(template.store_file),
+        duplicates=sqlite_duplicates(ws.store_file),
+    )
+    return first
+
+
+def _is_pool_worker(pid: int) -> bool:
+    return "spawn_main" in command_line(pid)
+
+
+def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    argv = [*_writes_new(ws, command), "--batch-size", "1"]
+    started = time.monotonic()
+    run = start(ws, argv)
+    killed: list[int] = []
+    try:
+        # A worker that has started working: the first document of the run is stored.
+        def working() -> bool:
+            if run.poll() is not None or not ws.store_file.exists():
+                return run.poll() is not None
+            try:
+                stored = sqlite_counts(ws.store_file).get("documents", 0)
+            except sqlite3.Error:
+                return False
+            return stored > 0 and any(_is_pool_worker(p) for p in descendants(run.pid))
+
+        wait_for(working, 600)
+        workers = sorted(p for p in descendants(run.pid) if _is_pool_worker(p))
+        if run.poll() is None and workers:
+            os.kill(workers[-1], signal.SIGKILL)
+            killed.append(workers[-1])
+        out, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
+    again = dri(ws, argv)
+    clean = Workspace(ws.root / "clean", ws.pythonpath).prepare()
+    reference = dri(clean, [a.replace(str(ws.plagiarism), str(clean.plagiarism)) for a in argv])
+    outcome.notes.update(
+        killed=killed,
+        rerun=again,
+        after=sqlite_counts(ws.store_file),
+        clean=sqlite_counts(clean.store_file) if reference.code == 0 else {"failed": reference.brief()},
+    )
+    return outcome
+
+
+def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    """Stop the server once the run has stored a document, start it again
+    when the run has ended, run again; then empty the database and run once
+    more, undisturbed, for the reference counts."""
+    uri = f"bolt://127.0.0.1:{RESTART_PORT}"
+    neo4j("wipe", RESTART_PORT)
+    neo4j("start", RESTART_PORT)
+    ws.env.update(NEO4J_URI=uri, DRI_NEO4J_RETRY_SECONDS="5")
+    argv = (
+        [*_writes_new(ws, command), "--batch-size", "1"] if command != "evaluate" else COMMANDS[command](ws)
+    )
+    try:
+        started = time.monotonic()
+        run = start(ws, argv)
+        try:
+            wait_for(lambda: run.poll() is not None or neo4j_counts(uri)["documents"] > 0, 600, 0.1)
+            stopped_mid_run = run.poll() is None
+            neo4j("stop", RESTART_PORT)
+            out, err = run.communicate(timeout=600)
+        finally:
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL)
+        outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
+        neo4j("start", RESTART_PORT)
+        again = dri(ws, argv)
+        after = neo4j_counts(uri)
+        import neo4j as driver
+
+        with driver.GraphDatabase.driver(uri, auth=None) as d:
+            d.execute_query("MATCH (n) DETACH DELETE n")
+        reference = dri(ws, argv)
+        outcome.notes.update(
+            stopped_mid_run=stopped_mid_run,
+            rerun=again,
+            after=after,
+            clean=neo4j_counts(uri),
+            reference=reference,
+        )
+        return outcome
+    finally:
+        neo4j("wipe", RESTART_PORT)
+
+
+CELL_RUNNERS: dict[str, Callable[[Workspace, str, Workspace], Outcome]] = {
+    "uri-password": uri_password,
+    "refused": refused,
+    "wrong-credentials": wrong_credentials,
+    "neo4j-restart": neo4j_restart,
+    "corrupt-sqlite": corrupt_sqlite,
+    "read-only-data": read_only_data,
+    "full-disk": full_disk_cell,
+    "concurrent": concurrent,
+    "worker-killed": worker_killed,
+}
+
+__all__ = ["ANALOGY", "CELL_RUNNERS", "auth_server", "template_store"]

@@ -1,0 +1,205 @@
+"""The fault matrix: every command under every fault it can meet, through
+the real ``dri`` command, against the real SQLite and Neo4j.
+
+Commands: ``graph``, ``compare``, ``run`` in this process (a small corpus,
+without Prefect) and on the Prefect flow with a process pool, ``evaluate
+plagiarism``, ``store info`` and ``store top``. Faults: a malformed URI with
+a password in it, a refused connection, wrong credentials (a Neo4j started
+with authentication on), Neo4j stopped mid-run and started again, a corrupt
+SQLite file, a read-only data folder, a full disk, two runs at once on one
+SQLite store, and a pool worker killed with SIGKILL. The set-up of each is
+in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot
+apply are listed there with the reason, and checked to be all the others.
+
+Every cell checks the exit status, that stderr has no traceback and (for a
+fault that stops the command) is one line, that no secret is in stdout,
+stderr or any file of the data folder or Prefect home, and for the store
+cases that nothing stored before the fault is lost. With
+``DRI_FAULT_MATRIX_REPORT=FILE`` each cell's output is appended to FILE.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from fault_matrix import (
+    AUTH_PASSWORD,
+    COMMANDS,
+    FAST_SECONDS,
+    FAULT_NAMES,
+    NOT_APPLICABLE,
+    SECRET,
+    WRITERS,
+    Outcome,
+    Workspace,
+    cells,
+)
+from fault_matrix_cells import CELL_RUNNERS, auth_server, template_store
+
+from dri.cli import BUG_STATUS, main
+
+SECRETS = (SECRET, AUTH_PASSWORD)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Workspace:
+    return template_store(tmp_path_factory.mktemp("template"), None)
+
+
+@pytest.fixture(scope="module")
+def auth_neo4j():
+    with auth_server() as uri:
+        yield uri
+
+
+def _files(*folders: Path):
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file() and path.stat().st_size < 50_000_000:
+                yield path
+
+
+def _check_common(ws: Workspace, outcome: Outcome, *others: Outcome) -> None:
+    for o in (outcome, *others):
+        assert "Traceback" not in o.stderr + o.stdout, o.stderr[-3000:]
+        assert "database is locked" not in o.stderr, o.stderr[-2000:]
+        for secret in SECRETS:
+            assert secret not in o.stdout + o.stderr
+    for path in _files(ws.data, ws.prefect):
+        data = path.read_bytes()
+        for secret in SECRETS:
+            assert secret.encode() not in data, path
+
+
+def _one_line(outcome: Outcome, *says: str) -> str:
+    assert outcome.code == 1, outcome.brief()
+    assert len(outcome.errors) == 1, outcome.stderr[-3000:]
+    line = outcome.errors[0]
+    assert line.startswith("error: "), line
+    for text in says:
+        assert text in line, line
+    return line
+
+
+# What a disturbed run may print besides its ``error:`` lines: a logged warning
+# of dri, and on the flow path Prefect's console log (``--no-progress`` off a terminal).
+_DISTURBED_LINE = re.compile(r"^(error: |WARNING dri\.|\d\d:\d\d:\d\d\.\d+ \| (INFO|WARNING) +\| )")
+
+
+def _disturbed(outcome: Outcome) -> None:
+    """A run that met the fault part-way: it ended, and said so line by line
+    (one line per document or batch that failed), never with a traceback."""
+    assert outcome.code in (0, 1), outcome.brief()
+    odd = [line for line in outcome.errors if not _DISTURBED_LINE.match(line)]
+    assert not odd, odd[:5]
+
+
+def _report(command: str, fault: str, outcome: Outcome) -> None:
+    target = os.environ.get("DRI_FAULT_MATRIX_REPORT")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(f"{command:10} {fault:17} {outcome.brief()}\n")
+
+
+def test_every_cell_is_run_or_left_out_with_a_reason():
+    every = {(c, f) for c in COMMANDS for f in FAULT_NAMES}
+    assert set(cells()) | set(NOT_APPLICABLE) == every
+    assert not set(cells()) & set(NOT_APPLICABLE)
+    assert all(reason.strip() for reason in NOT_APPLICABLE.values())
+
+
+@pytest.mark.parametrize("command, fault", cells(), ids=[f"{c}-{f}" for c, f in cells()])
+def test_fault_matrix(command, fault, template, tmp_path, request):
+    if fault == "wrong-credentials":
+        request.getfixturevalue("auth_neo4j")
+    ws = Workspace(tmp_path).prepare()
+    outcome = CELL_RUNNERS[fault](ws, command, template)
+    _report(command, fault, outcome)
+    notes = outcome.notes
+    others = [*notes.get("others", []), *[notes[k] for k in ("rerun", "reference") if k in notes]]
+    _check_common(ws, outcome, *others)
+
+    if fault == "uri-password":
+        _one_line(outcome, "is not a Neo4j URI", "***@")
+    elif fault == "refused":
+        line = _one_line(outcome, "cannot connect: connection refused", "what to do: ", "scripts/neo4j start")
+        assert "retrying" not in line
+        # At first contact, not after the retry window (the flow path starts Prefect first).
+        assert outcome.seconds < FAST_SECONDS + (60 if command == "run-flow" else 0), outcome.seconds
+    elif fault == "wrong-credentials":
+        _one_line(outcome, "authentication failed", "NEO4J_PASSWORD")
+    elif fault == "corrupt-sqlite":
+        _one_line(outcome, "dri.sqlite", "not a database")
+    elif fault == "read-only-data":
+        if command in ("store-info", "store-top"):
+            assert outcome.code == 0 and not outcome.errors, outcome.brief()
+        else:
+            _one_line(outcome)
+            assert notes["after"] == notes["before"]
+    elif fault == "full-disk":
+        if command in WRITERS:
+            # The store opens, then every write fails: the batch carries on and says so.
+            _disturbed(outcome)
+            assert outcome.code == 1
+            assert notes["integrity"] == "ok"
+            assert all(notes["after"][t] >= n for t, n in notes["before"].items()), notes
+        else:
+            _one_line(outcome, "cannot write: ")
+    elif fault == "concurrent":
+        assert [outcome.code, *(o.code for o in notes["others"])] == [0, 0], outcome.stderr[-2000:]
+        assert notes["after"] == notes["clean"] and notes["duplicates"] == 0
+    elif fault in ("worker-killed", "neo4j-restart"):
+        # The disturbed run ends (never hangs), each failed batch on one line of its own.
+        _disturbed(outcome)
+        if fault == "worker-killed":
+            assert notes["killed"], "no pool worker was seen working"
+        else:
+            assert notes["stopped_mid_run"], "the run ended before the server was stopped"
+            assert notes["reference"].code == 0, notes["reference"].brief()
+        assert notes["rerun"].code == 0, notes["rerun"].brief()
+        assert notes["after"] == notes["clean"]
+    else:  # pragma: no cover - a new fault without checks
+        pytest.fail(f"no checks for {fault}")
+
+
+def _raise(error: BaseException):
+    def handler(args):
+        raise error
+
+    return handler
+
+
+def test_a_bug_prints_its_traceback_and_says_where_the_log_is(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr("dri.commands.graph.run_graph", _raise(TypeError(f"unexpected {SECRET}")))
+    from dri.store.records import register_secret
+
+    register_secret(SECRET)
+    assert main(["graph", "x.txt"]) == BUG_STATUS
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback") and "TypeError: unexpected ***" in err and SECRET not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("dri: this is a bug in dri, please report it; the traceback is in ")
+    log = Path(last.rsplit(" ", 1)[1])
+    assert log.parent == tmp_path / "logs" and "TypeError: unexpected ***" in log.read_text()
+
+
+def test_an_interrupt_is_one_line(monkeypatch, capsys):
+    monkeypatch.setattr("dri.commands.store.run_store", _raise(KeyboardInterrupt()))
+    assert main(["store", "info"]) == 130
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "error: interrupted; what was stored is kept, run the same command again to finish"
+    ]
+
+
+def test_a_bad_setting_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "lots")
+    (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
+    code = main(["graph", str(tmp_path / "a.txt")])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert err.splitlines()[-1].endswith(": DRI_MAX_TEXT_CHARS must be a positive whole number, not 'lots'")

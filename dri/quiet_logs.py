@@ -30,6 +30,15 @@ run by the pool's initializer) with the standard library's
 temporary folder named by ``DRI_LOG_SOCKET``; the command's process receives
 them on a thread and counts them with its own (the cookbook's "sending and
 receiving logging events across a network", on one machine).
+
+The failures a batch lists at its end (``path: reason`` for a document,
+``source -> target: reason`` for a pair) fold the same way
+(:func:`fold_failures`): those with one reason become one ``error:`` line
+with their count and the first few examples, pairs skipped for want of a
+failed document's graph join the documents' line, and a store that stopped
+the run takes the failures that name it into its own line; each failure is
+still logged on its own (:func:`log_failures`) to the log file, and to the
+console with ``--verbose``.
 """
 
 from __future__ import annotations
@@ -58,7 +67,9 @@ __all__ = [
     "SOCKET_ENV",
     "QuietLogs",
     "default_log_file",
+    "fold_failures",
     "forward_to_parent",
+    "log_failures",
     "quiet_logs",
 ]
 
@@ -68,6 +79,10 @@ ITEM = "warning_item"
 
 #: How many examples a summary line names.
 EXAMPLES = 3
+
+#: ``extra`` key of a record that a summary line of the command shows folded:
+#: it goes to the log file, and to the console only with ``--verbose``.
+FOLDED = "dri_folded"
 
 #: Where worker processes send their records: the command's Unix socket.
 SOCKET_ENV = "DRI_LOG_SOCKET"
@@ -112,6 +127,8 @@ class _HoldRepeats(logging.Filter):
         self._lock = threading.Lock()  # the command's threads and the workers' receiver
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, FOLDED, False):
+            return False
         if record.levelno != logging.WARNING:
             return True
         key, phrase, item = _kind_of(record)
@@ -288,3 +305,95 @@ def quiet_logs(*, verbose: bool, log_file: Path | None = None) -> QuietLogs:
     """Route the ``dri`` loggers through :class:`QuietLogs` until its ``close()``;
     the log file is :func:`default_log_file` unless given."""
     return QuietLogs(verbose=verbose, log_file=log_file or default_log_file())
+
+
+_SKIPPED = "skipped, no graph for "
+_BATCH = re.compile(r"^(?:extraction|mapping) batch failed: (\w+)")
+#: A reason's leading exception name ("StoreError: ..."), left out of its line.
+_EXCEPTION = re.compile(r"^[A-Z]\w*(?:Error|Unavailable|Exception): ")
+_NOUNS = {"batch": ("batch", "batches"), "document": ("document", "documents"), "pair": ("pair", "pairs")}
+
+
+@dataclass
+class _Fold:
+    reason: str
+    #: The first failure as it was, shown when it is the only one.
+    first: str
+    items: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in _NOUNS})
+
+    def size(self) -> int:
+        return sum(len(items) for items in self.items.values())
+
+    def count(self) -> str:
+        return " and ".join(
+            f"{len(items)} {_NOUNS[kind][len(items) != 1]}" for kind, items in self.items.items() if items
+        )
+
+    def examples(self, where: str) -> str:
+        items = list(dict.fromkeys(next(items for items in self.items.values() if items)))
+        shown = ", ".join(items[:EXAMPLES]) + (", ..." if len(items) > EXAMPLES else "")
+        return f"{shown}; each in {where}"
+
+
+def _subject(failure: str) -> tuple[str, str, str, str] | None:
+    """``(kind, example, reason, key)`` of ``path: reason`` or ``source ->
+    target: reason``; ``None`` for a failure of the whole run."""
+    subject, sep, reason = failure.partition(": ")
+    names = subject.split(" -> ")
+    if not sep or len(names) > 2 or any(not n or " " in n for n in names):
+        return None
+    example = " -> ".join(Path(n).name or n for n in names)
+    reason = _EXCEPTION.sub("", reason)
+    batch = _BATCH.match(reason)
+    if batch:  # a lost batch: its reason is its exception, whichever stage lost it
+        return "batch", example, reason, f"batch failed: {batch.group(1)}"
+    return ("pair" if len(names) == 2 else "document"), example, reason, _NUMBER.sub("#", reason)
+
+
+def fold_failures(failures: list[str], *, advice: str | None = None) -> list[str]:
+    """The ``error:`` lines of a batch's ``failures``: one per reason (see the
+    module docstring); ``advice`` (what to do) ends the last line."""
+    log_file = default_log_file()
+    where = str(log_file) if log_file else "the log (--verbose shows each)"
+    folds: dict[str, _Fold] = {}
+    skipped: list[str] = []
+    whole: list[str] = []
+    for failure in failures:
+        parsed = _subject(failure)
+        if parsed is None:
+            whole.append(failure)
+            continue
+        kind, example, reason, key = parsed
+        if kind == "pair" and reason.startswith(_SKIPPED):
+            skipped.append(example)
+            continue
+        folds.setdefault(key, _Fold(reason, failure)).items[kind].append(example)
+    ranked = sorted(folds.values(), key=lambda f: -len(f.items["document"]) - len(f.items["batch"]))
+    if skipped:
+        if not ranked or not (ranked[0].items["document"] or ranked[0].items["batch"]):
+            ranked.insert(0, _Fold("skipped, no graph for their documents", f"{skipped[0]}: {_SKIPPED}its documents"))
+        ranked[0].items["pair"].extend(skipped)
+    lines: list[str] = []
+    for text in whole:
+        # A store that stopped the run names itself first ("Neo4j at URI: ..."):
+        # the failures that name it too are part of that line.
+        store = text.partition(": ")[0]
+        for fold in [f for f in ranked if " " in store and store in f.reason]:
+            ranked.remove(fold)
+            text += f" ({fold.count()}: {fold.examples(where)})"
+        lines.append(text)
+    folded = [
+        fold.first if fold.size() == 1 else f"{fold.count()} failed: {fold.reason} ({fold.examples(where)})"
+        for fold in ranked
+    ]
+    lines = [f"error: {line}" for line in folded + lines]
+    if lines and advice:
+        lines[-1] += f"; what to do: {advice}"
+    return lines
+
+
+def log_failures(logger: logging.Logger, failures: list[str]) -> None:
+    """Each of ``failures`` as an error record of ``logger``, for the log file
+    (and the console with ``--verbose``): the console shows them folded."""
+    for failure in failures:
+        logger.error("%s", failure, extra={FOLDED: True})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
+from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_run"]
@@ -177,10 +179,11 @@ def run_run(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_dict(), indent=1, default=str))
     else:
         _print_summary(summary)
-    # What to do goes on the line of the failure that stopped the run (the last).
-    for i, failure in enumerate(summary.failures, 1):
-        advice = f"; what to do: {summary.advice}" if summary.advice and i == len(summary.failures) else ""
-        print(f"error: {failure}{advice}", file=sys.stderr)
+    # Each failure goes to the log; the console gets one line per reason, what to
+    # do on the line of the failure that stopped the run (the last).
+    log_failures(logging.getLogger(__name__), summary.failures)
+    for line in fold_failures(summary.failures, advice=summary.advice):
+        print(line, file=sys.stderr)
     return 0 if summary.ok else 1
 
 

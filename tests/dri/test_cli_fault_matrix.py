@@ -84,17 +84,25 @@ def _one_line(outcome: Outcome, *says: str) -> str:
     return line
 
 
-# What a disturbed run may print besides its ``error:`` lines: a logged warning
-# of dri, and on the flow path Prefect's console log (``--no-progress`` off a terminal).
-_DISTURBED_LINE = re.compile(r"^(error: |WARNING dri\.|\d\d:\d\d:\d\d\.\d+ \| (INFO|WARNING) +\| )")
+# What a disturbed run may print besides its one ``error:`` line: on the flow path,
+# Prefect's console log (``--no-progress`` off a terminal shows it instead of a bar).
+_PREFECT_LINE = re.compile(r"^\d\d:\d\d:\d\d\.\d+ \| (INFO|WARNING) +\| ")
 
 
-def _disturbed(outcome: Outcome) -> None:
-    """A run that met the fault part-way: it ended, and said so line by line
-    (one line per document or batch that failed), never with a traceback."""
+def _disturbed(outcome: Outcome, *says: str) -> str:
+    """A run that met the fault part-way: it ended, never with a traceback,
+    and said so in one ``error:`` line, its failures folded by reason."""
     assert outcome.code in (0, 1), outcome.brief()
-    odd = [line for line in outcome.errors if not _DISTURBED_LINE.match(line)]
-    assert not odd, odd[:5]
+    errors = [line for line in outcome.errors if not _PREFECT_LINE.match(line)]
+    if outcome.code == 0:  # the fault was ridden out
+        assert not errors, errors[:5]
+        return ""
+    assert len(errors) == 1, errors[:5]
+    line = errors[0]
+    assert line.startswith("error: "), line
+    for text in says:
+        assert text in line, line
+    return line
 
 
 def _report(command: str, fault: str, outcome: Outcome) -> None:
@@ -142,7 +150,13 @@ def test_fault_matrix(command, fault, template, tmp_path, request):
     elif fault == "full-disk":
         if command in WRITERS:
             # The store opens, then every write fails: the batch carries on and says so.
-            _disturbed(outcome)
+            if command == "evaluate":
+                # The store's write fails (a warning: the evaluation goes on), then its report's.
+                warning, error = outcome.errors
+                assert warning.startswith("WARNING dri.corpora.evaluate: could not store the results: "), warning
+                assert error.startswith("error: "), error
+            else:
+                _disturbed(outcome, "documents and ", "disk is full", "dri.log")
             assert outcome.code == 1
             assert notes["integrity"] == "ok"
             assert all(notes["after"][t] >= n for t, n in notes["before"].items()), notes
@@ -152,8 +166,10 @@ def test_fault_matrix(command, fault, template, tmp_path, request):
         assert [outcome.code, *(o.code for o in notes["others"])] == [0, 0], outcome.stderr[-2000:]
         assert notes["after"] == notes["clean"] and notes["duplicates"] == 0
     elif fault in ("worker-killed", "neo4j-restart"):
-        # The disturbed run ends (never hangs), each failed batch on one line of its own.
-        _disturbed(outcome)
+        # The disturbed run ends (never hangs), its failed batches folded into one line.
+        if _disturbed(outcome, "failed" if fault == "worker-killed" else "what to do: "):
+            logged = (ws.data / "logs" / "dri.log").read_text(encoding="utf-8")
+            assert logged.count(" ERROR dri.commands.run: ") >= 2, "each failure in the log file"
         if fault == "worker-killed":
             assert notes["killed"], "no pool worker was seen working"
         else:

@@ -13,7 +13,7 @@ import pytest
 
 from dri.cli import main
 from dri.commands.evaluate import _progress
-from dri.quiet_logs import ITEM, KIND, SOCKET_ENV, forward_to_parent, quiet_logs
+from dri.quiet_logs import ITEM, KIND, SOCKET_ENV, fold_failures, forward_to_parent, log_failures, quiet_logs
 
 READER = logging.getLogger("dri.extract.reader")
 TEXTS = logging.getLogger("dri.corpora.text")
@@ -189,3 +189,61 @@ def test_evaluate_progress_in_a_log_is_a_line_per_tenth_and_per_failure(
         lines[1] == "[30/300] t30.txt (pairs): AS 0.500"
         and lines[-1] == "[300/300] t300.txt (pairs): AS 0.500"
     )
+
+
+def _full_disk_failures(corpus: str) -> list[str]:
+    store = "/data/dri.sqlite"
+    docs = [f"{corpus}/{n}.txt: StoreError: {store}: database or disk is full" for n in "abcde"]
+    pairs = [f"{corpus}/a.txt -> {corpus}/{n}.txt: skipped, no graph for {corpus}/a.txt" for n in "bcde"]
+    return docs + pairs
+
+
+def test_failures_with_one_reason_fold_into_one_line(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    log = tmp_path / "logs" / "dri.log"
+    assert fold_failures(_full_disk_failures("/c")) == [
+        "error: 5 documents and 4 pairs failed: /data/dri.sqlite: database or disk is full "
+        f"(a.txt, b.txt, c.txt, ...; each in {log})"
+    ]
+    assert fold_failures(["/c/a.txt: empty", "/c/x.txt -> /c/y.txt: no events", "/c/b.txt: empty"]) == [
+        f"error: 2 documents failed: empty (a.txt, b.txt; each in {log})",
+        "error: /c/x.txt -> /c/y.txt: no events",
+    ]
+
+
+def test_a_store_that_stopped_the_run_takes_the_failures_that_name_it(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    neo4j = "Neo4j at bolt://127.0.0.1:7687"
+    failures = [f"/c/{n}.txt: StoreUnavailable: {neo4j}: unavailable after {i} s" for i, n in enumerate("abcd")]
+    failures.append(f"{neo4j}: not answering; 4 document(s) not stored, no pairs mapped")
+    assert fold_failures(failures, advice="start it") == [
+        f"error: {neo4j}: not answering; 4 document(s) not stored, no pairs mapped "
+        f"(4 documents: a.txt, b.txt, c.txt, ...; each in {tmp_path / 'logs' / 'dri.log'}); what to do: start it"
+    ]
+
+
+def test_lost_batches_fold_by_their_exception(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    failures = [
+        "/c: extraction batch failed: BrokenProcessPool: A process in the process pool was terminated",
+        "/c: extraction batch failed: BrokenProcessPool: A process in the process pool was terminated",
+        "/c/a.txt -> /c/b.txt: skipped, no graph for /c/b.txt",
+        "/c: mapping batch failed: BrokenProcessPool: A child process terminated abruptly",
+    ]
+    (line,) = fold_failures(failures)
+    assert line.startswith("error: 3 batches and 1 pair failed: extraction batch failed: BrokenProcessPool: ")
+    assert "(c; each in " in line
+
+
+def test_each_failure_goes_to_the_log_file_and_only_verbose_shows_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    failures = _full_disk_failures("/c")
+    for verbose, shown in ((False, 0), (True, len(failures))):
+        log_file = tmp_path / f"{verbose}.log"
+        quiet = quiet_logs(verbose=verbose, log_file=log_file)
+        log_failures(logging.getLogger("dri.commands.run"), failures)
+        quiet.close()
+        assert len(capsys.readouterr().err.splitlines()) == shown
+        logged = log_file.read_text(encoding="utf-8").splitlines()
+        assert [line.split(" ERROR dri.commands.run: ", 1)[1] for line in logged] == failures

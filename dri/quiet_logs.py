@@ -371,7 +371,9 @@ def fold_failures(failures: list[str], *, advice: str | None = None) -> list[str
     ranked = sorted(folds.values(), key=lambda f: -len(f.items["document"]) - len(f.items["batch"]))
     if skipped:
         if not ranked or not (ranked[0].items["document"] or ranked[0].items["batch"]):
-            ranked.insert(0, _Fold("skipped, no graph for their documents", f"{skipped[0]}: {_SKIPPED}its documents"))
+            ranked.insert(
+                0, _Fold("skipped, no graph for their documents", f"{skipped[0]}: {_SKIPPED}its documents")
+            )
         ranked[0].items["pair"].extend(skipped)
     lines: list[str] = []
     for text in whole:

@@ -214,7 +214,9 @@ def test_failures_with_one_reason_fold_into_one_line(monkeypatch, tmp_path: Path
 def test_a_store_that_stopped_the_run_takes_the_failures_that_name_it(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
     neo4j = "Neo4j at bolt://127.0.0.1:7687"
-    failures = [f"/c/{n}.txt: StoreUnavailable: {neo4j}: unavailable after {i} s" for i, n in enumerate("abcd")]
+    failures = [
+        f"/c/{n}.txt: StoreUnavailable: {neo4j}: unavailable after {i} s" for i, n in enumerate("abcd")
+    ]
     failures.append(f"{neo4j}: not answering; 4 document(s) not stored, no pairs mapped")
     assert fold_failures(failures, advice="start it") == [
         f"error: {neo4j}: not answering; 4 document(s) not stored, no pairs mapped "

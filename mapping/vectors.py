@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 __all__ = ["WORD_CACHE_SIZE", "VectorsSetupError", "WordVectors", "word_vectors"]
 
@@ -104,7 +105,8 @@ class WordVectors:
         """:meth:`similarity` of every row word against every column word."""
         if not len(rows) or not len(columns):
             return np.zeros((len(rows), len(columns)))
-        out: np.ndarray = np.clip(self.vectors(rows) @ self.vectors(columns).T, 0.0, 1.0).astype(np.float64)
+        product = _one_blas_thread(self.vectors(rows), self.vectors(columns).T)
+        out: np.ndarray = np.clip(product, 0.0, 1.0).astype(np.float64)
         same = np.array(rows, dtype=object)[:, None] == np.array(columns, dtype=object)[None, :]
         out[same] = 1.0
         return out
@@ -112,6 +114,23 @@ class WordVectors:
 
 _LOCK = threading.Lock()
 _VECTORS: WordVectors | None = None
+_THREADPOOLS: ThreadpoolController | None = None
+
+
+def _one_blas_thread(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` on one BLAS thread.
+
+    The matrices are a few hundred words by 256: OpenBLAS's threads cost more to
+    wake than they save, and after each call they spin, which measured as twice
+    the CPU time of a whole comparison (docs/mapping.md). The controller is built
+    once; limiting through it costs about 60 microseconds a call.
+    """
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        _THREADPOOLS = ThreadpoolController()
+    with _THREADPOOLS.limit(limits=1, user_api="blas"):
+        product: np.ndarray = a @ b
+    return product
 
 
 def word_vectors() -> WordVectors:

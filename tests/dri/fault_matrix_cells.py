@@ -78,14 +78,25 @@ def sqlite_duplicates(path: Path) -> int:
         )
 
 
-def neo4j_counts(uri: str) -> dict[str, int]:
+def neo4j_counts(uri: str, patience: float = 30.0) -> dict[str, int]:
+    """Node, relationship and document counts; a server just restarted may
+    refuse Bolt for a moment after it said it was up, so refusals are retried
+    for ``patience`` seconds."""
     import neo4j as driver
+    from neo4j.exceptions import ServiceUnavailable
 
-    with driver.GraphDatabase.driver(uri, auth=None) as d:
-        nodes = d.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
-        rels = d.execute_query("MATCH ()-[r]->() RETURN count(r) AS n").records[0]["n"]
-        docs = d.execute_query("MATCH (n:Document) RETURN count(n) AS n").records[0]["n"]
-    return {"nodes": nodes, "relationships": rels, "documents": docs}
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            with driver.GraphDatabase.driver(uri, auth=None) as d:
+                nodes = d.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
+                rels = d.execute_query("MATCH ()-[r]->() RETURN count(r) AS n").records[0]["n"]
+                docs = d.execute_query("MATCH (n:Document) RETURN count(n) AS n").records[0]["n"]
+            return {"nodes": nodes, "relationships": rels, "documents": docs}
+        except ServiceUnavailable:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def template_store(folder: Path, pythonpath: str | None) -> Workspace:

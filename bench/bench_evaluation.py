@@ -28,9 +28,9 @@ from dri.settings import prefect_defaults  # noqa: E402
 
 prefect_defaults(quiet_console=True)
 
-from dri.corpora.evaluate import evaluate_plagiarism, evaluate_translation  # noqa: E402
 from dri.corpora.plagiarism import load_plagiarism  # noqa: E402
 from dri.corpora.translate import LANGUAGES, build_translation_corpus  # noqa: E402
+from dri.evaluate import evaluate_plagiarism, evaluate_translation  # noqa: E402
 
 
 def _table(result) -> list[str]:

@@ -19,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+    from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
     from dri.extract import graph_from_path, graph_from_text, read_document
     from dri.flows.corpus import run_corpus
     from dri.mapping import map_graphs
@@ -30,10 +30,10 @@ __version__ = "0.1.0"
 
 #: Public name -> the module it comes from.
 _EXPORTS = {
-    "analogy_search": "dri.corpora.evaluate",
+    "analogy_search": "dri.evaluate",
     "compare": "dri.metrics",
-    "evaluate_plagiarism": "dri.corpora.evaluate",
-    "evaluate_translation": "dri.corpora.evaluate",
+    "evaluate_plagiarism": "dri.evaluate",
+    "evaluate_translation": "dri.evaluate",
     "graph_from_path": "dri.extract",
     "graph_from_text": "dri.extract",
     "map_graphs": "dri.mapping",

@@ -1,7 +1,7 @@
 """What an evaluation produces: its rows and statistics, its report files, its search hits.
 
 The data model of :mod:`dri.metrics.report` (which writes it as a report
-folder) and of :mod:`dri.corpora.evaluate` (which fills it): an
+folder) and of :mod:`dri.evaluate` (which fills it): an
 :class:`EvaluationResult` per evaluation, the :class:`ReportFiles` written for
 it, the :class:`ReportSection` objects a kind adds to its report (tables of
 strings, rendered as HTML and Markdown by the report's templates) and, for an

@@ -97,7 +97,7 @@ class Scores:
 
 
 #: The similarity scores, in the order reports show them (the similarity
-#: evaluations put ``combined`` first: :data:`corpora.evaluate.HEADLINE`).
+#: evaluations put ``combined`` first: :data:`evaluate.core.SIMILARITY_HEADLINE`).
 SCORE_NAMES = (
     "analogy_similarity",
     "semantic",

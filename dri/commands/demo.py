@@ -55,7 +55,7 @@ def _ticker():
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     # Imported only now: it imports Prefect, which reads its settings when first imported.
-    from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+    from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 
     def report_dir(kind: str) -> Path | None:
         return args.out / kind if args.out else None

@@ -193,7 +193,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     # Imported only now: it imports Prefect, which reads its settings when first imported.
-    from dri.corpora import evaluate as ev
+    import dri.evaluate as ev
 
     built = 0
     try:

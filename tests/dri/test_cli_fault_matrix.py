@@ -153,9 +153,7 @@ def test_fault_matrix(command, fault, template, tmp_path, request):
             if command == "evaluate":
                 # The store's write fails (a warning: the evaluation goes on), then its report's.
                 warning, error = outcome.errors
-                assert warning.startswith("WARNING dri.corpora.evaluate: could not store the results: "), (
-                    warning
-                )
+                assert warning.startswith("WARNING dri.evaluate.core: could not store the results: "), warning
                 assert error.startswith("error: "), error
             else:
                 _disturbed(outcome, "documents and ", "disk is full", "dri.log")

@@ -1,4 +1,4 @@
-"""Shared fixtures of the corpus and evaluation tests.
+"""Shared fixtures of the evaluation tests.
 
 The evaluation runners go through the corpus flow (Prefect) and the store,
 so these tests use the session's Prefect test server, worker threads

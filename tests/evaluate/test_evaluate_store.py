@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 from dri.extract.document import content_ids
 from dri.metrics.results import STRUCTURE_SCORES
 

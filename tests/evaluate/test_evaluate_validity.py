@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from dri.cli import main
-from dri.corpora.evaluate import evaluate_choice, evaluate_judgements, evaluate_ranking
+from dri.evaluate import evaluate_choice, evaluate_judgements, evaluate_ranking
 from dri.metrics.ranking import RankingResult
 
 PAIRS = [

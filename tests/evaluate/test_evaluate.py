@@ -10,8 +10,8 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from dri.corpora.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 from dri.corpora.text import CorpusError
+from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -141,7 +141,7 @@ def test_unreadable_corpus_is_a_corpus_error(tmp_path):
 
 
 def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as():
-    from dri.corpora.evaluate import headline_order
+    from dri.evaluate import headline_order
     from dri.metrics.results import STRUCTURE_SCORES
 
     for kind in ("plagiarism", "translation", "judgements", "ranking"):

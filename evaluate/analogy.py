@@ -1,0 +1,183 @@
+"""Analogy search (EGPAI 2016, "Finding and Evaluating a Computer Graphics Analogy").
+
+A target against every other document, ranked by Analogy Similarity, top k
+with their mappings, optionally on some sections only; two-stage search
+(:mod:`dri.flows.search`) maps only the candidates closest by content.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from dri.corpora.analogy import load_analogy
+from dri.corpora.ratings import load_ratings
+from dri.corpora.text import CorpusError
+from dri.errors import one_line
+from dri.evaluate.core import (
+    Evaluation,
+    Progress,
+    default_report_dir,
+    doc_ids,
+    evaluate,
+    resolved_path,
+)
+from dri.graphs import restrict_to_sections
+from dri.metrics import compare
+from dri.metrics.pages import render
+from dri.metrics.report import write_report
+from dri.metrics.results import STRUCTURE_SCORES, Hit, ReportFiles, SearchResult
+from dri.metrics.stats import rating_stats
+from dri.settings import DEFAULT_CANDIDATES
+from dri.store import open_store
+
+log = logging.getLogger(__name__)
+
+__all__ = ["analogy_evaluation", "analogy_search", "format_search"]
+
+
+def analogy_evaluation(
+    corpus_dir: str | Path,
+    targets: Sequence[str] | None = None,
+    sections: Sequence[str] | None = None,
+    k: int = 5,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
+) -> Evaluation:
+    """Every other document against each target (``targets`` override ``targets.txt``);
+    with two-stage search (:mod:`flows.search`), only the ``candidates`` closest
+    by content are structure-mapped, unless ``exhaustive``."""
+    corpus = load_analogy(
+        corpus_dir,
+        targets=list(targets) if targets else None,
+        sections=list(sections) if sections is not None else None,
+    )
+    sections_param = sorted(corpus.sections) if corpus.sections else None
+    # The corpus's own targets are one manifest run; targets given here are
+    # not in targets.txt, so each is a run of the flow's target mode.
+    search = {"candidates": candidates, "exhaustive": exhaustive}
+    runs = (
+        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
+        if targets
+        else [{"mode": "manifest", "sections": sections_param, **search}]
+    )
+    return Evaluation(
+        "analogy",
+        corpus.root,
+        corpus.manifest(),
+        groups=[t.name for t in corpus.targets],
+        problems=list(corpus.problems),
+        runs=runs,
+        sections=corpus.sections,
+        meta={
+            "targets": len(corpus.targets),
+            "k": k,
+            "sections": ", ".join(corpus.sections) if corpus.sections else "whole documents",
+        },
+        mappings=True,
+    )
+
+
+def analogy_search(
+    corpus_dir: str | Path,
+    target: str | Sequence[str] | None = None,
+    k: int = 5,
+    *,
+    sections: Sequence[str] | None = None,
+    report_dir: str | Path | Literal[False] | None = None,
+    baselines: bool = True,
+    progress: Progress | None = None,
+    candidates: int = DEFAULT_CANDIDATES,
+    exhaustive: bool = False,
+    profile: str | None = None,
+) -> tuple[list[SearchResult], ReportFiles | None]:
+    """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
+
+    ``target`` (one name or several) overrides ``targets.txt``; ``sections``
+    overrides ``sections.txt``. Two-stage search: only the ``candidates``
+    documents closest to a target by content are structure-mapped, unless
+    ``exhaustive``. Returns the top ``k`` per target and writes a
+    report (scores of all comparisons, the top k with their mappings, the
+    expert ratings if any were imported).
+    """
+    targets = [target] if isinstance(target, str) else (list(target) if target else None)
+    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
+    result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
+    results = []
+    for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
+        mine = [r for r in result.rows if r["target"] == str(tgt)]
+        ok = sorted(
+            (r for r in mine if not math.isnan(r.get("analogy_similarity", math.nan))),
+            key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
+        )
+        for rank, r in enumerate(ok, start=1):
+            r["rank"] = rank
+        hits = [
+            Hit(
+                r["rank"],
+                Path(r["source"]),
+                {s: r[s] for s in STRUCTURE_SCORES},
+                r.get("_mapping") or [],
+                inferences=r.get("_inferences") or [],
+            )
+            for r in ok[:k]
+        ]
+        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
+    if report_dir is False:
+        return results, None
+    _add_comparisons(results, profile)
+    ratings = _stored_ratings()
+    files = write_report(
+        result,
+        report_dir or default_report_dir("analogy", evaluation.root),
+        ratings=rating_stats(ratings) if ratings else None,
+        search=results,
+    )
+    return results, files
+
+
+def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
+    """Give each hit its two stored graphs and their full comparison, for the report's
+    pictures. The store keeps the mapped pairs and the inferences but neither the
+    graphs' layout nor which pairs were loose, so the top hits are mapped again
+    from the stored graphs: k mappings per target."""
+    ids = doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
+    with open_store() as store:
+        graphs: dict[str, Any] = {}
+
+        def graph(path: Path, sections: tuple[str, ...] | None) -> Any:
+            doc_id = ids.get(resolved_path(path))
+            if doc_id and doc_id not in graphs:
+                graphs[doc_id] = store.get_graph(doc_id)
+            g = graphs.get(doc_id) if doc_id else None
+            return restrict_to_sections(g, sections) if g is not None and sections else g
+
+        for res in results:
+            target = graph(res.target, res.sections)
+            for hit in res.hits:
+                source = graph(hit.source, res.sections)
+                if source is None or target is None:
+                    continue
+                try:
+                    hit.comparison = compare(source, target, profile=profile)
+                except Exception as err:  # the report shows the stored mapping instead
+                    log.warning(
+                        "%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err)
+                    )
+                    continue
+                hit.graphs = (source, target)
+
+
+def _stored_ratings() -> list[dict[str, Any]]:
+    try:
+        return load_ratings()
+    except CorpusError:
+        return []
+
+
+def format_search(results: Sequence[SearchResult]) -> str:
+    """Markdown: per target, the ranked sources and their strongest mapped pairs."""
+    return render("search.md", search=list(results))

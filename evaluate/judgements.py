@@ -1,0 +1,58 @@
+"""Text pairs with a human score: Pearson, Spearman and Kendall with 95% bootstrap
+intervals and a scatter plot per score (docs/validity.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Unpack
+
+from dri.corpora.judgements import load_judgements, write_documents
+from dri.evaluate.core import (
+    Evaluation,
+    RunOptions,
+    evaluate,
+)
+from dri.evaluate.validity import documents_dir, validity_report
+from dri.metrics.results import EvaluationResult, ReportFiles
+
+__all__ = ["evaluate_judgements", "judgements_evaluation"]
+
+
+def judgements_evaluation(path: str | Path) -> Evaluation:
+    """The rated pairs of a CSV (``a,b,score``; :func:`dri.corpora.judgements.load_judgements`).
+
+    The texts are written once each as documents (with the pairs as a
+    ``manifest.csv``) so the corpus flow compares them like any corpus; each
+    row carries the human score as ``human``.
+    """
+    data = load_judgements(path)
+    folder = documents_dir("judgements", data.path)
+    pairs = write_documents(
+        [(j.a, j.b, "pairs", {**j.extra, "human": repr(j.score), "line": str(j.line)}) for j in data.pairs],
+        folder,
+    )
+    return Evaluation(
+        "judgements",
+        folder,
+        pairs,
+        groups=["pairs"],
+        problems=list(data.problems),
+        meta={"file": str(data.path.resolve()), "rated pairs": len(pairs)},
+    )
+
+
+def evaluate_judgements(
+    path: str | Path,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """Every structure score and baseline against human scores of text pairs.
+
+    Pearson, Spearman and Kendall tau-b with 95% bootstrap intervals
+    (:func:`dri.metrics.validity.judgement_section`), a scatter plot per score,
+    and the usual report files. Raises :class:`CorpusError` if the file has no
+    usable row.
+    """
+    evaluation = judgements_evaluation(path)
+    result = evaluate(evaluation, **options)
+    return validity_report(result, Path(path), report_dir)

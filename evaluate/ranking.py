@@ -1,0 +1,80 @@
+"""Queries with pools of candidates judged for graded relevance: NDCG%20, NDCG@10
+and MAP per query and their means with 95% intervals (:mod:`dri.metrics.ranking`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Unpack
+
+from dri.corpora.judgements import load_ranking, write_documents
+from dri.evaluate.core import (
+    Evaluation,
+    RunOptions,
+    evaluate,
+)
+from dri.evaluate.validity import documents_dir, validity_report
+from dri.metrics.results import EvaluationResult, ReportFiles
+
+__all__ = ["evaluate_ranking", "ranking_evaluation"]
+
+
+def _grade(relevance: float) -> str:
+    return f"{relevance:g}"
+
+
+def ranking_evaluation(path: str | Path) -> Evaluation:
+    """Every (query, candidate) pair of a ranking CSV (:func:`dri.corpora.judgements.load_ranking`).
+
+    Each row carries ``query`` (the query's key: with ``/facet`` when the file
+    has facets) and ``relevance``; the group is the relevance grade, so the
+    shared report shows each score per grade, with Spearman's rho against
+    whole-number grades and the ROC AUC of the relevant grades against the
+    lowest.
+    """
+    data = load_ranking(path)
+    folder = documents_dir("ranking", data.path)
+    pairs = write_documents(
+        [
+            (
+                p.a,
+                p.b,
+                _grade(p.score),
+                {**p.extra, "query": p.query, "relevance": repr(p.score), "line": str(p.line)},
+            )
+            for p in data.pairs
+        ],
+        folder,
+    )
+    grades = sorted({p.score for p in data.pairs}, reverse=True)
+    whole = all(g == int(g) for g in grades)
+    return Evaluation(
+        "ranking",
+        folder,
+        pairs,
+        groups=[_grade(g) for g in grades],
+        problems=list(data.problems),
+        report={
+            "levels": {_grade(g): int(g) for g in grades} if whole and len(grades) > 1 else None,
+            "negative": _grade(grades[-1]) if len(grades) > 1 else None,
+        },
+        meta={"file": str(data.path.resolve()), "queries": len(data.queries), "candidates": len(pairs)},
+    )
+
+
+def evaluate_ranking(
+    path: str | Path,
+    report_dir: str | Path | Literal[False] | None = None,
+    **options: Unpack[RunOptions],
+) -> tuple[EvaluationResult, ReportFiles | None]:
+    """How well every structure score and baseline ranks each query's pool.
+
+    Per query and as means over the queries with 95% bootstrap intervals:
+    NDCG%20, NDCG@10 and MAP, ties ranked worst-first
+    (:func:`dri.metrics.ranking.rank_pools`; ``result.validity`` holds the
+    :class:`~dri.metrics.ranking.RankingResult`), a plot of both, and the
+    usual report files. Raises :class:`CorpusError` if the file has no query
+    with two usable candidates.
+    """
+    evaluation = ranking_evaluation(path)
+    result = evaluate(evaluation, **options)
+    return validity_report(result, Path(path), report_dir)

@@ -60,9 +60,10 @@ from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
+from dri.mapping.content import CONTENT_VECTOR, content_vector, vector_similarity
 from dri.mapping.corpus import CorpusStatistics
+from dri.mapping.encoder import MODEL_SHA256, sentence_encoder
 from dri.mapping.profiles import Profile, get_profile
-from dri.mapping.vectors import word_vectors
 from dri.mapping.wordnet import RULES, similarity_functions, wordnet
 from dri.metrics import baselines as bl
 from dri.metrics.ranking import percent, rank_pools
@@ -70,7 +71,7 @@ from dri.metrics.scores import SCORE_NAMES, compare
 from dri.metrics.validity import Estimate, choice_accuracy, correlations, plagiarism_stats
 from dri.settings import PROJECT_ROOT, cache_dir
 
-BASELINES = ("tfidf_pair", "tfidf_corpus", "ngram3_containment", "lcs_words", "chrf", "fuzz_token")
+BASELINES = ("tfidf_pair", "tfidf_corpus", "ngram3_containment", "lcs_words", "chrf", "fuzz_token", "encoder")
 DOC = PROJECT_ROOT / "docs" / "validity.md"
 RUNS_MARK = "<!-- validity runs: bench/bench_validity.py appends below -->"
 COLUMNS = (
@@ -96,6 +97,7 @@ LABELS = {
     "lcs_words": "LCS words",
     "chrf": "chrF",
     "fuzz_token": "rapidfuzz token sort",
+    "encoder": "sentence encoder (MiniLM)",
 }
 
 
@@ -126,6 +128,33 @@ def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[di
         docs = (document_from_text(texts[k], name=k[:12]) for k in todo)
         for k, g in zip(todo, build_graphs(docs, batch_size=256)):
             cached[k] = g
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(cached, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    return {k: cached[k] for k in texts}, time.perf_counter() - started
+
+
+def _encode(text: str) -> np.ndarray:
+    return sentence_encoder().encode_document(text)
+
+
+def encoder_vectors(texts: dict[str, str], log, workers: int) -> tuple[dict[str, np.ndarray], float]:
+    """The sentence encoder's document vector of every text, from the cache
+    (``data/cache/validity/encoder-<model sha256>.pkl``) or encoded in a pool."""
+    path = cache_dir() / "validity" / f"encoder-{MODEL_SHA256[:12]}.pkl"
+    cached: dict[str, np.ndarray] = {}
+    if path.is_file():
+        with path.open("rb") as fh:
+            cached = pickle.load(fh)
+    todo = [k for k in texts if k not in cached]
+    started = time.perf_counter()
+    if todo:
+        log(f"encoding {len(todo)} texts ({len(texts) - len(todo)} cached)")
+        with mp.get_context("fork").Pool(workers) as pool:
+            for k, v in zip(todo, pool.imap(_encode, [texts[k] for k in todo], chunksize=16)):
+                cached[k] = v
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         with tmp.open("wb") as fh:
@@ -187,6 +216,7 @@ def _score_pair(job: tuple[str, str, str]) -> tuple[tuple[str, str, str], dict[s
         error = " ".join(f"{type(err).__name__}: {err}".split())
         out.update(dict.fromkeys(SCORE_NAMES, math.nan))
     a, b = _TEXTS[ka], _TEXTS[kb]
+    out["encoder"] = vector_similarity(content_vector(_GRAPHS[ka]), content_vector(_GRAPHS[kb]))
     for name, fn in (
         ("tfidf_pair", bl.tfidf_cosine),
         ("ngram3_containment", bl.ngram_containment),
@@ -402,6 +432,12 @@ def main(argv: list[str] | None = None) -> int:
     texts = {key(t): t for data in sets.values() for p in set_pairs(data) for t in p}
     graphs, parse_seconds = graphs_for(texts, log, args.graph_cache)
     log(f"{len(texts)} texts, graphs ready in {parse_seconds:.1f} s")
+    # Each text is encoded once (the graphs carry the vectors into the workers):
+    # the content score and the encoder baseline are the same vectors' cosine.
+    vectors, encode_seconds = encoder_vectors(texts, log, args.workers)
+    for k, v in vectors.items():
+        graphs[k].graph[CONTENT_VECTOR] = v.tolist()
+    log(f"encoder vectors ready in {encode_seconds:.1f} s")
 
     # Per set: its texts' document frequencies and its task's normalisation go with each pair.
     jobs = list(
@@ -417,7 +453,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.rule:
         _KW["similarity"], _KW["generic"] = similarity_functions(args.rule)
     wordnet()  # loaded once, shared by the forked workers
-    word_vectors()  # likewise (the content and combined scores)
     t = time.perf_counter()
     results_by_pair: dict[tuple[str, str, str], dict[str, float]] = {}
     errors: list[str] = []

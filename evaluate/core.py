@@ -36,7 +36,7 @@ from dri.extract.document import content_ids
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.mapping.inference import CandidateInference
-from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
+from dri.metrics.baselines import BASELINE_NAMES, Baselines
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, ReportFiles
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
@@ -108,7 +108,6 @@ class RunOptions(TypedDict, total=False):
     """The keyword options of :func:`evaluate` and every ``evaluate_<kind>``."""
 
     baselines: bool
-    embeddings: bool
     progress: Progress | None
     profile: str | None
 
@@ -201,9 +200,7 @@ def _plain_text(path: Path) -> str:
     return read_text(path)
 
 
-def _fit_baselines(
-    pairs: Sequence[ManifestPair], embeddings: bool, text: Callable[[Path], str]
-) -> Baselines | None:
+def _fit_baselines(pairs: Sequence[ManifestPair], text: Callable[[Path], str]) -> Baselines | None:
     """The baselines, TF-IDF fitted on the readable texts of ``pairs``."""
     texts = []
     for path in dict.fromkeys(p for pair in pairs for p in (pair.source, pair.target)):
@@ -211,7 +208,7 @@ def _fit_baselines(
             texts.append(text(Path(path)))
         except Exception:
             continue  # the row of its pair carries the error
-    return Baselines(texts, embeddings=embeddings) if texts else None
+    return Baselines(texts) if texts else None
 
 
 def _row(
@@ -321,7 +318,6 @@ def evaluate(
     evaluation: Evaluation,
     *,
     baselines: bool = True,
-    embeddings: bool = False,
     progress: Progress | None = None,
     profile: str | None = None,
 ) -> EvaluationResult:
@@ -330,8 +326,8 @@ def evaluate(
     Runs the corpus flow once per parameter set of ``evaluation.runs``, which
     stores the graphs and the comparisons; records the documents' groups;
     reads each pair's structure scores back by ``run_id``; adds the text
-    baselines (TF-IDF fitted on the texts of the pairs; ``embeddings`` adds
-    the sentence-embedding cosine). A pair the flow could not compare gets
+    baselines (TF-IDF fitted on the texts of the pairs, and the sentence
+    encoder's cosine). A pair the flow could not compare gets
     NaN scores and the flow's one-line reason as ``error``. The rows are
     saved with ``Store.save_evaluation``; the result's meta names the runs,
     the corpus and the store. ``profile`` names the mapping profile of every
@@ -355,7 +351,7 @@ def evaluate(
         }
         where = f"{store.backend} ({store.location})"
     text = functools.cache(_plain_text)  # each text is read once per evaluation
-    fitted = _fit_baselines(pairs, embeddings, text) if baselines else None
+    fitted = _fit_baselines(pairs, text) if baselines else None
     # Pairs that stage 1 of the two-stage search did not choose are not rows.
     pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
     not_candidates = 0
@@ -383,7 +379,7 @@ def evaluate(
         rows,
         groups=evaluation.groups,
         structure_scores=headline_order(evaluation.kind),
-        baseline_scores=tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present),
+        baseline_scores=tuple(n for n in BASELINE_NAMES if n in present),
         problems=list(evaluation.problems),
         meta={
             "corpus": str(evaluation.root.resolve()),
@@ -425,15 +421,12 @@ def run_evaluation(
     report_dir: str | Path | Literal[False] | None = None,
     *,
     baselines: bool = True,
-    embeddings: bool = False,
     progress: Progress | None = None,
     profile: str | None = None,
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """:func:`evaluate`, then the report folder in ``report_dir`` (default
     :func:`default_report_dir`; ``False`` for none)."""
-    result = evaluate(
-        evaluation, baselines=baselines, embeddings=embeddings, progress=progress, profile=profile
-    )
+    result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     if report_dir is False:
         return result, None
     return result, write_report(result, report_dir or default_report_dir(result.kind, evaluation.root))

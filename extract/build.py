@@ -64,6 +64,9 @@ class _GraphBuilder:
             extractor_version=EXTRACTOR_VERSION,
             sentences=len(document.sentences),
             title=document.title,
+            # The text as read, for the sentence encoder (mapping/content.py): a
+            # graph keeps what its clauses say, not how the document says it.
+            text=" ".join(sentence.text for sentence in document.sentences),
         )
         self.previous: list[Antecedent] = []
         #: The relation of the previous sentence's main clause, for connectives opening the next.

@@ -1,76 +1,90 @@
-"""Content similarity of two ROS graphs: their words aligned through word vectors.
+"""Content similarity of two documents: the cosine of their sentence-encoder vectors.
 
-MAC/FAC (Forbus, Gentner and Law 1995) keeps a description's *content* (which
-predicates and entities it mentions) apart from its *structure* (how they are
-connected) and uses both. Structure mapping (:mod:`mapping.mapper`) scores
-the structure; this module scores the content, the way BERTScore (Zhang et
-al., ICLR 2020) compares two texts, with static word vectors in place of
-contextual ones:
+MAC/FAC (Forbus, Gentner and Law 1995) keeps a description's *content* (what
+it is about) apart from its *structure* (how its parts are connected) and
+uses both. Structure mapping (:mod:`mapping.mapper`) scores the structure;
+this module scores the content with the sentence encoder
+(:mod:`mapping.encoder`, all-MiniLM-L6-v2): the content similarity of two
+graphs is the cosine of their documents' vectors, clipped to [0, 1].
 
-* a graph's words are its concepts (the ``wordnet_lemma`` where there is one,
-  so names count as ``person``) and the head verb of each first-order
-  relation (:func:`mapping.wordnet.relation_heads`), one per relation node,
-  so a verb used three times counts three times;
-* each word weighs its informativeness, :meth:`mapping.wordnet.WordNet.information`
-  (SemCor information content of its first sense, 1.0 for words WordNet does
-  not know: names and technical terms), so "be" and "have" count little, as
-  IDF would make them, without needing the corpus;
-* each word of one graph is matched with its most similar word of the other
-  (cosine of :mod:`mapping.vectors`, clipped at 0; identical words 1.0), and
-  recall and precision are the weighted means of those best matches;
-  the content similarity is their harmonic mean (F1), in [0, 1].
+A graph's vector (:func:`content_vector`) is computed once per document and
+kept with it: in the graph attribute :data:`CONTENT_VECTOR` (a list of
+floats, so graph JSON keeps it) and in both stores beside the graph. It is
+the encoder's document vector (:meth:`~mapping.encoder.SentenceEncoder.encode_document`,
+overlapping windows of any length) of the text the extractor keeps in the
+graph attribute ``text``. A graph made without the extractor (a graph JSON
+file of an older version, a graph built by hand) has no text; its vector is
+then that of its clauses read back from the graph, "subject verb object",
+one per first-order relation (:func:`graph_text`). A graph with neither
+scores 0.
 
-A graph without words scores 0. The score is symmetric and needs no mapping,
-so it also rates pairs in which structure mapping finds nothing (graphs
-without relations). Which variant (soft alignment or mean vectors, with or
-without informativeness weights, vectors centred or not) was chosen
-leave-one-set-out on the similarity sets: docs/mapping.md, "Content and the
-combined similarity score".
+The static word vectors this channel used before (WordLlama, words aligned
+BERTScore-style) were measured against the encoder on every similarity set
+and dropped: docs/mapping.md, "Content and the combined similarity score".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import networkx as nx
 import numpy as np
 
-from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.vectors import word_vectors
-from dri.mapping.wordnet import NON_WORDNET_RELATIONS, relation_heads, wordnet
+from dri.graphs.ros import CONCEPT, OBJ, RELATION, SUBJ
 
-__all__ = ["content_similarity", "content_words"]
+__all__ = ["CONTENT_VECTOR", "content_similarity", "content_vector", "graph_text", "vector_similarity"]
 
-
-def content_words(graph: nx.DiGraph) -> list[tuple[str, str]]:
-    """The (word, part of speech) of every concept and first-order relation of ``graph``."""
-    out = []
-    for _, d in graph.nodes(data=True):
-        if d.get("type") == CONCEPT:
-            out.append((str(d.get("wordnet_lemma") or d["lemma"]), str(d.get("pos", "n"))))
-        elif d.get("type") == RELATION and d.get("order", 1) == 1:
-            heads = relation_heads(d["lemma"])
-            head = heads[0][0] if heads else d["lemma"]
-            out.append(("be" if head in NON_WORDNET_RELATIONS else head, "v"))
-    return out
+#: The graph attribute that holds the document's encoder vector.
+CONTENT_VECTOR = "encoder_vector"
 
 
-def _weights(words: Sequence[tuple[str, str]]) -> np.ndarray:
-    wn = wordnet()
-    return np.array([wn.information(w, pos) for w, pos in words], dtype=np.float64)
+def _phrase(graph: nx.DiGraph, node: str) -> str:
+    attrs = graph.nodes[node]
+    mentions = attrs.get("mentions") or []
+    return str(mentions[0] if mentions else attrs.get("lemma", "")).replace("_", " ")
+
+
+def graph_text(graph: nx.DiGraph) -> str:
+    """The document's text, else its first-order clauses read back from the graph (see the module docstring)."""
+    text = graph.graph.get("text")
+    if isinstance(text, str) and text.strip():
+        return text
+    clauses = []
+    for node, attrs in graph.nodes(data=True):
+        if attrs.get("type") != RELATION or attrs.get("order", 1) != 1:
+            continue
+        subject = [s for s, _, label in graph.in_edges(node, data="label") if label == SUBJ]
+        obj = [o for _, o, label in graph.out_edges(node, data="label") if label == OBJ]
+        words = [_phrase(graph, n) for n in subject if graph.nodes[n].get("type") == CONCEPT]
+        words.append(str(attrs.get("lemma", "")).replace("_", " "))
+        words += [_phrase(graph, n) for n in obj if graph.nodes[n].get("type") == CONCEPT]
+        clauses.append((min(attrs.get("sentences") or [0]), " ".join(w for w in words if w) + "."))
+    if not clauses:
+        return " ".join(_phrase(graph, n) for n, t in graph.nodes(data="type") if t == CONCEPT)
+    return " ".join(c for _, c in sorted(clauses, key=lambda c: c[0]))
+
+
+def content_vector(graph: nx.DiGraph) -> np.ndarray | None:
+    """The document's unit encoder vector, computed on first use and kept in the graph; None without text."""
+    kept = graph.graph.get(CONTENT_VECTOR)
+    if kept is not None and len(kept):
+        return np.asarray(kept, dtype=np.float32)
+    text = graph_text(graph)
+    if not text.strip():
+        return None
+    # The encoder loads onnxruntime: only when a vector is first needed.
+    from dri.mapping.encoder import sentence_encoder
+
+    vector = sentence_encoder().encode_document(text)
+    graph.graph[CONTENT_VECTOR] = [round(float(x), 6) for x in vector]
+    return vector
+
+
+def vector_similarity(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    """Cosine of two unit vectors clipped to [0, 1]; 0 if either is missing."""
+    if a is None or b is None:
+        return 0.0
+    return min(1.0, max(0.0, float(np.dot(a, b))))
 
 
 def content_similarity(source: nx.DiGraph, target: nx.DiGraph) -> float:
-    """F1 of the informativeness-weighted best word matches of the two graphs; see the module docstring."""
-    a, b = content_words(source), content_words(target)
-    if not a or not b:
-        return 0.0
-    wa, wb = _weights(a), _weights(b)
-    if wa.sum() <= 0 or wb.sum() <= 0:
-        return 0.0
-    sim = word_vectors().matrix([w for w, _ in a], [w for w, _ in b])
-    recall = float(sim.max(axis=1) @ wa / wa.sum())
-    precision = float(sim.max(axis=0) @ wb / wb.sum())
-    if recall + precision <= 0:
-        return 0.0
-    return min(1.0, max(0.0, 2 * recall * precision / (recall + precision)))
+    """Cosine of the two documents' encoder vectors, clipped to [0, 1] (:func:`content_vector`)."""
+    return vector_similarity(content_vector(source), content_vector(target))

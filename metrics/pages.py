@@ -39,14 +39,14 @@ SCORE_LABELS = {
     "conceptual": "Conceptual similarity",
     "relational": "Relational similarity",
     "weighted_jaccard": "Weighted Jaccard",
-    "content": "Content similarity (word vectors)",
+    "content": "Content similarity (sentence encoder)",
     "combined": "Combined similarity (structure and content)",
     "tfidf_cosine": "TF-IDF cosine",
     "ngram3_containment": "Word 3-gram containment",
     "lcs_words": "LCS (words) / answer length",
     "chrf": "chrF",
     "fuzz_token": "rapidfuzz token sort ratio",
-    "embedding_cosine": "MiniLM embedding cosine",
+    "encoder": "Sentence encoder cosine (MiniLM)",
 }
 
 

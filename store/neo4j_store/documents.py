@@ -15,6 +15,7 @@ import networkx as nx
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
 from dri.store.base import now, resolved_path, to_json_text
+from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector
 from dri.store.neo4j_store.connection import Neo4jConnection
 from dri.store.neo4j_store.rows import (
     DOCUMENT_PROPS,
@@ -48,7 +49,7 @@ class Neo4jDocuments(Neo4jConnection):
         meta = clean_meta(meta)
         nodes, edges = graph_rows(graph)
         try:
-            graph_attrs = json.dumps(dict(graph.graph), ensure_ascii=False)
+            graph_attrs = json.dumps(graph_json(graph)["graph"], ensure_ascii=False)
         except (TypeError, ValueError) as err:
             raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         doc_id = fields["doc_id"]
@@ -75,6 +76,9 @@ class Neo4jDocuments(Neo4jConnection):
                 )
                 props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
                 props.update(vector_props(graph))
+                encoder = graph_vector(graph)
+                if encoder is not None:  # a graph put again without its vector keeps the one stored
+                    props.update(encoder_vector=encoder)
             member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
             member.update(meta=to_json_text(meta), name=name, path=fields["path"])
             tx.run(
@@ -163,7 +167,9 @@ class Neo4jDocuments(Neo4jConnection):
 
     def get_graph(self, doc_id: str) -> nx.DiGraph | None:
         def work(tx: Any) -> tuple[Any, list[Any], list[Any]]:
-            head = tx.run("MATCH (d:Document {id: $id}) RETURN d.graph AS graph", id=doc_id).single()
+            head = tx.run(
+                "MATCH (d:Document {id: $id}) RETURN d.graph AS graph, d.encoder_vector AS encoder", id=doc_id
+            ).single()
             nodes = list(
                 tx.run(
                     "MATCH (:Document {id: $id})-[:HAS_NODE]->(n) "
@@ -185,7 +191,7 @@ class Neo4jDocuments(Neo4jConnection):
             head, nodes, edges = session.execute_read(work)
         if head is None or head["graph"] is None:
             return None
-        return from_json(
+        graph = from_json(
             {
                 "schema_version": GRAPH_SCHEMA_VERSION,
                 "graph": json.loads(head["graph"]),
@@ -193,6 +199,7 @@ class Neo4jDocuments(Neo4jConnection):
                 "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
             }
         )
+        return attach_vector(graph, head["encoder"])
 
     def _records(self, match: str, member: bool = False, **params: Any) -> list[DocumentRecord]:
         """Documents matched by ``match`` (which binds ``d``, and ``m``, a

@@ -44,6 +44,7 @@ DOCUMENT_PROPS = frozenset(
         "features",
         "features_version",
         "content_vector",
+        "encoder_vector",
     }
 )
 

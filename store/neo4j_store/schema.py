@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dri.mapping.encoder import DIMENSION as ENCODER_DIMENSION
+from dri.store.encoder_vectors import ENCODER_INDEX
 from dri.store.neo4j_store.connection import Neo4jConnection, state_lock
 from dri.store.vectors import DENSE_DIMENSIONS
 
@@ -47,6 +49,9 @@ SCHEMA_STATEMENTS = (
     # Stage 1 of analogy search: each document's content vector, hashed to a fixed length.
     f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (d:Document) ON d.content_vector "
     f"OPTIONS {{indexConfig: {{`vector.dimensions`: {DENSE_DIMENSIONS}, `vector.similarity_function`: 'cosine'}}}}",
+    # Each document's sentence-encoder vector (store/encoder_vectors.py): what it is about.
+    f"CREATE VECTOR INDEX {ENCODER_INDEX} IF NOT EXISTS FOR (d:Document) ON d.encoder_vector "
+    f"OPTIONS {{indexConfig: {{`vector.dimensions`: {ENCODER_DIMENSION}, `vector.similarity_function`: 'cosine'}}}}",
 )
 
 LABELS = (

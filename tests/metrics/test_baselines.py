@@ -11,6 +11,7 @@ from dri.metrics.baselines import (
     Baselines,
     chrf,
     chrf_many,
+    encoder_cosines,
     fuzz_token,
     lcs_words,
     ngram_containment,
@@ -183,3 +184,15 @@ def test_containment_in_score_many_equals_the_pairwise_function():
     # No text with three words, nor a word of two letters (empty TF-IDF vocabulary): zeros, no error.
     (row,) = Baselines(["a b", "c"]).score_many([("a b", "c")])
     assert row["ngram3_containment"] == row["tfidf_cosine"] == 0.0
+
+
+def test_encoder_baseline_rates_paraphrases_above_unrelated_texts() -> None:
+    original = "The committee postponed the vote until the next meeting."
+    pairs = [
+        (original, "The vote was put off by the committee to its following session."),
+        (original, "Bananas grow in warm climates and are rich in potassium."),
+    ]
+    rows = Baselines([t for p in pairs for t in p]).score_many(pairs)
+    assert rows[0]["encoder"] > rows[1]["encoder"] + 0.3
+    assert encoder_cosines(pairs) == [r["encoder"] for r in rows]
+    assert all(0.0 <= r["encoder"] <= 1.0 for r in rows)

@@ -37,6 +37,7 @@ from pathlib import Path
 from dri.extract import build_graphs, read_document
 from dri.extract.reader import document_from_text
 from dri.flows.search import search
+from dri.mapping.content import FAR_CONTENT, content_vector, vector_similarity
 from dri.mapping.features import FEATURE_SETS, content_features
 from dri.mapping.random_graphs import random_ros_graph
 from dri.settings import DEFAULT_CANDIDATES, PROJECT_ROOT, clough_stevenson_dir, data_dir
@@ -110,6 +111,46 @@ def _neo4j_recall(uri: str, corpus: str, graphs: dict, targets: list[str], full:
     return table
 
 
+def _encoder_stage1(graphs: dict, among: list[str], targets: list[str], full: dict) -> dict:
+    """How far the exhaustive top 10 lie from their targets by the sentence encoder,
+    and what a stage 1 by the encoder's cosine alone would keep of them.
+
+    ``far share``: the share of the exhaustive top 10 whose content similarity
+    to the target is under :data:`mapping.content.FAR_CONTENT`; ``far recall
+    @n``: the share of those the shipped stage 1 (``all``, the default ranking)
+    keeps among its ``n`` candidates; ``encoder@n`` / ``encoder far @n``: the
+    same recalls for a stage 1 that ranks by the encoder cosine alone.
+    """
+    vectors = {d: content_vector(graphs[d]) for d in among}
+    sizes = [graphs[d].number_of_nodes() for d in among]
+    index = VectorIndex.build(among, [content_features(graphs[d]) for d in among], sizes)
+    table: dict[str, float] = {}
+    far_total, far_kept = 0, dict.fromkeys(CANDIDATES, 0)
+    enc_hits = {n: [] for n in CANDIDATES}
+    enc_far = dict.fromkeys(CANDIDATES, 0)
+    truth_total = 0
+    for target in targets:
+        mine = full[target]
+        truth = sorted(mine, key=lambda d: (-mine[d], d))[:TOP]
+        cos = {d: vector_similarity(vectors[target], vectors[d]) for d in among if d != target}
+        far = [d for d in truth if cos.get(d, 0.0) < FAR_CONTENT]
+        far_total += len(far)
+        truth_total += len(truth)
+        by_encoder = sorted(cos, key=lambda d: (-cos[d], d))
+        for n in CANDIDATES:
+            shipped = {d for d, _ in index.query_row(index.positions[target], n, frozenset({target}))}
+            far_kept[n] += len(set(far) & shipped)
+            chosen = by_encoder[:n]
+            enc_hits[n].append(_recall_of(chosen, mine))
+            enc_far[n] += len(set(far) & set(chosen))
+    table["far share of the exhaustive top 10"] = round(far_total / max(1, truth_total), 3)
+    for n in CANDIDATES:
+        table[f"far recall, shipped stage 1 @{n}"] = round(far_kept[n] / max(1, far_total), 3)
+        table[f"encoder cosine only@{n}"] = round(sum(enc_hits[n]) / len(enc_hits[n]), 3)
+        table[f"far recall, encoder stage 1 @{n}"] = round(enc_far[n] / max(1, far_total), 3)
+    return table
+
+
 def recall(corpora: list[str], out: Path, neo4j: str | None = None) -> dict:
     results = {}
     for corpus in corpora:
@@ -156,6 +197,7 @@ def recall(corpora: list[str], out: Path, neo4j: str | None = None) -> dict:
                         truth = list(scores)[:TOP]
                         hits.append(len(set(top) & set(truth)) / max(1, len(truth)))
                     table[f"{kinds_name}@{n}"] = round(sum(hits) / len(hits), 3)
+            table.update(_encoder_stage1(graphs, among, [ids[n] for n in targets], full))
             if neo4j:
                 table.update(_neo4j_recall(neo4j, corpus, graphs, [ids[n] for n in targets], full))
             results[corpus] = {

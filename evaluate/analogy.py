@@ -26,6 +26,7 @@ from dri.evaluate.core import (
     resolved_path,
 )
 from dri.graphs import restrict_to_sections
+from dri.mapping.content import FAR_CONTENT
 from dri.metrics import compare
 from dri.metrics.pages import render
 from dri.metrics.report import write_report
@@ -93,6 +94,7 @@ def analogy_search(
     candidates: int = DEFAULT_CANDIDATES,
     exhaustive: bool = False,
     profile: str | None = None,
+    far: bool = False,
 ) -> tuple[list[SearchResult], ReportFiles | None]:
     """Rank the other documents of ``corpus_dir`` against each target by Analogy Similarity.
 
@@ -101,16 +103,25 @@ def analogy_search(
     documents closest to a target by content are structure-mapped, unless
     ``exhaustive``. Returns the top ``k`` per target and writes a
     report (scores of all comparisons, the top k with their mappings, the
-    expert ratings if any were imported).
+    expert ratings if any were imported). ``far`` ranks only the sources whose
+    content similarity to the target is under :data:`mapping.content.FAR_CONTENT`:
+    far analogies, about other things than the target.
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
+    if far:
+        result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
     results = []
     for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
         mine = [r for r in result.rows if r["target"] == str(tgt)]
         ok = sorted(
-            (r for r in mine if not math.isnan(r.get("analogy_similarity", math.nan))),
+            (
+                r
+                for r in mine
+                if not math.isnan(r.get("analogy_similarity", math.nan))
+                and (not far or r.get("content", 1.0) < FAR_CONTENT)
+            ),
             key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
         )
         for rank, r in enumerate(ok, start=1):

@@ -30,10 +30,19 @@ import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SUBJ
 
-__all__ = ["CONTENT_VECTOR", "content_similarity", "content_vector", "graph_text", "vector_similarity"]
+__all__ = [
+    "CONTENT_VECTOR",
+    "FAR_CONTENT",
+    "content_similarity",
+    "content_vector",
+    "graph_text",
+    "vector_similarity",
+]
 
 #: The graph attribute that holds the document's encoder vector.
 CONTENT_VECTOR = "encoder_vector"
+#: Below this content similarity two texts are about different things: PLACEHOLDER
+FAR_CONTENT = 0.3
 
 
 def _phrase(graph: nx.DiGraph, node: str) -> str:

@@ -26,6 +26,7 @@ import networkx as nx
 from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
 from dri.graphs import load_json
+from dri.mapping.content import FAR_CONTENT
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
@@ -94,11 +95,19 @@ def load_graph(path: Path) -> nx.DiGraph:
         raise InputError(str(err).splitlines()[0]) from err
 
 
+def _distance(content: float) -> str:
+    """How far apart the two texts' topics are, as the content similarity says."""
+    if content < FAR_CONTENT:
+        return f"under {FAR_CONTENT:.2f}: about different things, so a high AS is a far analogy"
+    return f"{FAR_CONTENT:.2f} or more: about the same things"
+
+
 def format_comparison(comparison) -> str:
     s, m = comparison.scores, comparison.mapping
     lines = [
         f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
         f"analogy similarity (AS)  {s.analogy_similarity:.4f}",
+        f"content similarity       {s.content:.4f}   (sentence encoder; {_distance(s.content)})",
         f"jaccard                  {s.jaccard:.4f}",
         f"weighted jaccard         {s.weighted_jaccard:.4f}",
         f"semantic similarity      {s.semantic:.4f}",

@@ -91,6 +91,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S1,S2",
         help="compare only these sections, e.g. abstract,background (default: sections.txt)",
     )
+    a.add_argument(
+        "--far",
+        action="store_true",
+        help="far analogies: rank by AS only the sources about other things than the target "
+        "(content similarity under the threshold of docs/mapping.md)",
+    )
     add_search_arguments(a)
     p.set_defaults(handler=run_evaluate)
 
@@ -215,6 +221,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 report_dir=args.out,
                 candidates=args.candidates,
                 exhaustive=args.exhaustive,
+                far=args.far,
                 **common,
             )
             print(ev.format_search(searches))

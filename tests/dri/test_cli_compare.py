@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dri.cli import main
 from dri.graphs import add_triple, new_graph, save_json
+from dri.mapping.content import FAR_CONTENT
 from dri.settings import clough_stevenson_dir
 
 CORPUS = clough_stevenson_dir()
@@ -33,6 +34,10 @@ def test_stored_graphs_table(tmp_path, capsys):
     assert main(["compare", str(a), str(b)]) == 0
     out = capsys.readouterr().out
     assert "analogy similarity (AS)" in out
+    # Beside AS, the encoder's content similarity and whether the texts are far apart.
+    content = next(line for line in out.splitlines() if line.startswith("content similarity"))
+    assert 0.0 <= float(content.split()[2]) <= 1.0 and "sentence encoder" in content
+    assert ("about different things" in content) == (float(content.split()[2]) < FAR_CONTENT)
     assert "source term" in out and "generic space" in out
     row = next(line for line in out.splitlines() if line.startswith("sun "))
     assert row.split()[1] == "nucleus" and row.split()[3] == "object.n.01"

@@ -12,6 +12,7 @@ import pytest
 
 from dri.corpora.text import CorpusError
 from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
+from dri.mapping.content import FAR_CONTENT
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -133,6 +134,18 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
     assert heart.hits[0].inferences[0].text() == "heart push blood"
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target rutherford-atom.txt" in summary and "planet ↔ electron" in summary
+
+
+def test_far_analogy_search_ranks_only_sources_about_other_things(tmp_path):
+    results, files = analogy_search(DEMO / "analogy", k=8, report_dir=tmp_path, baselines=False, far=True)
+    hits = [h for r in results for h in r.hits]
+    # The demo stories are about different things, so most pairs are far; none above the threshold is ranked.
+    assert len(hits) >= len(results)
+    assert all(h.scores["content"] < FAR_CONTENT for h in hits)
+    for r in results:
+        assert [h.rank for h in r.hits] == list(range(1, len(r.hits) + 1))
+    summary = files.summary_md.read_text(encoding="utf-8")
+    assert "far analogies only" in summary and "| content |" in summary
 
 
 def test_unreadable_corpus_is_a_corpus_error(tmp_path):

@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
 
     choices = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
     table = {
-        (n, c): float(metric(n, sets[n], blend(parts[n], *c), 0).value) for n in SIMILARITY_SETS for c in choices
+        (n, c): float(metric(n, sets[n], blend(parts[n], *c), 0).value)
+        for n in SIMILARITY_SETS
+        for c in choices
     }
 
     def fit(train: list[str]) -> tuple[str, float]:

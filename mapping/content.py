@@ -25,10 +25,13 @@ and dropped: docs/mapping.md, "Content and the combined similarity score".
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SUBJ
+from dri.mapping.encoder import DIMENSION
 
 __all__ = [
     "CONTENT_VECTOR",
@@ -71,11 +74,22 @@ def graph_text(graph: nx.DiGraph) -> str:
     return " ".join(c for _, c in sorted(clauses, key=lambda c: c[0]))
 
 
+def _kept_vector(value: object) -> np.ndarray | None:
+    """A kept vector if it is one of the encoder's (a graph JSON file may hold anything there)."""
+    if not isinstance(value, list) or len(value) != DIMENSION:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in value):
+        return None
+    vector = np.asarray(value, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else None
+
+
 def content_vector(graph: nx.DiGraph) -> np.ndarray | None:
     """The document's unit encoder vector, computed on first use and kept in the graph; None without text."""
-    kept = graph.graph.get(CONTENT_VECTOR)
-    if kept is not None and len(kept):
-        return np.asarray(kept, dtype=np.float32)
+    kept = _kept_vector(graph.graph.get(CONTENT_VECTOR))
+    if kept is not None:
+        return kept
     text = graph_text(graph)
     if not text.strip():
         return None

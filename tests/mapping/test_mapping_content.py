@@ -36,6 +36,14 @@ def test_a_kept_vector_is_reused_not_recomputed() -> None:
     assert content_vector(g)[0] == 1.0
 
 
+@pytest.mark.parametrize("junk", [[1.0, 2.0], ["a"] * 384, [float("nan")] * 384, [0.0] * 384, "text", None])
+def test_a_kept_value_that_is_no_vector_is_computed_again(junk) -> None:
+    g = graph_from_text("A cat sleeps on the mat.")
+    g.graph[CONTENT_VECTOR] = junk
+    vector = content_vector(g)
+    assert vector is not None and np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5)
+
+
 def test_paraphrases_score_above_unrelated_texts_and_the_score_is_symmetric() -> None:
     a = graph_from_text("The general divided his army and attacked the fortress from all sides.")
     b = graph_from_text("The commander split his troops to assault the castle from every direction.")

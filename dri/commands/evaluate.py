@@ -36,6 +36,7 @@ from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
+from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_evaluate"]
@@ -113,15 +114,18 @@ def _progress(quiet: bool):
     terminal = sys.stderr.isatty()
 
     def report(i: int, n: int, row: dict) -> None:
-        where = f"[{i}/{n}] {Path(row['target']).name} ({row['group']})"
+        target, group = Path(row["target"]).name, str(row["group"])
+        # An analogy search groups by target: the source is the one to name.
+        named = Path(row["source"]).name if group == target else target
+        where = f"[{i}/{n}] {named} ({group})"
         if row.get("error"):
-            print(f"{CLEAR_LINE if terminal else ''}{where}: error: {row['error']}", file=sys.stderr)
+            echo(f"{where}: error: {row['error']}", lead=CLEAR_LINE if terminal else "", file=sys.stderr)
             return
         line = f"{where}: AS {row.get('analogy_similarity', float('nan')):.3f}"
         if terminal:
-            print(f"{CLEAR_LINE}{line}", end="\n" if i >= n else "", file=sys.stderr, flush=True)
+            echo(line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True)
         elif i == n or i % -(-n // 10) == 0:
-            print(line, file=sys.stderr)
+            echo(line, file=sys.stderr)
 
     return report
 
@@ -134,8 +138,8 @@ def _build(args: argparse.Namespace) -> int:
     )
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
-        print(f"error: {problem}", file=sys.stderr)
-    print(
+        echo(f"error: {problem}", file=sys.stderr)
+    echo(
         f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
         f"in {result.seconds:.1f} s"
     )
@@ -156,7 +160,7 @@ def _print_stats(result) -> None:
             parts.append(f"AUC {st.auc:.3f}")
         if st.ranking:
             parts.append("ranking " + " > ".join(st.ranking))
-        print("  " + "; ".join(parts))
+        echo("  " + "; ".join(parts))
 
 
 def _print_ranking(result) -> None:
@@ -164,7 +168,7 @@ def _print_ranking(result) -> None:
 
     ranking = result.validity
     for score, sr in ranking.scores.items():
-        print(
+        echo(
             f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; MAP {percent(sr.map)}"
         )
 
@@ -186,7 +190,7 @@ def _print_validity(result) -> None:
             ]
             if st["picks"]:
                 parts.append("picks " + ", ".join(f"{k} {v}" for k, v in st["picks"].items()))
-        print(f"  {score}: " + "; ".join(parts))
+        echo(f"  {score}: " + "; ".join(parts))
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -226,19 +230,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 exhaustive=args.exhaustive,
                 **common,
             )
-            print(ev.format_search(searches))
+            echo(ev.format_search(searches))
             if files:
-                print(f"report: {files.summary_md}")
+                echo(f"report: {files.summary_md}")
             return 0
     except CorpusError as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 2
     for problem in result.problems:
-        print(f"error: {problem}", file=sys.stderr)
+        echo(f"error: {problem}", file=sys.stderr)
     failed = [r for r in result.rows if r.get("error")]
     for r in failed:
-        print(f"error: {r['target']}: {r['error']}", file=sys.stderr)
-    print(
+        echo(f"error: {r['target']}: {r['error']}", file=sys.stderr)
+    echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
@@ -247,5 +251,5 @@ def run_evaluate(args: argparse.Namespace) -> int:
     else:
         _print_stats(result)
     if files:
-        print(f"report: {files.summary_md}")
+        echo(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

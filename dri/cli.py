@@ -133,7 +133,9 @@ def _configure_logging(args: argparse.Namespace) -> None:
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
-        if type(handler.formatter) is logging.Formatter:  # a file name in a message must not drive the terminal
+        if (
+            type(handler.formatter) is logging.Formatter
+        ):  # a file name in a message must not drive the terminal
             handler.setFormatter(_PrintableFormatter(handler.formatter._fmt, handler.formatter.datefmt))
     if not args.verbose:
         # The driver logs every retry (on two lines) and every lost connection;

@@ -26,10 +26,11 @@ from functools import cache
 from typing import Any
 
 import jinja2
+import markupsafe
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.literal import markdown_text
+from dri.literal import markdown_text, printable
 from dri.mapping import MappedPair
 from dri.mapping.inference import CandidateInference
 from dri.metrics.picture import MappingPicture, draw_mapping
@@ -73,9 +74,19 @@ def _label(score: str) -> str:
     return SCORE_LABELS.get(score, score.replace("_", " "))
 
 
+def _visible(value: Any) -> Any:
+    """Every printed value without control characters or lone surrogates
+    (:func:`dri.literal.printable`): a page or summary always encodes and parses."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value, newlines=True)
+    return markupsafe.Markup(text) if isinstance(value, markupsafe.Markup) else text
+
+
 @cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
+        finalize=_visible,
         loader=jinja2.PackageLoader("dri.metrics", "templates"),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False),
         undefined=jinja2.StrictUndefined,

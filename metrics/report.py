@@ -277,6 +277,7 @@ def write_report(
             default=str,
         ),
         encoding="utf-8",
+        errors=_UNENCODABLE,
     )
 
     failed = [r for r in result.rows if r.get("error")]
@@ -294,7 +295,9 @@ def write_report(
     summary_md.write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
     index_html = out / "index.html"
     index_html.write_text(
-        render("report.html", **context, targets=_search_views(search, pictures)), encoding="utf-8"
+        render("report.html", **context, targets=_search_views(search, pictures)),
+        encoding="utf-8",
+        errors=_UNENCODABLE,
     )
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
@@ -322,6 +325,7 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     (out / "stats.json").write_text(
         json.dumps({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}, indent=1),
         encoding="utf-8",
+        errors=_UNENCODABLE,
     )
     section = ReportSection(
         "Mean rating per property",

@@ -21,7 +21,10 @@
   wrong, and how often each option type is picked.
 
 Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
-index.html) and prints where it is; ``dri report`` shows it. A bad document
+index.html) and prints where it is; ``dri report`` shows it. An ``--out``
+folder that holds an earlier report is refused (exit 2) unless ``--force``
+replaces it; the default folder, ``data/reports/KIND-CORPUS``, is the
+command's own and is replaced. A bad document
 gets a one-line error and the rest carries on; the exit status is 1 if any
 pair failed, 2 if the corpus could not be read.
 """
@@ -60,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )
+    p.add_argument("--force", action="store_true", help="replace the report an --out folder already holds")
     p.add_argument("--no-baselines", action="store_true", help="structure scores only")
     p.add_argument(
         "--embeddings",
@@ -193,7 +197,27 @@ def _print_validity(result) -> None:
         echo(f"  {score}: " + "; ".join(parts))
 
 
+#: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
+REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
+
+
+def _earlier_report(out: Path | None) -> Path | None:
+    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
+    if out is None:
+        return None
+    return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
+    earlier = None if args.force else _earlier_report(args.out)
+    if earlier is not None:
+        # Refused before any work: a report is not replaced by surprise.
+        echo(
+            f"error: {args.out}: holds an earlier report ({earlier.name}); "
+            "add --force to replace it, or choose another --out",
+            file=sys.stderr,
+        )
+        return 2
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     # Imported only now: it imports Prefect, which reads its settings when first imported.

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import io
 import importlib
+import io
 import logging
 import os
 import sys

@@ -180,7 +180,14 @@ def test_report_files_parse_and_keep_names_as_data(names):
     result, section = _result(names)
     search = SearchResult(
         Path(names[1]),
-        [Hit(1, Path(names[0]), dict.fromkeys(SCORE_NAMES, 0.5), [("concept", names[2], names[3], names[4])])],
+        [
+            Hit(
+                1,
+                Path(names[0]),
+                dict.fromkeys(SCORE_NAMES, 0.5),
+                [("concept", names[2], names[3], names[4])],
+            )
+        ],
         1,
         (names[2],),
     )

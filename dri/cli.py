@@ -41,7 +41,7 @@ import traceback
 from pathlib import Path
 
 from dri.errors import ProjectError, error_line, one_line
-from dri.literal import echo, printable
+from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
@@ -117,13 +117,6 @@ def main(argv: list[str] | None = None) -> int:
             quiet.close()
 
 
-class _PrintableFormatter(logging.Formatter):
-    """Log lines with their control characters made visible (:func:`dri.literal.printable`)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return printable(super().format(record), newlines=True)
-
-
 def _configure_logging(args: argparse.Namespace) -> None:
     level = logging.DEBUG if args.verbose else logging.WARNING
     if args.verbose:  # for worker processes too
@@ -133,10 +126,9 @@ def _configure_logging(args: argparse.Namespace) -> None:
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
-        if (
-            type(handler.formatter) is logging.Formatter
-        ):  # a file name in a message must not drive the terminal
-            handler.setFormatter(_PrintableFormatter(handler.formatter._fmt, handler.formatter.datefmt))
+        # A file name in a message must not drive the terminal.
+        if type(handler.formatter) is logging.Formatter:
+            handler.setFormatter(PrintableFormatter(handler.formatter._fmt, handler.formatter.datefmt))
     if not args.verbose:
         # The driver logs every retry (on two lines) and every lost connection;
         # the store's own error says it once.

@@ -20,7 +20,8 @@ literally:
   ``$``, ``_`` outside a word, ``|``) escaped, line breaks folded; at the
   start of a list item also a leading ``#``, ``-``, ``+`` or ``1.``.
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
-  breaks: every command prints what it echoes of the user's through it.
+  breaks: every command prints what it echoes of the user's through it;
+  :class:`PrintableFormatter` does the same for log lines on the console.
 
 HTML pages need none of these: Jinja2 escapes every value
 (:mod:`dri.metrics.pages`). Like :mod:`dri.errors`, this module imports
@@ -30,13 +31,22 @@ nothing of ours, so every layer may use it.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import sys
 import warnings
 from collections.abc import Iterator
 from typing import TextIO
 
-__all__ = ["csv_cell", "echo", "markdown_text", "plot_text", "printable", "quiet_glyphs"]
+__all__ = [
+    "PrintableFormatter",
+    "csv_cell",
+    "echo",
+    "markdown_text",
+    "plot_text",
+    "printable",
+    "quiet_glyphs",
+]
 
 # C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings and isolates.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
@@ -105,6 +115,16 @@ def echo(
     written as it is."""
     text = " ".join(printable(p, newlines=True) for p in parts)
     print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
+
+
+class PrintableFormatter(logging.Formatter):
+    """Log lines whose message has its control characters made visible: a
+    file name in a warning cannot drive the terminal. The format's own text
+    (a progress line's erase sequence) is left as it is."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = printable(record.message, newlines=True)
+        return super().formatMessage(record)
 
 
 @contextlib.contextmanager

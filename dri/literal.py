@@ -15,10 +15,11 @@ literally:
 * :func:`csv_cell` -- a spreadsheet: a text cell starting with ``=``, ``+``,
   ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (the OWASP
   rule against CSV injection); numbers (``-0.5``) are left alone.
-* :func:`markdown_text` -- Markdown: HTML (``<``, ``>``, ``&``) and the
+* :func:`markdown_text` -- Markdown: HTML (``<``, ``&``) and the
   inline markup characters (``\\``, backtick, ``*``, ``[``, ``]``, ``~``,
   ``$``, ``_`` outside a word, ``|``) escaped, line breaks folded; at the
-  start of a list item also a leading ``#``, ``-``, ``+`` or ``1.``.
+  start of a list item also a leading ``#``, ``-``, ``+``, ``>`` or ``1.``
+  (a ``>`` elsewhere opens nothing: "spa > epo" stays as it is).
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
   breaks: every command prints what it echoes of the user's through it;
   :class:`PrintableFormatter` does the same for log lines on the console.
@@ -57,9 +58,9 @@ _UNPRINTABLE_BUT_NEWLINE = re.compile(
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # Markdown's inline markup; "_" only where it could open or close emphasis (not inside a word).
-_MARKDOWN = re.compile(r"[\\`*\[\]~|<>&$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-_BLOCK_START = re.compile(r"^([#+-])|^(\d+)([.)])")
-_HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+_MARKDOWN = re.compile(r"[\\`*\[\]~|<&$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_BLOCK_START = re.compile(r"^([#+>-])|^(\d+)([.)])")
+_HTML = {"<": "&lt;", "&": "&amp;"}
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -93,7 +94,7 @@ def csv_cell(value: object) -> object:
 def markdown_text(text: object, *, block_start: bool = False) -> str:
     """``text`` as Markdown shows it literally, on one line (a table cell, a
     heading); ``block_start`` also escapes what would open a heading or a list
-    at the start of a list item or paragraph (``#``, ``-``, ``+``, ``1.``)."""
+    at the start of a list item or paragraph (``#``, ``-``, ``+``, ``>``, ``1.``)."""
     one_line = " ".join(printable(text, newlines=True).split())
 
     def escape(match: re.Match[str]) -> str:

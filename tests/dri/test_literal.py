@@ -72,7 +72,8 @@ def test_json_printed_through_echo_reads_back(data):
     echo(json.dumps(data, ensure_ascii=False, indent=1), file=buffer)
     out = buffer.getvalue()
     assert not UNPRINTABLE.search(out.replace("\n", ""))
-    assert json.loads(out) == data
+    # As JSON's own escaping reads back (a high and a low surrogate escaped side by side are one pair).
+    assert json.loads(out) == json.loads(json.dumps(data))
 
 
 @FAST

@@ -27,11 +27,8 @@ from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
 from dri.files import FileRefused, shown
 from dri.graphs import NotAGraph, load_json
-<<<<<<< HEAD
-from dri.mapping.content import FAR_CONTENT
-=======
 from dri.literal import echo
->>>>>>> main
+from dri.mapping.content import FAR_CONTENT
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare

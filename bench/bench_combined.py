@@ -17,7 +17,7 @@ WMT23 Kendall tau-b, CSFCube NDCG%20 as a fraction; the encoder alone, w = 0,
 is one of the choices) and reports the held-out set's metric with a 95%
 bootstrap interval beside the encoder alone and AS alone. The last lines give
 the choice fitted on all four, which the code ships
-(:data:`dri.metrics.scores.STRUCTURE_WEIGHT`); the leave-one-set-out rows are
+(:data:`dri.metrics.scores.STRUCTURE_HALF`); the leave-one-set-out rows are
 the estimate of how it does on data it was not fitted on.
 
     .venv/bin/python bench/bench_combined.py
@@ -42,7 +42,7 @@ from validity_sets import load_set
 
 from dri.mapping.content import CONTENT_VECTOR
 from dri.mapping.wordnet import wordnet
-from dri.metrics.scores import STRUCTURE_WEIGHT, compare
+from dri.metrics.scores import STRUCTURE_HALF, compare
 
 SIMILARITY_SETS = ("clough-stevenson", "stsb", "wmt23", "csfcube")
 #: The headline metric of each similarity set, as bench_validity names it.
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(f"| {labels[held]} | {name(choice)} | " + " | ".join(cells) + " |")
     choice = fit(list(SIMILARITY_SETS))
-    shipped = f" (the code ships w = {STRUCTURE_WEIGHT:g})"
+    shipped = f" (the code ships k = {STRUCTURE_HALF:g})"
     print(f"\nFitted on all four: {name(choice)}{shipped}.")
     for n in SIMILARITY_SETS:
         print(f"{labels[n]}: " + ", ".join(f"{name(c)}: {table[(n, c)]:.3f}" for c in choices))

@@ -19,8 +19,8 @@ one per first-order relation (:func:`graph_text`). A graph with neither
 scores 0.
 
 The static word vectors this channel used before (WordLlama, words aligned
-BERTScore-style) were measured against the encoder on every similarity set
-and dropped: docs/mapping.md, "Content and the combined similarity score".
+BERTScore-style, :mod:`mapping.vectors`) are no longer used here; how the two
+compare on the similarity sets: docs/mapping.md, "The encoder as content".
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ __all__ = [
 
 #: The graph attribute that holds the document's encoder vector.
 CONTENT_VECTOR = "encoder_vector"
-#: Below this content similarity two texts are about different things: PLACEHOLDER
+#: Below this content similarity two texts are about different things, for
+#: ``dri evaluate analogy --far`` and ``dri compare``: on STS-B, pairs the
+#: annotators rated "not even on the same topic" fall mostly below it and pairs
+#: on one topic mostly above (docs/mapping.md, "Far analogies").
 FAR_CONTENT = 0.3
 
 

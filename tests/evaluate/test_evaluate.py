@@ -159,6 +159,8 @@ def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as
 
     for kind in ("plagiarism", "translation", "judgements", "ranking"):
         order = headline_order(kind)
-        assert order[0] == "combined" and sorted(order) == sorted(STRUCTURE_SCORES)
+        # Structure leads where it beat the encoder on held-out data; elsewhere the encoder does.
+        assert order[0] == ("combined" if kind in ("plagiarism", "translation") else "content")
+        assert sorted(order) == sorted(STRUCTURE_SCORES)
     for kind in ("analogy", "choice"):
         assert headline_order(kind)[0] == "analogy_similarity"

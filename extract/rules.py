@@ -664,6 +664,19 @@ def _links(doc: Doc, predicates: set[int]) -> list[Link]:
     return links
 
 
+@dataclass(frozen=True)
+class _Predicate:
+    """A verb of the sentence (``token``, its clause), the verb its chain ends in, the
+    relation label, and its subjects as parsed and as expanded (with an imperative's
+    addressee)."""
+
+    token: Token
+    verb: Token
+    label: str
+    subject_tokens: list[Token]
+    subjects: list[Token | Mention]
+
+
 class _Sentence:
     """The triples of one sentence as they are found, and the predicates that made some."""
 
@@ -710,10 +723,11 @@ class _Sentence:
                     self.predicates.add(clause)
             return
         verb, label = _chain(token)
+        predicate = _Predicate(token, verb, label, subject_tokens, subjects)
         if passive:
-            self.passive(verb, label, subject_tokens, subjects, clause)
+            self.passive(predicate)
         else:
-            self.active(token, verb, label, subject_tokens, subjects, clause)
+            self.active(predicate)
         if not (passive and any(c.dep_ == "agent" for c in verb.children)):
             for prep, obj in _prepositional(verb):
                 for subject in subjects:
@@ -735,18 +749,12 @@ class _Sentence:
             if not placed:
                 self.emit(thing, "exist", None, clause)
 
-    def passive(
-        self,
-        verb: Token,
-        label: str,
-        subject_tokens: list[Token],
-        subjects: list[Token | Mention],
-        clause: int,
-    ) -> None:
+    def passive(self, predicate: _Predicate) -> None:
+        verb, label, subjects, clause = predicate.verb, predicate.label, predicate.subjects, predicate.token.i
         agents = _expand(
             g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
         )
-        patients = _expand(subject_tokens)  # a passive has its own subjects, never "you"
+        patients = _expand(predicate.subject_tokens)  # a passive has its own subjects, never "you"
         for agent in agents:
             for patient in patients:
                 self.emit(agent, label, patient, clause)
@@ -756,18 +764,12 @@ class _Sentence:
                 for subject in subjects:
                     self.emit(subject, label, obj, clause)
 
-    def active(
-        self,
-        token: Token,
-        verb: Token,
-        label: str,
-        subject_tokens: list[Token],
-        subjects: list[Token | Mention],
-        clause: int,
-    ) -> None:
+    def active(self, predicate: _Predicate) -> None:
+        token, verb, label = predicate.token, predicate.verb, predicate.label
+        subjects, clause = predicate.subjects, token.i
         copula = verb is token and label == "be"
         objects = _expand(c for c in verb.children if c.dep_ in ("dobj", "attr"))
-        if not objects and _gapped_object(token, subject_tokens):
+        if not objects and _gapped_object(token, predicate.subject_tokens):
             # "the model (that) the researchers proposed": the modified noun is the object.
             objects = [token.head]
         for obj in objects:

@@ -186,7 +186,7 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
-    paths = discover(corpus_dir)[0]
+    paths = discover(corpus_dir, warn=False)[0]
     n = len(paths)
     mode = parameters.get("mode") or "auto"
     candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
@@ -584,6 +584,8 @@ def _run_corpus(
     runner: str | None,
     parameters: dict[str, Any],
 ) -> tuple[State, steps.RunSummary | None]:
+    # A folder without documents is an error here, at once, on every runner.
+    discover(corpus_dir, allow_outside_links=True, warn=False)
     explicit = (
         runner
         or workers

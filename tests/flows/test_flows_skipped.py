@@ -45,7 +45,16 @@ def test_unreadable_folders_and_files_get_a_line_each_folded_when_many(tmp_path)
     env["DRI_DATA_DIR"] = str(tmp_path / "data")
     try:
         done = subprocess.run(
-            [*bound_by_permissions(), sys.executable, "-m", "dri.cli", "run", str(root), "--runner", "inline"],
+            [
+                *bound_by_permissions(),
+                sys.executable,
+                "-m",
+                "dri.cli",
+                "run",
+                str(root),
+                "--runner",
+                "inline",
+            ],
             capture_output=True,
             text=True,
             env=env,
@@ -65,5 +74,7 @@ def test_unreadable_folders_and_files_get_a_line_each_folded_when_many(tmp_path)
         "WARNING dri.corpora.discover: 3 more folders cannot be read, their files left out: "
     )
     assert f"error: {secret}: cannot read: Permission denied" in lines
-    assert "5 documents (4 parsed, 0 unchanged), 2 pairs (2 mapped, 0 already stored), 1 failed" in done.stdout
+    assert (
+        "5 documents (4 parsed, 0 unchanged), 2 pairs (2 mapped, 0 already stored), 1 failed" in done.stdout
+    )
     assert Path(env["DRI_DATA_DIR"], "dri.sqlite").is_file()

@@ -62,6 +62,7 @@ from dri.extract import EXTRACTOR_VERSION
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
+from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
@@ -502,7 +503,9 @@ def corpus_flow(
         summary.failures.append(f"{down}; nothing done")
     else:
         t = time.perf_counter()
+        before = replaced.members(corpus)
         documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
+        replaced.drop_replaced(corpus, run_id, before)
         seconds["extract_wall"] = time.perf_counter() - t
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:

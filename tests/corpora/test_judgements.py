@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,20 @@ def test_ranking_reads_csfcube_fold1_as_it_is():
     # The paper id alone is not unique: some papers are queried by two facets.
     assert len({q.split("/")[0] for q in queries}) < 24
     assert {p.score for p in data.pairs} == {0.0, 1.0, 2.0, 3.0}
+
+
+def test_a_side_naming_something_that_is_not_a_regular_file_is_a_row_problem(tmp_path: Path):
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "zero.txt").symlink_to("/dev/zero")
+    (tmp_path / "a.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    csv_file = tmp_path / "rated.csv"
+    csv_file.write_text("a,b,score\na.txt,pipe.txt,1\nzero.txt,a.txt,2\na.txt,a.txt,3\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert len(data.pairs) == 1
+    assert [p.split(": ", 2)[2] for p in data.problems] == [
+        "the document 'pipe.txt' is not a regular file",
+        "the document 'zero.txt' is not a regular file",
+    ]
 
 
 def test_numbers_at_the_edge_are_one_problem_per_row(tmp_path):

@@ -31,6 +31,7 @@ from typing import Any, Literal, TypedDict
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
 from dri.errors import one_line
+from dri.evaluate import kinds
 from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
@@ -65,12 +66,8 @@ Progress = Callable[[int, int, dict[str, Any]], None]
 #: A mapped pair as a report shows it: (kind, source lemma, target lemma, generic space).
 MappedPair = tuple[str, str, str, str | None]
 
-#: The evaluation kinds that judge similarity rather than analogy: their
-#: reports show the combined similarity (content and structure,
-#: :func:`dri.metrics.scores.combine`) first; analogy search and multiple-choice
-#: analogies keep the structure-led Analogy Similarity first.
-SIMILARITY_KINDS = frozenset({"plagiarism", "translation", "judgements", "ranking"})
-#: The headline score of a similarity evaluation.
+#: The headline score of a similarity evaluation (:attr:`EvaluationKind.similarity`):
+#: the combined similarity of content and structure (:func:`dri.metrics.scores.combine`).
 SIMILARITY_HEADLINE = "combined"
 
 #: Manifest extras that are not a document's group meta (they name the document).
@@ -117,7 +114,7 @@ class RunOptions(TypedDict, total=False):
 
 def headline_order(kind: str) -> tuple[str, ...]:
     """The structure scores of a ``kind`` of evaluation, its headline first."""
-    if kind not in SIMILARITY_KINDS:
+    if not kinds.kind(kind).similarity:
         return STRUCTURE_SCORES
     return (SIMILARITY_HEADLINE, *(s for s in STRUCTURE_SCORES if s != SIMILARITY_HEADLINE))
 
@@ -384,6 +381,8 @@ def evaluate(
         evaluation.kind,
         rows,
         groups=evaluation.groups,
+        title=kinds.kind(evaluation.kind).title,
+        across_groups=kinds.kind(evaluation.kind).across_groups,
         structure_scores=headline_order(evaluation.kind),
         baseline_scores=tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present),
         problems=list(evaluation.problems),

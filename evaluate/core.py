@@ -345,28 +345,10 @@ def evaluate(
     failures = [f for s in summaries for f in s.failures]
     corpus = summaries[0].corpus
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
-    with open_store() as store:
-        grouped = _record_groups(store, corpus, evaluation, ids)
-        stored = {
-            (r.source_id, r.target_id): r
-            for run_id in run_ids
-            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
-        }
-        where = f"{store.backend} ({store.location})"
+    grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
     text = functools.cache(_plain_text)  # each text is read once per evaluation
     fitted = _fit_baselines(pairs, embeddings, text) if baselines else None
-    # Pairs that stage 1 of the two-stage search did not choose are not rows.
-    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
-    not_candidates = 0
-    chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
-    for i, pair in enumerate(pairs, start=1):
-        record = stored.get(
-            (ids.get(resolved_path(pair.source), ""), ids.get(resolved_path(pair.target), ""))
-        )
-        if record is None and pruned and _not_candidate(pair, ids, failures):
-            not_candidates += 1
-            continue
-        chosen.append((i, pair, record))
+    chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
     baseline_started = time.perf_counter()
     scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
     baseline_seconds = time.perf_counter() - baseline_started
@@ -411,6 +393,47 @@ def evaluate(
         result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _read_store(
+    evaluation: Evaluation, corpus: str, ids: dict[str, str], run_ids: Sequence[str]
+) -> tuple[int, dict[tuple[str, str], ComparisonRecord], str]:
+    """Record the documents' groups; read the runs' comparisons back by
+    (source id, target id); name the store. Returns the number of documents
+    whose group was recorded, the comparisons and the store's name."""
+    with open_store() as store:
+        grouped = _record_groups(store, corpus, evaluation, ids)
+        stored = {
+            (r.source_id, r.target_id): r
+            for run_id in run_ids
+            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
+        }
+        where = f"{store.backend} ({store.location})"
+    return grouped, stored, where
+
+
+def _chosen_pairs(
+    pairs: Sequence[ManifestPair],
+    stored: dict[tuple[str, str], ComparisonRecord],
+    ids: dict[str, str],
+    summaries: Sequence[RunSummary],
+    failures: Sequence[str],
+) -> tuple[list[tuple[int, ManifestPair, ComparisonRecord | None]], int]:
+    """The pairs that become rows (numbered from 1, with their stored comparison
+    if any), and how many stage 1 of the two-stage search did not choose
+    (those are not rows)."""
+    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
+    not_candidates = 0
+    chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
+    for i, pair in enumerate(pairs, start=1):
+        record = stored.get(
+            (ids.get(resolved_path(pair.source), ""), ids.get(resolved_path(pair.target), ""))
+        )
+        if record is None and pruned and _not_candidate(pair, ids, failures):
+            not_candidates += 1
+            continue
+        chosen.append((i, pair, record))
+    return chosen, not_candidates
 
 
 def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[str]) -> bool:

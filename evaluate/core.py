@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
@@ -54,11 +54,22 @@ __all__ = [
     "doc_ids",
     "evaluate",
     "headline_order",
+    "require_pairs",
     "resolved_path",
     "run_evaluation",
 ]
 
 log = logging.getLogger(__name__)
+
+
+class _Corpus(Protocol):
+    root: Path
+
+    @property
+    def pairs(self) -> Sequence[Any]: ...
+
+
+CorpusT = TypeVar("CorpusT", bound=_Corpus)
 
 #: ``progress(done, total, row)`` after each row.
 Progress = Callable[[int, int, dict[str, Any]], None]
@@ -117,6 +128,13 @@ def headline_order(kind: str) -> tuple[str, ...]:
     if not kinds.kind(kind).similarity:
         return STRUCTURE_SCORES
     return (SIMILARITY_HEADLINE, *(s for s in STRUCTURE_SCORES if s != SIMILARITY_HEADLINE))
+
+
+def require_pairs(corpus: CorpusT, what: str) -> CorpusT:
+    """``corpus`` if it has pairs to compare, else :class:`CorpusError` naming its folder."""
+    if not corpus.pairs:
+        raise CorpusError(corpus.root, f"no {what} pairs to compare")
+    return corpus
 
 
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:

@@ -7,11 +7,7 @@ from pathlib import Path
 from typing import Any, Literal, Unpack
 
 from dri.corpora.judgements import load_judgements, write_documents
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    evaluate,
-)
+from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
 from dri.metrics.validity import judgement_section, plot_scatter

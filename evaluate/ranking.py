@@ -7,11 +7,7 @@ from pathlib import Path
 from typing import Any, Literal, Unpack
 
 from dri.corpora.judgements import load_ranking, write_documents
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    evaluate,
-)
+from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
 from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection

@@ -14,9 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from dri.evaluate.core import (
-    default_report_dir,
-)
+from dri.evaluate.core import default_report_dir
 from dri.metrics.report import write_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
 from dri.settings import data_dir

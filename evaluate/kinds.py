@@ -42,8 +42,8 @@ class EvaluationKind:
     first; the others keep the structure-led Analogy Similarity first.
     ``across_groups`` is False when the groups are search targets, whose
     statistics would compare the targets. ``console`` is how ``dri
-    evaluate`` prints the numbers: medians per group, the validity
-    statistics, or the ranked hits. ``search_options`` adds the two-stage
+    evaluate`` prints the numbers: medians per group, correlations with the
+    human score, ranking quality, choice accuracy, or the ranked hits. ``search_options`` adds the two-stage
     search options (``--candidates``, ``--exhaustive``).
     """
 
@@ -55,7 +55,7 @@ class EvaluationKind:
     input: Literal["CORPUS_DIR", "FILE"] = "CORPUS_DIR"
     similarity: bool = True
     across_groups: bool = True
-    console: Literal["groups", "validity", "search"] = "groups"
+    console: Literal["groups", "correlations", "ranking", "accuracy", "search"] = "groups"
     options: tuple[str, ...] = ("embeddings",)
     arguments: tuple[Argument, ...] = ()
     group: str = ""
@@ -150,7 +150,7 @@ KINDS: dict[str, EvaluationKind] = {
             "judgements",
             "evaluate_judgements",
             input="FILE",
-            console="validity",
+            console="correlations",
         ),
         EvaluationKind(
             "ranking",
@@ -159,7 +159,7 @@ KINDS: dict[str, EvaluationKind] = {
             "ranking",
             "evaluate_ranking",
             input="FILE",
-            console="validity",
+            console="ranking",
         ),
         EvaluationKind(
             "choice",
@@ -169,7 +169,7 @@ KINDS: dict[str, EvaluationKind] = {
             "evaluate_choice",
             input="FILE",
             similarity=False,
-            console="validity",
+            console="accuracy",
         ),
     )
 }

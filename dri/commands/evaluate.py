@@ -147,12 +147,12 @@ def _print_ranking(result) -> None:
         )
 
 
-def _print_validity(result) -> None:
-    if result.kind == "ranking":
+def _print_validity(result, console: str) -> None:
+    if console == "ranking":
         _print_ranking(result)
         return
     for score, st in result.meta.get("validity", {}).items():
-        if result.kind == "judgements":
+        if console == "correlations":
             parts = [
                 f"{name} {est['value']:.3f} [{est['low']:.3f}, {est['high']:.3f}]" for name, est in st.items()
             ]
@@ -200,10 +200,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
-    if chosen.console == "validity":
-        _print_validity(result)
-    else:
+    if chosen.console == "groups":
         _print_stats(result)
+    else:
+        _print_validity(result, chosen.console)
     if files:
         print(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

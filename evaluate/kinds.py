@@ -35,7 +35,9 @@ class Argument:
 class EvaluationKind:
     """One kind of evaluation.
 
-    ``runner`` is the function of ``dri.evaluate.<module>`` that runs it, with
+    ``loader`` is the function of ``dri.evaluate.<module>`` that turns the
+    input into an :class:`~dri.evaluate.core.Evaluation` (for a bench or a
+    test that runs only part of the path); ``runner`` the one that runs it, with
     the input as its first argument and ``report_dir`` and the keyword
     ``options`` the command line passes on (argument names). ``similarity``
     kinds judge similarity, so their reports show the combined similarity
@@ -51,6 +53,7 @@ class EvaluationKind:
     title: str
     summary: str
     module: str
+    loader: str
     runner: str
     input: Literal["CORPUS_DIR", "FILE"] = "CORPUS_DIR"
     similarity: bool = True
@@ -79,6 +82,7 @@ KINDS: dict[str, EvaluationKind] = {
             "each answer of a Clough & Stevenson corpus against its task's original, "
             "grouped by level (cut, light, heavy, non)",
             "plagiarism",
+            "plagiarism_evaluation",
             "evaluate_plagiarism",
         ),
         EvaluationKind(
@@ -86,6 +90,7 @@ KINDS: dict[str, EvaluationKind] = {
             "Round-trip translation evaluation",
             "each original of a translation corpus against its round trips, grouped by language",
             "translation",
+            "translation_evaluation",
             "evaluate_translation",
             group="translation",
             arguments=(
@@ -117,6 +122,7 @@ KINDS: dict[str, EvaluationKind] = {
             "Analogy search",
             "each target against the other documents, top k by Analogy Similarity with their mappings",
             "analogy",
+            "analogy_evaluation",
             "analogy_search",
             similarity=False,
             across_groups=False,
@@ -148,6 +154,7 @@ KINDS: dict[str, EvaluationKind] = {
             "Scores against human judgements",
             "text pairs with a human score: Pearson, Spearman and Kendall with 95% intervals",
             "judgements",
+            "judgements_evaluation",
             "evaluate_judgements",
             input="FILE",
             console="correlations",
@@ -157,6 +164,7 @@ KINDS: dict[str, EvaluationKind] = {
             "Ranking against graded relevance",
             "search pools with graded relevance: NDCG%20, NDCG@10 and MAP per query",
             "ranking",
+            "ranking_evaluation",
             "evaluate_ranking",
             input="FILE",
             console="ranking",
@@ -166,6 +174,7 @@ KINDS: dict[str, EvaluationKind] = {
             "Multiple-choice analogies",
             "multiple-choice analogy items: accuracy with a 95% interval, ties counted wrong",
             "choice",
+            "choice_evaluation",
             "evaluate_choice",
             input="FILE",
             similarity=False,

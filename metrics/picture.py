@@ -48,6 +48,7 @@ import networkx as nx
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ
+from dri.literal import plot_text, quiet_glyphs
 from dri.mapping import MappedPair, Mapping
 from dri.mapping.inference import CandidateInference
 
@@ -225,7 +226,8 @@ def _style(g: nx.DiGraph, node: str) -> tuple[str, str, str]:
 
 
 def _label(text: str) -> str:
-    return text.replace("_", " ")
+    """A lemma as a node shows it: words apart, drawn literally (no math, no control characters)."""
+    return plot_text(text.replace("_", " "))
 
 
 def _prefix(prefix: str) -> str:
@@ -441,7 +443,9 @@ def _draw_frame(
         (shift + 0.5, mapping.target_name or "target", tgt, target.number_of_nodes()),
     ):
         shown = f"{g.number_of_nodes()} of {size}" if g.number_of_nodes() < size else f"{size}"
-        ax.text(x, top, f"{name} ({shown} nodes)", ha="center", va="bottom", fontsize=11, weight="bold")
+        ax.text(
+            x, top, f"{plot_text(name)} ({shown} nodes)", ha="center", va="bottom", fontsize=11, weight="bold"
+        )
     bar = fig.colorbar(
         ScalarMappable(norm=Normalize(0.0, 1.0), cmap=colours),
         cax=fig.add_axes((0.3, 0.5 / total, 0.4, 0.12 / total)),
@@ -457,7 +461,7 @@ def _svg(fig: Any, pid: str) -> str:
     import matplotlib.pyplot as plt
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
+    with quiet_glyphs(), matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
         fig.savefig(
             buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
         )

@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_watch"]
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_watch(args: argparse.Namespace) -> int:
     if not args.root.is_dir():
-        print(f"error: {args.root}: not a folder", file=sys.stderr)
+        echo(f"error: {args.root}: not a folder", file=sys.stderr)
         return 1
     prefect_defaults(quiet_console=False)
     # Imported only now: Prefect reads its settings when first imported.
@@ -57,13 +58,13 @@ def run_watch(args: argparse.Namespace) -> int:
         from dri.flows.corpus import run_corpus
 
         def emit(folder: str, n: int) -> None:
-            print(f"{folder}: new corpus of {n} documents, running it", flush=True)
+            echo(f"{folder}: new corpus of {n} documents, running it", flush=True)
             state, summary = run_corpus(folder, workers=args.workers, mode="auto")
             if summary is None:  # crashed: raise, so the folder is tried again next scan
                 raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
-            print(summary.headline(), flush=True)
+            echo(summary.headline(), flush=True)
     elif not PREFECT_API_URL.value():
-        print(
+        echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
             "start a Prefect server (docs/prefect.md) or use --run",
             file=sys.stderr,
@@ -73,13 +74,13 @@ def run_watch(args: argparse.Namespace) -> int:
 
         def emit(folder: str, n: int) -> None:
             prefect_emitter(folder, n)
-            print(f"{folder}: new corpus of {n} documents, emitted corpus.arrived", flush=True)
+            echo(f"{folder}: new corpus of {n} documents, emitted corpus.arrived", flush=True)
 
     def on_scan(result: SensorResult) -> None:
         for error in result.errors:
-            print(f"error: {error}", file=sys.stderr)
+            echo(f"error: {error}", file=sys.stderr)
         for folder in result.waiting:
-            print(f"{folder}: still changing, will look again", flush=True)
+            echo(f"{folder}: still changing, will look again", flush=True)
 
     try:
         result = watch(
@@ -91,6 +92,6 @@ def run_watch(args: argparse.Namespace) -> int:
             on_scan=on_scan,
         )
     except (OSError, RuntimeError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 1
     return 1 if result.errors else 0

@@ -66,14 +66,6 @@ __all__ = [
     "write_scores_csv",
 ]
 
-KIND_TITLES = {
-    "plagiarism": "Plagiarism evaluation",
-    "translation": "Round-trip translation evaluation",
-    "analogy": "Analogy search",
-    "judgements": "Scores against human judgements",
-    "choice": "Multiple-choice analogies",
-    "ranking": "Ranking against graded relevance",
-}
 # A file name that is not UTF-8 reaches a page as lone surrogates: written as "\udcff".
 _UNENCODABLE = "backslashreplace"
 #: Hits per analogy-search target drawn as a mapping picture in the report.
@@ -236,10 +228,10 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     stats = result.stats()
     scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
-    title = KIND_TITLES.get(result.kind, result.kind)
+    title = result.title or result.kind
     # A search ranks documents per target; box plots and statistics across
     # targets would compare the targets, which means nothing.
-    searching = result.kind == "analogy"
+    searching = not result.across_groups
     plots = (
         []
         if searching

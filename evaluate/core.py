@@ -253,6 +253,7 @@ def _row(
                 for p in record.pairs
             ]
             row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
+            row["_record"] = record  # the report rebuilds the comparison from it
     if isinstance(baselines, str):
         errors.append(baselines)
     elif baselines is not None:

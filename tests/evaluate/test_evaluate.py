@@ -166,6 +166,7 @@ def test_the_analogy_report_draws_the_stored_comparisons_without_mapping_again(t
         again = compare(*hit.graphs)
         assert hit.comparison.mapping.pairs == again.mapping.pairs  # loose pairs and evidence included
         assert hit.comparison.scores == again.scores
+
         def stored(inferences):  # the store keeps no anchors
             return [{k: v for k, v in ci.to_dict().items() if k != "anchors"} for ci in inferences]
 

@@ -105,7 +105,8 @@ def paired(label: str, sides: dict[str, tuple[list[str], dict[str, str], Path | 
                 data = Path(scratch) / "data"
                 if seed is not None:
                     shutil.copytree(seed, data)
-                wall, cpu, code = timed(argv, {**env, "DRI_DATA_DIR": str(data)})
+                run = [a.replace("{scratch}", scratch) for a in argv]  # a fresh report folder each run
+                wall, cpu, code = timed(run, {**env, "DRI_DATA_DIR": str(data)})
             if code not in (0, 1):
                 raise SystemExit(f"{label}: {side} exited {code}: {' '.join(argv)}")
             times[side].append((wall, cpu))
@@ -116,7 +117,8 @@ def paired(label: str, sides: dict[str, tuple[list[str], dict[str, str], Path | 
             data = Path(scratch) / "data"
             if seed is not None:
                 shutil.copytree(seed, data)
-            imports[side] = import_seconds(argv, {**env, "DRI_DATA_DIR": str(data)})
+            run = [a.replace("{scratch}", scratch) for a in argv]
+            imports[side] = import_seconds(run, {**env, "DRI_DATA_DIR": str(data)})
     row = {"row": label, "command": " ".join(sides["A"][0][1:]), "runs": runs}
     for side in ("A", "B"):
         row[f"{side} wall"] = statistics.median(w for w, _ in times[side])
@@ -171,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 folder = seed(dri, corpus, args.work / f"seed-{side}-{n}", first)
                 cmd = [str(dri), "evaluate", "analogy", str(corpus), "--target", second, "-q"]
                 sides[side] = (
-                    [*cmd, "--out", tempfile.gettempdir() + f"/dri-bench-report-{side}"],
+                    [*cmd, "--out", "{scratch}/report"],
                     env,
                     folder,
                 )
@@ -189,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                     str(r / ".venv" / "bin" / "dri"),
                     "demo",
                     "--out",
-                    tempfile.gettempdir() + f"/dri-bench-demo-{s}",
+                    "{scratch}/demo",
                 ],
                 env,
                 None,

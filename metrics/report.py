@@ -210,6 +210,51 @@ def _search_views(search: Sequence[SearchResult], pictures: int) -> list[_Target
     return out
 
 
+def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
+    """The box plots of the structure scores and of the baselines, those with values."""
+    return [
+        p
+        for p in (
+            plot_boxes(
+                result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
+            ),
+            plot_boxes(result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"),
+        )
+        if p is not None
+    ]
+
+
+def _write_stats_json(
+    result: EvaluationResult,
+    stats: Mapping[str, ScoreStats],
+    ratings: Sequence[RatingStats] | None,
+    path: Path,
+) -> Path:
+    """``stats.json``: the numbers of the report, for programs."""
+    path.write_text(
+        json.dumps(
+            {
+                "kind": result.kind,
+                "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "meta": result.meta,
+                "groups": result.ordered_groups(),
+                "levels": dict(result.levels) if result.levels else None,
+                "pairs": len(result.rows),
+                "failed": sum(1 for r in result.rows if r.get("error")),
+                "scores": {k: asdict(v) for k, v in stats.items()},
+                "ratings": [asdict(r) for r in ratings] if ratings else None,
+                "problems": result.problems,
+            },
+            indent=1,
+            ensure_ascii=False,
+            default=str,
+        ),
+        encoding="utf-8",
+        errors=_UNENCODABLE,
+    )
+    return path
+
+
 def write_report(
     result: EvaluationResult,
     out_dir: str | Path,
@@ -232,46 +277,8 @@ def write_report(
     # A search ranks documents per target; box plots and statistics across
     # targets would compare the targets, which means nothing.
     searching = not result.across_groups
-    plots = (
-        []
-        if searching
-        else [
-            p
-            for p in (
-                plot_boxes(
-                    result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
-                ),
-                plot_boxes(
-                    result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"
-                ),
-            )
-            if p is not None
-        ]
-    )
-
-    stats_json = out / "stats.json"
-    stats_json.write_text(
-        json.dumps(
-            {
-                "kind": result.kind,
-                "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "meta": result.meta,
-                "groups": result.ordered_groups(),
-                "levels": dict(result.levels) if result.levels else None,
-                "pairs": len(result.rows),
-                "failed": sum(1 for r in result.rows if r.get("error")),
-                "scores": {k: asdict(v) for k, v in stats.items()},
-                "ratings": [asdict(r) for r in ratings] if ratings else None,
-                "problems": result.problems,
-            },
-            indent=1,
-            ensure_ascii=False,
-            default=str,
-        ),
-        encoding="utf-8",
-        errors=_UNENCODABLE,
-    )
-
+    plots = [] if searching else _box_plots(result, out, title)
+    stats_json = _write_stats_json(result, stats, ratings, out / "stats.json")
     failed = [r for r in result.rows if r.get("error")]
     context = {
         "title": title,

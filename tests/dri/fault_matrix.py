@@ -32,13 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neo4j_server import extra_port
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"
 SECRET = "Hunter2-Matrix-Pw"
 #: A port where nothing listens (the helpers' extra port range ends there).
 REFUSED_PORT = int(os.environ.get("DRI_TEST_REFUSED_PORT", "7719"))
 #: The Neo4j started with authentication on for the wrong-credentials cells.
-AUTH_PORT = int(os.environ.get("DRI_TEST_NEO4J_AUTH_PORT", "7713"))
+AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
 AUTH_PASSWORD = "Matrix-Auth-Pw-7"
 #: Seconds a command may take in a cell that must fail fast.
 FAST_SECONDS = 30.0
@@ -56,6 +58,15 @@ class Workspace:
     root: Path
     pythonpath: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: The environment the commands start from, as it was when the workspace
+    #: was made: cells run in threads beside tests that change ``os.environ``.
+    inherited: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: The Neo4j instance a neo4j-restart cell stops and starts (its own).
+    restart_port: int = 0
+
+    def sibling(self, name: str) -> Workspace:
+        """A fresh workspace in ``root/name``, with this one's settings."""
+        return Workspace(self.root / name, self.pythonpath, inherited=self.inherited).prepare()
 
     @property
     def data(self) -> Path:
@@ -92,11 +103,11 @@ class Workspace:
         return self
 
     def base_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_", "DRI_"))}
+        env = {k: v for k, v in self.inherited.items() if not k.startswith(("NEO4J_", "PREFECT_", "DRI_"))}
         env.update(
             DRI_DATA_DIR=str(self.data),
             # WordNet stays where the checkout keeps it, whatever the data folder.
-            DRI_NLTK_DATA=os.environ.get("DRI_NLTK_DATA") or str(ROOT / "data" / "nltk_data"),
+            DRI_NLTK_DATA=self.inherited.get("DRI_NLTK_DATA") or str(ROOT / "data" / "nltk_data"),
             PREFECT_HOME=str(self.prefect),
             PREFECT_SERVER_ANALYTICS_ENABLED="false",
             DO_NOT_TRACK="1",

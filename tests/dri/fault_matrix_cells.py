@@ -34,11 +34,12 @@ from fault_matrix import (
     read_only,
     start,
 )
-from neo4j_server import neo4j_script
+from neo4j_server import extra_port, neo4j_script
 from processes import command_line, descendants, wait_for
 
-#: Neo4j instance stopped and restarted mid-run (never the suite's own).
-RESTART_PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7712"))
+#: The first Neo4j instance stopped and restarted mid-run (never the suite's
+#: own); cells run side by side take the next ports (``Workspace.restart_port``).
+RESTART_PORT = extra_port("matrix-restart", setting="DRI_TEST_MATRIX_RESTART_PORT")
 
 
 def neo4j(command: str, port: int, **env: str) -> subprocess.CompletedProcess[str]:
@@ -212,7 +213,7 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
             os.killpg(run.pid, signal.SIGKILL)
     outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
     again = dri(ws, argv)
-    clean = Workspace(ws.root / "clean", ws.pythonpath).prepare()
+    clean = ws.sibling("clean")
     reference = dri(clean, [a.replace(str(ws.plagiarism), str(clean.plagiarism)) for a in argv])
     outcome.notes.update(
         killed=killed,
@@ -227,9 +228,10 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
     """Stop the server once the run has stored a document, start it again
     when the run has ended, run again; then empty the database and run once
     more, undisturbed, for the reference counts."""
-    uri = f"bolt://127.0.0.1:{RESTART_PORT}"
-    neo4j("wipe", RESTART_PORT)
-    neo4j("start", RESTART_PORT)
+    port = ws.restart_port or RESTART_PORT
+    uri = f"bolt://127.0.0.1:{port}"
+    neo4j("wipe", port)
+    neo4j("start", port)
     ws.env.update(NEO4J_URI=uri, DRI_NEO4J_RETRY_SECONDS="5")
     argv = (
         [*_writes_new(ws, command), "--batch-size", "1"] if command != "evaluate" else COMMANDS[command](ws)
@@ -240,13 +242,13 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         try:
             wait_for(lambda: run.poll() is not None or neo4j_counts(uri)["documents"] > 0, 600, 0.1)
             stopped_mid_run = run.poll() is None
-            neo4j("stop", RESTART_PORT)
+            neo4j("stop", port)
             out, err = run.communicate(timeout=600)
         finally:
             if run.poll() is None:
                 os.killpg(run.pid, signal.SIGKILL)
         outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
-        neo4j("start", RESTART_PORT)
+        neo4j("start", port)
         again = dri(ws, argv)
         after = neo4j_counts(uri)
         import neo4j as driver
@@ -263,7 +265,7 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         )
         return outcome
     finally:
-        neo4j("wipe", RESTART_PORT)
+        neo4j("wipe", port)
 
 
 CELL_RUNNERS: dict[str, Callable[[Workspace, str, Workspace], Outcome]] = {

@@ -10,6 +10,8 @@ SQLite file, a read-only data folder, a full disk, two runs at once on one
 SQLite store, and a pool worker killed with SIGKILL. The set-up of each is
 in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot
 apply are listed there with the reason, and checked to be all the others.
+The cells run side by side in the background from the start of the session
+(``fault_matrix_pool.py``); their tests, at the end of it, check the outcomes.
 
 Every cell checks the exit status, that stderr has no traceback and (for a
 fault that stops the command) is one line, that no secret is in stdout,
@@ -37,22 +39,11 @@ from fault_matrix import (
     Workspace,
     cells,
 )
-from fault_matrix_cells import CELL_RUNNERS, auth_server, template_store
+from fault_matrix_pool import CellPool
 
 from dri.cli import BUG_STATUS, main
 
 SECRETS = (SECRET, AUTH_PASSWORD)
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Workspace:
-    return template_store(tmp_path_factory.mktemp("template"), None)
-
-
-@pytest.fixture(scope="module")
-def auth_neo4j():
-    with auth_server() as uri:
-        yield uri
 
 
 def _files(*folders: Path):
@@ -120,11 +111,9 @@ def test_every_cell_is_run_or_left_out_with_a_reason():
 
 
 @pytest.mark.parametrize("command, fault", cells(), ids=[f"{c}-{f}" for c, f in cells()])
-def test_fault_matrix(command, fault, template, tmp_path, request):
-    if fault == "wrong-credentials":
-        request.getfixturevalue("auth_neo4j")
-    ws = Workspace(tmp_path).prepare()
-    outcome = CELL_RUNNERS[fault](ws, command, template)
+def test_fault_matrix(command, fault, fault_cells: CellPool):
+    # Run in the background since the session started (tests/dri/conftest.py).
+    ws, outcome = fault_cells.outcome(command, fault)
     _report(command, fault, outcome)
     notes = outcome.notes
     others = [*notes.get("others", []), *[notes[k] for k in ("rerun", "reference") if k in notes]]

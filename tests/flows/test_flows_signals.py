@@ -4,7 +4,7 @@ SIGTERM or kill -9 (then every process it started is gone within seconds,
 none of them a Prefect server started by a worker, and the store is no
 longer written).
 The server is an instance of its own (``scripts/neo4j`` on
-``DRI_TEST_FAULT_PORT`` + 1, default 7761)."""
+``DRI_TEST_FAULT_PORT`` + 1, default the suite's Neo4j port + 301)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,42 @@
+"""The fault matrix runs in the background of the session (``fault_matrix_pool.py``).
+
+Its cells are slow (real ``dri`` subprocesses, Neo4j restarts) and
+independent, so they start in a thread pool before the first test of the
+session, and the matrix's own tests are moved to the end of the session,
+where they check the outcomes that are ready by then.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fault_matrix_pool import CellPool
+
+_POOL = pytest.StashKey[CellPool]()
+_MATRIX = "test_fault_matrix"
+
+
+def _is_cell(item: pytest.Item) -> bool:
+    return getattr(item, "originalname", None) == _MATRIX and hasattr(item, "callspec")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_is_cell)  # stable: the cells last, every other test in its order
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    cells = [(i.callspec.params["command"], i.callspec.params["fault"]) for i in session.items if _is_cell(i)]
+    if cells and not session.config.option.collectonly:
+        session.config.stash[_POOL] = CellPool(cells)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    pool = session.config.stash.get(_POOL, None)
+    if pool is not None:
+        pool.close()
+
+
+@pytest.fixture
+def fault_cells(request: pytest.FixtureRequest) -> CellPool:
+    """The session's pool of fault matrix cells."""
+    return request.config.stash[_POOL]

@@ -60,6 +60,8 @@ from dri.corpora.discover import corpus_manifest, discover, has_manifest
 from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
@@ -202,8 +204,8 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
         store = steps.worker_store()
         for path in paths:
             try:
-                new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
-            except OSError:
+                new += not store.has_graph(content_ids(read_limited(path, DEFAULT_MAX_BYTES))[1])
+            except FileRefused:
                 continue  # the run itself names it
             if new > INLINE_MAX_PARSE:
                 return False

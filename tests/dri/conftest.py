@@ -9,7 +9,7 @@ where they check the outcomes that are ready by then.
 from __future__ import annotations
 
 import pytest
-from fault_matrix_pool import CellPool
+from fault_matrix_pool import CellPool, cell_order
 
 _POOL = pytest.StashKey[CellPool]()
 _MATRIX = "test_fault_matrix"
@@ -19,13 +19,20 @@ def _is_cell(item: pytest.Item) -> bool:
     return getattr(item, "originalname", None) == _MATRIX and hasattr(item, "callspec")
 
 
+def _cell(item: pytest.Item) -> tuple[str, str]:
+    params = item.callspec.params  # type: ignore[attr-defined]
+    return params["command"], params["fault"]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=_is_cell)  # stable: the cells last, every other test in its order
+    # Stable: every other test in its order, then the cells in the pool's order,
+    # so that each waits for its own cell rather than for the queue before it.
+    items.sort(key=lambda item: (1, *cell_order(_cell(item))) if _is_cell(item) else (0, 0, 0))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    cells = [(i.callspec.params["command"], i.callspec.params["fault"]) for i in session.items if _is_cell(i)]
+    cells = [_cell(item) for item in session.items if _is_cell(item)]
     if cells and not session.config.option.collectonly:
         session.config.stash[_POOL] = CellPool(cells)
 

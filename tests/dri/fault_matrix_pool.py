@@ -24,14 +24,15 @@ from pathlib import Path
 from fault_matrix import Outcome, Workspace
 from fault_matrix_cells import CELL_RUNNERS, RESTART_PORT, auth_server, template_store
 
-__all__ = ["CellPool"]
+__all__ = ["CellPool", "cell_order"]
 
 #: Faults whose cells take longest (server restarts, killed workers, two runs
 #: at once): started first, so that the pool ends as early as it can.
 _LONGEST_FIRST = ("neo4j-restart", "worker-killed", "concurrent", "full-disk", "read-only-data")
 
 
-def _cost(cell: tuple[str, str]) -> tuple[int, int]:
+def cell_order(cell: tuple[str, str]) -> tuple[int, int]:
+    """Where a cell stands in the pool's queue (and its test in the session)."""
     command, fault = cell
     rank = _LONGEST_FIRST.index(fault) if fault in _LONGEST_FIRST else len(_LONGEST_FIRST)
     return rank, 0 if command == "run-flow" else 1
@@ -53,7 +54,7 @@ class CellPool:
         )
         self._cells: dict[tuple[str, str], Future[tuple[Workspace, Outcome]]] = {}
         restarts = 0
-        for command, fault in sorted(cells, key=_cost):
+        for command, fault in sorted(cells, key=cell_order):
             ws = Workspace(self.root / f"{command}-{fault}")
             if fault == "neo4j-restart":
                 ws.restart_port, restarts = RESTART_PORT + restarts, restarts + 1

@@ -111,6 +111,9 @@ def test_every_cell_is_run_or_left_out_with_a_reason():
 
 
 @pytest.mark.parametrize("command, fault", cells(), ids=[f"{c}-{f}" for c, f in cells()])
+# The cell's own commands have timeouts of their own; this one also covers the
+# cells queued before it, when the matrix runs alone on a busy machine.
+@pytest.mark.timeout(3600)
 def test_fault_matrix(command, fault, fault_cells: CellPool):
     # Run in the background since the session started (tests/dri/conftest.py).
     ws, outcome = fault_cells.outcome(command, fault)

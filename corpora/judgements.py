@@ -62,6 +62,9 @@ DOCUMENT_SUFFIXES = (".txt", ".pdf")
 #: The columns a judgements file needs; a ranking file needs ``query`` too.
 JUDGEMENT_COLUMNS = ("a", "b", "score")
 RANKING_COLUMNS = (*JUDGEMENT_COLUMNS, "query")
+#: The largest score magnitude taken: squares and sums of larger ones overflow
+#: the statistics (Pearson's r, DCG) and the plots' tick arithmetic.
+MAX_SCORE = 1e100
 
 
 @dataclass
@@ -163,6 +166,8 @@ def _number(text: str, name: str = "score") -> float:
         raise ValueError(f"{name} {text!r} is not a number") from None
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{name} {text!r} is not a finite number")
+    if abs(value) > MAX_SCORE:
+        raise ValueError(f"{name} {text!r} is out of range (at most {MAX_SCORE:g} either way)")
     return value
 
 

@@ -62,6 +62,7 @@ from dri.extract import EXTRACTOR_VERSION
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
+from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
@@ -186,7 +187,7 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
-    paths = discover(corpus_dir)[0]
+    paths = discover(corpus_dir, warn=False)[0]
     n = len(paths)
     mode = parameters.get("mode") or "auto"
     candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
@@ -502,7 +503,9 @@ def corpus_flow(
         summary.failures.append(f"{down}; nothing done")
     else:
         t = time.perf_counter()
+        before = replaced.members(corpus)
         documents = _extract_stage(paths, corpus, root, batch_size, workers, summary, seconds, pids, logger)
+        replaced.drop_replaced(corpus, run_id, before)
         seconds["extract_wall"] = time.perf_counter() - t
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:
@@ -584,6 +587,8 @@ def _run_corpus(
     runner: str | None,
     parameters: dict[str, Any],
 ) -> tuple[State, steps.RunSummary | None]:
+    # A folder without documents is an error here, at once, on every runner.
+    discover(corpus_dir, allow_outside_links=True, warn=False)
     explicit = (
         runner
         or workers

@@ -18,6 +18,7 @@ from pathlib import Path
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, OBJ, concept_nodes, relation_nodes
+from dri.literal import plot_text, quiet_glyphs
 
 __all__ = ["draw_png", "read_graphml", "write_graphml"]
 
@@ -88,9 +89,9 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
     obj = [(u, v) for u, v, lab in shown.edges(data="label") if lab == OBJ]
     nx.draw_networkx_edges(shown, pos, edgelist=subj, arrows=True, ax=ax, node_size=900)
     nx.draw_networkx_edges(shown, pos, edgelist=obj, arrows=True, style="dashed", ax=ax, node_size=900)
-    labels = {v: shown.nodes[v].get("lemma", v) for v in shown}
+    labels = {v: plot_text(shown.nodes[v].get("lemma", v)) for v in shown}
     nx.draw_networkx_labels(shown, pos, labels=labels, font_size=8, ax=ax)
-    heading = title or g.graph.get("name") or g.graph.get("doc_id", "")
+    heading = plot_text(title or g.graph.get("name") or g.graph.get("doc_id", ""))
     if shown is not g:
         heading += f" (busiest {shown.number_of_nodes()} of {g.number_of_nodes()} nodes)"
     ax.set_title(
@@ -98,6 +99,7 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
         "higher-order relations: diamonds, subj: solid, obj: dashed"
     )
     ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(str(path), dpi=100)
+    with quiet_glyphs():
+        fig.tight_layout()
+        fig.savefig(str(path), dpi=100)
     plt.close(fig)

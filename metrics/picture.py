@@ -47,6 +47,7 @@ import networkx as nx
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, OBJ
+from dri.literal import plot_text, quiet_glyphs
 from dri.mapping import MappedPair, Mapping
 from dri.mapping.inference import CandidateInference
 
@@ -224,7 +225,8 @@ def _style(g: nx.DiGraph, node: str) -> tuple[str, str, str]:
 
 
 def _label(text: str) -> str:
-    return text.replace("_", " ")
+    """A lemma as a node shows it: words apart, drawn literally (no math, no control characters)."""
+    return plot_text(text.replace("_", " "))
 
 
 def _prefix(prefix: str) -> str:
@@ -365,7 +367,9 @@ def draw_mapping(
         (shift + 0.5, mapping.target_name or "target", tgt, target.number_of_nodes()),
     ):
         shown = f"{g.number_of_nodes()} of {size}" if g.number_of_nodes() < size else f"{size}"
-        ax.text(x, top, f"{name} ({shown} nodes)", ha="center", va="bottom", fontsize=11, weight="bold")
+        ax.text(
+            x, top, f"{plot_text(name)} ({shown} nodes)", ha="center", va="bottom", fontsize=11, weight="bold"
+        )
     bar = fig.colorbar(
         ScalarMappable(norm=Normalize(0.0, 1.0), cmap=colours),
         cax=fig.add_axes((0.3, 0.5 / total, 0.4, 0.12 / total)),
@@ -375,7 +379,7 @@ def draw_mapping(
     bar.ax.tick_params(labelsize=8)
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
+    with quiet_glyphs(), matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
         fig.savefig(
             buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
         )

@@ -229,6 +229,18 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("evaluate", "worker-killed"): "a small evaluation runs in one process, like run-inline",
     ("store-info", "worker-killed"): _ONE_PROCESS,
     ("store-top", "worker-killed"): _ONE_PROCESS,
+    (
+        "run-flow",
+        "not-a-file",
+    ): "the pool's workers read each document through the same extract_batch as run-inline",
+    ("evaluate", "not-a-file"): "an evaluation reads its documents through the same run as run-inline",
+    **{(c, "not-a-file"): "takes no input file" for c in ("store-info", "store-top")},
+    **{(c, "empty-corpus"): "takes files, not a corpus folder" for c in ("graph", "compare")},
+    (
+        "evaluate",
+        "empty-corpus",
+    ): "an evaluation's loader names what its corpus lacks (file_information.csv) first",
+    **{(c, "empty-corpus"): "takes no corpus" for c in ("store-info", "store-top")},
 }
 
 FAULT_NAMES = (
@@ -241,6 +253,8 @@ FAULT_NAMES = (
     "full-disk",
     "concurrent",
     "worker-killed",
+    "not-a-file",
+    "empty-corpus",
 )
 
 

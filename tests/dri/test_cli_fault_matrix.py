@@ -7,7 +7,8 @@ plagiarism``, ``store info`` and ``store top``. Faults: a malformed URI with
 a password in it, a refused connection, wrong credentials (a Neo4j started
 with authentication on), Neo4j stopped mid-run and started again, a corrupt
 SQLite file, a read-only data folder, a full disk, two runs at once on one
-SQLite store, and a pool worker killed with SIGKILL. The set-up of each is
+SQLite store, a pool worker killed with SIGKILL, an input that is not a
+regular file (a link to ``/dev/zero``, a FIFO) and a corpus without documents. The set-up of each is
 in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot
 apply are listed there with the reason, and checked to be all the others.
 The cells run side by side in the background from the start of the session
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from fault_matrix import (
+    ANALOGY,
     AUTH_PASSWORD,
     COMMANDS,
     FAST_SECONDS,
@@ -170,6 +172,19 @@ def test_fault_matrix(command, fault, fault_cells: CellPool):
             assert notes["reference"].code == 0, notes["reference"].brief()
         assert notes["rerun"].code == 0, notes["rerun"].brief()
         assert notes["after"] == notes["clean"]
+    elif fault == "not-a-file":
+        first = ws.corpus / ANALOGY[0]
+        kind = (
+            "FIFO (named pipe)" if command.startswith("run") else "character device (through a symbolic link)"
+        )
+        _one_line(outcome, f"error: {first}: is a {kind}, not a regular file")
+        assert outcome.seconds < FAST_SECONDS or command.startswith("run"), outcome.seconds
+        if command.startswith("run"):
+            assert "3 documents (2 parsed, 0 unchanged), 1 pairs (1 mapped" in outcome.stdout
+    elif fault == "empty-corpus":
+        line = _one_line(outcome, f"error: {ws.corpus}: no documents: no .txt, .text or .pdf files")
+        assert line.endswith("it holds 1 other file(s) (notes.md)"), line
+        assert outcome.seconds < FAST_SECONDS, outcome.seconds  # before Prefect starts
     else:  # pragma: no cover - a new fault without checks
         pytest.fail(f"no checks for {fault}")
 

@@ -89,4 +89,4 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target atom.txt" in summary and "| 1 | solar.txt | 0.500 |" in summary
     assert "- farm.txt: cow ↔ electron (organism.n.01)" in summary and "Kruskal" not in summary
-    assert "- farm.txt suggests: electron graze_on [new: grass] (1.50)" in summary
+    assert "- farm.txt suggests: electron graze_on \\[new: grass\\] (1.50)" in summary  # Markdown-escaped

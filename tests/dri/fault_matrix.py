@@ -32,15 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neo4j_server import extra_port
-
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"
 SECRET = "Hunter2-Matrix-Pw"
 #: A port where nothing listens (the helpers' extra port range ends there).
 REFUSED_PORT = int(os.environ.get("DRI_TEST_REFUSED_PORT", "7719"))
-#: The Neo4j started with authentication on for the wrong-credentials cells.
-AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
 AUTH_PASSWORD = "Matrix-Auth-Pw-7"
 #: Seconds a command may take in a cell that must fail fast.
 FAST_SECONDS = 30.0
@@ -111,6 +107,10 @@ class Workspace:
             PREFECT_HOME=str(self.prefect),
             PREFECT_SERVER_ANALYTICS_ENABLED="false",
             DO_NOT_TRACK="1",
+            # The suite's allowance for Prefect's temporary server on a busy machine (scripts/test).
+            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=self.inherited.get(
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180"
+            ),
         )
         if self.pythonpath:
             env["PYTHONPATH"] = self.pythonpath

@@ -23,7 +23,6 @@ from pathlib import Path
 from fault_matrix import (
     ANALOGY,
     AUTH_PASSWORD,
-    AUTH_PORT,
     COMMANDS,
     REFUSED_PORT,
     SECRET,
@@ -37,6 +36,8 @@ from fault_matrix import (
 from neo4j_server import extra_port, neo4j_script
 from processes import command_line, descendants, wait_for
 
+#: The Neo4j started with authentication on for the wrong-credentials cells.
+AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
 #: The first Neo4j instance stopped and restarted mid-run (never the suite's
 #: own); cells run side by side take the next ports (``Workspace.restart_port``).
 RESTART_PORT = extra_port("matrix-restart", setting="DRI_TEST_MATRIX_RESTART_PORT")

@@ -136,6 +136,8 @@ def _side(value: str, base: Path) -> str | Path:
         path = path if path.is_absolute() else base / path
         if path.is_file():
             return path.resolve()
+        if path.exists() or path.is_symlink():
+            raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
     if not text:
         raise ValueError("empty text")

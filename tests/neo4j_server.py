@@ -45,13 +45,11 @@ def neo4j_script(
     command: str, port: int | str, timeout: float = 600, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """Run ``scripts/neo4j <command>`` for the instance on ``port``; ``env``
-    adds settings (e.g. ``NEO4J_AUTH_PASSWORD``). Any port but the suite's
-    is an extra instance: Bolt only, with a small heap."""
-    extra = (
-        {}
-        if int(port) == suite_port()
-        else {"NEO4J_HTTP": "off", "NEO4J_HEAP": "512m", "NEO4J_PAGECACHE": "64m"}
-    )
+    adds settings (e.g. ``NEO4J_AUTH_PASSWORD``). A port at one of the
+    :data:`EXTRA_OFFSETS` from the suite's is an extra instance: Bolt only,
+    with a small heap."""
+    is_extra = int(port) - suite_port() >= min(EXTRA_OFFSETS.values())
+    extra = {"NEO4J_HTTP": "off", "NEO4J_HEAP": "512m", "NEO4J_PAGECACHE": "64m"} if is_extra else {}
     env = {**os.environ, "NEO4J_PORT": str(port), **extra, **env}
     return subprocess.run(
         ["bash", str(SCRIPT), command], env=env, capture_output=True, text=True, timeout=timeout

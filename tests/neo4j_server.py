@@ -27,6 +27,7 @@ EXTRA_OFFSETS = {
     "fault-signals": 301,  # tests/flows/test_flows_signals.py
     "matrix-restart": 400,  # the fault matrix's neo4j-restart cells: 400, 401, 402, ...
 }
+# (+500 is the fault matrix's REFUSED_PORT, where nothing may listen.)
 
 
 def suite_port() -> int:

@@ -35,8 +35,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"
 SECRET = "Hunter2-Matrix-Pw"
-#: A port where nothing listens (the helpers' extra port range ends there).
-REFUSED_PORT = int(os.environ.get("DRI_TEST_REFUSED_PORT", "7719"))
+#: A port where nothing listens: 500 above the suite's Neo4j port, beyond every
+#: extra instance's (tests/neo4j_server.py), so no other checkout's server is there.
+REFUSED_PORT = int(
+    os.environ.get("DRI_TEST_REFUSED_PORT") or int(os.environ.get("DRI_TEST_NEO4J_PORT", "7697")) + 500
+)
 AUTH_PASSWORD = "Matrix-Auth-Pw-7"
 #: Seconds a command may take in a cell that must fail fast.
 FAST_SECONDS = 30.0

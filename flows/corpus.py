@@ -44,7 +44,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
@@ -61,16 +61,15 @@ from dri.errors import one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.extract.document import content_ids
 from dri.flows import tasks as steps
+from dri.flows.corpus_settings import CorpusSettings, Mode
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
 from dri.mapping.profiles import get_profile
-from dri.settings import DEFAULT_CANDIDATES, INLINE_MAX_PAIRS, INLINE_MAX_PARSE
+from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
 
-__all__ = ["PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
-
-Mode = Literal["auto", "manifest", "target", "all-pairs"]
+__all__ = ["CorpusSettings", "Mode", "PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
 
 # At least this many batches per worker, so a slow batch does not leave the
 # other workers idle at the end; at most this many items per batch, so the
@@ -176,7 +175,7 @@ def _as_completed(futures: list) -> Any:
     return concurrent.futures.as_completed(futures) if _INLINE.get() else as_completed(futures)
 
 
-def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
+def small_job(settings: CorpusSettings) -> bool:
     """Whether a run is small enough to do here, in this process: at most
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
@@ -184,16 +183,17 @@ def small_job(corpus_dir: str, parameters: dict[str, Any]) -> bool:
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
+    corpus_dir = settings.corpus_dir
     paths = discover(corpus_dir)[0]
     n = len(paths)
-    mode = parameters.get("mode") or "auto"
-    candidates = None if parameters.get("exhaustive") else parameters.get("candidates", DEFAULT_CANDIDATES)
-    if mode == "target" or (mode == "auto" and parameters.get("target") and not has_manifest(corpus_dir)):
+    mode = settings.mode
+    candidates = settings.search()["candidates"]
+    if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
     elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:
-        k = parameters.get("top_per_document")
+        k = settings.top_per_document
         pairs = n * k if k else n * (n - 1) // 2
     if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
         return False
@@ -424,8 +424,10 @@ def _best(
 
 
 def _run_name() -> str:
-    p = flow_run.parameters
-    return f"{p.get('corpus') or Path(p['corpus_dir']).name}-{p.get('mode', 'auto')}"
+    settings = flow_run.parameters["settings"]
+    if isinstance(settings, dict):  # as a deployment's run passes it
+        settings = CorpusSettings.model_validate(settings)
+    return f"{settings.corpus_name}-{settings.mode}"
 
 
 @flow(
@@ -434,47 +436,21 @@ def _run_name() -> str:
     task_runner=make_task_runner(),
     description="ROS graphs, comparisons and a summary for a corpus folder.",
 )
-def corpus_flow(
-    corpus_dir: str,
-    mode: Mode = "auto",
-    target: str | None = None,
-    run_id: str | None = None,
-    corpus: str | None = None,
-    sections: list[str] | None = None,
-    batch_size: int | None = None,
-    candidates: int | None = DEFAULT_CANDIDATES,
-    exhaustive: bool = False,
-    top_per_document: int | None = None,
-    profile: str | None = None,
-    allow_outside_links: bool = False,
-) -> steps.RunSummary | State:
-    """Run the corpus at ``corpus_dir``; see the module docstring.
-
-    ``corpus`` names the corpus in the store (default: the folder name).
-    ``sections`` restricts both graphs of a pair to those sections (the paper
-    mapped abstract plus background). ``batch_size`` fixes the documents or
-    pairs per task (default: enough batches to keep every worker busy).
-
-    Two-stage search (:mod:`flows.search`): in ``target`` and ``manifest``
-    mode a target with more than ``candidates`` sources is structure-mapped
-    with the ``candidates`` closest by content only, unless ``exhaustive``;
-    in ``all-pairs`` mode ``top_per_document`` keeps the pairs where one
-    document is among the other's K closest. Stage 1 does not change the
-    run id: a pair scores the same whichever stage chose it.
-    ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
-    the default profile); it is part of the run id.
-    ``allow_outside_links`` lets symbolic links to files outside the corpus
-    folder in (refused by default).
+def corpus_flow(settings: CorpusSettings) -> steps.RunSummary | State:
+    """Run the corpus of ``settings`` (:class:`~flows.corpus_settings.CorpusSettings`);
+    see the module docstring.
 
     A store that does not answer stops the run early: at the start (after
     the store's retry window, once), or after a stage whose failures came
     from it; the summary is written all the same, with ``advice`` saying
     what to do.
     """
+    corpus_dir, mode, target, run_id = settings.corpus_dir, settings.mode, settings.target, settings.run_id
+    sections, batch_size, profile = settings.sections, settings.batch_size, settings.profile
     started = time.perf_counter()
     logger = _logger()
     root = str(Path(corpus_dir).resolve())
-    corpus = corpus or Path(root).name
+    corpus = settings.corpus_name
     if mode == "auto":
         mode = "manifest" if has_manifest(root) else ("target" if target else "all-pairs")
     params: dict[str, Any] = {
@@ -489,7 +465,7 @@ def corpus_flow(
     logger.info("run %s of %s (%s) on %d workers", run_id, root, mode, workers)
 
     t = time.perf_counter()
-    paths, refused = _call(discover_task, root, allow_outside_links)
+    paths, refused = _call(discover_task, root, settings.allow_outside_links)
     summary.failures.extend(refused)
     seconds["discover"] = time.perf_counter() - t
     summary.documents = len(paths)
@@ -510,11 +486,7 @@ def corpus_flow(
 
     if not down:
         t = time.perf_counter()
-        search = {
-            "candidates": None if exhaustive else candidates,
-            "top_per_document": top_per_document,
-        }
-        plan = _call(plan_task, mode, documents, root, target, corpus, search)
+        plan = _call(plan_task, mode, documents, root, target, corpus, settings.search())
         summary.failures.extend(plan.problems)
         for problem in plan.problems:
             _log_failure(logger, problem)
@@ -568,19 +540,19 @@ def run_corpus(
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    settings = CorpusSettings(corpus_dir=str(corpus_dir), **parameters)
     shown = _FAILURES_SHOWN.set(True)
     try:
-        return _run_corpus(corpus_dir, workers, dask_address, runner, parameters)
+        return _run_corpus(settings, workers, dask_address, runner)
     finally:
         _FAILURES_SHOWN.reset(shown)
 
 
 def _run_corpus(
-    corpus_dir: str,
+    settings: CorpusSettings,
     workers: int | None,
     dask_address: str | None,
     runner: str | None,
-    parameters: dict[str, Any],
 ) -> tuple[State, steps.RunSummary | None]:
     explicit = (
         runner
@@ -589,7 +561,7 @@ def _run_corpus(
         or os.environ.get("DRI_TASK_RUNNER")
         or os.environ.get("DRI_DASK_ADDRESS")
     )
-    inline = runner == "inline" or (not explicit and small_job(corpus_dir, parameters))
+    inline = runner == "inline" or (not explicit and small_job(settings))
     if not inline:
         config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
         # A store that cannot be used here is reported at once, in this process,
@@ -599,16 +571,14 @@ def _run_corpus(
     if inline:
         token = _INLINE.set(True)
         try:
-            result = corpus_flow.fn(corpus_dir, **parameters)
+            result = corpus_flow.fn(settings)
         finally:
             _INLINE.reset(token)
         data = result.data if isinstance(result, State) else result
         summary = data.summary if isinstance(data, PartialFailure) else data
         return result, summary
     with shared_prefect_api():
-        state = corpus_flow.with_options(task_runner=make_task_runner(config))(
-            corpus_dir, return_state=True, **parameters
-        )
+        state = corpus_flow.with_options(task_runner=make_task_runner(config))(settings, return_state=True)
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dri.corpora.discover import corpus_manifest, discover
 from dri.errors import one_line, prefixed
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
@@ -47,11 +48,14 @@ __all__ = [
     "Plan",
     "PlannedPair",
     "RunSummary",
+    "discover_documents",
     "extract_and_store",
     "extract_batch",
     "map_and_store",
     "map_batch",
     "plan_pairs",
+    "plan_run",
+    "save_summary",
     "store_problem",
     "tiled_pairs",
     "worker_store",
@@ -135,6 +139,15 @@ def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: st
         while len(_graph_cache) > _GRAPH_CACHE_SIZE:
             _graph_cache.popitem(last=False)
     return g
+
+
+# -- discovering ---------------------------------------------------------------
+
+
+def discover_documents(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    """The documents of ``corpus_dir`` and one line per file refused
+    (:func:`dri.corpora.discover.discover`)."""
+    return discover(corpus_dir, allow_outside_links=allow_outside_links)
 
 
 # -- extracting ----------------------------------------------------------------
@@ -305,6 +318,26 @@ def prune_plan(
         worker_store(), plan.pairs, candidates=candidates, top_per_document=top_per_document, corpus=corpus
     )
     return Plan(pairs=kept, problems=plan.problems, stage1=facts)
+
+
+def plan_run(
+    mode: str,
+    documents: dict[str, str],
+    corpus_dir: str,
+    target: str | None,
+    corpus: str | None = None,
+    search: dict[str, Any] | None = None,
+) -> Plan:
+    """:func:`plan_pairs` for a run, then stage 1 of the search (:func:`prune_plan`);
+    a missing or bad manifest or an unknown target is one problem of the plan
+    (a line in the summary), not an exception."""
+    try:
+        manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+        plan = plan_pairs(mode, documents, manifest=manifest, target=target)
+    except Exception as err:
+        return Plan(pairs=[], problems=[f"{corpus_dir}: cannot plan pairs: {one_line(err)}"])
+    plan.problems[:0] = problems
+    return prune_plan(plan, mode, corpus, **(search or {}))
 
 
 def plan_pairs(
@@ -553,6 +586,15 @@ class RunSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "state": self.state}
+
+
+def save_summary(summary: RunSummary) -> tuple[str, str]:
+    """``(path of the summary, "")``, or ``("", why not)`` when the data folder
+    cannot take it (full, read-only): the run's summary is shown all the same."""
+    try:
+        return str(write_summary(summary)), ""
+    except OSError as err:
+        return "", f"{err.filename or 'run summary'}: cannot write the run summary: {err.strerror}"
 
 
 def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:

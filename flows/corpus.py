@@ -55,7 +55,13 @@ from dri.flows.corpus_settings import CorpusSettings, Mode
 from dri.flows.execution import InProcess, local_workers
 from dri.flows.failures import ReportedFailure
 from dri.flows.pipeline import default_run_id, run_pipeline
-from dri.flows.runners import RunnerConfig, make_task_runner, runner_config, shared_prefect_api
+from dri.flows.runners import (
+    RunnerConfig,
+    deferred_task_runner,
+    make_task_runner,
+    runner_config,
+    shared_prefect_api,
+)
 from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
 
@@ -228,7 +234,7 @@ def final_state(summary: steps.RunSummary) -> State:
 @flow(
     name="corpus",
     flow_run_name=_run_name,
-    task_runner=make_task_runner(),
+    task_runner=deferred_task_runner(),
     description="ROS graphs, comparisons and a summary for a corpus folder.",
 )
 def corpus_flow(settings: CorpusSettings) -> State:

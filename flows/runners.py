@@ -5,8 +5,9 @@ default is a pool of processes on this machine. A Dask cluster takes over when
 an address is given, on the command line or in ``DRI_DASK_ADDRESS``, with no
 code change -- which is how a run goes past one machine.
 
-Environment (read when :mod:`flows.corpus` is imported, i.e. also by a
-deployment's flow run, so a work pool's ``env`` job variable sets them):
+Environment (read when a run of the corpus flow starts, also a deployment's
+run, so a work pool's ``env`` job variable sets them; importing
+:mod:`flows.corpus` builds no runner, :func:`deferred_task_runner`):
 
 ``DRI_DASK_ADDRESS``  scheduler address, e.g. ``tcp://10.0.0.5:8786``
 ``DRI_TASK_RUNNER``   ``processes`` (default), ``threads`` or ``dask``
@@ -50,6 +51,7 @@ from dri.quiet_logs import forward_to_parent
 __all__ = [
     "RUNNER_KINDS",
     "RunnerConfig",
+    "deferred_task_runner",
     "end_workers_on_signals",
     "make_task_runner",
     "runner_config",
@@ -123,6 +125,36 @@ def make_task_runner(config: RunnerConfig | None = None):
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
+
+
+def deferred_task_runner():
+    """The corpus flow's task runner as declared in its decorator: a stand-in
+    that makes the real one (:func:`make_task_runner`, from the environment)
+    when a run starts -- Prefect enters ``flow.task_runner.duplicate()`` for
+    each run -- so importing the flow starts nothing and changes nothing
+    (``sys.warnoptions`` included)."""
+    return _deferred_class()()
+
+
+def _deferred_class() -> type:
+    built = globals().get("DeferredTaskRunner")
+    if built is not None:
+        return built
+    from prefect.task_runners import TaskRunner
+
+    class DeferredTaskRunner(TaskRunner):
+        """Stands for the task runner :func:`make_task_runner` makes at run time."""
+
+        def duplicate(self):
+            return make_task_runner()
+
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("the deferred task runner runs nothing: a flow run enters its duplicate()")
+
+    DeferredTaskRunner.__module__ = __name__
+    DeferredTaskRunner.__qualname__ = "DeferredTaskRunner"
+    globals()["DeferredTaskRunner"] = DeferredTaskRunner
+    return DeferredTaskRunner
 
 
 # -- worker processes ----------------------------------------------------------
@@ -226,6 +258,8 @@ def __getattr__(name: str):
     # unpickles the flow's task runner by this name.
     if name == "StoppingProcessPoolTaskRunner":
         return _stopping_process_pool_class()
+    if name == "DeferredTaskRunner":
+        return _deferred_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +129,19 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
     assert type(pickle.loads(pickle.dumps(runner))) is type(runner) is type(runner.duplicate())
     with pytest.raises(ValueError, match="gpu"):
         runner_config(kind="gpu")
+
+
+def test_importing_the_flow_builds_no_task_runner_and_a_run_gets_the_configured_one():
+    code = (
+        "import sys; before = list(sys.warnoptions)\n"
+        "import dri.flows.corpus as c\n"
+        "assert sys.warnoptions == before, sys.warnoptions\n"
+        "print(type(c.corpus_flow.task_runner.duplicate()).__name__)\n"
+    )
+    env = {**os.environ, "DRI_TASK_RUNNER": "threads"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ThreadPoolTaskRunner"]
 
 
 def test_extract_and_store_parses_once_per_content(corpus, data_dir):

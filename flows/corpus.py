@@ -62,6 +62,7 @@ from dri.flows.runners import (
     runner_config,
     shared_prefect_api,
 )
+from dri.metrics.pages import render
 from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
 
@@ -121,24 +122,18 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 def summary_task(summary: steps.RunSummary) -> tuple[str, str]:
     """:func:`flows.tasks.save_summary`, and the summary as the run's artifact."""
     path, problem = steps.save_summary(summary)
-    rows = "\n".join(
-        f"| {k} | {v} |"
-        for k, v in [
-            ("documents", summary.documents),
-            ("parsed", summary.parsed),
-            ("unchanged", summary.reused),
-            ("pairs", summary.pairs),
-            ("mapped", summary.mapped),
-            ("already stored", summary.already_stored),
-            ("failed", len(summary.failures)),
-        ]
-    )
-    failures = "\n".join(f"- `{f}`" for f in summary.failures[:50])
-    if summary.advice:
-        failures += f"\n\n**What to do:** {summary.advice}"
+    rows = [
+        ("documents", summary.documents),
+        ("parsed", summary.parsed),
+        ("unchanged", summary.reused),
+        ("pairs", summary.pairs),
+        ("mapped", summary.mapped),
+        ("already stored", summary.already_stored),
+        ("failed", len(summary.failures)),
+    ]
     create_markdown_artifact(
         key="corpus-run-summary",
-        markdown=f"## {summary.run_id}\n\n| | |\n|---|---|\n{rows}\n\n{failures}\n",
+        markdown=render("run_summary.md", summary=summary, rows=rows, failures=summary.failures[:50]),
         description=summary.headline(),
     )
     return path, problem

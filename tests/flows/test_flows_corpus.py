@@ -67,6 +67,19 @@ def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_ser
     assert summary.failures[0].startswith(str(corpus / "broken.pdf") + ": ")
     assert "broken.pdf" in summary.failures[1] and "skipped" in summary.failures[1]
     assert len(stored(summary.run_id)) == 1
+    # The run's artifact, from the summary template, lists the counts and each failure.
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        (artifact,) = client.read_artifacts(
+            artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
+            )
+        )
+    assert artifact.key == "corpus-run-summary"
+    assert f"## {summary.run_id}" in artifact.data and "| failed | 2 |" in artifact.data
+    assert all(f"- `{f}`" in artifact.data for f in summary.failures)
     with pytest.raises(PartialFailure):  # called like a function, the failure is an exception
         corpus_flow.with_options(task_runner=_threads())(CorpusSettings(corpus_dir=str(corpus)))
 

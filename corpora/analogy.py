@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, is_document
+from dri.corpora.text import CorpusError, is_document, read_table_text
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
 
@@ -57,7 +57,7 @@ class AnalogyCorpus:
 def read_list(path: Path) -> list[str]:
     """Non-empty lines of ``path`` with ``#`` comments removed."""
     lines = []
-    for raw in path.read_text(encoding="utf-8-sig").splitlines():
+    for raw in read_table_text(path, "list file").splitlines():
         line = raw.split("#", 1)[0].strip()
         if line:
             lines.append(line)

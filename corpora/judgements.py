@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair, write_manifest
-from dri.corpora.text import CorpusError, csv_rows, header_rows, read_text
+from dri.corpora.text import CorpusError, csv_rows, header_rows, read_table_text, read_text
 
 __all__ = [
     "ChoiceItem",
@@ -140,11 +140,8 @@ def _side(value: str, base: Path) -> str | Path:
 
 
 def _read(path: Path) -> str:
-    """The UTF-8 text of ``path``, or a one-line :class:`CorpusError`."""
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CorpusError(path, f"cannot read the file: {err}") from err
+    """The text of ``path``, or a one-line :class:`CorpusError`."""
+    return read_table_text(path, "JSON Lines file")
 
 
 def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str] | None, str]]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from dri.errors import ProjectError
+from dri.files import FileRefused, read_limited, shown
 
 __all__ = [
     "CONTROL_FILES",
@@ -36,8 +37,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The largest CSV index file read (a corpus index of a million rows is far below it).
+#: The largest CSV or JSON Lines index file read (a corpus index of a million rows is far below it).
 MAX_TABLE_BYTES = 100_000_000
+#: The largest text file read, as the extractor's (``dri.extract.reader.DEFAULT_MAX_BYTES``).
+MAX_TEXT_BYTES = 20_000_000
 #: What a corpus document may be: plain text or a PDF.
 DOCUMENT_SUFFIXES = (".txt", ".text", ".pdf")
 #: Text files in corpus folders that describe the corpus instead of being part of it.
@@ -57,13 +60,6 @@ class CorpusError(ProjectError):
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
         super().__init__(f"{shown(self.path)}: {self.reason}")
-
-
-def shown(path: str | Path) -> str:
-    """``path`` for a one-line message: as it is, or quoted with escapes if
-    it holds line breaks or other control characters."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
 
 
 def is_document(path: str | Path) -> bool:
@@ -89,17 +85,14 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
 def read_text(path: str | Path) -> str:
     """The text of ``path`` with line ends normalised to ``\\n``.
 
-    Raises :class:`CorpusError` for a missing, unreadable or empty file.
+    Raises :class:`CorpusError` for a missing, unreadable, empty or oversized
+    file (:data:`MAX_TEXT_BYTES`) and for anything that is not a regular file.
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(path, "no such file") from None
-    except IsADirectoryError:
-        raise CorpusError(path, "is a folder, not a text file") from None
-    except OSError as err:
-        raise CorpusError(path, f"cannot read: {err.strerror or err}") from None
+        data = read_limited(path, MAX_TEXT_BYTES)
+    except FileRefused as err:
+        raise CorpusError(path, err.reason) from None
     if b"\x00" in data[:4096]:
         raise CorpusError(path, "looks binary (NUL bytes), not a text file")
     text, _ = decode_bytes(data)
@@ -114,20 +107,14 @@ def read_table_text(path: str | Path, what: str = "CSV file") -> str:
     UTF-16 with a BOM, else Windows-1252 with a warning.
 
     Raises :class:`CorpusError` (one line naming the file) for a missing,
-    unreadable, oversized or binary file.
+    unreadable, oversized (:data:`MAX_TABLE_BYTES`) or binary file and for
+    anything that is not a regular file (:func:`dri.files.read_limited`).
     """
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_TABLE_BYTES:
-            raise CorpusError(path, f"{what} too large ({size} bytes; the limit is {MAX_TABLE_BYTES})")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(path, f"no such {what}") from None
-    except IsADirectoryError:
-        raise CorpusError(path, f"is a folder, not a {what}") from None
-    except OSError as err:
-        raise CorpusError(path, f"cannot read {what}: {err.strerror or err}") from None
+        data = read_limited(path, MAX_TABLE_BYTES, what=what)
+    except FileRefused as err:
+        raise CorpusError(path, err.reason) from None
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             text = data.decode("utf-16")

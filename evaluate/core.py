@@ -33,6 +33,8 @@ from dri.corpora.text import CorpusError, read_text
 from dri.errors import one_line
 from dri.extract import read_document
 from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows.corpus import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.mapping.inference import CandidateInference
@@ -134,8 +136,8 @@ def doc_ids(paths: Iterable[Path]) -> dict[str, str]:
     ids = {}
     for path in dict.fromkeys(resolved_path(p) for p in paths):
         try:
-            ids[path] = content_ids(Path(path).read_bytes())[0]
-        except OSError:
+            ids[path] = content_ids(read_limited(path, DEFAULT_MAX_BYTES))[0]
+        except FileRefused:
             continue  # the flow names the unreadable file in its failures
     return ids
 

@@ -14,7 +14,9 @@ PDFs are recognised by the ``.pdf`` extension or the ``%PDF`` magic and read
 by :mod:`extract.pdf`.
 
 Bad input raises :class:`~extract.document.DocumentError` with a one-line
-reason: missing or unreadable file, empty file, too large (``max_bytes``),
+reason: missing or unreadable file, not a regular file (a folder, FIFO,
+device or socket, or a link to one: :func:`dri.files.read_limited` reads at
+most ``max_bytes + 1`` bytes of anything), empty file, too large (``max_bytes``),
 binary data (NUL bytes, undecodable bytes or many control characters),
 no text, and the PDF failures listed in :mod:`extract.pdf`.
 """
@@ -31,6 +33,7 @@ from dri.extract.document import Document, DocumentError, Sentence, content_ids
 from dri.extract.pdf import pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
+from dri.files import FileRefused, read_limited
 from dri.settings import max_text_chars
 
 __all__ = [
@@ -320,18 +323,11 @@ def read_document(
     p = Path(path)
     where = str(path)
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise DocumentError(where, "is a directory, not a file")
-        if size > max_bytes:
-            raise DocumentError(where, f"too large ({size} bytes; the limit is {max_bytes})")
-        data = p.read_bytes()
-    except OSError as err:
-        raise DocumentError(where, f"cannot read file ({err.strerror or err})") from None
+        data = read_limited(p, max_bytes)
+    except FileRefused as err:
+        raise DocumentError(where, err.reason) from None
     if not data:
         raise DocumentError(where, "empty file")
-    if len(data) > max_bytes:  # the file grew after stat
-        raise DocumentError(where, f"too large ({len(data)} bytes; the limit is {max_bytes})")
     doc_id, graph_id = content_ids(data)
 
     try:

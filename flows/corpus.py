@@ -50,6 +50,8 @@ from prefect.states import Completed, Failed, State
 
 from dri.corpora.discover import discover, has_manifest
 from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings, Mode
 from dri.flows.execution import InProcess, local_workers
@@ -200,8 +202,8 @@ def small_job(settings: CorpusSettings) -> bool:
         store = steps.worker_store()
         for path in paths:
             try:
-                new += not store.has_graph(content_ids(Path(path).read_bytes())[1])
-            except OSError:
+                new += not store.has_graph(content_ids(read_limited(path, DEFAULT_MAX_BYTES))[1])
+            except FileRefused:
                 continue  # the run itself names it
             if new > INLINE_MAX_PARSE:
                 return False

@@ -32,6 +32,8 @@ from dri.corpora.discover import corpus_manifest, discover
 from dri.errors import one_line, prefixed
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
@@ -168,13 +170,9 @@ class Extracted:
 
 def _read_ids(path: str) -> tuple[str, str]:
     try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        if Path(path).is_symlink():
-            reason = f"cannot read: symbolic link to {os.readlink(path)} ({err.strerror or err})"
-        else:
-            reason = f"cannot read: {err.strerror or err}"
-        raise DocumentError(path, reason) from None
+        data = read_limited(path, DEFAULT_MAX_BYTES)
+    except FileRefused as err:
+        raise DocumentError(path, err.reason) from None
     return content_ids(data)
 
 

@@ -74,7 +74,6 @@ __all__ = [
     "concept_nodes",
     "from_json",
     "higher_order_relations",
-    "load_json",
     "new_graph",
     "relation_nodes",
     "restrict_to_sections",
@@ -346,7 +345,3 @@ def from_json(data: dict[str, Any]) -> nx.DiGraph:
 
 def save_json(g: nx.DiGraph, path: str | Path) -> None:
     Path(path).write_text(json.dumps(to_json(g), ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def load_json(path: str | Path) -> nx.DiGraph:
-    return from_json(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -3,6 +3,7 @@ lines, and waiting for a condition."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,3 +42,16 @@ def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.2) -
             return True
         time.sleep(step)
     return predicate()
+
+
+#: Capabilities that let root read any file whatever its permission bits.
+_READ_ANY = "-dac_override,-dac_read_search"
+
+
+def bound_by_permissions() -> list[str]:
+    """A command prefix under which permission bits apply: nothing for a user,
+    ``setpriv`` dropping root's rights to read anything when the tests run as root
+    (files stay root's own, so ``chmod 0`` makes them unreadable)."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", f"--bounding-set={_READ_ANY}", f"--inh-caps={_READ_ANY}"]

@@ -25,7 +25,8 @@ import networkx as nx
 
 from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
-from dri.graphs import load_json
+from dri.files import FileRefused, shown
+from dri.graphs import NotAGraph, load_json
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
@@ -77,17 +78,13 @@ class InputError(ProjectError):
 def load_graph(path: Path) -> nx.DiGraph:
     """A ROS graph from a stored graph JSON, a text file or a PDF."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder, not a document")
     if path.suffix.lower() == ".json":
         try:
             return load_json(path)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
-            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-            raise InputError(f"{path}: not a stored ROS graph ({reason})") from err
-
+        except FileRefused as err:
+            raise InputError(str(err)) from None
+        except NotAGraph as err:
+            raise InputError(f"{shown(path)}: not a stored ROS graph ({err.reason})") from None
     try:
         return graph_from_path(path)
     except DocumentError as err:

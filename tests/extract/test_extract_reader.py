@@ -151,5 +151,5 @@ def test_too_large(tmp_path):
 
 
 def test_missing_file_and_directory(tmp_path):
-    assert "cannot read file" in _error(tmp_path / "nope.txt").reason
-    assert "directory" in _error(tmp_path).reason
+    assert "no such file" in _error(tmp_path / "nope.txt").reason
+    assert "is a folder" in _error(tmp_path).reason

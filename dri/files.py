@@ -1,0 +1,112 @@
+"""Reading a user's file with a bound on what is read.
+
+Every reader of user input (texts and PDFs, stored graph JSON, CSV and JSON
+Lines indexes, judgement and rating files, manifests, target lists) reads
+through :func:`read_limited`. It opens the path once, without blocking
+(a FIFO opened for reading would otherwise wait for a writer), checks on the
+open file that it is a regular file (a symbolic link to one is followed),
+and reads at most ``limit + 1`` bytes, so ``/dev/zero``, a FIFO, a device or
+a file that grows while it is read cost neither memory nor time: the
+``stat`` size of such things is 0, so a size check alone lets them through.
+
+Refusals raise :class:`FileRefused`, whose ``str()`` is one line
+``<path>: <reason>``; each reader turns it into its own error type with
+the same reason. Like :mod:`dri.errors`, this module imports nothing of
+ours but that, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from dri.errors import ProjectError
+
+__all__ = ["FileRefused", "read_limited", "shown"]
+
+_CHUNK = 1 << 20
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """``path`` for a one-line message: as it is, or quoted with escapes if
+    it holds line breaks or other control characters."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
+class FileRefused(ProjectError):
+    """A file that is not read; ``str()`` is ``<path>: <reason>``."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{shown(path)}: {reason}")
+
+
+def _kind(mode: int) -> str | None:
+    """What a file of ``mode`` is, if it is not a regular file."""
+    return next(
+        (name for test, name in _KINDS if test(mode)), None if stat.S_ISREG(mode) else "something else"
+    )
+
+
+def _open_reason(err: OSError, what: str) -> str:
+    if err.errno == errno.ENOENT:
+        return f"no such {what}"
+    if err.errno == errno.ELOOP:
+        return "cannot read: a loop of symbolic links"
+    if err.errno == errno.ENXIO:
+        return f"is a socket or a device without a reader, not a {what}"
+    return f"cannot read: {err.strerror or err}"
+
+
+def read_limited(path: str | os.PathLike[str], limit: int, *, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises :class:`FileRefused` for a missing or unreadable path, anything
+    that is not a regular file (a folder, a FIFO, a device, a socket, or a
+    symbolic link to one of them), and a file of more than ``limit`` bytes
+    (``what`` names the kind of file in the reasons).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        if err.errno == errno.EISDIR:
+            raise FileRefused(path, f"is a folder, not a {what}") from None
+        reason = _open_reason(err, what)
+        if os.path.islink(path):
+            reason += f" (a symbolic link to {shown(os.readlink(path))})"
+        raise FileRefused(path, reason) from None
+    try:
+        mode, size = (info := os.fstat(fd)).st_mode, info.st_size
+        kind = _kind(mode)
+        if kind is not None:
+            link = " (through a symbolic link)" if os.path.islink(path) else ""
+            raise FileRefused(path, f"is {kind}{link}, not a regular {what}")
+        if size > limit:
+            raise FileRefused(path, f"too large ({size} bytes; the limit is {limit})")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as err:
+        raise FileRefused(path, f"cannot read: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+    if total > limit:  # it grew while it was read
+        raise FileRefused(path, f"too large (more than {limit} bytes, the limit)")
+    return b"".join(chunks)

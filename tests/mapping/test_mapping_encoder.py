@@ -1,0 +1,111 @@
+"""The sentence encoder (all-MiniLM-L6-v2 int8 on onnxruntime, from its wheels)."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dri.mapping import encoder as encoder_module
+from dri.mapping.encoder import (
+    DIMENSION,
+    MAX_PIECES,
+    EncoderSetupError,
+    SentenceEncoder,
+    default_files,
+    document_vector,
+    sentence_encoder,
+)
+
+
+@pytest.fixture(scope="module")
+def encoder() -> SentenceEncoder:
+    return sentence_encoder()
+
+
+def test_importing_loads_no_model() -> None:
+    code = "import sys, dri.mapping.encoder; print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_loaded_once_per_process(encoder) -> None:
+    assert sentence_encoder() is encoder
+
+
+def test_rows_are_unit_float32_vectors(encoder) -> None:
+    rows = encoder.encode(
+        ["The cat sat on the mat.", "", "Quantum chromodynamics describes the strong force."]
+    )
+    assert rows.shape == (3, DIMENSION) and rows.dtype == np.float32
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    assert encoder.encode([]).shape == (0, DIMENSION)
+    with pytest.raises(TypeError):
+        encoder.encode("one text")
+
+
+def test_paraphrases_are_closer_than_unrelated_texts(encoder) -> None:
+    a, b, c, d = encoder.encode(
+        [
+            "A man is playing a guitar on the stage.",
+            "Someone plays the guitar in front of an audience.",
+            "The central bank raised interest rates again.",
+            "Interest rates were increased once more by the central bank.",
+        ]
+    )
+    assert a @ b > 0.6 and c @ d > 0.8
+    assert a @ b > max(a @ c, a @ d, b @ c, b @ d) + 0.4
+
+
+def test_a_batch_gives_the_rows_of_single_texts(encoder) -> None:
+    texts = [
+        "Short.",
+        "A somewhat longer sentence about planets orbiting the sun.",
+        "Electrons orbit the nucleus.",
+    ]
+    batch = encoder.encode(texts)
+    single = np.vstack([encoder.encode([t]) for t in texts])
+    assert np.allclose(batch, single, atol=1e-4)
+
+
+def test_long_text_is_read_in_overlapping_windows(encoder) -> None:
+    sentence = "The general divided his army into small groups that attacked the fortress from every side. "
+    text = sentence * 60  # about 1,000 word pieces
+    pieces = len(encoder._pieces.encode(text, add_special_tokens=False).ids)
+    windows = encoder.encode_windows(text)
+    step = MAX_PIECES - 2 - encoder_module.WINDOW_OVERLAP
+    assert pieces > 3 * MAX_PIECES
+    assert len(windows) >= (pieces - MAX_PIECES) // step + 1
+    assert np.allclose(np.linalg.norm(windows, axis=1), 1.0, atol=1e-5)
+    doc = encoder.encode_document(text)
+    assert doc.shape == (DIMENSION,) and np.isclose(np.linalg.norm(doc), 1.0, atol=1e-5)
+    assert np.allclose(doc, document_vector(windows))
+    # Every window reads the same story, so the document is close to one sentence of it.
+    assert float(doc @ encoder.encode([sentence])[0]) > 0.8
+    # A short text is one window, the same vector as encode().
+    assert np.allclose(encoder.encode_windows(sentence), encoder.encode([sentence]), atol=1e-5)
+
+
+def test_windows_cover_the_text_start_at_words_and_overlap() -> None:
+    tokens = [("##x" if n % 3 == 1 else "w") for n in range(1000)]
+    spans = encoder_module._windows(tokens)
+    assert spans[0][0] == 0 and spans[-1][1] == len(tokens)
+    for (a, b), (c, _) in itertools.pairwise(spans):
+        assert b - a <= MAX_PIECES - 2 and c < b and not tokens[c].startswith("##")
+    assert encoder_module._windows(["w"] * 10) == [(0, 10)]
+    assert encoder_module._windows([]) == [(0, 0)]
+
+
+def test_a_changed_weight_file_is_a_one_line_error(tmp_path) -> None:
+    model, tokenizer = default_files()
+    changed = tmp_path / "tokenizer.json"
+    changed.write_bytes(tokenizer.read_bytes() + b" ")
+    with pytest.raises(EncoderSetupError) as err:
+        SentenceEncoder(model=model, tokenizer=changed)
+    message = str(err.value)
+    assert "\n" not in message and str(changed) in message and "sha256" in message
+    with pytest.raises(EncoderSetupError, match="cannot read"):
+        SentenceEncoder(model=tmp_path / "missing.onnx", tokenizer=tokenizer)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from typing import Any, ClassVar
 
 from prefect import flow, task
@@ -49,6 +48,7 @@ from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed, State
 
 from dri.corpora.discover import discover, has_manifest
+from dri.errors import Failure
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
@@ -98,7 +98,9 @@ def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[l
 
 
 @task(name="extract-and-store", **_TASK)
-def extract_task(paths: list[str], corpus: str, corpus_dir: str) -> tuple[list[steps.Extracted], list[str]]:
+def extract_task(
+    paths: list[str], corpus: str, corpus_dir: str
+) -> tuple[list[steps.Extracted], list[Failure]]:
     # Failures are logged by the flow as they arrive, once each (flows.pipeline).
     return steps.extract_batch(paths, corpus, corpus_dir)
 
@@ -121,7 +123,7 @@ def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) 
 
 
 @task(name="write-summary", **_TASK)
-def summary_task(summary: steps.RunSummary) -> tuple[str, str]:
+def summary_task(summary: steps.RunSummary) -> tuple[str, Failure | None]:
     """:func:`flows.tasks.save_summary`, and the summary as the run's artifact."""
     path, problem = steps.save_summary(summary)
     rows = [

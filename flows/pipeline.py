@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from dri.corpora.discover import has_manifest
-from dri.errors import one_line
+from dri.errors import Failure, one_line
 from dri.extract import EXTRACTOR_VERSION
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings
 from dri.flows.execution import Runner
 from dri.flows.progress import Reporter
 from dri.mapping.profiles import get_profile
+from dri.quiet_logs import FAILURE
 from dri.store import StoreError
 
 __all__ = ["Run", "default_run_id", "run_pipeline"]
@@ -103,11 +104,16 @@ class Run:
     def logger(self):
         return self.runner.logger
 
-    def failed(self, failures: list[str]) -> None:
-        """Add ``failures`` to the summary and log each, as they arrive."""
+    def failed(self, failures: list[Failure]) -> None:
+        """Add ``failures`` to the summary and log each, as they arrive (the
+        record itself rides along in the log record, :data:`dri.quiet_logs.FAILURE`)."""
         self.summary.failures.extend(failures)
         for failure in failures:
-            self.logger.log(self.runner.failure_level, "%s", failure)
+            self.logger.log(self.runner.failure_level, "%s", failure, extra={FAILURE: failure})
+
+    def stopped(self, down: StoreError, what: str) -> None:
+        """The store stopped the run: one failure of the whole run."""
+        self.summary.failures.append(Failure(down.where, "store", f"{down.reason}; {what}", scope="run"))
 
 
 def extract_stage(run: Run, paths: list[str]) -> dict[str, str]:
@@ -121,7 +127,8 @@ def extract_stage(run: Run, paths: list[str]) -> dict[str, str]:
         try:
             done, failures = future.result()
         except Exception as err:  # a whole batch lost, e.g. a worker died
-            done, failures = [], [f"{summary.corpus_dir}: extraction batch failed: {one_line(err)}"]
+            reason = f"extraction batch failed: {one_line(err)}"
+            done, failures = [], [Failure(summary.corpus_dir, "extract", reason, scope="batch")]
         run.failed(failures)
         for item in done:
             documents[item.path] = item.doc_id
@@ -158,17 +165,15 @@ def _map_wave(run: Run, batches: list[list], names: dict[str, str], progress: Re
         try:
             results = future.result()
         except Exception as err:  # a whole batch lost
-            run.failed([f"{summary.corpus_dir}: mapping batch failed: {one_line(err)}"])
+            reason = f"mapping batch failed: {one_line(err)}"
+            run.failed([Failure(summary.corpus_dir, "map", reason, scope="batch")])
             continue
         failed = 0
         for r in results:
             if r.error:
                 failed += 1
-                run.failed(
-                    [
-                        f"{names.get(r.source_id, r.source_id)} -> {names.get(r.target_id, r.target_id)}: {r.error}"
-                    ]
-                )
+                source, target = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
+                run.failed([Failure(source, "map", r.error, target=target, scope="pair")])
             elif r.skipped:
                 summary.already_stored += 1
             else:
@@ -239,7 +244,7 @@ def _map_planned(run: Run, documents: dict[str, str]) -> StoreError | None:
     _timed(run, "map_wall", t)
     down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
     if down:
-        summary.failures.append(f"{down}; some pairs not stored")
+        run.stopped(down, "some pairs not stored")
     else:
         planned = {(p.source_id, p.target_id): p for p in plan.pairs}
         summary.top = _best(summary.run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
@@ -263,23 +268,21 @@ def run_pipeline(settings: CorpusSettings, runner: Runner) -> steps.RunSummary:
 
     t = time.perf_counter()
     paths, refused = runner.call(steps.discover_documents, settings.root, settings.allow_outside_links)
-    summary.failures.extend(refused)
+    summary.failures.extend(Failure.from_line(line, "discover") for line in refused)
     _timed(run, "discover", t)
     summary.documents = len(paths)
 
     documents: dict[str, str] = {}
     down = steps.store_problem()
     if down:
-        summary.failures.append(f"{down}; nothing done")
+        run.stopped(down, "nothing done")
     else:
         t = time.perf_counter()
         documents = extract_stage(run, paths)
         _timed(run, "extract_wall", t)
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:
-            summary.failures.append(
-                f"{down}; {len(paths) - len(documents)} document(s) not stored, no pairs mapped"
-            )
+            run.stopped(down, f"{len(paths) - len(documents)} document(s) not stored, no pairs mapped")
     if not down:
         down = _map_planned(run, documents)
     if down:

@@ -64,8 +64,11 @@ def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_ser
     summary = failure.summary
     assert summary.parsed == 4 and summary.mapped == 1
     assert len(summary.failures) == 2
-    assert summary.failures[0].startswith(str(corpus / "broken.pdf") + ": ")
-    assert "broken.pdf" in summary.failures[1] and "skipped" in summary.failures[1]
+    broken, skipped = summary.failures
+    assert str(broken).startswith(str(corpus / "broken.pdf") + ": ")
+    assert (broken.path, broken.stage, broken.scope) == (str(corpus / "broken.pdf"), "extract", "document")
+    assert "broken.pdf" in str(skipped) and "skipped" in str(skipped)
+    assert (skipped.stage, skipped.scope) == ("plan", "pair") and skipped.target.endswith("broken.pdf")
     assert len(stored(summary.run_id)) == 1
     # The run's artifact, from the summary template, lists the counts and each failure.
     from prefect.client.orchestration import get_client

@@ -14,6 +14,7 @@ from flows_corpus_helpers import write_corpus
 from prefect.task_runners import ProcessPoolTaskRunner
 
 from dri.corpora.discover import discover_documents
+from dri.errors import Failure
 from dri.flows.runners import make_task_runner, runner_config
 from dri.flows.tasks import (
     RunSummary,
@@ -42,7 +43,10 @@ def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
     ]
     done, failures = extract_batch(found, "c", root)
     assert len(done) == 4
-    assert failures == [
+    assert [(f.path, f.stage, f.scope) for f in failures] == [
+        (f"{root.resolve()}/{name}", "extract", "document") for name in ("dangling.txt", "loop.txt")
+    ]
+    assert [str(f) for f in failures] == [
         f"{root.resolve()}/dangling.txt: no such file (a symbolic link to {root / 'nowhere.txt'})",
         f"{root.resolve()}/loop.txt: cannot read: a loop of symbolic links (a symbolic link to {root / 'loop.txt'})",
     ]
@@ -87,7 +91,8 @@ def test_plan_manifest_skips_pairs_of_failed_documents():
     rows = [("/c/a.txt", "/c/b.txt", "g1"), ("/c/a.txt", "/c/bad.txt", "g2")]
     plan = plan_pairs("manifest", DOCS, manifest=rows)
     assert [(p.source_id, p.target_id, p.group) for p in plan.pairs] == [("A", "B", "g1")]
-    assert len(plan.problems) == 1 and "/c/bad.txt" in plan.problems[0]
+    (problem,) = plan.problems
+    assert "/c/bad.txt" in str(problem) and (problem.stage, problem.target) == ("plan", "/c/bad.txt")
 
 
 def test_plan_rejects_unknown_mode():
@@ -103,12 +108,21 @@ def test_write_summary_is_json_with_state(tmp_path):
         mode="manifest",
         params={},
         documents=4,
-        failures=["/c/x.txt: empty file"],
+        failures=[Failure("/c/x.txt", "extract", "empty file")],
     )
     path = write_summary(summary, tmp_path)
     data = json.loads(path.read_text())
     assert data["state"] == "partial failure"
-    assert data["failures"] == ["/c/x.txt: empty file"]
+    assert data["failures"] == [
+        {
+            "path": "/c/x.txt",
+            "stage": "extract",
+            "reason": "empty file",
+            "target": "",
+            "scope": "document",
+            "message": "/c/x.txt: empty file",
+        }
+    ]
     assert summary.summary_path == str(path)
 
 

@@ -39,7 +39,7 @@ import time
 import traceback
 from pathlib import Path
 
-from dri.errors import ProjectError, error_line, one_line
+from dri.errors import Interrupted, ProjectError, error_line, one_line
 from dri.quiet_logs import QuietLogs, quiet_logs
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
@@ -81,12 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         # handlers and refcount finalizers still run.
         gc.freeze()
         return status
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
             "error: interrupted; what was stored is kept, run the same command again to finish",
             file=sys.stderr,
         )
-        return 130
+        return Interrupted.status(err)
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be shown. Point stdout at
         # /dev/null so that the interpreter's final flush does not fail again.

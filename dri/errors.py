@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Failure", "ProjectError", "SettingsError", "error_line", "one_line", "prefixed"]
+__all__ = ["Failure", "Interrupted", "ProjectError", "SettingsError", "error_line", "one_line", "prefixed"]
 
 #: What a failure is about: one document, one pair, a whole batch of either
 #: (a worker lost), or the whole run (a store that stopped it, a plan that
@@ -34,6 +34,21 @@ class ProjectError(Exception):
 
     #: What the user can do about it, in one line (printed after the error), or "".
     advice: str = ""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by a signal (SIGINT, SIGTERM): Ctrl-C's exception,
+    which knows its signal, so that the exit status can say which
+    (``128 + signum``: 130 for SIGINT, 143 for SIGTERM)."""
+
+    def __init__(self, signum: int = 2) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @staticmethod
+    def status(err: BaseException) -> int:
+        """The exit status of a command that ``err`` (a KeyboardInterrupt) stopped."""
+        return 128 + getattr(err, "signum", 2)
 
 
 class SettingsError(ProjectError, ValueError):

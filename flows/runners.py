@@ -45,7 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dri.errors import SettingsError
+from dri.errors import Interrupted, SettingsError
 from dri.quiet_logs import forward_to_parent
 
 __all__ = [
@@ -179,6 +179,10 @@ def _worker_init() -> None:
     if parent is None:  # called in a main process, not in a worker
         return
     forward_to_parent()  # warnings are counted and shown by the command (dri.quiet_logs)
+    # A terminal's Ctrl-C reaches the whole process group: the parent decides
+    # (it terminates its workers), so a worker does not die mid-write with a
+    # traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not parent.is_alive():
         os._exit(1)
     # A daemon thread blocked in select() without the GIL; os._exit because
@@ -266,7 +270,8 @@ def __getattr__(name: str):
 @contextlib.contextmanager
 def end_workers_on_signals() -> Iterator[None]:
     """While active (main thread only): SIGTERM raises KeyboardInterrupt like
-    SIGINT, and either signal first terminates the worker processes, then
+    SIGINT (:class:`~dri.errors.Interrupted`, which knows the signal, for the
+    exit status), and either signal first terminates the worker processes, then
     leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits.
 
     While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
@@ -284,7 +289,7 @@ def end_workers_on_signals() -> Iterator[None]:
             os._exit(128 + signum)
 
         threading.Thread(target=force_exit, daemon=True).start()
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -300,6 +305,7 @@ def end_workers_on_signals() -> Iterator[None]:
 # kill -9 included -- ends them (SIGTERM, then SIGKILL). Plain Python, nothing of ours.
 _REAPER = """
 import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 pids = [int(line) for line in sys.stdin if line.strip()]
 def alive(pid):
     try:
@@ -324,8 +330,14 @@ def reap_with_parent(pid: int) -> None:
     """Have ``pid`` ended when this process ends, however it ends."""
     global _reaper
     if _reaper is None or _reaper.poll() is not None:
+        # A session of its own: a terminal's Ctrl-C (SIGINT to the whole
+        # process group) must not end it before it has done its job.
         _reaper = subprocess.Popen(
-            [sys.executable, "-I", "-c", _REAPER], stdin=subprocess.PIPE, text=True, close_fds=True
+            [sys.executable, "-I", "-c", _REAPER],
+            stdin=subprocess.PIPE,
+            text=True,
+            close_fds=True,
+            start_new_session=True,
         )
     assert _reaper.stdin is not None  # opened with stdin=PIPE
     _reaper.stdin.write(f"{pid}\n")
@@ -333,14 +345,41 @@ def reap_with_parent(pid: int) -> None:
 
 
 def _reaped_server_class():
+    import prefect
     from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import get_current_settings
 
     class ReapedServer(SubprocessASGIServer):
-        """Prefect's temporary server, with its process handed to the reaper
-        as soon as it exists (its start-up can take a minute on a busy machine)."""
+        """Prefect's temporary server in a session of its own, with its process
+        handed to the reaper as soon as it exists (its start-up can take a
+        minute on a busy machine).
+
+        Its own session: a terminal's Ctrl-C goes to the whole process group,
+        and a server that stopped at once would leave the flow unable to
+        record its end ("Error logging to API", seconds of retries); the
+        command stops it itself, and the reaper if the command is killed.
+        The command line is Prefect's own (3.8, ``_run_uvicorn_command``).
+        """
 
         def _run_uvicorn_command(self):
-            process = super()._run_uvicorn_command()
+            server_env = {
+                "PREFECT_UI_ENABLED": "0",
+                "PREFECT__SERVER_EPHEMERAL": "1",
+                "PREFECT__SERVER_FINAL": "1",
+            }
+            process = subprocess.Popen(
+                args=[
+                    *(sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent)),
+                    *("--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1"),
+                    *("--port", str(self.port), "--log-level", "error", "--lifespan", "on"),
+                ],
+                env={
+                    **os.environ,
+                    **server_env,
+                    **get_current_settings().to_environment_variables(exclude_unset=True),
+                },
+                start_new_session=True,
+            )
             reap_with_parent(process.pid)
             return process
 

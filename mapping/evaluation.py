@@ -1,9 +1,9 @@
 """SME's structural evaluation of a mapping, and the loose concept pairs a profile may add.
 
-:func:`_evaluation` scores a mapping (or a graph mapped onto itself) by
+:func:`structural_evaluation` scores a mapping (or a graph mapped onto itself) by
 trickle-down evidence, as SME does (Falkenhainer, Forbus and Gentner 1989;
 see :mod:`mapping.profiles`): each mapped pair's local score plus a share of
-the evidence of the pairs it is an argument of. :func:`_loose_concepts` pairs
+the evidence of the pairs it is an argument of. :func:`loose_concept_pairs` pairs
 the concepts the structure leaves unmapped, most similar first.
 """
 
@@ -16,12 +16,12 @@ import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.corpus import CorpusStatistics, concept_term, relation_term
-from dri.mapping.matrices import _per_pair
+from dri.mapping.matrices import per_pair
 from dri.mapping.profiles import Profile
-from dri.mapping.search import _Search
-from dri.mapping.sides import _Side
+from dri.mapping.search import Search
+from dri.mapping.sides import Side
 
-__all__ = ["_Weights", "_evaluation", "_loose_concepts", "_weights"]
+__all__ = ["_Weights", "_weights", "loose_concept_pairs", "structural_evaluation"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,11 @@ class _Weights:
     concepts: list[float]
 
 
-def _weights(side: _Side, profile: Profile, corpus: CorpusStatistics | None) -> _Weights | None:
-    """How much each node's words count in :func:`_evaluation` (None: all 1).
+def _weights(side: Side, profile: Profile, corpus: CorpusStatistics | None) -> _Weights | None:
+    """How much each node's words count in :func:`structural_evaluation` (None: all 1).
 
     Each share of the profile mixes 1 with an informativeness in [0, 1]:
-    ``information`` that of WordNet (:meth:`_Side.information`),
+    ``information`` that of WordNet (:meth:`Side.information`),
     ``corpus_information`` that of the corpus compared (:mod:`mapping.corpus`;
     without ``corpus`` it is neutral). A node's weight is the product.
     """
@@ -62,9 +62,9 @@ def _weights(side: _Side, profile: Profile, corpus: CorpusStatistics | None) -> 
     return _Weights(relations, concepts)
 
 
-def _evaluation(
-    s: _Side,
-    t: _Side | None,
+def structural_evaluation(
+    s: Side,
+    t: Side | None,
     order: list[tuple[str, int, int]] | None,
     rel_lin: Callable[[int, int], float],
     con_lin: Callable[[int, int], float],
@@ -155,7 +155,7 @@ def _evaluation(
     return total
 
 
-def _arcs(s: _Side, t: _Side, rels: dict[int, int], bonus: float) -> Callable[[int], float]:
+def _arcs(s: Side, t: Side, rels: dict[int, int], bonus: float) -> Callable[[int], float]:
     """The factor on a mapped relation pair's local evidence for matching narrative arcs.
 
     An order-1 pair whose two events have the same clear valence
@@ -180,8 +180,8 @@ def _arcs(s: _Side, t: _Side, rels: dict[int, int], bonus: float) -> Callable[[i
     return factor
 
 
-def _loose_concepts(
-    s: _Side, t: _Side, order: list[tuple[str, int, int]], search: _Search, floor: float
+def loose_concept_pairs(
+    s: Side, t: Side, order: list[tuple[str, int, int]], search: Search, floor: float
 ) -> list[tuple[str, int, int]]:
     """Concept pairs outside the structure: the concepts ``order`` leaves unmapped, paired
     one to one, most similar first (then identical lemmas, then node order), at or above
@@ -199,7 +199,7 @@ def _loose_concepts(
     if search.concepts is not None:
         lin = search.concepts.values(a, b)
     else:
-        lin = _per_pair(a * max(1, len(t.concepts)) + b, a, b, search.con_lin)
+        lin = per_pair(a * max(1, len(t.concepts)) + b, a, b, search.con_lin)
     keep = lin >= floor - 1e-12
     options = sorted(
         (-value, s.con_lemma[i] != t.con_lemma[k], i, k)

@@ -33,7 +33,7 @@ the structural evaluation scores of the match hypotheses the inference rests
 on. Here a match hypothesis is a mapped pair and its score is its *evidence*
 in the structural evaluation of the mapping (``MappedPair.evidence``: the
 pair's local score plus the trickle-down share of the evidence of every
-mapped pair it is an argument of; :func:`mapping.evaluation._evaluation`).
+mapped pair it is an argument of; :func:`mapping.evaluation.structural_evaluation`).
 The support of an inference is the sum of the evidence of the distinct
 mapped pairs in its expression: its mapped arguments, the arguments of a
 mapped argument relation (mapped with it), and, through an argument that is

@@ -17,7 +17,7 @@ Mapping Theory (Hurley et al., EGPAI 2016, "ROS Mapping"):
 A :class:`~mapping.profiles.Profile` adds tiered identicality (relation pairs
 below its ``relation_floor`` are never mapped) and says which of the
 mappings found is kept (``objective``): the most relation pairs (the paper)
-or the greatest structural evaluation (SME; :func:`_evaluation`).
+or the greatest structural evaluation (SME; :func:`structural_evaluation`).
 
 Because a relation node has one ``subj`` and at most one ``obj`` edge, the
 search state grows one *relation pair* at a time, together with the
@@ -25,7 +25,7 @@ argument pairs that parallel connectivity forces. A concept is therefore
 mapped by the search only as an argument of a mapped relation. A profile
 with ``loose_concepts`` then pairs the concepts left over on both sides, one
 to one and most similar first, at or above its ``concept_floor``
-(:func:`_loose_concepts`); none of their relations is mapped, so the result
+(:func:`loose_concept_pairs`); none of their relations is mapped, so the result
 is still a common induced subgraph of the two graphs.
 
 The search (VF2's state-space growth, greedy with bounded restarts):
@@ -45,11 +45,11 @@ The search (VF2's state-space growth, greedy with bounded restarts):
   ``SEED_FLOOR`` when it has none; see :func:`_reach`), so each
   source label meets only identical labels and WordNet neighbours at or above
   it; under max-over-senses the similarity of every label pair is instead one
-  matrix (:class:`_LabelMatrix`), which gives the same pairs. Without a floor
+  matrix (:class:`LabelMatrix`), which gives the same pairs. Without a floor
   (the paper) any two relations of one type may still
   pair: after the seeds, the search takes untouched pairs in node order.
   The seeds are scored once for both orderings below, over arrays
-  (:class:`_SeedTable`), in exactly the order of the search's own keys.
+  (:class:`SeedTable`), in exactly the order of the search's own keys.
 * Remaining ties go to the pair with more identical lemmas, then to the
   lowest node ids (``r:2`` before ``r:10``), source first, so results are
   deterministic.
@@ -102,23 +102,16 @@ import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.corpus import CorpusStatistics
-from dri.mapping.evaluation import _evaluation, _loose_concepts, _Weights, _weights
-from dri.mapping.matrices import _ConceptMatrix as _ConceptMatrix
-from dri.mapping.matrices import _LabelMatrix as _LabelMatrix
+from dri.mapping.evaluation import _Weights, _weights, loose_concept_pairs, structural_evaluation
+from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.profiles import Profile, get_profile
-from dri.mapping.search import _pairs_of
-from dri.mapping.search import _Search as _Search
-from dri.mapping.seeds import FULL_SEEDS
-from dri.mapping.seeds import SEED_FLOOR as SEED_FLOOR
-from dri.mapping.seeds import _Candidates as _Candidates
-from dri.mapping.seeds import _round12 as _round12
-from dri.mapping.seeds import _SeedTable as _SeedTable
-from dri.mapping.seeds import relation_reach as relation_reach
+from dri.mapping.search import Search, SearchInputs, Step, seed_pairs
+from dri.mapping.seeds import FULL_SEEDS, SEED_FLOOR, Candidates, Pair, SeedTable
 from dri.mapping.senses import generics_in_context
-from dri.mapping.sides import _Side as _Side
+from dri.mapping.sides import Side
 from dri.mapping.wordnet import RULES, similarity_functions
 
-__all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs", "relation_reach"]
+__all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
 
 Similarity = Callable[[str, str, str], float]
 Generic = Callable[[str, str, str], "str | None"]
@@ -159,7 +152,7 @@ class Mapping:
     similarity: str = "lin-max"
     profile: str = ""
     #: Structural evaluation of the mapping and of each graph mapped onto itself
-    #: (see :func:`_evaluation`); :mod:`metrics.scores` turns them into a weighted Jaccard.
+    #: (see :func:`structural_evaluation`); :mod:`metrics.scores` turns them into a weighted Jaccard.
     evaluation: float = 0.0
     source_evaluation: float = 0.0
     target_evaluation: float = 0.0
@@ -265,30 +258,33 @@ def _map_graphs(
     similarity, generic, name = _similarity(prof, similarity, generic)
     started = time.perf_counter()
     cached = _checked(similarity)
-    s, t = _Side.of(source), _Side.of(target)
+    s, t = Side.of(source), Side.of(target)
     floor = prof.relation_floor
     # Under a named WordNet rule, similarities come in matrices (computed on first use).
     rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
-    concepts = _ConceptMatrix(s, t, rule, cached) if rule else None
-    labels = _LabelMatrix(s, t, rule, cached) if rule else None
+    concepts = ConceptMatrix(s, t, rule, cached) if rule else None
+    labels = LabelMatrix(s, t, rule, cached) if rule else None
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
-        candidates = _Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
-    shared: dict[str, Any] = {
-        "floor": floor,
-        "candidates": candidates,
-        "table": _SeedTable(candidates),
-        "concepts": concepts,
-        "labels": labels,
-    }
-    search = _Search(s, t, cached, **shared)
+        candidates = Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
+    inputs = SearchInputs(
+        s,
+        t,
+        cached,
+        floor=floor,
+        candidates=candidates,
+        table=SeedTable(candidates),
+        concepts=concepts,
+        labels=labels,
+    )
+    search = Search(inputs)
     ws, wt = _weights(s, prof, corpus), _weights(t, prof, corpus)
-    best, runs, ahead = _best_order(s, t, search, shared, prof, restarts, work_limit, (ws, wt))
+    best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit, (ws, wt))
     structural = len(best)
     if prof.loose_concepts > 0.0:
-        best = best + _loose_concepts(s, t, best, search, prof.concept_floor)
+        best = best + loose_concept_pairs(s, t, best, search, prof.concept_floor)
     evidence: dict[tuple[str, int], float] = {}
-    evaluation = _evaluation(s, t, best, search.rel_lin, search.con_lin, prof, (ws, wt), evidence)
+    evaluation = structural_evaluation(s, t, best, search.rel_lin, search.con_lin, prof, (ws, wt), evidence)
     return Mapping(
         pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence, senses_in_context),
         source_size=source.number_of_nodes(),
@@ -303,8 +299,12 @@ def _map_graphs(
         similarity=name,
         profile=prof.name,
         evaluation=evaluation,
-        source_evaluation=_evaluation(s, None, None, search.rel_lin, search.con_lin, prof, (ws, ws)),
-        target_evaluation=_evaluation(t, None, None, search.rel_lin, search.con_lin, prof, (wt, wt)),
+        source_evaluation=structural_evaluation(
+            s, None, None, search.rel_lin, search.con_lin, prof, (ws, ws)
+        ),
+        target_evaluation=structural_evaluation(
+            t, None, None, search.rel_lin, search.con_lin, prof, (wt, wt)
+        ),
     )
 
 
@@ -341,25 +341,24 @@ def _checked(similarity: Similarity) -> Similarity:
 
 
 def _best_order(
-    s: _Side,
-    t: _Side,
-    search: _Search,
-    shared: dict[str, Any],
+    s: Side,
+    t: Side,
+    search: Search,
     prof: Profile,
     restarts: int,
     work_limit: int,
     weights: tuple[_Weights | None, _Weights | None],
-) -> tuple[list[tuple[str, int, int]], int, _Search | None]:
+) -> tuple[list[Step], int, Search | None]:
     """The best mapping (as the search's order of pairs) of a first greedy run and
     bounded restarts, the number of runs, and the look-ahead search if it ran."""
-    floor, candidates = prof.relation_floor, shared["candidates"]
+    floor, candidates = prof.relation_floor, search.candidates
     relation_bound = min(len(s.relations), len(t.relations))
     bound = (
         relation_bound,
         relation_bound + min(s.reachable_concepts, t.reachable_concepts, 2 * relation_bound),
     )
 
-    def quality(order: list) -> tuple:
+    def quality(order: list[Step]) -> tuple[float, float, float]:
         relations, total = 0, 0.0
         for kind, a, b in order:
             if kind == RELATION:
@@ -370,7 +369,7 @@ def _best_order(
         if prof.objective == "evaluation":
             # The greatest structural evaluation: systematic, similar structure.
             return (
-                round(_evaluation(s, t, order, search.rel_lin, search.con_lin, prof, weights), 9),
+                round(structural_evaluation(s, t, order, search.rel_lin, search.con_lin, prof, weights), 9),
                 relations,
                 len(order),
             )
@@ -378,7 +377,7 @@ def _best_order(
         # subgraph by edges, i.e. systematic structure), then nodes, then Lin.
         return relations, len(order), round(total, 9)
 
-    def complete(order: list) -> bool:
+    def complete(order: list[Step]) -> bool:
         relations = sum(1 for kind, _, _ in order if kind == RELATION)
         if (relations, len(order)) >= bound:
             return True
@@ -391,28 +390,26 @@ def _best_order(
     best = search.run(None)
     best_quality = quality(best)
     runs = 1
-    ahead: _Search | None = None
+    ahead: Search | None = None
     if best and not complete(best) and restarts > 0:
         # Bounded restarts: the look-ahead search from its best seed, then both
         # searches from their next-best seeds in turn; the best mapping wins.
-        ahead = _Search(s, t, search.sim, structure=True, **shared)
-        tried: list[set] = [{best[0][1:]}, set()]
-        queues = [
-            itertools.chain(search.exact_seeds(), _pairs_of(search)),
-            _pairs_of(ahead),
-        ]
-        plans = [(1, None)]
+        ahead = Search(search.inputs, structure=True)
+        tried: list[set[Pair]] = [{best[0][1:]}, set()]
+        exact = ((key[-2], key[-1]) for key in search.exact_seeds())
+        queues = [itertools.chain(exact, seed_pairs(search)), seed_pairs(ahead)]
+        plans: list[tuple[int, Pair | None]] = [(1, None)]
         while runs <= restarts and search.work + ahead.work < work_limit:
             if not plans:
                 for mode in (0, 1):
-                    for key in queues[mode]:
-                        if (key[-2], key[-1]) not in tried[mode]:
-                            plans.append((mode, key))
+                    for pair in queues[mode]:
+                        if pair not in tried[mode]:
+                            plans.append((mode, pair))
                             break
                 if not plans:
                     break
-            mode, key = plans.pop(0)
-            order = (search, ahead)[mode].run(key)
+            mode, first = plans.pop(0)
+            order = (search, ahead)[mode].run(first)
             runs += 1
             if order:
                 tried[mode].add(order[0][1:])
@@ -425,11 +422,11 @@ def _best_order(
 
 
 def _mapped_pairs(
-    s: _Side,
-    t: _Side,
-    order: list[tuple[str, int, int]],
+    s: Side,
+    t: Side,
+    order: list[Step],
     structural: int,
-    search: _Search,
+    search: Search,
     generic: Generic | None,
     evidence: dict[tuple[str, int], float],
     senses_in_context: bool = False,

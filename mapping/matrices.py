@@ -15,13 +15,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dri.mapping.sides import _Side
+from dri.mapping.sides import Side
 from dri.mapping.wordnet import relation_similarity_matrix, wordnet
 
-__all__ = ["MATRIX_LIMIT", "_ConceptMatrix", "_LabelMatrix", "_per_pair"]
+__all__ = ["MATRIX_LIMIT", "ConceptMatrix", "LabelMatrix", "per_pair"]
 
 
-def _per_pair(
+def per_pair(
     codes: np.ndarray, rows: np.ndarray, cols: np.ndarray, score: Callable[[int, int], float]
 ) -> np.ndarray:
     """``score(rows[j], cols[j])`` for every j, computed once per distinct code."""
@@ -43,7 +43,7 @@ MATRIX_LIMIT = 1_000_000
 _MATRIX_SHARE = 20
 
 
-class _ConceptMatrix:
+class ConceptMatrix:
     """The similarity of every source noun concept with every target concept word,
     computed with :meth:`WordNet.score_matrix` when the seeds are scored (the same
     floats as asking pair by pair, tested): the seeds and the search then ask for
@@ -52,7 +52,7 @@ class _ConceptMatrix:
     adjectives and matrices above :data:`MATRIX_LIMIT` entries ask ``sim`` pair
     by pair."""
 
-    def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
+    def __init__(self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float]):
         self.s, self.t, self.rule, self.sim = s, t, rule, sim
         self.rows: list[list[float] | None] | None = None
         self.column: list[int] = []
@@ -74,7 +74,7 @@ class _ConceptMatrix:
         return row[self.column[b]]
 
     def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``_Search.con_lin(a[j], b[j])`` for every j: 1.0 for identical lemmas, else the matrix."""
+        """``Search.con_lin(a[j], b[j])`` for every j: 1.0 for identical lemmas, else the matrix."""
         if self.rows is None:
             self._compute()
         s, t = self.s, self.t
@@ -90,7 +90,7 @@ class _ConceptMatrix:
         rest = ~same & (row < 0)
         if rest.any():
             ra, rb = a[rest], b[rest]
-            out[rest] = _per_pair(ra * max(1, len(t.concepts)) + rb, ra, rb, self.get)
+            out[rest] = per_pair(ra * max(1, len(t.concepts)) + rb, ra, rb, self.get)
         return out
 
     def _compute(self) -> list[list[float] | None]:
@@ -115,7 +115,7 @@ class _ConceptMatrix:
         return rows
 
 
-class _LabelMatrix:
+class LabelMatrix:
     """:func:`mapping.wordnet.relation_similarity` of every source relation label with
     every target label, computed with
     :func:`~mapping.wordnet.relation_similarity_matrix` (the same floats, tested) when
@@ -124,7 +124,7 @@ class _LabelMatrix:
     It replaces the label index of :func:`_candidate_pairs` there: one matrix of all
     label pairs costs less than the index and the pairs it finds, scored one by one."""
 
-    def __init__(self, s: _Side, t: _Side, rule: str, sim: Callable[[str, str, str], float]):
+    def __init__(self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float]):
         self.rule, self.sim = rule, sim
         self.labels_s = list(dict.fromkeys(s.rel_lemma))
         self.labels_t = list(dict.fromkeys(t.rel_lemma))
@@ -143,7 +143,7 @@ class _LabelMatrix:
         return self._matrix
 
     def get(self, i: int, k: int) -> float:
-        # As _ConceptMatrix.get: pair by pair until the matrix is needed or pays off.
+        # As ConceptMatrix.get: pair by pair until the matrix is needed or pays off.
         if self._rows is None:
             if self._matrix is None:
                 self.asked += 1
@@ -153,5 +153,5 @@ class _LabelMatrix:
         return self._rows[self.id_s[i]][self.id_t[k]]
 
     def values(self, i: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """``_Search.rel_lin(i[j], k[j])`` for every j (identical labels are 1.0 in the matrix)."""
+        """``Search.rel_lin(i[j], k[j])`` for every j (identical labels are 1.0 in the matrix)."""
         return self.matrix()[np.array(self.id_s, dtype=np.int64)[i], np.array(self.id_t, dtype=np.int64)[k]]

@@ -1,58 +1,95 @@
-"""The VF2-style greedy search of a mapping (:class:`_Search`), one run at a time.
+"""The VF2-style greedy search of a mapping (:class:`Search`), one run at a time.
 
-The state grows one relation pair at a time, together with the argument pairs
-parallel connectivity forces (:meth:`_Search._args`); candidates come from
-the neighbourhood of the mapped pairs, structure-closing first, then by
-similarity (or, in look-ahead mode, by how many further pairs they can
-anchor), and when the neighbourhood is exhausted from the best feasible seed
-(:mod:`mapping.seeds`). :mod:`mapping.mapper` runs it with bounded restarts;
-its docstring gives the rules in full.
+The state (:class:`Maps`) grows one relation pair at a time, together with
+the argument pairs parallel connectivity forces (:meth:`Search.extension`);
+candidates come from the neighbourhood of the mapped pairs, structure-closing
+first, then by similarity (or, in look-ahead mode, by how many further pairs
+they can anchor), and when the neighbourhood is exhausted from the best
+feasible seed (:mod:`mapping.seeds`). What both orderings of one mapping share
+(the two sides, the similarities, the candidate seeds and their table) is one
+:class:`SearchInputs`. :mod:`mapping.mapper` runs the search with bounded
+restarts; its docstring gives the rules in full.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.matrices import _ConceptMatrix, _LabelMatrix
-from dri.mapping.seeds import _Candidates, _SeedTable
-from dri.mapping.sides import _Side
+from dri.mapping.matrices import ConceptMatrix, LabelMatrix
+from dri.mapping.seeds import Candidates, Key, Pair, Pairs, SeedScore, SeedTable
+from dri.mapping.sides import Side
 
-__all__ = ["_Search", "_pairs_of"]
+__all__ = ["Extension", "Maps", "Search", "SearchInputs", "Step", "seed_pairs"]
 
-_FAIL = (False, 0, (), ())
+#: A feasible relation pair's (anchors, new concept pairs, new relation pairs):
+#: how many of its arguments are already mapped to each other, and the pairs
+#: parallel connectivity adds with it (below an order-2 pair, its argument relations).
+Extension = tuple[int, Pairs, Pairs]
+#: One pair of a mapping, in the order the search took it: (kind, source index, target index).
+Step = tuple[str, int, int]
+#: (relation index, concept lists of its arguments' roles) pairs to look among, see _Run.push.
+_Neighbours = tuple[tuple[Sequence[int], Sequence[int]], ...]
 
 
-class _Search:
-    def __init__(
-        self,
-        s: _Side,
-        t: _Side,
-        sim: Callable[[str, str, str], float],
-        floor: float = 0.0,
-        structure: bool = False,
-        candidates: _Candidates | None = None,
-        table: _SeedTable | None = None,
-        concepts: _ConceptMatrix | None = None,
-        labels: _LabelMatrix | None = None,
-    ):
-        self.s, self.t, self.sim = s, t, sim
-        self.floor = floor
+@dataclass(frozen=True)
+class SearchInputs:
+    """What the searches of one mapping share: the two sides, how similar their nodes
+    are, the relation floor and the candidate seeds with their scores."""
+
+    s: Side
+    t: Side
+    #: ``sim(a, b, pos)``: the similarity of two lemmas in [0, 1].
+    sim: Callable[[str, str, str], float]
+    #: Relation pairs less similar than this are not compatible (0: any pair of one type).
+    floor: float = 0.0
+    #: The relation pairs that may start a search (see mapping.seeds); None: every pair.
+    candidates: Candidates | None = None
+    #: Seeds scored once for both orderings (see SeedTable); by default, of ``candidates``.
+    table: SeedTable | None = None
+    #: Concept and relation-label similarities computed together; None: one by one.
+    concepts: ConceptMatrix | None = None
+    labels: LabelMatrix | None = None
+
+
+@dataclass(slots=True)
+class Maps:
+    """The state of a search: each node's partner on the other side (-1: unmapped)."""
+
+    cmap: list[int]  # source concept -> target concept
+    cinv: list[int]  # target concept -> source concept
+    rmap: list[int]  # source relation -> target relation
+    rinv: list[int]  # target relation -> source relation
+
+    @classmethod
+    def empty(cls, s: Side, t: Side) -> Maps:
+        return cls(
+            [-1] * len(s.concepts), [-1] * len(t.concepts), [-1] * len(s.relations), [-1] * len(t.relations)
+        )
+
+
+class Search:
+    """Greedy runs of one ordering over shared :class:`SearchInputs`; ``structure``
+    selects the look-ahead ordering. It is the :class:`~mapping.seeds.SeedScorer` of
+    its seed table."""
+
+    def __init__(self, inputs: SearchInputs, structure: bool = False):
+        self.inputs = inputs
+        self.s, self.t, self.sim = inputs.s, inputs.t, inputs.sim
+        self.floor = inputs.floor
         # Look-ahead mode: prefer candidates whose new argument pairs can anchor
         # the most further relation pairs (VF2's look-ahead), then similarity.
         self.structure = structure
-        # The relation pairs that may start a search (see _candidate_pairs);
-        # None means every pair (the full cross product).
-        self.candidates = candidates
-        # Seeds scored once for both orderings (see _SeedTable).
-        self.table = table if table is not None else _SeedTable(candidates)
-        # Concept similarities computed together (see _ConceptMatrix); None: one by one.
-        self.concepts = concepts
-        self.labels = labels
+        self.candidates = inputs.candidates
+        self.table = inputs.table if inputs.table is not None else SeedTable(inputs.candidates)
+        self.concepts = inputs.concepts
+        self.labels = inputs.labels
         self.work = 0  # feasibility checks made, a machine-independent effort count
         self._seeds: tuple[list[int], list[int]] | None = None
-        self._exact_seeds: list[tuple] | None = None
+        self._exact_seeds: list[Key] | None = None
+        self._empty: Maps | None = None  # read only: the state seeds are scored on
 
     # similarity of two lemmas, identical lemmas fixed at 1.0
     def lin(self, a: str, b: str, pos: str) -> float:
@@ -88,18 +125,19 @@ class _Search:
             return (a, b) in self.candidates.allowed
         return self.rel_lin(i, k) >= self.floor - 1e-12
 
-    def _args(self, i: int, k: int, cmap: list[int], cinv: list[int], rmap: list[int], rinv: list[int]):
-        """(feasible, anchors, new concept pairs, new relation pairs) for relation pair (i, k).
+    def extension(self, i: int, k: int, maps: Maps) -> Extension | None:
+        """What mapping relation pair (i, k) in state ``maps`` adds (None: infeasible).
 
         The new relation pairs are those parallel connectivity forces below an
         order-2 pair (its argument relations), not (i, k) itself.
         """
         self.work += 1
         if not self.compatible(i, k):
-            return _FAIL
+            return None
         s, t = self.s, self.t
         si, oi, sk, ok = s.subj[i], s.obj[i], t.subj[k], t.obj[k]
         if s.order[i] == 1:  # the common case: concept arguments only
+            cmap, cinv = maps.cmap, maps.cinv
             anchors = 0
             new = []
             for a, b in ((si, sk), (oi, ok)) if si != oi else ((si, sk),):
@@ -108,14 +146,19 @@ class _Search:
                 mapped = cmap[a]
                 if mapped >= 0:
                     if mapped != b:
-                        return _FAIL
+                        return None
                     anchors += 1
                 elif cinv[b] >= 0:
-                    return _FAIL
+                    return None
                 else:
                     new.append((a, b))
-            return True, anchors, tuple(new), ()
+            return anchors, tuple(new), ()
+        return self._extension_below(i, k, maps)
+
+    def _extension_below(self, i: int, k: int, maps: Maps) -> Extension | None:
         # Order 2: the argument relations map onto each other, and so on down.
+        s, t = self.s, self.t
+        cmap, cinv, rmap, rinv = maps.cmap, maps.cinv, maps.rmap, maps.rinv
         new_r: dict[int, int] = {i: k}
         new_r_inv: dict[int, int] = {k: i}
         new_c: dict[int, int] = {}
@@ -133,36 +176,39 @@ class _Search:
                     mapped = cmap[a] if cmap[a] >= 0 else new_c.get(a, -1)
                     if mapped >= 0:
                         if mapped != b:
-                            return _FAIL
+                            return None
                         anchors += (x, y) == (i, k)
                     elif cinv[b] >= 0 or b in new_c_inv:
-                        return _FAIL
+                        return None
                     else:
                         new_c[a], new_c_inv[b] = b, a
                 else:
                     mapped = rmap[a] if rmap[a] >= 0 else new_r.get(a, -1)
                     if mapped >= 0:
                         if mapped != b:
-                            return _FAIL
+                            return None
                         anchors += (x, y) == (i, k)
                     elif rinv[b] >= 0 or b in new_r_inv:
-                        return _FAIL
+                        return None
                     else:
                         self.work += 1
                         if not self.compatible(a, b):
-                            return _FAIL
+                            return None
                         new_r[a], new_r_inv[b] = b, a
                         stack.append((a, b))
         del new_r[i]
-        return True, anchors, tuple(new_c.items()), tuple(new_r.items())
+        return anchors, tuple(new_c.items()), tuple(new_r.items())
 
-    def _key(self, i: int, k: int, anchors: int, new: tuple, new_r: tuple = ()) -> tuple:
-        rscore, same = self._parts(i, k, new, new_r)
+    def key(self, i: int, k: int, extension: Extension) -> Key:
+        """The order of candidates (least first): anchors, in look-ahead mode the
+        potential, mean similarity, identical lemmas, then node ids."""
+        anchors, new, new_r = extension
+        rscore, same = self.parts(i, k, new, new_r)
         if self.structure:
-            return (-anchors, -self._potential(i, k, new, new_r), -rscore, -same, i, k)
+            return (-anchors, -self.potential(i, k, new, new_r), -rscore, -same, i, k)
         return (-anchors, -rscore, -same, i, k)
 
-    def _parts(self, i: int, k: int, new: tuple, new_r: tuple) -> tuple[float, int]:
+    def parts(self, i: int, k: int, new: Pairs, new_r: Pairs) -> tuple[float, int]:
         """(mean similarity over the pairs added, rounded; identical lemmas among them)."""
         s, t = self.s, self.t
         total = self.rel_lin(i, k)
@@ -175,7 +221,7 @@ class _Search:
             same += s.con_lemma[a] == t.con_lemma[b]
         return round(total / (1 + len(new) + len(new_r)), 12), same
 
-    def _potential(self, i: int, k: int, new: tuple, new_r: tuple) -> int:
+    def potential(self, i: int, k: int, new: Pairs, new_r: Pairs) -> int:
         """VF2's look-ahead: how many further relation pairs the new pairs can anchor."""
         s, t = self.s, self.t
         potential = 0
@@ -187,9 +233,20 @@ class _Search:
             )
         return potential
 
+    def seed_score(self, i: int, k: int) -> SeedScore | None:
+        """The fields of :meth:`key` for seed (i, k) on the empty state (None: infeasible)."""
+        if self._empty is None:
+            self._empty = Maps.empty(self.s, self.t)
+        extension = self.extension(i, k, self._empty)
+        if extension is None:
+            return None
+        anchors, new, new_r = extension
+        rscore, same = self.parts(i, k, new, new_r)
+        return SeedScore(rscore, same, self.potential(i, k, new, new_r), anchors)
+
     def seeds(self) -> tuple[list[int], list[int]]:
-        """The feasible candidate relation pairs, best first, as :meth:`_key` orders them
-        on an empty state (see :class:`_SeedTable`): source and target relation indices.
+        """The feasible candidate relation pairs, best first, as :meth:`key` orders them
+        on an empty state (see :class:`SeedTable`): source and target relation indices.
 
         Scoring them is set-up, not search: it does not count against the
         restart budget (``work``).
@@ -200,13 +257,15 @@ class _Search:
             self.work = work
         return self._seeds
 
-    def exact_seeds(self) -> list[tuple]:
+    def exact_seeds(self) -> list[Key]:
         """Exact order-1 triple matches (score 1, all lemmas identical), found through an index,
         so clone mapping never scores all pairs."""
         if self._exact_seeds is None:
             s, t = self.s, self.t
 
-            def triple(side: _Side, i: int) -> tuple:
+            def triple(
+                side: Side, i: int
+            ) -> tuple[str | None, str, str | None, tuple[int, bool, bool, bool]]:
                 return (
                     side.con_lemma[side.subj[i]] if side.subj[i] >= 0 else None,
                     side.rel_lemma[i],
@@ -214,11 +273,11 @@ class _Search:
                     side.signature[i],
                 )
 
-            index: dict[tuple, list[int]] = {}
+            index: dict[tuple[str | None, str, str | None, tuple[int, bool, bool, bool]], list[int]] = {}
             for k in range(len(t.relations)):
                 if t.order[k] == 1:
                     index.setdefault(triple(t, k), []).append(k)
-            out = []
+            out: list[Key] = []
             for i in range(len(s.relations)):
                 if s.order[i] != 1:
                     continue
@@ -230,162 +289,198 @@ class _Search:
             self._exact_seeds = out
         return self._exact_seeds
 
-    def run(self, first: tuple | None) -> list[tuple[str, int, int]]:
-        """One greedy search, optionally forced to start from seed ``first``."""
-        s, t = self.s, self.t
-        cmap, cinv = [-1] * len(s.concepts), [-1] * len(t.concepts)
-        rmap, rinv = [-1] * len(s.relations), [-1] * len(t.relations)
-        order: list[tuple[str, int, int]] = []
-        heap: list[tuple] = []
-        exact = [] if self.structure else self.exact_seeds()
-        seed_lists: list[tuple[list[int], list[int]] | None] = [
-            ([key[-2] for key in exact], [key[-1] for key in exact]),
-            None,
-        ]
-        seed_pos = [0, 0]
+    def run(self, first: Pair | None) -> list[Step]:
+        """One greedy run, optionally forced to start from relation pair ``first``."""
+        return _Run(self).grow(first)
 
-        def push_pairs(pairs: tuple) -> None:
-            for mine, theirs in pairs:
-                for i in mine:
-                    if rmap[i] >= 0:
-                        continue
-                    for k in theirs:
-                        if rinv[k] >= 0:
-                            continue
-                        ok, anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
-                        if ok:
-                            heapq.heappush(heap, self._key(i, k, anchors, new, new_r))
 
-        mapped = [0]
+@dataclass(slots=True)
+class _Run:
+    """One greedy run: the state, the pairs taken in order, the candidate heap and the
+    cursors of the seed lists (exact matches first, then the scored seeds) and of the
+    fresh pairs taken in node order after them."""
 
-        def take(i: int, k: int, new: tuple, new_r: tuple) -> None:
-            relation_pairs = ((i, k), *new_r)
-            for a, b in relation_pairs:
-                mapped[0] += 1
-                rmap[a], rinv[b] = b, a
-                order.append((RELATION, a, b))
-            for a, b in new:
-                cmap[a], cinv[b] = b, a
-                order.append((CONCEPT, a, b))
-            for a, b in new:
-                push_pairs(((s.subj_of[a], t.subj_of[b]), (s.obj_of[a], t.obj_of[b])))
-            for a, b in relation_pairs:
-                if s.rsubj_of[a] or s.robj_of[a]:
-                    push_pairs(((s.rsubj_of[a], t.rsubj_of[b]), (s.robj_of[a], t.robj_of[b])))
+    search: Search
+    maps: Maps = field(init=False)
+    order: list[Step] = field(default_factory=list)
+    heap: list[Key] = field(default_factory=list)
+    relations: int = 0  # relation pairs mapped
+    seed_lists: list[tuple[list[int], list[int]] | None] = field(init=False)
+    seed_pos: list[int] = field(default_factory=lambda: [0, 0])
+    # Without a floor any two relations of one type may pair (the paper): after
+    # the candidate seeds, fresh pairs in node order, similarity aside.
+    by_type: dict[tuple[int, bool, bool, bool], list[int]] = field(default_factory=dict)
+    loose_source: int = 0
+    loose_target: dict[tuple[int, bool, bool, bool], int] = field(init=False)
 
-        def untouched(side: _Side, i: int, m: list[int], cm: list[int]) -> bool:
-            # Unmapped, and so are its arguments: a pair of two such relations is
-            # never met by the growth around mapped pairs, only as a seed.
-            if m[i] >= 0:
-                return False
-            args = cm if side.order[i] == 1 else m
-            return all(a < 0 or args[a] < 0 for a in (side.subj[i], side.obj[i]))
-
-        # Without a floor any two relations of one type may pair (the paper):
-        # after the candidate seeds, fresh pairs in node order, similarity aside.
-        by_type: dict[tuple, list[int]] = {}
-        if self.candidates is not None and self.floor <= 0.0:
+    def __post_init__(self) -> None:
+        search, s, t = self.search, self.search.s, self.search.t
+        self.maps = Maps.empty(s, t)
+        exact = [] if search.structure else search.exact_seeds()
+        self.seed_lists = [([key[-2] for key in exact], [key[-1] for key in exact]), None]
+        if search.candidates is not None and search.floor <= 0.0:
             for k in range(len(t.relations)):
-                by_type.setdefault(t.signature[k], []).append(k)
-        loose = [0, dict.fromkeys(by_type, 0)]
+                self.by_type.setdefault(t.signature[k], []).append(k)
+        self.loose_target = dict.fromkeys(self.by_type, 0)
 
-        def next_loose() -> tuple | None:
-            while loose[0] < len(s.relations):
-                i = loose[0]
-                if untouched(s, i, rmap, cmap):
-                    sig = s.signature[i]
-                    ks = by_type.get(sig, ())
-                    pos = loose[1].get(sig, 0)
-                    while pos < len(ks) and not untouched(t, ks[pos], rinv, cinv):
-                        pos += 1
-                    if sig in loose[1]:
-                        loose[1][sig] = pos
-                    if pos < len(ks):
-                        ok, _anchors, new, new_r = self._args(i, ks[pos], cmap, cinv, rmap, rinv)
-                        if ok:
-                            return (i, ks[pos], new, new_r)
-                loose[0] += 1
-            return None
-
-        s_order, s_subj, s_obj, t_subj, t_obj = s.order, s.subj, s.obj, t.subj, t.obj
-
-        def next_seed() -> tuple | None:
-            # The first seed still feasible. Seeds are compatible pairs (type and floor,
-            # which do not depend on the state), so for order 1 _args reduces to the
-            # argument checks below, inlined: the scan meets most seeds of a big graph.
-            for tier in (0, 1):
-                listed = seed_lists[tier]
-                if listed is None:
-                    listed = seed_lists[tier] = self.seeds()
-                rows, cols = listed
-                pos, end = seed_pos[tier], len(rows)
-                while pos < end:
-                    i, k = rows[pos], cols[pos]
-                    pos += 1
-                    if rmap[i] >= 0 or rinv[k] >= 0:
-                        continue
-                    if s_order[i] != 1:
-                        ok, _anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
-                        if ok:
-                            seed_pos[tier] = pos
-                            return (i, k, new, new_r)
-                        continue
-                    self.work += 1  # one feasibility check, as _args counts it
-                    a, b = s_subj[i], t_subj[k]
-                    fresh = []
-                    if a >= 0:
-                        there = cmap[a]
-                        if there >= 0:
-                            if there != b:
-                                continue
-                        elif cinv[b] >= 0:
-                            continue
-                        else:
-                            fresh.append((a, b))
-                    o = s_obj[i]
-                    if o >= 0 and o != a:
-                        b = t_obj[k]
-                        there = cmap[o]
-                        if there >= 0:
-                            if there != b:
-                                continue
-                        elif cinv[b] >= 0:
-                            continue
-                        else:
-                            fresh.append((o, b))
-                    seed_pos[tier] = pos
-                    return (i, k, tuple(fresh), ())
-                seed_pos[tier] = pos
-            return next_loose() if by_type else None
-
+    def grow(self, first: Pair | None) -> list[Step]:
+        search, maps, heap = self.search, self.maps, self.heap
+        rmap, rinv = maps.rmap, maps.rinv
         if first is not None:
-            ok, _, new, new_r = self._args(first[-2], first[-1], cmap, cinv, rmap, rinv)
-            if ok:
-                take(first[-2], first[-1], new, new_r)
-        limit = min(len(s.relations), len(t.relations))
-        while mapped[0] < limit:
+            extension = search.extension(first[0], first[1], maps)
+            if extension is not None:
+                self.take(first[0], first[1], extension)
+        limit = min(len(search.s.relations), len(search.t.relations))
+        while self.relations < limit:
             if heap:
                 key = heapq.heappop(heap)
                 i, k = key[-2], key[-1]
                 if rmap[i] >= 0 or rinv[k] >= 0:
                     continue
-                ok, anchors, new, new_r = self._args(i, k, cmap, cinv, rmap, rinv)
-                if not ok:
+                extension = search.extension(i, k, maps)
+                if extension is None:
                     continue
-                fresh = self._key(i, k, anchors, new, new_r)
+                fresh = search.key(i, k, extension)
                 if fresh != key:
                     heapq.heappush(heap, fresh)
                     continue
-                take(i, k, new, new_r)
+                self.take(i, k, extension)
                 continue
-            seed = next_seed()
+            seed = self.next_seed()
             if seed is None:
                 break
-            take(*seed)
-        return order
+            self.take(*seed)
+        return self.order
+
+    def push(self, neighbours: _Neighbours) -> None:
+        """Every feasible pair among ``neighbours`` (source relations x target relations)
+        onto the heap, by its key."""
+        search, maps, heap = self.search, self.maps, self.heap
+        rmap, rinv = maps.rmap, maps.rinv
+        for mine, theirs in neighbours:
+            for i in mine:
+                if rmap[i] >= 0:
+                    continue
+                for k in theirs:
+                    if rinv[k] >= 0:
+                        continue
+                    extension = search.extension(i, k, maps)
+                    if extension is not None:
+                        heapq.heappush(heap, search.key(i, k, extension))
+
+    def take(self, i: int, k: int, extension: Extension) -> None:
+        """Map (i, k) and what it adds, and push the candidates around the new pairs."""
+        s, t, maps, order = self.search.s, self.search.t, self.maps, self.order
+        _, new, new_r = extension
+        relation_pairs = ((i, k), *new_r)
+        self.relations += len(relation_pairs)
+        for a, b in relation_pairs:
+            maps.rmap[a], maps.rinv[b] = b, a
+            order.append((RELATION, a, b))
+        for a, b in new:
+            maps.cmap[a], maps.cinv[b] = b, a
+            order.append((CONCEPT, a, b))
+        for a, b in new:
+            self.push(((s.subj_of[a], t.subj_of[b]), (s.obj_of[a], t.obj_of[b])))
+        for a, b in relation_pairs:
+            if s.rsubj_of[a] or s.robj_of[a]:
+                self.push(((s.rsubj_of[a], t.rsubj_of[b]), (s.robj_of[a], t.robj_of[b])))
+
+    def next_seed(self) -> tuple[int, int, Extension] | None:
+        """The first seed still feasible, exact matches first, then fresh pairs."""
+        for tier in (0, 1):
+            listed = self.seed_lists[tier]
+            if listed is None:
+                listed = self.seed_lists[tier] = self.search.seeds()
+            seed = self._scan(tier, *listed)
+            if seed is not None:
+                return seed
+        return self.next_loose() if self.by_type else None
+
+    def _scan(self, tier: int, rows: list[int], cols: list[int]) -> tuple[int, int, Extension] | None:
+        # Seeds are compatible pairs (type and floor, which do not depend on the
+        # state), so for order 1 extension() reduces to the argument checks below,
+        # inlined: the scan meets most seeds of a big graph.
+        search, maps = self.search, self.maps
+        cmap, cinv, rmap, rinv = maps.cmap, maps.cinv, maps.rmap, maps.rinv
+        s_order, s_subj, s_obj, t_subj, t_obj = (
+            search.s.order,
+            search.s.subj,
+            search.s.obj,
+            search.t.subj,
+            search.t.obj,
+        )
+        pos, end = self.seed_pos[tier], len(rows)
+        while pos < end:
+            i, k = rows[pos], cols[pos]
+            pos += 1
+            if rmap[i] >= 0 or rinv[k] >= 0:
+                continue
+            if s_order[i] != 1:
+                extension = search.extension(i, k, maps)
+                if extension is not None:
+                    self.seed_pos[tier] = pos
+                    return i, k, extension
+                continue
+            search.work += 1  # one feasibility check, as extension() counts it
+            a, b = s_subj[i], t_subj[k]
+            fresh = []
+            if a >= 0:
+                there = cmap[a]
+                if there >= 0:
+                    if there != b:
+                        continue
+                elif cinv[b] >= 0:
+                    continue
+                else:
+                    fresh.append((a, b))
+            o = s_obj[i]
+            if o >= 0 and o != a:
+                b = t_obj[k]
+                there = cmap[o]
+                if there >= 0:
+                    if there != b:
+                        continue
+                elif cinv[b] >= 0:
+                    continue
+                else:
+                    fresh.append((o, b))
+            self.seed_pos[tier] = pos
+            return i, k, (0, tuple(fresh), ())
+        self.seed_pos[tier] = pos
+        return None
+
+    def untouched(self, side: Side, i: int, m: list[int], cm: list[int]) -> bool:
+        # Unmapped, and so are its arguments: a pair of two such relations is
+        # never met by the growth around mapped pairs, only as a seed.
+        if m[i] >= 0:
+            return False
+        args = cm if side.order[i] == 1 else m
+        return all(a < 0 or args[a] < 0 for a in (side.subj[i], side.obj[i]))
+
+    def next_loose(self) -> tuple[int, int, Extension] | None:
+        """The next fresh pair of two untouched relations of one type, in node order."""
+        search, maps = self.search, self.maps
+        s, t = search.s, search.t
+        while self.loose_source < len(s.relations):
+            i = self.loose_source
+            if self.untouched(s, i, maps.rmap, maps.cmap):
+                sig = s.signature[i]
+                ks = self.by_type.get(sig, [])
+                pos = self.loose_target.get(sig, 0)
+                while pos < len(ks) and not self.untouched(t, ks[pos], maps.rinv, maps.cinv):
+                    pos += 1
+                if sig in self.loose_target:
+                    self.loose_target[sig] = pos
+                if pos < len(ks):
+                    extension = search.extension(i, ks[pos], maps)
+                    if extension is not None:
+                        return i, ks[pos], extension
+            self.loose_source += 1
+        return None
 
 
-def _pairs_of(search: _Search) -> Iterator[tuple[int, int]]:
+def seed_pairs(search: Search) -> Iterator[Pair]:
     """``search``'s seeds as (i, k) pairs, best first, ordered only when first asked."""
     rows, cols = search.seeds()
     yield from zip(rows, cols)

@@ -6,9 +6,9 @@ can reach the profile's floor (or :data:`SEED_FLOOR`; :func:`_reach`), so
 each source label meets only identical labels and WordNet neighbours at or
 above it (:func:`_candidate_pairs`); under max-over-senses the similarity
 of every label pair is instead one matrix (:func:`_label_pairs` over a
-:class:`~mapping.matrices._LabelMatrix`), which gives the same pairs.
-:class:`_SeedTable` scores every seed once on the empty state, over arrays,
-in exactly the order of the search's own keys (:meth:`mapping.search._Search._key`).
+:class:`~mapping.matrices.LabelMatrix`), which gives the same pairs.
+:class:`SeedTable` scores every seed once on the empty state, over arrays,
+in exactly the order of the search's own keys (:meth:`mapping.search.Search.key`).
 """
 
 from __future__ import annotations
@@ -16,18 +16,39 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from dri.mapping.matrices import _LabelMatrix, _per_pair
-from dri.mapping.sides import _Side
+from dri.mapping.matrices import ConceptMatrix, LabelMatrix, per_pair
+from dri.mapping.sides import Side, Signature
 from dri.mapping.wordnet import relation_heads, wordnet
 
-if TYPE_CHECKING:
-    from dri.mapping.search import _Search
+__all__ = [
+    "FULL_SEEDS",
+    "SEED_FLOOR",
+    "Candidates",
+    "Key",
+    "Pair",
+    "Pairs",
+    "SeedScore",
+    "SeedScorer",
+    "SeedTable",
+    "relation_reach",
+    "round12",
+]
 
-__all__ = ["FULL_SEEDS", "SEED_FLOOR", "_Candidates", "_SeedTable", "_round12", "relation_reach"]
+#: A source and a target index (two relations or two concepts).
+Pair = tuple[int, int]
+Pairs = tuple[Pair, ...]
+#: A candidate's place in a search's order, least first (:meth:`mapping.search.Search.key`):
+#: (-anchors, -mean similarity, -identical lemmas, i, k), and in look-ahead mode
+#: (-anchors, -potential, -mean similarity, -identical lemmas, i, k).
+Key = tuple[int, float, int, int, int] | tuple[int, int, float, int, int, int]
+#: The candidates of one signature-and-label group: source relations x target relations.
+_Group = tuple[list[int], list[int]]
+#: Every feasible seed's rows, columns, rounded score, identical lemmas, potential and anchors.
+_Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: Without a relation floor, seeds still need this much relation similarity;
 #: weaker pairs are reached by growth or as fresh pairs after the seeds.
@@ -68,7 +89,7 @@ def relation_reach(label: str, floor: float) -> tuple[tuple[int, float], ...]:
 
 
 def _candidate_pairs(
-    s: _Side, t: _Side, rel_sim: Callable[[str, str], float], floor: float
+    s: Side, t: Side, rel_sim: Callable[[str, str], float], floor: float
 ) -> tuple[tuple[np.ndarray, np.ndarray], set[tuple[str, str]]]:
     """Relation pairs of one type whose labels are identical or WordNet neighbours
     with similarity >= ``floor``, found through an index of the target's labels
@@ -79,20 +100,20 @@ def _candidate_pairs(
     of their similarity; only pairs whose bound reaches ``floor`` are scored.
     """
     ic = wordnet()._icv["v"]  # read only
-    by_label_t: dict[tuple, list[int]] = {}
+    by_label_t: dict[tuple[Signature, str], list[int]] = {}
     for k in range(len(t.relations)):
         by_label_t.setdefault((t.signature[k], t.rel_lemma[k]), []).append(k)
-    by_label_s: dict[tuple, list[int]] = {}
+    by_label_s: dict[tuple[Signature, str], list[int]] = {}
     for i in range(len(s.relations)):
         by_label_s.setdefault((s.signature[i], s.rel_lemma[i]), []).append(i)
     # Target labels by the synsets they can reach the floor through, least IC first.
-    index: dict[tuple, list[tuple[float, str]]] = {}
+    index: dict[tuple[Signature, int], list[tuple[float, str]]] = {}
     for sig, label in by_label_t:
         for c, least in _reach(label, floor).items():
             index.setdefault((sig, c), []).append((least, label))
     for bucket in index.values():
         bucket.sort()
-    groups: list[tuple[list[int], list[int]]] = []
+    groups: list[_Group] = []
     allowed: set[tuple[str, str]] = set()
     for (sig, label), mine in by_label_s.items():
         bound: dict[str, float] = {}
@@ -118,7 +139,7 @@ def _candidate_pairs(
     return _cross(groups), allowed
 
 
-def _cross(groups: list[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+def _cross(groups: list[_Group]) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, k) of each group's ``mine`` x ``theirs``, as two index arrays."""
     if not groups:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -135,22 +156,22 @@ def _cross(groups: list[tuple[list[int], list[int]]]) -> tuple[np.ndarray, np.nd
     return mine[start_m[group] + within // width], theirs[start_t[group] + within % width]
 
 
-def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
+def _label_pairs(s: Side, t: Side, labels: LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """Relation pairs of one type whose labels' similarity (from the label matrix,
     identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds."""
     ok = labels.matrix() >= floor - 1e-12
     # Relations grouped by (signature, label): each allowed pair of groups gives a block of pairs.
-    groups_s: dict[tuple, list[int]] = {}
+    groups_s: dict[tuple[Signature, int], list[int]] = {}
     for i in range(len(s.relations)):
         groups_s.setdefault((s.signature[i], labels.id_s[i]), []).append(i)
-    groups_t: dict[tuple, list[int]] = {}
+    groups_t: dict[tuple[Signature, int], list[int]] = {}
     for k in range(len(t.relations)):
         groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
-    by_sig_t: dict[tuple, tuple[np.ndarray, list[list[int]]]] = {}
+    by_sig_t: dict[Signature, tuple[np.ndarray, list[list[int]]]] = {}
     for sig in dict.fromkeys(sig for sig, _ in groups_t):
         keys = [label for sg, label in groups_t if sg == sig]
         by_sig_t[sig] = (np.array(keys, dtype=np.int64), [groups_t[(sig, label)] for label in keys])
-    blocks: list[tuple[list[int], list[int]]] = []
+    blocks: list[_Group] = []
     for (sig, label), mine in groups_s.items():
         theirs = by_sig_t.get(sig)
         if theirs is not None:
@@ -159,17 +180,17 @@ def _label_pairs(s: _Side, t: _Side, labels: _LabelMatrix, floor: float) -> tupl
     return _cross(blocks)
 
 
-class _Candidates:
+class Candidates:
     """The relation pairs that may seed a search, computed on first use (a clone never
     needs them): from the label matrix when there is one, else :func:`_candidate_pairs`."""
 
     def __init__(
         self,
-        s: _Side,
-        t: _Side,
+        s: Side,
+        t: Side,
         rel_sim: Callable[[str, str], float],
         floor: float,
-        labels: _LabelMatrix | None = None,
+        labels: LabelMatrix | None = None,
     ):
         self.s, self.t, self.rel_sim, self.floor, self.labels = s, t, rel_sim, floor, labels
         self.pairs: tuple[np.ndarray, np.ndarray] | None = None
@@ -194,32 +215,59 @@ class _Candidates:
         return self._mappable
 
 
-class _SeedTable:
+class SeedScore(NamedTuple):
+    """The fields of a seed's :data:`Key` on the empty state (see :meth:`SeedScorer.seed_score`)."""
+
+    rscore: float  # mean similarity over the pairs it adds, rounded to 12 places
+    same: int  # identical lemmas among them
+    potential: int  # further relation pairs they can anchor (look-ahead)
+    anchors: int
+
+
+class SeedScorer(Protocol):
+    """What the seed table asks of a search (:class:`mapping.search.Search`)."""
+
+    s: Side
+    t: Side
+    floor: float
+    structure: bool
+    concepts: ConceptMatrix | None
+    labels: LabelMatrix | None
+
+    def rel_lin(self, i: int, k: int) -> float: ...
+
+    def con_lin(self, a: int, b: int) -> float: ...
+
+    def seed_score(self, i: int, k: int) -> SeedScore | None:
+        """The key's fields of relation pair (i, k) on the empty state (None: infeasible)."""
+
+
+class SeedTable:
     """Every seed scored once on the empty state, for both orderings of the search.
 
-    A seed's key (:meth:`_Search._key` on an empty state) is its mean
+    A seed's key (:meth:`mapping.search.Search.key` on an empty state) is its mean
     similarity over the relation pair and its argument pairs, the number of
     identical lemmas and, for the look-ahead ordering, its potential. For
     order-1 pairs these are computed over arrays of all candidate pairs at
     once, with each distinct label pair and concept pair scored once; order-2
-    pairs (which force pairs below them) go through :meth:`_Search._args`. The
-    same floating-point operations in the same order as :meth:`_Search._key`
+    pairs (which force pairs below them) go through :meth:`SeedScorer.seed_score`. The
+    same floating-point operations in the same order as :meth:`mapping.search.Search.key`
     give the same keys, so the order is the same as sorting the keys (tested).
     """
 
-    def __init__(self, candidates: _Candidates | None):
+    def __init__(self, candidates: Candidates | None):
         self.candidates = candidates
-        self._columns: tuple | None = None
+        self._columns: _Columns | None = None
         self._orders: dict[bool, tuple[list[int], list[int]]] = {}
 
-    def order(self, search: _Search) -> tuple[list[int], list[int]]:
+    def order(self, search: SeedScorer) -> tuple[list[int], list[int]]:
         """The feasible seed pairs, best first, for ``search``'s ordering."""
         hit = self._orders.get(search.structure)
         if hit is None:
             if self._columns is None:
                 self._columns = self._score(search)
             rows, cols, rscore, same, potential, anchors = self._columns
-            # _Search._key's fields; np.lexsort sorts by the last key first. The
+            # Search.key's fields; np.lexsort sorts by the last key first. The
             # integer fields after the score (identical lemmas, then i, then k) are
             # packed into one key when they fit in 62 bits, which sorts faster.
             bits = [max(1, int(x.max(initial=0)).bit_length()) for x in (same, rows, cols)]
@@ -235,7 +283,7 @@ class _SeedTable:
             self._orders[search.structure] = hit
         return hit
 
-    def _score(self, search: _Search) -> tuple[np.ndarray, ...]:
+    def _score(self, search: SeedScorer) -> _Columns:
         s, t = search.s, search.t
         if self.candidates is not None:
             rows, cols = self.candidates.get()
@@ -256,7 +304,7 @@ class _SeedTable:
         if search.labels is not None and search.labels.usable:
             rel = search.labels.values(rows, cols)
         else:
-            rel = _per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
+            rel = per_pair(lab_s * len(labels) + lab_t, rows, cols, search.rel_lin)
         same_label = lab_s == lab_t
         if search.floor > 0.0:
             # compatible(): identical labels, or similarity at the floor.
@@ -284,24 +332,21 @@ class _SeedTable:
             if search.concepts is not None:
                 lin[present] = search.concepts.values(a, b)
             else:
-                lin[present] = _per_pair(a * width + b, a, b, search.con_lin)
-            total = total + lin  # the same additions, in the same order, as _key
+                lin[present] = per_pair(a * width + b, a, b, search.con_lin)
+            total = total + lin  # the same additions, in the same order, as Search.key
             count += present
             same += present & (con_s[np.where(present, args_s, 0)] == con_t[np.where(present, args_t, 0)])
             potential[present] += np.minimum(sa.n_subj[a], ta.n_subj[b]) + np.minimum(
                 sa.n_obj[a], ta.n_obj[b]
             )
         score = total / count
-        rscore = _round12(score)
+        rscore = round12(score)
         # Order 2: parallel connectivity forces pairs below, which may conflict.
-        extra: list[tuple[int, int, float, int, int]] = []
-        empty_s, empty_t = [-1] * len(s.concepts), [-1] * len(t.concepts)
-        rempty_s, rempty_t = [-1] * len(s.relations), [-1] * len(t.relations)
+        extra: list[tuple[int, int, float, int, int, int]] = []
         for i, k in zip(rows[~first].tolist(), cols[~first].tolist()):
-            ok, anchors, new, new_r = search._args(i, k, empty_s, empty_t, rempty_s, rempty_t)
-            if ok:
-                parts = search._parts(i, k, new, new_r)
-                extra.append((i, k, *parts, search._potential(i, k, new, new_r), anchors))
+            seed = search.seed_score(i, k)
+            if seed is not None:
+                extra.append((i, k, *seed))
         anchors = np.zeros(len(r1), dtype=np.int64)
         if extra:
             ei, ek, es, esame, epot, eanch = (np.array(column) for column in zip(*extra))
@@ -313,8 +358,8 @@ class _SeedTable:
         return r1, c1, rscore, same, potential, anchors
 
 
-def _round12(values: np.ndarray) -> np.ndarray:
-    """Python's ``round(x, 12)`` of every value, as :meth:`_Search._key` takes it.
+def round12(values: np.ndarray) -> np.ndarray:
+    """Python's ``round(x, 12)`` of every value, as :meth:`mapping.search.Search.key` takes it.
 
     ``round`` rounds the exact binary value half to even and returns the double
     nearest to the decimal; ``rint(x * 1e12) / 1e12`` does the same (the division

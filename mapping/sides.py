@@ -1,11 +1,11 @@
-"""One graph of a mapping as index lists and arrays (:class:`_Side`).
+"""One graph of a mapping as index lists and arrays (:class:`Side`).
 
 The mapper works on integers, not node ids: relations and concepts are
 numbered in natural node-id order (``r:2`` before ``r:10``), each relation
 knows the index of its subject and object (a concept for an order-1
 relation, a relation for an order-2 one), and each node the relations it is
-an argument of. :meth:`_Side.arrays` gives the same as numpy arrays for
-scoring many pairs at once (:mod:`mapping.seeds`), :meth:`_Side.information`
+an argument of. :meth:`Side.arrays` gives the same as numpy arrays for
+scoring many pairs at once (:mod:`mapping.seeds`), :meth:`Side.information`
 the WordNet information of each word (:mod:`mapping.evaluation`).
 """
 
@@ -22,7 +22,10 @@ from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.valence import relation_valences
 from dri.mapping.wordnet import NON_WORDNET_RELATIONS, relation_heads, wordnet
 
-__all__ = ["_Arrays", "_Side"]
+__all__ = ["Side", "SideArrays", "Signature"]
+
+#: A relation's type: (order, has a subject, has an object, subject is object).
+Signature = tuple[int, bool, bool, bool]
 
 _NUMBER = re.compile(r"(\d+)")
 
@@ -35,8 +38,8 @@ def _natural(node: Any) -> tuple:
 
 
 @dataclass(frozen=True)
-class _Arrays:
-    """Arguments by relation and argument counts by node, as arrays (see :class:`_Side`)."""
+class SideArrays:
+    """Arguments by relation and argument counts by node, as arrays (see :class:`Side`)."""
 
     subj: np.ndarray
     obj: np.ndarray
@@ -48,7 +51,7 @@ class _Arrays:
 
 
 @dataclass
-class _Side:
+class Side:
     """One graph: relations and concepts by index, in natural node-id order.
 
     ``subj[i]``/``obj[i]`` index a concept for an order-1 relation and a
@@ -68,9 +71,9 @@ class _Side:
     obj_of: list[list[int]]
     rsubj_of: list[list[int]]  # relation -> order-2 relations having it as subject
     robj_of: list[list[int]]
-    signature: list[tuple]  # (order, has subject, has object, subject is object)
+    signature: list[Signature]
     reachable_concepts: int = 0
-    _arrays: _Arrays | None = None
+    _arrays: SideArrays | None = None
     _information: tuple[list[float], list[float]] | None = None
     _valence: list[int] | None = None
 
@@ -101,10 +104,10 @@ class _Side:
             self._information = (rels, cons)
         return self._information
 
-    def arrays(self) -> _Arrays:
+    def arrays(self) -> SideArrays:
         """The same graph as numpy arrays, for scoring many pairs at once."""
         if self._arrays is None:
-            self._arrays = _Arrays(
+            self._arrays = SideArrays(
                 subj=np.array(self.subj, dtype=np.int64),
                 obj=np.array(self.obj, dtype=np.int64),
                 order=np.array(self.order, dtype=np.int64),
@@ -116,7 +119,7 @@ class _Side:
         return self._arrays
 
     @classmethod
-    def of(cls, g: nx.DiGraph) -> _Side:
+    def of(cls, g: nx.DiGraph) -> Side:
         nodes = dict(g.nodes(data=True))  # node -> attributes, a plain dict (NodeView lookups are slow)
         rels, cons = [], []
         for n, data in nodes.items():

@@ -16,7 +16,7 @@ MIT licence, nothing is downloaded):
   size gives +1 or -1, anything weaker 0.
 
 :func:`relation_valences` gives the sign of every relation of a graph, by the
-index of :class:`mapping.sides._Side`; a profile's ``valence`` uses them in
+index of :class:`mapping.sides.Side`; a profile's ``valence`` uses them in
 the structural evaluation (:mod:`mapping.evaluation`).
 """
 

@@ -1,27 +1,24 @@
-"""The Neo4j store: the connection, documents, search and comparisons put
-together behind :class:`dri.store.Store`, with evaluations and housekeeping.
+"""The Neo4j store: the connection, documents, search, comparisons and
+evaluations put together behind :class:`dri.store.Store`, with housekeeping.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Sequence
-from typing import Any
 
-from dri.store.base import Store, evaluation_id, now
+from dri.store.base import Store
 from dri.store.neo4j_store.comparisons import Neo4jComparisons
+from dri.store.neo4j_store.evaluations import Neo4jEvaluations
 from dri.store.neo4j_store.schema import LABELS, RELATIONSHIP_TYPES, create_schema
 from dri.store.neo4j_store.search import Neo4jSearch
 from dri.store.neo4j_store.settings import Neo4jSettings
-from dri.store.records import EvaluationRecord, clean_meta
 
 __all__ = ["Neo4jStore"]
 
 log = logging.getLogger(__name__)
 
 
-class Neo4jStore(Neo4jSearch, Neo4jComparisons, Store):
+class Neo4jStore(Neo4jSearch, Neo4jComparisons, Neo4jEvaluations, Store):
     """The store in a Neo4j 5 database, over Bolt with the official driver."""
 
     backend = "neo4j"
@@ -35,36 +32,6 @@ class Neo4jStore(Neo4jSearch, Neo4jComparisons, Store):
             self._driver.close()
             raise
         log.debug("opened %s (database %s)", self.location, self.database)
-
-    # -- evaluations -----------------------------------------------------------------
-
-    def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
-        rows = clean_meta({"rows": list(rows)})["rows"]
-        ident = evaluation_id(kind, corpus, rows)
-
-        def work(tx: Any) -> None:
-            tx.run(
-                "MERGE (e:Evaluation {id: $id}) ON CREATE SET e.kind = $kind, e.corpus = $corpus, "
-                "e.created = $created, e.rows = $rows",
-                id=ident,
-                kind=kind,
-                corpus=corpus,
-                created=now(),
-                rows=json.dumps(rows, ensure_ascii=False),
-            ).consume()
-
-        self._write(work)
-        return ident
-
-    def evaluations(self, kind: str | None = None) -> list[EvaluationRecord]:
-        rows = self._read(
-            "MATCH (e:Evaluation) WHERE $kind IS NULL OR e.kind = $kind RETURN e ORDER BY e.created, e.id",
-            kind=kind,
-        )
-        return [
-            EvaluationRecord(e["id"], e["kind"], e["corpus"], e["created"], json.loads(e["rows"]))
-            for e in (r["e"] for r in rows)
-        ]
 
     # -- housekeeping ----------------------------------------------------------------
 

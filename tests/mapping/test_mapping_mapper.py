@@ -13,18 +13,12 @@ from hypothesis import strategies as st
 from dri.graphs import add_concept, add_triple, new_graph
 from dri.graphs.ros import OBJ, RELATION, SUBJ
 from dri.mapping import Mapping, map_graphs
-from dri.mapping.mapper import (
-    SEED_FLOOR,
-    _Candidates,
-    _ConceptMatrix,
-    _LabelMatrix,
-    _round12,
-    _Search,
-    _SeedTable,
-    _Side,
-)
+from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.profiles import get_profile
 from dri.mapping.random_graphs import random_ros_graph
+from dri.mapping.search import Maps, Search, SearchInputs
+from dri.mapping.seeds import SEED_FLOOR, Candidates, SeedTable, round12
+from dri.mapping.sides import Side
 from dri.mapping.wordnet import similarity_functions
 from dri.metrics import compare, score_mapping
 
@@ -311,49 +305,44 @@ def _varied_graph(rng: random.Random, nodes: int, name: str) -> nx.DiGraph:
 @pytest.mark.parametrize("seed, seeds_from", [(1, "label index"), (2, "label matrix"), (3, "every pair")])
 def test_seed_table_orders_seeds_exactly_as_sorting_their_keys(profile, seed, seeds_from):
     # The seed table scores all seeds at once over arrays; its order must be the
-    # one of sorting each seed's _key on an empty state, ties and rounding included,
+    # one of sorting each seed's key on an empty state, ties and rounding included,
     # whether candidates come from the label index, from the label matrix or are all pairs.
     rng = random.Random(seed)
-    s, t = _Side.of(_varied_graph(rng, 160, "a")), _Side.of(_varied_graph(rng, 140, "b"))
+    s, t = Side.of(_varied_graph(rng, 160, "a")), Side.of(_varied_graph(rng, 140, "b"))
     prof = get_profile(profile)
     sim, _ = similarity_functions("max")
-    labels = _LabelMatrix(s, t, "max", sim) if seeds_from == "label matrix" else None
-    candidates = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR), labels)
+    labels = LabelMatrix(s, t, "max", sim) if seeds_from == "label matrix" else None
+    candidates = Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR), labels)
     candidates = candidates if seeds_from != "every pair" else None
-    table = _SeedTable(candidates)
-    concepts = _ConceptMatrix(s, t, "max", sim)
+    table = SeedTable(candidates)
+    concepts = ConceptMatrix(s, t, "max", sim)
     if seeds_from == "label matrix":
         # The label matrix finds the same candidates as the index.
-        index = _Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR))
+        index = Candidates(s, t, lambda a, b: sim(a, b, "v"), max(prof.relation_floor, SEED_FLOOR))
         assert sorted(zip(*candidates.get())) == sorted(zip(*index.get()))
     for structure in (False, True):
-        search = _Search(
+        inputs = SearchInputs(
             s,
             t,
             sim,
             floor=prof.relation_floor,
-            structure=structure,
             candidates=candidates,
             table=table,
             concepts=concepts,
             labels=labels,
         )
+        search = Search(inputs, structure=structure)
         if candidates is not None:
             rows, cols = candidates.get()
             pairs = list(zip(rows.tolist(), cols.tolist()))
         else:
             pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
-        empty = (
-            [-1] * len(s.concepts),
-            [-1] * len(t.concepts),
-            [-1] * len(s.relations),
-            [-1] * len(t.relations),
-        )
+        empty = Maps.empty(s, t)
         keys = []
         for i, k in pairs:
-            ok, anchors, new, new_r = search._args(i, k, *empty)
-            if ok:
-                keys.append(search._key(i, k, anchors, new, new_r))
+            extension = search.extension(i, k, empty)
+            if extension is not None:
+                keys.append(search.key(i, k, extension))
         expected = [key[-2:] for key in sorted(keys)]
         assert list(zip(*search.seeds())) == expected
         assert len(expected) > 100 and any(s.order[i] == 2 for i, _ in expected)
@@ -366,4 +355,4 @@ def test_round12_is_pythons_round():
     values += [(1.0 + rng.random() + rng.random()) / 3 for _ in range(20000)]
     values += [(rng.randrange(10**12) + 0.5) / 1e12 for _ in range(20000)]  # halves after scaling
     values += [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 1 / 6]
-    assert _round12(np.array(values)).tolist() == [round(v, 12) for v in values]
+    assert round12(np.array(values)).tolist() == [round(v, 12) for v in values]

@@ -6,7 +6,7 @@ import pytest
 
 from dri.graphs import add_relation, add_triple, new_graph
 from dri.mapping.profiles import PROFILES
-from dri.mapping.sides import _Side
+from dri.mapping.sides import Side
 from dri.mapping.valence import relation_valences, word_valence
 from dri.metrics import compare
 
@@ -30,7 +30,7 @@ def test_matching_arcs_count_more_than_opposite_ones():
     query = _story("q", ("fox", "work", "field"), ("fox", "win", "prize"))
     same_arc = _story("s", ("boy", "work", "field"), ("boy", "win", "prize"))
     other_arc = _story("o", ("boy", "work", "field"), ("boy", "lose", "prize"))
-    assert _Side.of(query).valence().count(1) == 1
+    assert Side.of(query).valence().count(1) == 1
     arcs, plain = PROFILES["sme"], PROFILES["sme"].but(valence=0.0)
     assert arcs.valence > 0.0
 

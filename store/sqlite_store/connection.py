@@ -1,0 +1,119 @@
+"""The connection to the SQLite file: opening it (read-only in a folder
+this process cannot write to), its errors as one-line store errors, and
+write transactions that take the file's lock up front.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from dri.store.records import StoreError
+
+__all__ = ["SQLiteConnection"]
+
+
+class SQLiteConnection:
+    """One connection to one SQLite file, shared by the threads of this process."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 60.0, create: bool = True):
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        #: False when the file was opened read-only (its folder cannot be written to).
+        self.writable = True
+        if not create and str(path) != ":memory:" and not self.path.is_file():
+            raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
+        with self._opening():
+            if (
+                str(path) != ":memory:"
+                and self.path.parent.is_dir()
+                and not os.access(self.path.parent, os.W_OK)
+            ):
+                if create:  # every write would fail, one by one
+                    raise StoreError(self.location, "cannot write to its folder (read-only)")
+                # A read-only folder (or file system) can still be looked into.
+                self._db = _read_only_connection(self.path, timeout)
+                self.writable = False
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection shared by the threads of this process, serialised by _lock.
+            self._db = sqlite3.connect(
+                self.path, timeout=timeout, check_same_thread=False, isolation_level=None
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+
+    @contextmanager
+    def _opening(self) -> Iterator[None]:
+        """Errors while opening the file as one-line :class:`StoreError`s naming it."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise StoreError(self.location, f"cannot open the SQLite store: {err}") from None
+        except OSError as err:
+            raise StoreError(self.location, f"cannot open the SQLite store: {err.strerror or err}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; BEGIN IMMEDIATE takes the file's write lock
+        up front, so concurrent writers wait instead of failing mid-way."""
+        with self._lock:
+            db = self._open_db()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as err:
+                raise StoreError(self.location, str(err)) from None
+
+    def _query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            db = self._open_db()
+            try:
+                return db.execute(sql, params).fetchall()
+            except sqlite3.Error as err:
+                raise StoreError(self.location, str(err)) from None
+
+    def _open_db(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StoreError(self.location, "the store is closed")
+        return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
+    """``path`` opened for reading, in a folder this process cannot write to.
+    A WAL database needs its shared-memory file, which cannot be made there,
+    so the file is then read as immutable: nobody can change it meanwhile."""
+    db = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=False
+    )
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.Error:
+        db.close()
+    return sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro&immutable=1",
+        uri=True,
+        timeout=timeout,
+        check_same_thread=False,
+        isolation_level=None,
+    )

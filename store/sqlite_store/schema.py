@@ -1,0 +1,165 @@
+"""The schema: the tables and indexes (``docs/store.md`` lists them), its
+version, and the migration of stores made by older versions.
+"""
+
+from __future__ import annotations
+
+from dri.store.records import StoreError
+from dri.store.sqlite_store.connection import SQLiteConnection
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "create_schema"]
+
+SCHEMA_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS corpora (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    title TEXT NOT NULL,
+    concepts INTEGER NOT NULL,
+    relations INTEGER NOT NULL,
+    meta TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_name ON documents (name);
+CREATE INDEX IF NOT EXISTS documents_path ON documents (path);
+CREATE TABLE IF NOT EXISTS members (
+    corpus TEXT NOT NULL REFERENCES corpora (name),
+    name TEXT NOT NULL,
+    doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+    path TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    PRIMARY KEY (corpus, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS members_doc ON members (doc_id);
+CREATE INDEX IF NOT EXISTS members_name ON members (name);
+CREATE INDEX IF NOT EXISTS members_path ON members (path);
+CREATE TABLE IF NOT EXISTS graphs (
+    graph_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+    extractor_version TEXT NOT NULL,
+    data TEXT NOT NULL,
+    stored TEXT NOT NULL,
+    features TEXT
+);
+CREATE INDEX IF NOT EXISTS graphs_doc ON graphs (doc_id);
+CREATE TABLE IF NOT EXISTS comparisons (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    analogy_similarity REAL NOT NULL,
+    jaccard REAL NOT NULL,
+    semantic REAL NOT NULL,
+    conceptual REAL NOT NULL,
+    relational REAL NOT NULL,
+    scores TEXT NOT NULL,
+    params TEXT NOT NULL,
+    created TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, run_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS comparisons_target ON comparisons (target_id);
+CREATE INDEX IF NOT EXISTS comparisons_run ON comparisons (run_id);
+CREATE TABLE IF NOT EXISTS pairs (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    source_lemma TEXT NOT NULL,
+    target_lemma TEXT NOT NULL,
+    lin REAL NOT NULL,
+    generic TEXT,
+    PRIMARY KEY (source_id, target_id, run_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS pairs_generic ON pairs (generic);
+CREATE TABLE IF NOT EXISTS inferences (
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    source_relation TEXT NOT NULL,
+    lemma TEXT NOT NULL,
+    relation_order INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    source_text TEXT NOT NULL,
+    support REAL NOT NULL,
+    extrapolation REAL NOT NULL,
+    arguments TEXT NOT NULL,
+    PRIMARY KEY (source_id, target_id, run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS evaluations (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    corpus TEXT NOT NULL,
+    created TEXT NOT NULL,
+    rows TEXT NOT NULL
+);
+"""
+
+_MIGRATE_1_TO_2 = (
+    """CREATE TABLE members_v2 (
+        corpus TEXT NOT NULL REFERENCES corpora (name),
+        name TEXT NOT NULL,
+        doc_id TEXT NOT NULL REFERENCES documents (doc_id),
+        path TEXT NOT NULL,
+        meta TEXT NOT NULL,
+        PRIMARY KEY (corpus, name)
+    ) WITHOUT ROWID""",
+    """INSERT OR IGNORE INTO members_v2 (corpus, name, doc_id, path, meta)
+        SELECT m.corpus, COALESCE(json_extract(m.meta, '$.name'), d.name), m.doc_id,
+               COALESCE(json_extract(m.meta, '$.path'), d.path), m.meta
+        FROM members m JOIN documents d USING (doc_id)""",
+    "DROP TABLE members",
+    "ALTER TABLE members_v2 RENAME TO members",
+    "UPDATE store_info SET value = '2' WHERE key = 'schema_version'",
+)
+
+
+def create_schema(conn: SQLiteConnection) -> None:
+    """The tables and indexes, after migrating a store of an older version."""
+    with conn._lock:
+        _migrate(conn)
+        db = conn._open_db()
+        db.executescript(SCHEMA)
+        columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
+        if "features" not in columns:  # a store made before content vectors: filled on first search
+            db.execute("ALTER TABLE graphs ADD COLUMN features TEXT")
+        row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            db.execute(
+                "INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise StoreError(conn.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+
+
+def _migrate(conn: SQLiteConnection) -> None:
+    """Version 1 kept one membership per corpus and content, named by the
+    document; version 2 keys memberships by (corpus, name), each with its
+    own path. The names come from the membership's meta (the flows put
+    them there), else from the document."""
+    db = conn._open_db()
+    has_info = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_info'"
+    ).fetchone()
+    row = has_info and db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+    if not row or row[0] != "1":
+        return
+    db.execute("BEGIN IMMEDIATE")  # another process may be migrating too
+    try:
+        version = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+        if version[0] == "1":
+            for statement in _MIGRATE_1_TO_2:
+                db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

@@ -105,6 +105,13 @@ def runner_config(
 def make_task_runner(config: RunnerConfig | None = None):
     """The Prefect task runner for ``config`` (default: :func:`runner_config`)."""
     config = config or runner_config()
+    # A worker killed mid-task (or a Dask cluster's process stopped by a
+    # signal) leaves a semaphore that multiprocessing's resource tracker cleans
+    # up, with a warning that tells the user nothing; the tracker takes its
+    # warning filters from sys.warnoptions (as -W options). Added when a run
+    # makes its runner, never on import.
+    if config.kind != "threads" and _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     if config.kind == "dask":
         # Imported when the runner is made: the CLI imports this module before
         # Prefect, which reads its settings when first imported.
@@ -119,11 +126,6 @@ def make_task_runner(config: RunnerConfig | None = None):
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
-    # A worker killed mid-task leaves a semaphore that multiprocessing's resource
-    # tracker cleans up, with a warning that tells the user nothing; the tracker
-    # takes its warning filters from sys.warnoptions (as -W options).
-    if _QUIET_TRACKER not in sys.warnoptions:
-        sys.warnoptions.append(_QUIET_TRACKER)
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
 
 

@@ -25,7 +25,8 @@ Sets and sampling (deterministic, so runs compare):
 * ``wmt23-mt``: the MT outputs, a random sample of ``--mt-sample`` rows
   (seed 11) of the 3,770.
 
-``--no-adjectives`` turns adjective concepts off (``extract.rules.ADJECTIVE_CONCEPTS``).
+(The ``--no-adjectives`` variant, adjective concepts off, was retired with the
+library's switch; its figures stay in ``docs/extraction.md``.)
 ``--json FILE`` saves the figures; ``--before FILE`` prints a previous run's
 figures beside this one's (the before/after table of ``docs/extraction.md``).
 
@@ -43,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text, load_nlp, rules
+from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text, load_nlp
 from dri.extract.reader import decode_text
 from dri.graphs import higher_order_relations, relation_nodes, triples, unary_relations
 from dri.settings import clough_stevenson_dir
@@ -198,12 +199,7 @@ def main() -> int:
     parser.add_argument("--mt-sample", type=int, default=1000, help="WMT23 MT outputs sampled")
     parser.add_argument("--json", type=Path, help="save the figures here")
     parser.add_argument("--before", type=Path, help="figures of an earlier run to compare with")
-    parser.add_argument(
-        "--no-adjectives", action="store_true", help="turn extract.rules.ADJECTIVE_CONCEPTS off for this run"
-    )
     args = parser.parse_args()
-    if args.no_adjectives:
-        rules.ADJECTIVE_CONCEPTS = False
 
     sets = load_sets(args.mt_sample)
     names = args.sets.split(",") if args.sets else list(sets)
@@ -211,7 +207,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {unknown}; known: {', '.join(sets)}")
     nlp = load_nlp()
-    version = EXTRACTOR_VERSION + (" without adjective concepts" if args.no_adjectives else "")
+    version = EXTRACTOR_VERSION
     result = {"version": version, "sets": []}
     for name in names:
         cov = measure(name, sets[name](), nlp)

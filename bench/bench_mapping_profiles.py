@@ -15,16 +15,13 @@ cache (``data/cache/validity/``, parsed once per extractor) and, with
 Stevenson always whole). Each distinct pair is mapped under every profile in
 one pass of a ``--workers`` pool. Variants are given as
 ``NAME:field=value,field=value`` (e.g. ``sme:relation_floor=0.3`` or
-``sme:gated_trickle=true``). ``--normalisations`` adds, per profile, the
+``sme:connectivity=0``). ``--normalisations`` adds, per profile, the
 same figures for other ways of dividing the mapping's structural evaluation
 by the two graphs' (:data:`NORMALISATIONS`); ``--query`` adds a row with the
-normalisation each task asks for (:func:`dri.metrics.scores.score_mapping`'s
-``query``: the query's share for the choice and ranking sets, whose first
-text is the query, the weighted Jaccard for the others). Each set's pairs
-are mapped with the document frequencies of that set's texts
-(:class:`dri.mapping.corpus.CorpusStatistics`), which profiles with
-``corpus_information`` weigh the evidence by. Parameters are chosen once for
-all sets.
+normalisation each task asks for (``bench_validity.query_share``: the
+query's share for the choice and ranking sets, whose first text is the
+query, the weighted Jaccard for the others). Parameters are
+chosen once for all sets.
 
     .venv/bin/python bench/bench_mapping_profiles.py paper sme "sme:loose_concepts=0" [--limit 300]
 """
@@ -47,7 +44,6 @@ from scipy import stats
 from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
-from dri.mapping.corpus import CorpusStatistics
 from dri.mapping.profiles import Profile
 from dri.mapping.wordnet import wordnet
 from dri.metrics import compare
@@ -58,14 +54,13 @@ CLOUGH = "clough-stevenson"
 # -- worker side: set before the pool forks ---------------------------------------
 _GRAPHS: dict[str, object] = {}
 _PROFILES: list[Profile] = []
-_CORPUS: dict[str, CorpusStatistics] = {}
 
 
 def _map(job: tuple[str, str, str]) -> tuple[tuple[str, str, str], list[float], list[float], list[tuple]]:
     scores, seconds, evaluations = [], [], []
     for profile in _PROFILES:
         started = time.process_time()
-        comparison = compare(_GRAPHS[job[1]], _GRAPHS[job[2]], profile=profile, corpus=_CORPUS[job[0]])
+        comparison = compare(_GRAPHS[job[1]], _GRAPHS[job[2]], profile=profile)
         seconds.append(time.process_time() - started)
         scores.append(comparison.scores.analogy_similarity)
         m = comparison.mapping
@@ -154,10 +149,6 @@ def main(argv: list[str] | None = None) -> int:
     graphs, _ = graphs_for(texts, lambda msg: print(msg, file=sys.stderr, flush=True))
     _GRAPHS.update(graphs)
     _PROFILES.extend(profiles)
-    for name, data in sets.items():
-        distinct = dict.fromkeys(key(t) for pair in set_pairs(data) for t in pair)
-        _CORPUS[name] = CorpusStatistics.of_graphs(graphs[k] for k in distinct)
-    # Per set: a pair's evidence may be weighed by its own set's document frequencies.
     jobs = list(
         dict.fromkeys((name, key(a), key(b)) for name, data in sets.items() for a, b in set_pairs(data))
     )

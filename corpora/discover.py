@@ -3,7 +3,9 @@
 A corpus run (:mod:`dri.flows.corpus`) and an evaluation both start here:
 
 * :func:`discover` lists the documents under a folder
-  (:func:`dri.corpora.text.is_document`), refusing symbolic links that leave it;
+  (:func:`dri.corpora.text.is_document`), refusing symbolic links that leave it,
+  warning of sub-folders it cannot read, and refusing a folder without
+  documents (:class:`EmptyCorpus`);
 * :func:`corpus_format` tells which description of its pairs a folder
   carries, looked for in the order of :data:`FORMATS`;
 * :func:`corpus_manifest` reads those pairs with the format's loader
@@ -13,6 +15,8 @@ A corpus run (:mod:`dri.flows.corpus`) and an evaluation both start here:
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -20,10 +24,23 @@ from typing import Protocol
 from dri.corpora.analogy import load_analogy
 from dri.corpora.manifest import ManifestPair, read_manifest
 from dri.corpora.plagiarism import load_plagiarism
-from dri.corpora.text import CorpusError, is_document
+from dri.corpora.text import CONTROL_FILES, DOCUMENT_SUFFIXES, CorpusError, is_document
 from dri.corpora.translation import load_translation
 
-__all__ = ["FORMATS", "corpus_format", "corpus_manifest", "discover", "discover_documents", "has_manifest"]
+__all__ = [
+    "FORMATS",
+    "EmptyCorpus",
+    "corpus_format",
+    "corpus_manifest",
+    "discover",
+    "discover_documents",
+    "has_manifest",
+]
+
+log = logging.getLogger(__name__)
+
+#: The warning kind of a sub-folder that cannot be read (:mod:`dri.quiet_logs` folds repeats).
+_UNREADABLE_KIND = "folders cannot be read, their files left out"
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:
@@ -32,7 +49,51 @@ def discover_documents(corpus_dir: str | Path) -> list[str]:
     return discover(corpus_dir)[0]
 
 
-def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+class EmptyCorpus(CorpusError):
+    """A corpus folder without a document; the message names the folder,
+    the extensions looked for and what else it holds."""
+
+
+def _others(names: list[str]) -> str:
+    shown_names = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"; it holds {len(names)} other file(s) ({shown_names})" if names else ""
+
+
+def _empty(root: Path, others: list[str], unreadable: list[str]) -> EmptyCorpus:
+    looked_for = ", ".join(DOCUMENT_SUFFIXES[:-1]) + " or " + DOCUMENT_SUFFIXES[-1]
+    reason = f"no documents: no {looked_for} files in it or its sub-folders{_others(sorted(others))}"
+    if unreadable:
+        reason += f"; {len(unreadable)} folder(s) could not be read ({unreadable[0]}, ...)"
+    return EmptyCorpus(root, reason)
+
+
+def _walk(root: Path) -> tuple[list[Path], list[str], list[str]]:
+    """``(candidate files, other file names, unreadable folders)`` under ``root``,
+    hidden files and folders left out, links to folders not followed."""
+    unreadable: list[str] = []
+
+    def cannot_list(err: OSError) -> None:
+        if Path(err.filename or root) == root:
+            raise CorpusError(root, f"cannot read the folder: {err.strerror or err}")
+        unreadable.append(
+            f"{err.filename}: cannot read the folder ({err.strerror or err}); its files are left out"
+        )
+
+    files, others = [], []
+    for folder, dirnames, filenames in os.walk(root, onerror=cannot_list):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            path = Path(folder, name)
+            if is_document(path):
+                files.append(path)
+            elif not name.startswith(".") and name.lower() not in CONTROL_FILES:
+                others.append(path.relative_to(root).as_posix())
+    return files, others, unreadable
+
+
+def discover(
+    corpus_dir: str | Path, *, allow_outside_links: bool = False, warn: bool = True
+) -> tuple[list[str], list[str]]:
     """``(paths, problems)``: the documents under ``corpus_dir``, sorted, and
     one line per file refused.
 
@@ -44,17 +105,23 @@ def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tu
     run. A symbolic link to a file outside the corpus folder (``/etc/passwd``,
     say) is refused unless ``allow_outside_links``; a link inside the folder
     is a document under the link's own name.
+
+    A sub-folder that cannot be read is left out with a warning (``warn``;
+    many fold into one line on the console, :mod:`dri.quiet_logs`). A folder
+    without documents (empty, or only ``.md`` files, say) raises
+    :class:`EmptyCorpus`; one that cannot be read, :class:`CorpusError`.
     """
     root = Path(corpus_dir).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"{corpus_dir}: not a folder")
+    files, others, unreadable = _walk(root)
+    if warn:
+        for line in unreadable:
+            log.warning(
+                "%s", line, extra={"warning_kind": _UNREADABLE_KIND, "warning_item": line.split(": ")[0]}
+            )
     found, problems = [], []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if not ((path.is_file() or path.is_symlink()) and is_document(path)):
-            continue
+    for path in files:
         if path.is_symlink() and not allow_outside_links:
             try:
                 target = path.resolve()
@@ -67,6 +134,8 @@ def discover(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> tu
                 )
                 continue
         found.append(str(path))
+    if not found and not problems:
+        raise _empty(root, others, unreadable)
     return sorted(found), sorted(problems)
 
 

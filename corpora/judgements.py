@@ -62,6 +62,9 @@ DOCUMENT_SUFFIXES = (".txt", ".pdf")
 #: The columns a judgements file needs; a ranking file needs ``query`` too.
 JUDGEMENT_COLUMNS = ("a", "b", "score")
 RANKING_COLUMNS = (*JUDGEMENT_COLUMNS, "query")
+#: The largest score magnitude taken: squares and sums of larger ones overflow
+#: the statistics (Pearson's r, DCG) and the plots' tick arithmetic.
+MAX_SCORE = 1e100
 
 
 @dataclass
@@ -133,6 +136,8 @@ def _side(value: str, base: Path) -> str | Path:
         path = path if path.is_absolute() else base / path
         if path.is_file():
             return path.resolve()
+        if path.exists() or path.is_symlink():
+            raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
     if not text:
         raise ValueError("empty text")
@@ -163,6 +168,8 @@ def _number(text: str, name: str = "score") -> float:
         raise ValueError(f"{name} {text!r} is not a number") from None
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{name} {text!r} is not a finite number")
+    if abs(value) > MAX_SCORE:
+        raise ValueError(f"{name} {text!r} is out of range (at most {MAX_SCORE:g} either way)")
     return value
 
 

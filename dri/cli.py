@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import io
 import logging
 import os
 import sys
@@ -40,6 +41,7 @@ import traceback
 from pathlib import Path
 
 from dri.errors import Interrupted, ProjectError, error_line, one_line
+from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
@@ -70,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status (see the module docstring)."""
     quiet: QuietLogs | None = None
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not UTF-8 (lone surrogates) is shown as "\udcff", not a crash.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
         _configure_logging(args)
@@ -82,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         return status
     except KeyboardInterrupt as err:
-        print(
+        echo(
             "error: interrupted; what was stored is kept, run the same command again to finish",
             file=sys.stderr,
         )
@@ -93,18 +99,18 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except ProjectError as err:
-        print(error_line(err), file=sys.stderr)
+        echo(error_line(err), file=sys.stderr)
         return 1
     except OSError as err:
         # The machine's fault, not dri's: a full disk, a read-only or missing folder.
         where = f"{err.filename}: " if err.filename else ""
-        print(f"error: {where}{err.strerror or one_line(err)}", file=sys.stderr)
+        echo(f"error: {where}{err.strerror or one_line(err)}", file=sys.stderr)
         return 1
     except Exception:
         text = _redacted(traceback.format_exc())
         log = _write_bug_log(text)
-        print(text, end="", file=sys.stderr)
-        print(f"dri: this is a bug in dri, please report it; the traceback is in {log}", file=sys.stderr)
+        echo(text, end="", file=sys.stderr)
+        echo(f"dri: this is a bug in dri, please report it; the traceback is in {log}", file=sys.stderr)
         return BUG_STATUS
     finally:
         if quiet is not None:
@@ -120,6 +126,9 @@ def _configure_logging(args: argparse.Namespace) -> None:
     # this handler too; Prefect has its own console handler for what it shows.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
+        # A file name in a message must not drive the terminal.
+        if type(handler.formatter) is logging.Formatter:
+            handler.setFormatter(PrintableFormatter(handler.formatter._fmt, handler.formatter.datefmt))
     if not args.verbose:
         # The driver logs every retry (on two lines) and every lost connection;
         # the store's own error says it once.

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.errors import Failure
+from dri.literal import PrintableFormatter
 from dri.settings import data_dir
 
 __all__ = [
@@ -223,7 +224,8 @@ class QuietLogs:
         self.console = logging.StreamHandler(sys.stderr)
         # On a terminal a warning first erases a progress line that rewrites itself.
         erase = "\r\x1b[2K" if sys.stderr.isatty() else ""
-        self.console.setFormatter(logging.Formatter(erase + CONSOLE_FORMAT))
+        # A file name in a message is shown with its control characters escaped (dri.literal).
+        self.console.setFormatter(PrintableFormatter(erase + CONSOLE_FORMAT))
         self.held = _HoldRepeats()
         if not verbose:
             self.console.addFilter(self.held)

@@ -28,22 +28,12 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from dri.morphy import SUBSTITUTIONS
 from dri.settings import nltk_data_dir
 
 __all__ = ["is_person_noun", "is_wordnet_lemma", "verb_lemma"]
 
 _FILES = {"n": "noun", "v": "verb", "a": "adj"}
-# WordNet's detachment rules for verbs (morphy), tried in order.
-_VERB_SUFFIXES = (
-    ("s", ""),
-    ("ies", "y"),
-    ("es", "e"),
-    ("es", ""),
-    ("ed", "e"),
-    ("ed", ""),
-    ("ing", "e"),
-    ("ing", ""),
-)
 
 
 def _wordnet_dir() -> Path:
@@ -82,7 +72,7 @@ def _morphy(word: str) -> str | None:
         return _verb_exceptions()[word]
     if is_wordnet_lemma(word, "v"):
         return word
-    for suffix, ending in _VERB_SUFFIXES:
+    for suffix, ending in SUBSTITUTIONS["v"]:
         if word.endswith(suffix):
             stem = word[: len(word) - len(suffix)] + ending
             if is_wordnet_lemma(stem, "v"):

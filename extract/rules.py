@@ -115,7 +115,6 @@ if TYPE_CHECKING:
 from dri.extract.lexicon import is_person_noun, is_wordnet_lemma, verb_lemma
 
 __all__ = [
-    "ADJECTIVE_CONCEPTS",
     "ENTITY_WORDNET",
     "Antecedent",
     "Link",
@@ -149,11 +148,6 @@ _NARRATORS = {
     **dict.fromkeys(("we", "us", "our", "ours", "ourselves"), ("we", "Plur")),
     **dict.fromkeys(("you", "your", "yours", "yourself", "yourselves"), ("you", None)),
 }
-
-#: Whether adjective complements become ``pos="a"`` concepts ("the wall was weak");
-#: the similarity compares them by WordNet cluster and attribute. Measured in
-#: docs/extraction.md and docs/validity.md (extractor 1.4).
-ADJECTIVE_CONCEPTS = True
 
 #: Indefinite pronouns that still name a participant: (lemma, entity, WordNet stand-in).
 _INDEFINITE = {
@@ -670,19 +664,33 @@ def _links(doc: Doc, predicates: set[int]) -> list[Link]:
     return links
 
 
-def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceTriples:
-    """The triples of one parsed sentence.
+@dataclass(frozen=True)
+class _Predicate:
+    """A verb of the sentence (``token``, its clause), the verb its chain ends in, the
+    relation label, and its subjects as parsed and as expanded (with an imperative's
+    addressee)."""
 
-    ``previous`` holds the noun mentions of the sentence before, the only
-    ones a pronoun may reach back to; pass the returned ``nouns`` on to the
-    next sentence.
-    """
-    resolver = _Resolver(doc, previous)
-    triples: list[Triple] = []
+    token: Token
+    verb: Token
+    label: str
+    subject_tokens: list[Token]
+    subjects: list[Token | Mention]
+
+
+class _Sentence:
+    """The triples of one sentence as they are found, and the predicates that made some."""
+
+    def __init__(self, doc: Doc, previous: Sequence[Antecedent]) -> None:
+        self.doc = doc
+        self.resolver = _Resolver(doc, previous)
+        self.triples: list[Triple] = []
+        self.predicates: set[int] = set()
 
     def emit(
-        subject: Token | Mention, relation: str, obj: Token | None, clause: int, adjective: bool = False
+        self, subject: Token | Mention, relation: str, obj: Token | None, clause: int, adjective: bool = False
     ) -> bool:
+        """Add the triple (subject, relation, obj) when its mentions resolve; whether it did."""
+        resolver = self.resolver
         s = subject if isinstance(subject, Mention) else resolver.mention(subject)
         if s is None or not relation:
             return False
@@ -696,15 +704,13 @@ def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceT
                 o = resolver.mention(obj, exclude=s.lemma)  # principle B
             if o is None:
                 return False
-        triples.append(Triple(s, relation, o, clause))
+        self.triples.append(Triple(s, relation, o, clause))
         return True
 
-    predicates: set[int] = set()
-    for token in doc:
-        if token.pos_ not in _PREDICATES or token.dep_ in ("aux", "auxpass"):
-            continue
+    def predicate(self, token: Token) -> None:
+        """The triples of one verb (or auxiliary acting as one) and its arguments."""
         subject_tokens, passive = _subjects(token)
-        before = len(triples)
+        before = len(self.triples)
         clause = token.i
         subjects: list[Token | Mention] = list(_expand(subject_tokens))
         if not subjects and _imperative(token):
@@ -712,73 +718,111 @@ def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceT
             subjects = [_ADDRESSEE]
         if not subjects:
             if any(c.dep_ == "expl" for c in token.children):
-                # Existential "there is a cat (in the garden)": (cat, be_in, garden), else (cat, exist).
-                for thing in _expand(c for c in token.children if c.dep_ == "attr" and c.pos_ in _NOUNS):
-                    places = _prepositional(token) + _prepositional(thing)
-                    placed = False
-                    for prep, obj in places:
-                        placed = emit(thing, f"be_{prep}", obj, clause) or placed
-                    if not placed:
-                        emit(thing, "exist", None, clause)
-                if len(triples) > before:
-                    predicates.add(clause)
-            continue
+                self.existential(token, clause)
+                if len(self.triples) > before:
+                    self.predicates.add(clause)
+            return
         verb, label = _chain(token)
+        predicate = _Predicate(token, verb, label, subject_tokens, subjects)
         if passive:
-            agents = _expand(
-                g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
-            )
-            patients = _expand(subject_tokens)  # a passive has its own subjects, never "you"
-            for agent in agents:
-                for patient in patients:
-                    emit(agent, label, patient, clause)
-            if not agents:
-                # "which are called base classes": the predicate noun is the object.
-                for obj in _expand(c for c in verb.children if c.dep_ == "oprd"):
-                    for subject in subjects:
-                        emit(subject, label, obj, clause)
+            self.passive(predicate)
         else:
-            copula = verb is token and label == "be"
-            objects = _expand(c for c in verb.children if c.dep_ in ("dobj", "attr"))
-            if not objects and _gapped_object(token, subject_tokens):
-                # "the model (that) the researchers proposed": the modified noun is the object.
-                objects = [token.head]
-            for obj in objects:
-                # "X is a Y" is class membership.
-                relation = "isa" if copula and obj.dep_ == "attr" and obj.pos_ in _NOUNS else label
-                for subject in subjects:
-                    emit(subject, relation, obj, clause)
-            adjectives = ADJECTIVE_CONCEPTS and verb.children
-            for adj in _expand(c for c in adjectives or () if c.dep_ == "acomp" and c.pos_ == "ADJ"):
-                for subject in subjects:
-                    emit(subject, label, adj, clause, adjective=True)
+            self.active(predicate)
         if not (passive and any(c.dep_ == "agent" for c in verb.children)):
             for prep, obj in _prepositional(verb):
                 for subject in subjects:
-                    emit(subject, f"{label}_{prep}", obj, clause)
-        if len(triples) == before and label not in _LIGHT:
+                    self.emit(subject, f"{label}_{prep}", obj, clause)
+        if len(self.triples) == before and label not in _LIGHT:
             # An intransitive (or unresolved-object) predicate: a one-argument relation.
             for subject in subjects:
-                emit(subject, label, None, clause)
-        if len(triples) > before:
-            predicates.add(clause)
-    root_token = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if not predicates and root_token is not None and root_token.pos_ in _NOUNS:
-        # A verbless caption or headline places its head noun: "Red bus on the side
-        # of the street" reads as "a red bus is on the side", like existential "there is".
+                self.emit(subject, label, None, clause)
+        if len(self.triples) > before:
+            self.predicates.add(clause)
+
+    def existential(self, token: Token, clause: int) -> None:
+        # Existential "there is a cat (in the garden)": (cat, be_in, garden), else (cat, exist).
+        for thing in _expand(c for c in token.children if c.dep_ == "attr" and c.pos_ in _NOUNS):
+            places = _prepositional(token) + _prepositional(thing)
+            placed = False
+            for prep, obj in places:
+                placed = self.emit(thing, f"be_{prep}", obj, clause) or placed
+            if not placed:
+                self.emit(thing, "exist", None, clause)
+
+    def passive(self, predicate: _Predicate) -> None:
+        verb, label, subjects, clause = predicate.verb, predicate.label, predicate.subjects, predicate.token.i
+        agents = _expand(
+            g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
+        )
+        patients = _expand(predicate.subject_tokens)  # a passive has its own subjects, never "you"
+        for agent in agents:
+            for patient in patients:
+                self.emit(agent, label, patient, clause)
+        if not agents:
+            # "which are called base classes": the predicate noun is the object.
+            for obj in _expand(c for c in verb.children if c.dep_ == "oprd"):
+                for subject in subjects:
+                    self.emit(subject, label, obj, clause)
+
+    def active(self, predicate: _Predicate) -> None:
+        token, verb, label = predicate.token, predicate.verb, predicate.label
+        subjects, clause = predicate.subjects, token.i
+        copula = verb is token and label == "be"
+        objects = _expand(c for c in verb.children if c.dep_ in ("dobj", "attr"))
+        if not objects and _gapped_object(token, predicate.subject_tokens):
+            # "the model (that) the researchers proposed": the modified noun is the object.
+            objects = [token.head]
+        for obj in objects:
+            # "X is a Y" is class membership.
+            relation = "isa" if copula and obj.dep_ == "attr" and obj.pos_ in _NOUNS else label
+            for subject in subjects:
+                self.emit(subject, relation, obj, clause)
+        # Adjective complements become pos="a" concepts ("the wall was weak"), which the
+        # similarity compares by WordNet cluster and attribute (measured in
+        # docs/extraction.md and docs/validity.md, extractor 1.4).
+        for adj in _expand(c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"):
+            for subject in subjects:
+                self.emit(subject, label, adj, clause, adjective=True)
+
+    def caption(self) -> None:
+        """A verbless caption or headline places its head noun: "Red bus on the side of
+        the street" reads as "a red bus is on the side", like existential "there is"."""
+        root_token = next((t for t in self.doc if t.dep_ == "ROOT"), None)
+        if self.predicates or root_token is None or root_token.pos_ not in _NOUNS:
+            return
         for prep, obj in _prepositional(root_token):
-            if emit(root_token, f"be_{prep}", obj, root_token.i):
-                made = triples[-1]
+            if self.emit(root_token, f"be_{prep}", obj, root_token.i):
+                made = self.triples[-1]
                 if made.object is not None and made.object.lemma == made.subject.lemma:
-                    triples.pop()  # one name split by the parse ("Obama To Star")
+                    self.triples.pop()  # one name split by the parse ("Obama To Star")
                 else:
-                    predicates.add(root_token.i)
-    # Possessives: "the hawk's feathers" -> (hawk, have, feather).
+                    self.predicates.add(root_token.i)
+
+    def possessives(self) -> None:
+        """Possessives: "the hawk's feathers" gives (hawk, have, feather)."""
+        for token in self.doc:
+            if token.dep_ == "poss" and token.head.pos_ in _NOUNS:
+                owner, owned = self.resolver.mention(token), concept_mention(token.head)
+                if owner is not None and owned is not None and owner.lemma != owned.lemma:
+                    self.triples.append(Triple(owner, "have", owned))
+
+
+def sentence_triples(doc: Doc, previous: Sequence[Antecedent] = ()) -> SentenceTriples:
+    """The triples of one parsed sentence.
+
+    ``previous`` holds the noun mentions of the sentence before, the only
+    ones a pronoun may reach back to; pass the returned ``nouns`` on to the
+    next sentence.
+    """
+    sentence = _Sentence(doc, previous)
     for token in doc:
-        if token.dep_ == "poss" and token.head.pos_ in _NOUNS:
-            owner, owned = resolver.mention(token), concept_mention(token.head)
-            if owner is not None and owned is not None and owner.lemma != owned.lemma:
-                triples.append(Triple(owner, "have", owned))
+        if token.pos_ in _PREDICATES and token.dep_ not in ("aux", "auxpass"):
+            sentence.predicate(token)
+    sentence.caption()
+    sentence.possessives()
+    predicates = sentence.predicates
     root = next((t.i for t in doc if t.dep_ == "ROOT"), None)
     main = root if root in predicates else (max(predicates) if predicates else None)
-    return SentenceTriples(triples, [a for _, a in resolver.nouns], _links(doc, predicates), main)
+    return SentenceTriples(
+        sentence.triples, [a for _, a in sentence.resolver.nouns], _links(doc, predicates), main
+    )

@@ -186,7 +186,7 @@ def small_job(settings: CorpusSettings) -> bool:
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
     corpus_dir = settings.corpus_dir
-    paths = discover(corpus_dir)[0]
+    paths = discover(corpus_dir, warn=False)[0]
     n = len(paths)
     mode = settings.mode
     candidates = settings.search()["candidates"]
@@ -269,6 +269,8 @@ def _run_corpus(
     dask_address: str | None,
     runner: str | None,
 ) -> tuple[State, steps.RunSummary | None]:
+    # A folder without documents is an error here, at once, on every runner.
+    discover(settings.corpus_dir, allow_outside_links=True, warn=False)
     explicit = (
         runner
         or workers

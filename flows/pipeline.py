@@ -28,6 +28,7 @@ from typing import Any
 from dri.corpora.discover import has_manifest
 from dri.errors import Failure, one_line
 from dri.extract import EXTRACTOR_VERSION
+from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings
 from dri.flows.execution import Runner
@@ -278,7 +279,9 @@ def run_pipeline(settings: CorpusSettings, runner: Runner) -> steps.RunSummary:
         run.stopped(down, "nothing done")
     else:
         t = time.perf_counter()
+        before = replaced.members(summary.corpus)
         documents = extract_stage(run, paths)
+        replaced.drop_replaced(summary.corpus, summary.run_id, before)
         _timed(run, "extract_wall", t)
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:

@@ -9,10 +9,18 @@ trigger on that event and runs the corpus flow on the folder.
 The folders already announced are kept in a small JSON file under
 ``data_dir()/sensor/`` (one per watched root), written atomically after each
 announcement and guarded by a lock file, so a restarted or overlapping sensor
-never announces a folder twice. A folder is announced only after delivery is
-confirmed by the server, and only once nothing in it has changed for
-``min_age`` seconds, so a corpus that is still being copied is not run half
-finished.
+never announces a folder twice for the same content. A folder is announced
+only after delivery is confirmed by the server, and only once nothing in it
+has changed for ``min_age`` seconds, so a corpus that is still being copied
+is not run half finished.
+
+A folder's record keeps a signature of its files (each one's path, size and
+modification time, :func:`folder_state`). A folder announced before whose
+signature has changed since, because a writer paused longer than
+``min_age`` or a file was edited, added or removed, is announced again
+(``changed=True``, payload ``"changed": true``) once it has settled: its run
+re-extracts the documents whose content changed and redoes their
+comparisons, replacing the old ones (:mod:`dri.flows.replaced`).
 """
 
 from __future__ import annotations
@@ -21,12 +29,14 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from prefect import flow, get_run_logger
 from prefect.events import Event
@@ -46,6 +56,7 @@ __all__ = [
     "SensorResult",
     "corpus_sensor_flow",
     "find_new_corpora",
+    "folder_state",
     "load_seen",
     "prefect_emitter",
     "scan",
@@ -55,8 +66,12 @@ __all__ = [
 
 EVENT_NAME = "corpus.arrived"
 
-#: ``emit(corpus_dir, n_documents)``; must raise if the event was not delivered.
-Emitter = Callable[[str, int], None]
+
+class Emitter(Protocol):
+    """``emit(corpus_dir, n_documents, changed=False)``; must raise if the event was
+    not delivered. ``changed``: the folder was announced before and has changed since."""
+
+    def __call__(self, folder: str, n_documents: int, /, *, changed: bool = False) -> None: ...
 
 
 class MissingRoot(ReportedFailure, NotADirectoryError):
@@ -77,6 +92,7 @@ class SensorResult:
 
     root: str
     announced: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # announced again: changed since last time
     already_seen: int = 0
     waiting: list[str] = field(default_factory=list)  # changed less than min_age ago
     errors: list[str] = field(default_factory=list)
@@ -122,40 +138,55 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _documents_and_age(folder: Path, now: float) -> tuple[int, float]:
+@dataclass(frozen=True)
+class FolderState:
+    """What one look at a corpus folder saw."""
+
+    documents: int
+    age: float  # seconds since anything in it last changed
+    signature: str  # of every file's path, size and modification time
+
+
+def folder_state(folder: Path, now: float) -> FolderState:
+    """The documents, age and signature of ``folder`` (hidden files count too:
+    an editor's temporary file means a writer is at work)."""
     n, newest = 0, folder.stat().st_mtime
-    for path in folder.rglob("*"):
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
         # lstat: a dangling link is the corpus's problem, reported by its run, not the sensor's.
-        newest = max(newest, path.lstat().st_mtime)
+        info = path.lstat()
+        newest = max(newest, info.st_mtime)
+        if not stat.S_ISDIR(info.st_mode):
+            digest.update(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
         if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
-    return n, now - newest
+    return FolderState(n, now - newest, digest.hexdigest()[:32])
 
 
 def find_new_corpora(
     root: str | Path, seen: dict[str, dict], min_age: float = 0.0, now: float | None = None
-) -> tuple[list[tuple[str, int]], list[str], list[str]]:
-    """``(new, waiting, errors)``: unseen settled corpus folders with their
-    document counts, unseen folders still changing, and one-line errors."""
+) -> tuple[list[tuple[str, int, str]], list[str], list[str]]:
+    """``(ready, waiting, errors)``: settled corpus folders that are new or
+    changed since their record in ``seen``, with their document counts and
+    signatures; such folders still changing; and one-line errors."""
     root = Path(root).resolve()
     now = time.time() if now is None else now
-    new, waiting, errors = [], [], []
+    ready, waiting, errors = [], [], []
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         key = str(folder)
-        if key in seen:
-            continue
         try:
-            n, age = _documents_and_age(folder, now)
+            state = folder_state(folder, now)
         except OSError as err:
             errors.append(f"{folder}: {err.strerror or err}")
             continue
-        if n == 0:
+        known = seen.get(key)
+        if state.documents == 0 or (known is not None and known.get("signature") == state.signature):
             continue
-        if age >= min_age:
-            new.append((key, n))
+        if state.age >= min_age:
+            ready.append((key, state.documents, state.signature))
         else:
             waiting.append(key)
-    return new, waiting, errors
+    return ready, waiting, errors
 
 
 def scan(
@@ -169,22 +200,34 @@ def scan(
     result = SensorResult(root=str(root_path))
     with _locked(path):
         seen = load_seen(path)
-        new, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
+        ready, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
         result.already_seen = len(seen)
-        for folder, n in new:
+        for folder, n, signature in ready:
+            if folder in seen and "signature" not in seen[folder]:
+                # Recorded before signatures were kept: its content then is unknown, take it as is.
+                seen[folder]["signature"] = signature
+                _save_seen(path, root_path, seen)
+                continue
+            changed = folder in seen
             try:
-                emit(folder, n)
+                emit(folder, n, changed=changed)
             except Exception as err:
                 result.errors.append(f"{folder}: not announced: {one_line(err)}")
                 continue
-            seen[folder] = {"announced": datetime.now(UTC).isoformat(), "documents": n}
+            seen[folder] = {
+                "announced": datetime.now(UTC).isoformat(),
+                "documents": n,
+                "signature": signature,
+            }
             # Saved per folder: a crash later in the loop must not re-announce this one.
             _save_seen(path, root_path, seen)
             result.announced.append(folder)
+            if changed:
+                result.changed.append(folder)
     return result
 
 
-def prefect_emitter(folder: str, n_documents: int) -> None:
+def prefect_emitter(folder: str, n_documents: int, *, changed: bool = False) -> None:
     """Send ``corpus.arrived`` for ``folder`` and wait until the server has it."""
     event = Event(
         event=EVENT_NAME,
@@ -192,7 +235,7 @@ def prefect_emitter(folder: str, n_documents: int) -> None:
             "prefect.resource.id": f"dri.corpus.{folder}",
             "prefect.resource.name": Path(folder).name,
         },
-        payload={"corpus_dir": folder, "documents": n_documents},
+        payload={"corpus_dir": folder, "documents": n_documents, "changed": changed},
     )
 
     async def send() -> None:
@@ -238,7 +281,8 @@ def corpus_sensor_flow(root: str | None = None, min_age_seconds: float = 30.0) -
         logger.error("%s", err)
         return Failed(message=str(err), data=err)
     for folder in result.announced:
-        logger.info("%s: new corpus, emitted %s", folder, EVENT_NAME)
+        what = "changed since its last run" if folder in result.changed else "new corpus"
+        logger.info("%s: %s, emitted %s", folder, what, EVENT_NAME)
     for folder in result.waiting:
         logger.info("%s: still changing, will look again", folder)
     for error in result.errors:

@@ -344,4 +344,7 @@ def from_json(data: dict[str, Any]) -> nx.DiGraph:
 
 
 def save_json(g: nx.DiGraph, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(to_json(g), ensure_ascii=False, indent=1), encoding="utf-8")
+    # A name that is not UTF-8 (lone surrogates) is written as its JSON escape, "\udcff":
+    # the file stays UTF-8 and reads back to the same name.
+    text = json.dumps(to_json(g), ensure_ascii=False, indent=1)
+    Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")

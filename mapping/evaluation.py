@@ -10,56 +10,16 @@ the concepts the structure leaves unmapped, most similar first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.corpus import CorpusStatistics, concept_term, relation_term
 from dri.mapping.matrices import per_pair
 from dri.mapping.profiles import Profile
 from dri.mapping.search import Search
 from dri.mapping.sides import Side
 
-__all__ = ["_Weights", "_weights", "loose_concept_pairs", "structural_evaluation"]
-
-
-@dataclass(frozen=True)
-class _Weights:
-    """A factor on the local evidence of each relation and each concept of one graph."""
-
-    relations: list[float]
-    concepts: list[float]
-
-
-def _weights(side: Side, profile: Profile, corpus: CorpusStatistics | None) -> _Weights | None:
-    """How much each node's words count in :func:`structural_evaluation` (None: all 1).
-
-    Each share of the profile mixes 1 with an informativeness in [0, 1]:
-    ``information`` that of WordNet (:meth:`Side.information`),
-    ``corpus_information`` that of the corpus compared (:mod:`mapping.corpus`;
-    without ``corpus`` it is neutral). A node's weight is the product.
-    """
-    factors: list[tuple[list[float], list[float]]] = []
-    if profile.information:
-        share = profile.information
-        rels, cons = side.information()
-        factors.append(([1.0 - share + share * x for x in rels], [1.0 - share + share * x for x in cons]))
-    if profile.corpus_information and corpus is not None:
-        share = profile.corpus_information
-        rels = [
-            corpus.informativeness(relation_term(label, order))
-            for label, order in zip(side.rel_lemma, side.order)
-        ]
-        cons = [corpus.informativeness(concept_term(word)) for word in side.con_word]
-        factors.append(([1.0 - share + share * x for x in rels], [1.0 - share + share * x for x in cons]))
-    if not factors:
-        return None
-    relations, concepts = [1.0] * len(side.relations), [1.0] * len(side.concepts)
-    for rels, cons in factors:
-        relations = [a * b for a, b in zip(relations, rels)]
-        concepts = [a * b for a, b in zip(concepts, cons)]
-    return _Weights(relations, concepts)
+__all__ = ["loose_concept_pairs", "structural_evaluation"]
 
 
 def structural_evaluation(
@@ -69,7 +29,6 @@ def structural_evaluation(
     rel_lin: Callable[[int, int], float],
     con_lin: Callable[[int, int], float],
     profile: Profile,
-    weights: tuple[_Weights | None, _Weights | None] = (None, None),
     evidence_out: dict[tuple[str, int], float] | None = None,
 ) -> float:
     """SME's structural evaluation of a mapping (``t``, ``order``) or of ``s`` mapped onto itself.
@@ -79,11 +38,8 @@ def structural_evaluation(
     similarity, times (1 + ``connectivity`` x its arguments shared with
     another mapped relation pair) for order 1; a concept pair's
     ``concept_weight`` x Lin, times ``loose_concepts`` when no mapped relation
-    pair has it as an argument. ``weights`` (of the source and the target,
-    :func:`_weights`) scale each local score by the mean weight of the pair's
-    two nodes: how informative their words are. The evaluation is the sum of
-    all evidence. ``evidence_out``, if given, receives each mapped pair's
-    evidence by (kind, source index): the score of that match hypothesis,
+    pair has it as an argument. The evaluation is the sum of all evidence.
+    ``evidence_out``, if given, receives each mapped pair's evidence by (kind, source index): the score of that match hypothesis,
     which candidate inferences sum (:mod:`mapping.inference`).
     """
     if order is None:  # the graph onto itself: every node, similarity 1
@@ -99,23 +55,6 @@ def structural_evaluation(
         cons = {a: b for kind, a, b in order if kind == CONCEPT}
         rl, cl = rel_lin, con_lin
     trickle, conn = profile.trickle, profile.connectivity
-    gated = profile.gated_trickle
-    ws, wt = weights
-    if ws is not None and wt is not None:
-        s_rel, s_con, t_rel, t_con = ws.relations, ws.concepts, wt.relations, wt.concepts
-
-        def rel_weight(i: int, k: int) -> float:
-            return 0.5 * (s_rel[i] + t_rel[k])
-
-        def con_weight(a: int, b: int) -> float:
-            return 0.5 * (s_con[a] + t_con[b])
-
-    else:
-
-        def rel_weight(i: int, k: int) -> float:
-            return 1.0
-
-        con_weight = rel_weight
     # How many mapped order-1 relations each mapped concept is an argument of.
     uses: dict[int, int] = {}
     for i in rels:
@@ -128,26 +67,22 @@ def structural_evaluation(
     arcs = _arcs(s, t or s, rels, profile.valence) if profile.valence else None
     # Higher orders first, so a relation pair's parents are done before it.
     for i in sorted(rels, key=lambda r: -s.order[r]):
-        local = rl(i, rels[i]) * rel_weight(i, rels[i])
+        local = rl(i, rels[i])
         if arcs is not None:
             local *= arcs(i)
         if s.order[i] == 1 and conn:
             shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
             local *= 1.0 + conn * shared
         support = sum(evidence.get(p, 0.0) for p in (*s.rsubj_of[i], *s.robj_of[i]))
-        if gated:
-            support *= rl(i, rels[i])
         evidence[i] = local + trickle * support
         total += evidence[i]
         if evidence_out is not None:
             evidence_out[(RELATION, i)] = evidence[i]
     for a, b in cons.items():
-        local = profile.concept_weight * cl(a, b) * con_weight(a, b)
+        local = profile.concept_weight * cl(a, b)
         if profile.loose_concepts and not uses.get(a):
             local *= profile.loose_concepts
         support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
-        if gated:
-            support *= cl(a, b)
         concept = local + trickle * support
         total += concept
         if evidence_out is not None:

@@ -83,8 +83,7 @@ The work is split by job: :mod:`mapping.sides` holds a graph as index lists
 and arrays, :mod:`mapping.search` the greedy search, :mod:`mapping.seeds`
 the candidate seeds and their scores, :mod:`mapping.matrices` the similarity
 matrices, :mod:`mapping.evaluation` the structural evaluation and loose
-concepts (with the weights of :mod:`mapping.corpus` and
-:mod:`mapping.valence`); this module runs the search with restarts and
+concepts (with the valences of :mod:`mapping.valence`); this module runs the search with restarts and
 returns a :class:`Mapping`.
 """
 
@@ -101,8 +100,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.corpus import CorpusStatistics
-from dri.mapping.evaluation import _Weights, _weights, loose_concept_pairs, structural_evaluation
+from dri.mapping.evaluation import loose_concept_pairs, structural_evaluation
 from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.search import Search, SearchInputs, Step, seed_pairs
@@ -195,7 +193,6 @@ def map_graphs(
     generic: Generic | None = None,
     restarts: int | None = None,
     work_limit: int = 60_000,
-    corpus: CorpusStatistics | None = None,
 ) -> Mapping:
     """Map ``source`` onto ``target``; see the module docstring for the rules.
 
@@ -209,12 +206,10 @@ def map_graphs(
     ``restarts`` (default: the profile's)
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
-    results do not depend on the machine). ``corpus`` gives the document
-    frequencies of the corpus compared, which the profile's
-    ``corpus_information`` weighs the evidence by (:mod:`mapping.corpus`).
+    results do not depend on the machine).
     """
     with _collector_paused():
-        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit, corpus)
+        return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
 
 
 @contextmanager
@@ -244,7 +239,6 @@ def _map_graphs(
     generic: Generic | None,
     restarts: int | None,
     work_limit: int,
-    corpus: CorpusStatistics | None = None,
 ) -> Mapping:
     prof = get_profile(profile)
     if restarts is None:
@@ -278,13 +272,12 @@ def _map_graphs(
         labels=labels,
     )
     search = Search(inputs)
-    ws, wt = _weights(s, prof, corpus), _weights(t, prof, corpus)
-    best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit, (ws, wt))
+    best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit)
     structural = len(best)
     if prof.loose_concepts > 0.0:
         best = best + loose_concept_pairs(s, t, best, search, prof.concept_floor)
     evidence: dict[tuple[str, int], float] = {}
-    evaluation = structural_evaluation(s, t, best, search.rel_lin, search.con_lin, prof, (ws, wt), evidence)
+    evaluation = structural_evaluation(s, t, best, search.rel_lin, search.con_lin, prof, evidence)
     return Mapping(
         pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence, senses_in_context),
         source_size=source.number_of_nodes(),
@@ -299,12 +292,8 @@ def _map_graphs(
         similarity=name,
         profile=prof.name,
         evaluation=evaluation,
-        source_evaluation=structural_evaluation(
-            s, None, None, search.rel_lin, search.con_lin, prof, (ws, ws)
-        ),
-        target_evaluation=structural_evaluation(
-            t, None, None, search.rel_lin, search.con_lin, prof, (wt, wt)
-        ),
+        source_evaluation=structural_evaluation(s, None, None, search.rel_lin, search.con_lin, prof),
+        target_evaluation=structural_evaluation(t, None, None, search.rel_lin, search.con_lin, prof),
     )
 
 
@@ -347,7 +336,6 @@ def _best_order(
     prof: Profile,
     restarts: int,
     work_limit: int,
-    weights: tuple[_Weights | None, _Weights | None],
 ) -> tuple[list[Step], int, Search | None]:
     """The best mapping (as the search's order of pairs) of a first greedy run and
     bounded restarts, the number of runs, and the look-ahead search if it ran."""
@@ -369,7 +357,7 @@ def _best_order(
         if prof.objective == "evaluation":
             # The greatest structural evaluation: systematic, similar structure.
             return (
-                round(structural_evaluation(s, t, order, search.rel_lin, search.con_lin, prof, weights), 9),
+                round(structural_evaluation(s, t, order, search.rel_lin, search.con_lin, prof), 9),
                 relations,
                 len(order),
             )

@@ -68,9 +68,6 @@ class Profile:
     objective: str = "size"
     #: Share of a pair's evidence passed down to each of its argument pairs.
     trickle: float = 0.0
-    #: Whether the evidence a pair receives by trickle-down is scaled by its own
-    #: similarity, so a dissimilar pair under a matched relation gains little.
-    gated_trickle: bool = False
     #: Local evidence of a concept pair, as a multiple of its Lin score.
     concept_weight: float = 1.0
     #: Extra local evidence of an order-1 relation pair per argument it shares.
@@ -79,15 +76,6 @@ class Profile:
     score: str = "paper"
     #: Extra greedy runs the search may make (within the mapper's work limit).
     restarts: int = 64
-    #: Share of each pair's local evidence that is weighted by how informative
-    #: its two words are (:meth:`mapping.wordnet.WordNet.information`): the
-    #: local score times (1 - information) + information x their mean
-    #: informativeness, in the mapping and in each graph's own evaluation.
-    information: float = 0.0
-    #: Share of each pair's local evidence that is weighted by how informative
-    #: its two words are in the corpus compared (:mod:`mapping.corpus`: inverse
-    #: document frequency in [0, 1]); neutral when no corpus statistics are given.
-    corpus_information: float = 0.0
     #: Narrative arcs: a relation pair whose events have the same clear valence
     #: (:mod:`mapping.valence`) counts 1 + this much local evidence, opposite
     #: valences 1 - this; a higher-order pair whose argument pairs both match, 1 + this.
@@ -100,7 +88,7 @@ class Profile:
     concept_floor: float = 0.5
 
     def but(self, **changes: Any) -> Profile:
-        """A copy with some fields changed (for experiments)."""
+        """A copy with some fields changed (variants for benchmarks are built this way)."""
         return replace(self, **changes)
 
 

@@ -169,33 +169,30 @@ class Search:
             x, y = stack.pop()
             xs, xo, ys, yo = s.subj[x], s.obj[x], t.subj[y], t.obj[y]
             roles = ((xs, ys), (xo, yo)) if xs != xo else ((xs, ys),)
+            # Order 1: concept arguments, order 2: relation arguments (checked for
+            # compatibility and followed down in turn).
+            concepts = s.order[x] == 1
+            known, known_inv, new, new_inv = (
+                (cmap, cinv, new_c, new_c_inv) if concepts else (rmap, rinv, new_r, new_r_inv)
+            )
             for a, b in roles:
                 if a < 0:
                     continue
-                if s.order[x] == 1:
-                    mapped = cmap[a] if cmap[a] >= 0 else new_c.get(a, -1)
-                    if mapped >= 0:
-                        if mapped != b:
-                            return None
-                        anchors += (x, y) == (i, k)
-                    elif cinv[b] >= 0 or b in new_c_inv:
+                mapped = known[a] if known[a] >= 0 else new.get(a, -1)
+                if mapped >= 0:
+                    if mapped != b:
                         return None
-                    else:
-                        new_c[a], new_c_inv[b] = b, a
+                    anchors += (x, y) == (i, k)
+                elif known_inv[b] >= 0 or b in new_inv:
+                    return None
+                elif concepts:
+                    new[a], new_inv[b] = b, a
                 else:
-                    mapped = rmap[a] if rmap[a] >= 0 else new_r.get(a, -1)
-                    if mapped >= 0:
-                        if mapped != b:
-                            return None
-                        anchors += (x, y) == (i, k)
-                    elif rinv[b] >= 0 or b in new_r_inv:
+                    self.work += 1
+                    if not self.compatible(a, b):
                         return None
-                    else:
-                        self.work += 1
-                        if not self.compatible(a, b):
-                            return None
-                        new_r[a], new_r_inv[b] = b, a
-                        stack.append((a, b))
+                    new[a], new_inv[b] = b, a
+                    stack.append((a, b))
         del new_r[i]
         return anchors, tuple(new_c.items()), tuple(new_r.items())
 

@@ -5,8 +5,7 @@ numbered in natural node-id order (``r:2`` before ``r:10``), each relation
 knows the index of its subject and object (a concept for an order-1
 relation, a relation for an order-2 one), and each node the relations it is
 an argument of. :meth:`Side.arrays` gives the same as numpy arrays for
-scoring many pairs at once (:mod:`mapping.seeds`), :meth:`Side.information`
-the WordNet information of each word (:mod:`mapping.evaluation`).
+scoring many pairs at once (:mod:`mapping.seeds`).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import numpy as np
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.valence import relation_valences
-from dri.mapping.wordnet import NON_WORDNET_RELATIONS, relation_heads, wordnet
 
 __all__ = ["Side", "SideArrays", "Signature"]
 
@@ -74,7 +72,6 @@ class Side:
     signature: list[Signature]
     reachable_concepts: int = 0
     _arrays: SideArrays | None = None
-    _information: tuple[list[float], list[float]] | None = None
     _valence: list[int] | None = None
 
     def valence(self) -> list[int]:
@@ -85,24 +82,6 @@ class Side:
             ]
             self._valence = relation_valences(self.rel_lemma, objects, self.order)
         return self._valence
-
-    def information(self) -> tuple[list[float], list[float]]:
-        """How informative each relation's head verb and each concept is (WordNet.information).
-
-        A concept counts by its own lemma, so a name by its words (mostly 1.0:
-        WordNet does not list them), not by its entity class; the extractor's
-        ``isa`` counts as "be".
-        """
-        if self._information is None:
-            wn = wordnet()
-            rels = []
-            for label in self.rel_lemma:
-                heads = relation_heads(label)
-                head = heads[0][0] if heads else label
-                rels.append(wn.information("be" if head in NON_WORDNET_RELATIONS else head, "v"))
-            cons = [wn.information(lemma, pos) for lemma, pos in zip(self.con_lemma, self.con_pos)]
-            self._information = (rels, cons)
-        return self._information
 
     def arrays(self) -> SideArrays:
         """The same graph as numpy arrays, for scoring many pairs at once."""

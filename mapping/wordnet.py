@@ -83,6 +83,7 @@ from typing import Any
 import numpy as np
 
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
+from dri.morphy import SUBSTITUTIONS
 
 __all__ = [
     "DEFAULT_RULE",
@@ -126,31 +127,6 @@ POS = ("n", "v", "a")
 _DATA = {"n": "noun", "v": "verb", "a": "adj"}
 # index.sense's ss_type digit -> our part of speech (5: adjective satellite).
 _SENSE_POS = {"1": "n", "2": "v", "3": "a", "5": "a"}
-# WordNet's detachment rules for regular inflections, in NLTK's order.
-_SUBSTITUTIONS = {
-    "n": [
-        ("s", ""),
-        ("ses", "s"),
-        ("ves", "f"),
-        ("xes", "x"),
-        ("zes", "z"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("men", "man"),
-        ("ies", "y"),
-    ],
-    "v": [
-        ("s", ""),
-        ("ies", "y"),
-        ("es", "e"),
-        ("es", ""),
-        ("ed", "e"),
-        ("ed", ""),
-        ("ing", "e"),
-        ("ing", ""),
-    ],
-    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
-}
 
 
 @lru_cache(maxsize=PAIR_CACHE_SIZE)
@@ -315,7 +291,7 @@ class WordNet:
         if word in exceptions:
             forms = exceptions[word]
         else:
-            forms = [word[: -len(old)] + new for old, new in _SUBSTITUTIONS[pos] if word.endswith(old)]
+            forms = [word[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if word.endswith(old)]
         index = self._index[pos]
         result: list[str] = []
         for form in [word, *forms]:
@@ -476,46 +452,9 @@ class WordNet:
         ic = self._icv[pos]
         rows_n = [normalise(w) for w in rows]
         cols_n = [normalise(w) for w in columns]
-
-        def entries(words: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[_WordTable]]:
-            # (ancestor, word index, least IC) for every informative ancestor of every
-            # word, sorted by ancestor; and the words' tables.
-            tables = [self._table_cached(pos, word) for word in words]
-            anc = np.concatenate([t.informative for t in tables])
-            least = np.concatenate([t.informative_least for t in tables])
-            idx = np.repeat(np.arange(len(tables)), [len(t.informative) for t in tables])
-            order = np.argsort(anc, kind="stable")
-            return anc[order], idx[order], least[order], tables
-
-        anc_r, idx_r, least_r, senses_r = entries(rows_n)
-        anc_c, idx_c, least_c, senses_c = entries(cols_n)
-        # Every (row entry, column entry) pair under the same ancestor, built by index arithmetic.
-        shared, start_r, count_r = np.unique(anc_r, return_index=True, return_counts=True)
-        first_c = np.searchsorted(anc_c, shared, side="left")
-        count_c = np.searchsorted(anc_c, shared, side="right") - first_c
-        both = count_c > 0
-        shared, start_r, count_r, first_c, count_c = (
-            x[both] for x in (shared, start_r, count_r, first_c, count_c)
-        )
-        if len(shared):
-            # Each row entry of ancestor c meets the count_c[c] column entries of c.
-            row_entry = np.repeat(start_r - (np.cumsum(count_r) - count_r), count_r) + np.arange(
-                count_r.sum()
-            )
-            per_entry = np.repeat(count_c, count_r)
-            col_start = np.repeat(first_c, count_r)
-            total = int(per_entry.sum())
-            block_start = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
-            col_entry = np.repeat(col_start, per_entry) + (np.arange(total) - block_start)
-            row_entry = np.repeat(row_entry, per_entry)
-            informative = np.array([ic[c] for c in shared.tolist()])
-            twice = np.repeat(np.repeat(2.0 * informative, count_r), per_entry)
-            denominator = least_r[row_entry] + least_c[col_entry]
-            valid = (denominator > 0) & (denominator < math.inf)
-            value = np.zeros(total)
-            np.divide(twice, denominator, out=value, where=valid)
-            flat = out.reshape(-1)
-            np.maximum.at(flat, idx_r[row_entry] * len(columns) + idx_c[col_entry], value)
+        anc_r, idx_r, least_r, senses_r = self._ancestor_entries(pos, rows_n)
+        anc_c, idx_c, least_c, senses_c = self._ancestor_entries(pos, cols_n)
+        _max_over_shared_ancestors(out, ic, (anc_r, idx_r, least_r), (anc_c, idx_c, least_c))
         np.minimum(out, 1.0, out=out)
         # A shared synset scores 1.0: above through itself (the least IC under it is its
         # own), here for a sense without IC > 0 (the noun root); identical words too.
@@ -536,6 +475,18 @@ class WordNet:
             if word in where_c:
                 out[r, where_c[word]] = 1.0
         return out
+
+    def _ancestor_entries(
+        self, pos: str, words: list[str]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[_WordTable]]:
+        """(ancestor, word index, least IC) for every informative ancestor of every
+        word, sorted by ancestor; and the words' tables."""
+        tables = [self._table_cached(pos, word) for word in words]
+        anc = np.concatenate([t.informative for t in tables])
+        least = np.concatenate([t.informative_least for t in tables])
+        idx = np.repeat(np.arange(len(tables)), [len(t.informative) for t in tables])
+        order = np.argsort(anc, kind="stable")
+        return anc[order], idx[order], least[order], tables
 
     def cache_info(self) -> Any:
         """The word-pair LRU's hits, misses and size (``functools`` ``CacheInfo``)."""
@@ -945,3 +896,43 @@ def similarity_functions(
 
     similarity.__name__ = f"wordnet-lin-{rule}"
     return similarity, generic
+
+
+def _max_over_shared_ancestors(
+    out: np.ndarray,
+    ic: dict[int, float],
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray],
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """Raise each entry of ``out`` to the best 2 IC(c) / (least IC of the row word
+    under c + that of the column word) over the ancestors c the two words share,
+    for :meth:`WordNet.score_matrix`; ``rows`` and ``columns`` are the (ancestor,
+    word index, least IC) entries of :meth:`WordNet._ancestor_entries`."""
+    anc_r, idx_r, least_r = rows
+    anc_c, idx_c, least_c = columns
+    # Every (row entry, column entry) pair under the same ancestor, built by index arithmetic.
+    shared, start_r, count_r = np.unique(anc_r, return_index=True, return_counts=True)
+    first_c = np.searchsorted(anc_c, shared, side="left")
+    count_c = np.searchsorted(anc_c, shared, side="right") - first_c
+    both = count_c > 0
+    shared, start_r, count_r, first_c, count_c = (
+        x[both] for x in (shared, start_r, count_r, first_c, count_c)
+    )
+    if not len(shared):
+        return
+    # Each row entry of ancestor c meets the count_c[c] column entries of c.
+    row_entry = np.repeat(start_r - (np.cumsum(count_r) - count_r), count_r) + np.arange(count_r.sum())
+    per_entry = np.repeat(count_c, count_r)
+    col_start = np.repeat(first_c, count_r)
+    total = int(per_entry.sum())
+    block_start = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
+    col_entry = np.repeat(col_start, per_entry) + (np.arange(total) - block_start)
+    row_entry = np.repeat(row_entry, per_entry)
+    informative = np.array([ic[c] for c in shared.tolist()])
+    twice = np.repeat(np.repeat(2.0 * informative, count_r), per_entry)
+    denominator = least_r[row_entry] + least_c[col_entry]
+    valid = (denominator > 0) & (denominator < math.inf)
+    value = np.zeros(total)
+    np.divide(twice, denominator, out=value, where=valid)
+    flat = out.reshape(-1)
+    np.maximum.at(flat, idx_r[row_entry] * out.shape[1] + idx_c[col_entry], value)

@@ -3,7 +3,10 @@
 Every page the project writes (the evaluation reports of :mod:`metrics.report`
 and the page of one comparison, ``dri compare --html``) is rendered from its
 data by a template in ``metrics/templates/``; no page is built by joining
-strings. HTML templates escape every value (Jinja2 autoescape); the only
+strings. HTML templates escape every value (Jinja2 autoescape); Markdown
+templates pass every value through the ``md`` filter
+(:func:`dri.literal.markdown_text`: HTML and Markdown markup escaped, so a
+file name ``<script>.txt`` stays text in any Markdown viewer); the only
 markup passed through is the mapping picture's SVG, which matplotlib wrote
 (:mod:`metrics.picture`). A page is one file that works offline: the style
 sheet is inline and there is no script, web font or remote resource.
@@ -15,6 +18,7 @@ marked) and the candidate inferences.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,9 +26,11 @@ from functools import cache
 from typing import Any
 
 import jinja2
+import markupsafe
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.literal import markdown_text, printable
 from dri.mapping import MappedPair
 from dri.mapping.inference import CandidateInference
 from dri.metrics.picture import MappingPicture, draw_mapping
@@ -68,13 +74,19 @@ def _label(score: str) -> str:
     return SCORE_LABELS.get(score, score.replace("_", " "))
 
 
-def _markdown_cell(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+def _visible(value: Any) -> Any:
+    """Every printed value without control characters or lone surrogates
+    (:func:`dri.literal.printable`): a page or summary always encodes and parses."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value, newlines=True)
+    return markupsafe.Markup(text) if isinstance(value, markupsafe.Markup) else text
 
 
 @cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
+        finalize=_visible,
         loader=jinja2.PackageLoader("dri.metrics", "templates"),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False),
         undefined=jinja2.StrictUndefined,
@@ -84,7 +96,8 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["number"] = number
     env.filters["score_label"] = _label
-    env.filters["md"] = _markdown_cell
+    env.filters["md"] = markdown_text
+    env.filters["md_item"] = functools.partial(markdown_text, block_start=True)
     return env
 
 

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from dri.literal import csv_cell, plot_text, quiet_glyphs
 from dri.metrics.pages import SCORE_LABELS, MappingView, mapping_view, number, render
 from dri.metrics.results import (
     EvaluationResult,
@@ -65,30 +66,26 @@ __all__ = [
     "write_scores_csv",
 ]
 
-KIND_TITLES = {
-    "plagiarism": "Plagiarism evaluation",
-    "translation": "Round-trip translation evaluation",
-    "analogy": "Analogy search",
-    "judgements": "Scores against human judgements",
-    "choice": "Multiple-choice analogies",
-    "ranking": "Ranking against graded relevance",
-}
+# A file name that is not UTF-8 reaches a page as lone surrogates: written as "\udcff".
+_UNENCODABLE = "backslashreplace"
 #: Hits per analogy-search target drawn as a mapping picture in the report.
 DEFAULT_PICTURES = 3
 
 
 def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequence[str]) -> Path:
-    """Every row, the fixed columns first, then the scores, then the rest."""
+    """Every row, the fixed columns first, then the scores, then the rest; a text
+    cell that starts like a formula gets a leading ``'`` (:func:`dri.literal.csv_cell`)."""
     first = ["pair", "group", "source", "target"]
     tail = [MAPPING_SECONDS, "error"]
     known = set(first) | set(scores) | set(COUNT_NAMES) | set(tail)
     extra = sorted({k for r in rows for k in r if k not in known and not k.startswith("_")})
     columns = first + extra + list(scores) + list(COUNT_NAMES) + tail
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with path.open("w", newline="", encoding="utf-8", errors=_UNENCODABLE) as fh:
+        csv.writer(fh).writerow([csv_cell(c) for c in columns])  # extra columns are the user's
         writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
-        writer.writeheader()
         for i, r in enumerate(rows, start=1):
-            out = {k: r.get(k, "") for k in columns}
+            # A name like "=1+1.txt" is a cell a spreadsheet would run (dri.literal.csv_cell).
+            out = {k: csv_cell(r.get(k, "")) for k in columns}
             out["pair"] = r.get("pair", i)
             for k in (*scores, MAPPING_SECONDS):
                 v = out.get(k)
@@ -110,7 +107,7 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
     if not scores:
         return None
     groups = result.ordered_groups()
-    labels = [(result.group_labels or {}).get(g, g) for g in groups]
+    labels = [plot_text((result.group_labels or {}).get(g, g)) for g in groups]
     cols = min(3, len(scores))
     rows = math.ceil(len(scores) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
@@ -118,7 +115,7 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
         vals, grps = result.values(score)
         data = [[v for v, g in zip(vals, grps) if g == group] for group in groups]
         ax.boxplot([d if d else [math.nan] for d in data], tick_labels=labels)
-        ax.set_title(SCORE_LABELS.get(score, score), fontsize=10)
+        ax.set_title(plot_text(SCORE_LABELS.get(score, score)), fontsize=10)
         ax.set_ylim(-0.02, 1.02)
         ax.tick_params(axis="x", labelrotation=30 if len(groups) > 4 else 0, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
@@ -132,9 +129,10 @@ def save_panel_grid(fig: Any, axes: Any, used: int, title: str, path: Path) -> P
 
     for ax in list(axes.flat)[used:]:
         ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.suptitle(plot_text(title))
+    with quiet_glyphs():
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
 
@@ -212,47 +210,28 @@ def _search_views(search: Sequence[SearchResult], pictures: int) -> list[_Target
     return out
 
 
-def write_report(
+def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
+    """The box plots of the structure scores and of the baselines, those with values."""
+    return [
+        p
+        for p in (
+            plot_boxes(
+                result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
+            ),
+            plot_boxes(result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"),
+        )
+        if p is not None
+    ]
+
+
+def _write_stats_json(
     result: EvaluationResult,
-    out_dir: str | Path,
-    ratings: Sequence[RatingStats] | None = None,
-    sections: Sequence[ReportSection] = (),
-    search: Sequence[SearchResult] = (),
-    pictures: int = DEFAULT_PICTURES,
-) -> ReportFiles:
-    """Write the report folder of ``result`` (created if needed); returns its files.
-
-    ``sections`` are the kind's own parts (validity statistics); ``search``
-    the ranked hits of an analogy search, whose first ``pictures`` hits per
-    target are drawn when they carry their graphs.
-    """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    stats = result.stats()
-    scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
-    title = KIND_TITLES.get(result.kind, result.kind)
-    # A search ranks documents per target; box plots and statistics across
-    # targets would compare the targets, which means nothing.
-    searching = result.kind == "analogy"
-    plots = (
-        []
-        if searching
-        else [
-            p
-            for p in (
-                plot_boxes(
-                    result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
-                ),
-                plot_boxes(
-                    result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"
-                ),
-            )
-            if p is not None
-        ]
-    )
-
-    stats_json = out / "stats.json"
-    stats_json.write_text(
+    stats: Mapping[str, ScoreStats],
+    ratings: Sequence[RatingStats] | None,
+    path: Path,
+) -> Path:
+    """``stats.json``: the numbers of the report, for programs."""
+    path.write_text(
         json.dumps(
             {
                 "kind": result.kind,
@@ -271,8 +250,35 @@ def write_report(
             default=str,
         ),
         encoding="utf-8",
+        errors=_UNENCODABLE,
     )
+    return path
 
+
+def write_report(
+    result: EvaluationResult,
+    out_dir: str | Path,
+    ratings: Sequence[RatingStats] | None = None,
+    sections: Sequence[ReportSection] = (),
+    search: Sequence[SearchResult] = (),
+    pictures: int = DEFAULT_PICTURES,
+) -> ReportFiles:
+    """Write the report folder of ``result`` (created if needed); returns its files.
+
+    ``sections`` are the kind's own parts (validity statistics); ``search``
+    the ranked hits of an analogy search, whose first ``pictures`` hits per
+    target are drawn when they carry their graphs.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stats = result.stats()
+    scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
+    title = result.title or result.kind
+    # A search ranks documents per target; box plots and statistics across
+    # targets would compare the targets, which means nothing.
+    searching = not result.across_groups
+    plots = [] if searching else _box_plots(result, out, title)
+    stats_json = _write_stats_json(result, stats, ratings, out / "stats.json")
     failed = [r for r in result.rows if r.get("error")]
     context = {
         "title": title,
@@ -285,10 +291,12 @@ def write_report(
         "problems": [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)],
     }
     summary_md = out / "summary.md"
-    summary_md.write_text(render("summary.md", **context), encoding="utf-8")
+    summary_md.write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
     index_html = out / "index.html"
     index_html.write_text(
-        render("report.html", **context, targets=_search_views(search, pictures)), encoding="utf-8"
+        render("report.html", **context, targets=_search_views(search, pictures)),
+        encoding="utf-8",
+        errors=_UNENCODABLE,
     )
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
@@ -316,6 +324,7 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     (out / "stats.json").write_text(
         json.dumps({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}, indent=1),
         encoding="utf-8",
+        errors=_UNENCODABLE,
     )
     section = ReportSection(
         "Mean rating per property",
@@ -333,6 +342,8 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
         "search": [],
         "problems": [],
     }
-    (out / "summary.md").write_text(render("summary.md", **context), encoding="utf-8")
-    (out / "index.html").write_text(render("report.html", **context, targets=[]), encoding="utf-8")
+    (out / "summary.md").write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
+    (out / "index.html").write_text(
+        render("report.html", **context, targets=[]), encoding="utf-8", errors=_UNENCODABLE
+    )
     return out

@@ -33,18 +33,9 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
   leave-one-set-out on the similarity sets (docs/mapping.md, "Content and
   the combined similarity score").
 
-Query by example: with ``query`` (``"source"`` or ``"target"``: which graph
-is a search's query) the AS divides by the query alone: E(M) / E(query)
-under ``sme``, |M| / |V(query)| x semantic under ``paper`` -- the query's
-share that maps, a containment, as a search might ask it. Measured on every
-choice and ranking set (docs/mapping.md, "Corpus informativeness,
-query-by-example and narrative arcs") it ranks worse than the symmetric AS
-everywhere (a long candidate contains more of any query), so nothing uses it
-by default; the other scores never depend on ``query``.
-
 Every score lies in [0, 1] and is 0 when nothing is mapped; then ``message``
 says why (an empty graph, a graph without relations, or no feasible pair).
-Without ``query`` all of them are symmetric functions of the pair set, so
+All of them are symmetric functions of the pair set, so
 swapping the two graphs changes a score only if it changes the mapping (see
 :mod:`mapping.mapper` on tie-breaks).
 """
@@ -65,7 +56,6 @@ from dri.mapping.profiles import PROFILES, Profile, get_profile
 __all__ = [
     "COUNT_NAMES",
     "MAPPING_SECONDS",
-    "QUERY_SIDES",
     "SCORE_NAMES",
     "STRUCTURE_HALF",
     "Comparison",
@@ -111,8 +101,6 @@ SCORE_NAMES = (
 #: Relations of the smaller graph at which AS and content weigh the same in
 #: the combined similarity (fitted leave-one-set-out, docs/mapping.md).
 STRUCTURE_HALF = 6.0
-#: Which graph may be a search's query (None: a symmetric judgement); see :func:`score_mapping`.
-QUERY_SIDES = (None, "source", "target")
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the
@@ -156,15 +144,11 @@ def _why_empty(mapping: Mapping) -> str:
     return "no relation pair satisfies the mapping constraints"
 
 
-def score_mapping(mapping: Mapping, profile: str | Profile | None = None, query: str | None = None) -> Scores:
+def score_mapping(mapping: Mapping, profile: str | Profile | None = None) -> Scores:
     """Jaccard, semantic, conceptual, relational similarity, weighted Jaccard and AS of ``mapping``.
 
-    The AS follows ``profile``, by default the one the mapping was made with,
-    and ``query`` (``"source"``, ``"target"`` or None: symmetric; see the
-    module docstring).
+    The AS follows ``profile``, by default the one the mapping was made with.
     """
-    if query not in QUERY_SIDES:
-        raise ValueError(f"query must be one of {', '.join(map(str, QUERY_SIDES))}, not {query!r}")
     prof = get_profile(profile or (mapping.profile if mapping.profile in PROFILES else "paper"))
     concepts = [p.lin for p in mapping.pairs if p.kind == CONCEPT]
     relations = [p.lin for p in mapping.pairs if p.kind == RELATION]
@@ -174,15 +158,7 @@ def score_mapping(mapping: Mapping, profile: str | Profile | None = None, query:
     semantic = _mean(concepts + relations)
     whole = mapping.source_evaluation + mapping.target_evaluation - mapping.evaluation
     weighted = min(1.0, max(0.0, mapping.evaluation / whole)) if whole > 0 and size else 0.0
-    if query is None:
-        analogy = weighted if prof.score == "weighted" else jaccard * semantic
-    else:
-        own = mapping.source_evaluation if query == "source" else mapping.target_evaluation
-        nodes = mapping.source_size if query == "source" else mapping.target_size
-        if prof.score == "weighted":
-            analogy = min(1.0, max(0.0, mapping.evaluation / own)) if own > 0 and size else 0.0
-        else:
-            analogy = min(1.0, size / nodes) * semantic if nodes > 0 else 0.0
+    analogy = weighted if prof.score == "weighted" else jaccard * semantic
     return Scores(
         jaccard=jaccard,
         semantic=semantic,
@@ -202,13 +178,12 @@ def combine(analogy_similarity: float, content: float, relations: int) -> float:
     return min(1.0, max(0.0, share * analogy_similarity + (1.0 - share) * content))
 
 
-def compare(source: nx.DiGraph, target: nx.DiGraph, *, query: str | None = None, **kw: Any) -> Comparison:
+def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
     """Map ``source`` onto ``target`` (keywords go to :func:`mapping.map_graphs`), score it
     (with the content similarity of the two graphs and the combined similarity)
-    and carry its candidate inferences over into the target. ``query`` says which
-    graph is a search's query (:func:`score_mapping`)."""
+    and carry its candidate inferences over into the target."""
     mapping = map_graphs(source, target, **kw)
-    scores = score_mapping(mapping, kw.get("profile"), query)
+    scores = score_mapping(mapping, kw.get("profile"))
     content = content_similarity(source, target)
     relations = min(mapping.source_relations, mapping.target_relations)
     return Comparison(

@@ -334,7 +334,10 @@ def plot_scatter(
         xs = np.array([float(r.get(score, math.nan)) for r in rows])
         keep = np.isfinite(xs) & np.isfinite(ys_all)
         ax.scatter(xs[keep], ys_all[keep], s=6, alpha=0.4)
-        ax.set_title(_label(score), fontsize=10)
+        left_out = int((~keep).sum())
+        # A point without a finite value cannot be drawn: the panel says how many.
+        note = f"\n({left_out} without a finite value not drawn)" if left_out else ""
+        ax.set_title(_label(score) + note, fontsize=10)
         ax.set_xlabel("score", fontsize=8)
         ax.set_ylabel(human, fontsize=8)
         ax.grid(alpha=0.3)

@@ -143,6 +143,13 @@ class Store(abc.ABC):
         """
 
     @abc.abstractmethod
+    def drop_comparisons(self, run_id: str, doc_ids: Iterable[str]) -> int:
+        """Remove the comparisons of run ``run_id`` in which any of ``doc_ids`` is
+        source or target, with everything stored with them (mapped pairs,
+        inferences); returns how many comparisons went. For documents whose
+        content changed: their new versions' comparisons replace these."""
+
+    @abc.abstractmethod
     def has_comparison(self, source_id: str, target_id: str, run_id: str) -> bool:
         """Whether this pair was stored under ``run_id``."""
 

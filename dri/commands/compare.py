@@ -27,6 +27,7 @@ from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
 from dri.files import FileRefused, shown
 from dri.graphs import NotAGraph, load_json
+from dri.literal import echo
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
@@ -150,7 +151,7 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             graphs.append(load_graph(path))
         except InputError as err:
-            print(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr)
             failed = True
     if failed:
         return 1
@@ -158,12 +159,12 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
+        echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
     else:
-        print(format_comparison(comparison))
+        echo(format_comparison(comparison))
     if args.html or args.svg:
         return _write_pages(comparison, graphs, args.html, args.svg)
     return 0
@@ -181,6 +182,6 @@ def _write_pages(comparison, graphs: list[nx.DiGraph], page: Path | None, svg: P
         try:
             path.write_text(text, encoding="utf-8")
         except OSError as err:
-            print(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
+            echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
             status = 1
     return status

@@ -20,6 +20,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["DEMO_ROOT", "register", "run_demo"]
@@ -47,7 +48,9 @@ def _ticker():
         return None
 
     def report(i: int, n: int, row: dict) -> None:
-        print(f"\r    {i}/{n} pairs compared", end="\n" if i >= n else "", file=sys.stderr, flush=True)
+        echo(
+            f"    {i}/{n} pairs compared", lead="\r", end="\n" if i >= n else "", file=sys.stderr, flush=True
+        )
 
     return report
 
@@ -63,29 +66,27 @@ def run_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     failed = 0
     for kind, run in (("plagiarism", evaluate_plagiarism), ("translation", evaluate_translation)):
-        print(f"==> {kind}: {DEMO_ROOT / kind}")
+        echo(f"==> {kind}: {DEMO_ROOT / kind}")
         result, files = run(DEMO_ROOT / kind, report_dir(kind), progress=_ticker())
         failed += sum(1 for row in result.rows if row.get("error"))
         analogy = result.stats().get("analogy_similarity")
         if analogy:
             for group, summary in analogy.groups.items():
-                print(
-                    f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs"
-                )
+                echo(f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs")
             if analogy.rho is not None:
-                print(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
+                echo(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
         if files:
-            print(f"    report: {files.summary_md}")
+            echo(f"    report: {files.summary_md}")
 
-    print(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
+    echo(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
     results, files = analogy_search(
         DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"), progress=_ticker()
     )
     for res in results:
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"
-        print(f"    {res.target.name}: best analogue {found}")
+        echo(f"    {res.target.name}: best analogue {found}")
     if files:
-        print(f"    report: {files.summary_md}")
-    print(f"done in {time.perf_counter() - started:.0f} s; `dri report` prints the newest report")
+        echo(f"    report: {files.summary_md}")
+    echo(f"done in {time.perf_counter() - started:.0f} s; `dri report` prints the newest report")
     return 1 if failed else 0

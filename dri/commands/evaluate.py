@@ -21,7 +21,10 @@
   wrong, and how often each option type is picked.
 
 Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
-index.html) and prints where it is; ``dri report`` shows it. A bad document
+index.html) and prints where it is; ``dri report`` shows it. An ``--out``
+folder that holds an earlier report is refused (exit 2) unless ``--force``
+replaces it; the default folder, ``data/reports/KIND-CORPUS``, is the
+command's own and is replaced. A bad document
 gets a one-line error and the rest carries on; the exit status is 1 if any
 pair failed, 2 if the corpus could not be read.
 """
@@ -36,29 +39,26 @@ from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
+from dri.evaluate.kinds import KINDS, kind
+from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_evaluate"]
 
 
-def _csv_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="run the plagiarism, translation, analogy-search, judgements, ranking or choice evaluation",
+        help=f"run the {', '.join(KINDS)} evaluation",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "kind", choices=["plagiarism", "translation", "analogy", "judgements", "ranking", "choice"]
-    )
-    p.add_argument("corpus", type=Path, metavar="CORPUS_DIR|FILE")
+    p.add_argument("kind", choices=list(KINDS))
+    p.add_argument("corpus", type=Path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values())))
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )
+    p.add_argument("--force", action="store_true", help="replace the report an --out folder already holds")
     p.add_argument("--no-baselines", action="store_true", help="structure scores only")
     p.add_argument(
         "--embeddings",
@@ -72,31 +72,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="no progress lines (by default a line that rewrites itself on a terminal, a line per tenth of the pairs in a log, and one per failed pair)",
     )
     add_profile_option(p)
-    g = p.add_argument_group("translation")
-    g.add_argument(
-        "--build-from",
-        type=Path,
-        metavar="TEXTS",
-        help="first build CORPUS_DIR from this folder of English .txt files",
-    )
-    g.add_argument(
-        "--languages",
-        type=_csv_list,
-        metavar="L1,L2",
-        help="pivot languages for --build-from (default: spa,cat,glg,epo,hbs)",
-    )
-    g.add_argument("--libretranslate", metavar="URL", help="use a LibreTranslate server instead of Apertium")
-    g.add_argument("--api-key", help="LibreTranslate API key")
-    a = p.add_argument_group("analogy")
-    a.add_argument("--target", action="append", metavar="NAME", help="target document (default: targets.txt)")
-    a.add_argument("-k", type=int, default=5, help="how many sources to report per target (default 5)")
-    a.add_argument(
-        "--sections",
-        type=_csv_list,
-        metavar="S1,S2",
-        help="compare only these sections, e.g. abstract,background (default: sections.txt)",
-    )
-    add_search_arguments(a)
+    for each in KINDS.values():
+        if not (each.arguments or each.search_options):
+            continue
+        group = p.add_argument_group(each.group or each.name)
+        for argument in each.arguments:
+            group.add_argument(*argument.flags, **argument.options)
+        if each.search_options:
+            add_search_arguments(group)
     p.set_defaults(handler=run_evaluate)
 
 
@@ -113,15 +96,18 @@ def _progress(quiet: bool):
     terminal = sys.stderr.isatty()
 
     def report(i: int, n: int, row: dict) -> None:
-        where = f"[{i}/{n}] {Path(row['target']).name} ({row['group']})"
+        target, group = Path(row["target"]).name, str(row["group"])
+        # An analogy search groups by target: the source is the one to name.
+        named = Path(row["source"]).name if group == target else target
+        where = f"[{i}/{n}] {named} ({group})"
         if row.get("error"):
-            print(f"{CLEAR_LINE if terminal else ''}{where}: error: {row['error']}", file=sys.stderr)
+            echo(f"{where}: error: {row['error']}", lead=CLEAR_LINE if terminal else "", file=sys.stderr)
             return
         line = f"{where}: AS {row.get('analogy_similarity', float('nan')):.3f}"
         if terminal:
-            print(f"{CLEAR_LINE}{line}", end="\n" if i >= n else "", file=sys.stderr, flush=True)
+            echo(line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True)
         elif i == n or i % -(-n // 10) == 0:
-            print(line, file=sys.stderr)
+            echo(line, file=sys.stderr)
 
     return report
 
@@ -134,8 +120,8 @@ def _build(args: argparse.Namespace) -> int:
     )
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
-        print(f"error: {problem}", file=sys.stderr)
-    print(
+        echo(f"error: {problem}", file=sys.stderr)
+    echo(
         f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
         f"in {result.seconds:.1f} s"
     )
@@ -156,7 +142,7 @@ def _print_stats(result) -> None:
             parts.append(f"AUC {st.auc:.3f}")
         if st.ranking:
             parts.append("ranking " + " > ".join(st.ranking))
-        print("  " + "; ".join(parts))
+        echo("  " + "; ".join(parts))
 
 
 def _print_ranking(result) -> None:
@@ -164,17 +150,17 @@ def _print_ranking(result) -> None:
 
     ranking = result.validity
     for score, sr in ranking.scores.items():
-        print(
+        echo(
             f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; MAP {percent(sr.map)}"
         )
 
 
-def _print_validity(result) -> None:
-    if result.kind == "ranking":
+def _print_validity(result, console: str) -> None:
+    if console == "ranking":
         _print_ranking(result)
         return
     for score, st in result.meta.get("validity", {}).items():
-        if result.kind == "judgements":
+        if console == "correlations":
             parts = [
                 f"{name} {est['value']:.3f} [{est['low']:.3f}, {est['high']:.3f}]" for name, est in st.items()
             ]
@@ -186,66 +172,66 @@ def _print_validity(result) -> None:
             ]
             if st["picks"]:
                 parts.append("picks " + ", ".join(f"{k} {v}" for k, v in st["picks"].items()))
-        print(f"  {score}: " + "; ".join(parts))
+        echo(f"  {score}: " + "; ".join(parts))
+
+
+#: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
+REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
+
+
+def _earlier_report(out: Path | None) -> Path | None:
+    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
+    if out is None:
+        return None
+    return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    earlier = None if args.force else _earlier_report(args.out)
+    if earlier is not None:
+        # Refused before any work: a report is not replaced by surprise.
+        echo(
+            f"error: {args.out}: holds an earlier report ({earlier.name}); "
+            "add --force to replace it, or choose another --out",
+            file=sys.stderr,
+        )
+        return 2
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
-    # Imported only now: it imports Prefect, which reads its settings when first imported.
-    import dri.evaluate as ev
-
+    chosen = kind(args.kind)
     built = 0
     try:
-        if args.kind == "translation" and args.build_from:
+        if getattr(args, "build_from", None) and any("--build-from" in a.flags for a in chosen.arguments):
             built = _build(args)
         common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet), profile=args.profile)
-        if args.kind == "plagiarism":
-            result, files = ev.evaluate_plagiarism(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
-        elif args.kind == "translation":
-            result, files = ev.evaluate_translation(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
-        elif args.kind in ("judgements", "ranking", "choice"):
-            run = {
-                "judgements": ev.evaluate_judgements,
-                "ranking": ev.evaluate_ranking,
-                "choice": ev.evaluate_choice,
-            }[args.kind]
-            result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
-        else:
-            searches, files = ev.analogy_search(
-                args.corpus,
-                args.target,
-                args.k,
-                sections=args.sections,
-                report_dir=args.out,
-                candidates=args.candidates,
-                exhaustive=args.exhaustive,
-                **common,
-            )
-            print(ev.format_search(searches))
+        options = {name: getattr(args, name) for name in chosen.options}
+        # Imported only now: it imports Prefect, which reads its settings when first imported.
+        run = chosen.run_function()
+        if chosen.console == "search":
+            from dri.evaluate.analogy import format_search
+
+            searches, files = run(args.corpus, report_dir=args.out, **options, **common)
+            echo(format_search(searches))
             if files:
-                print(f"report: {files.summary_md}")
+                echo(f"report: {files.summary_md}")
             return 0
+        result, files = run(args.corpus, args.out, **options, **common)
     except CorpusError as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 2
     for problem in result.problems:
-        print(f"error: {problem}", file=sys.stderr)
+        echo(f"error: {problem}", file=sys.stderr)
     failed = [r for r in result.rows if r.get("error")]
     for r in failed:
-        print(f"error: {r['target']}: {r['error']}", file=sys.stderr)
-    print(
+        echo(f"error: {r['target']}: {r['error']}", file=sys.stderr)
+    echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
-    if result.kind in ("judgements", "ranking", "choice"):
-        _print_validity(result)
-    else:
+    if chosen.console == "groups":
         _print_stats(result)
+    else:
+        _print_validity(result, chosen.console)
     if files:
-        print(f"report: {files.summary_md}")
+        echo(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
+from dri.literal import echo
 
 __all__ = ["register", "run_graph"]
 
@@ -52,18 +53,15 @@ def run_graph(args: argparse.Namespace) -> int:
         try:
             documents.append(read_document(path))
         except DocumentError as err:
-            print(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr)
             failed += 1
-    for warning_doc in documents:
-        for warning in warning_doc.warnings:
-            print(f"warning: {warning_doc.path}: {warning}", file=sys.stderr)
-
+    # Each document's warnings were logged as it was read (once: not again here).
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     many = len(args.files) > 1
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
-        print(f"{doc.path}: {summary(g)}")
+        echo(f"{doc.path}: {summary(g)}")
         target = args.out / f"{stem}.{args.format}" if args.out else None
         try:
             if target is not None:
@@ -72,6 +70,6 @@ def run_graph(args: argparse.Namespace) -> int:
                 target = _png_path(args.png, stem, many)
                 draw_png(g, target)
         except OSError as err:  # a full disk, a read-only folder: the next document may fit
-            print(f"error: {err.filename or target}: cannot write: {err.strerror or err}", file=sys.stderr)
+            echo(f"error: {err.filename or target}: cannot write: {err.strerror or err}", file=sys.stderr)
             failed += 1
     return 1 if failed else 0

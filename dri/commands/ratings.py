@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dri.corpora.ratings import import_ratings, load_ratings, ratings_file
 from dri.corpora.text import CorpusError
+from dri.literal import echo
 from dri.metrics.report import write_ratings_report
 from dri.metrics.stats import rating_stats
 from dri.settings import data_dir
@@ -45,26 +46,26 @@ def run_ratings(args: argparse.Namespace) -> int:
         try:
             result = import_ratings(args.file)
         except CorpusError as err:
-            print(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr)
             return 1
         for problem in result.problems:
-            print(f"error: {problem}", file=sys.stderr)
-        print(
+            echo(f"error: {problem}", file=sys.stderr)
+        echo(
             f"{args.file}: {result.accepted} ratings imported, {len(result.problems)} rejected; "
             f"{result.total_stored} stored in {result.stored}"
         )
         status = 1 if result.problems else 0
     rows = load_ratings()
     if not rows:
-        print(f"no ratings stored yet ({ratings_file()}); use `dri ratings import FILE.csv`", file=sys.stderr)
+        echo(f"no ratings stored yet ({ratings_file()}); use `dri ratings import FILE.csv`", file=sys.stderr)
         return 1
     stats = rating_stats(rows)
     for st in stats:
         alpha = "–" if st.alpha is None else f"{st.alpha:.3f}"
-        print(
+        echo(
             f"{st.prop}: mean {st.mean:.2f}, Krippendorff's alpha (interval) {alpha}, "
             f"{st.raters} raters, {st.pairs} pairs"
         )
     folder = write_ratings_report(stats, data_dir() / "reports" / "ratings", source=str(ratings_file()))
-    print(f"report: {folder / 'summary.md'}")
+    echo(f"report: {folder / 'summary.md'}")
     return status

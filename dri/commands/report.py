@@ -13,6 +13,7 @@ import webbrowser
 from pathlib import Path
 
 from dri.corpora.text import decode_bytes
+from dri.literal import echo
 from dri.metrics.report import find_report
 from dri.settings import data_dir
 
@@ -39,26 +40,26 @@ def run_report(args: argparse.Namespace) -> int:
     folder = find_report(args.dir, root)
     if folder is None:
         where = args.dir if args.dir else root
-        print(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr)
+        echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr)
         return 1
     if args.path:
-        print(folder)
+        echo(folder)
         return 0
     if args.open:
         page = (folder / "index.html").resolve()
         if not webbrowser.open(page.as_uri()):
-            print(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)
+            echo(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)
         else:
             return 0
     summary = folder / "summary.md"
     try:
         data = summary.read_bytes()
     except OSError as err:
-        print(f"error: {summary}: cannot read the report summary: {err.strerror or err}", file=sys.stderr)
+        echo(f"error: {summary}: cannot read the report summary: {err.strerror or err}", file=sys.stderr)
         return 1
     text, encoding = decode_bytes(data)
     if encoding != "utf-8":
-        print(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr)
-    print(text)
-    print(f"\n(report folder: {folder})")
+        echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr)
+    echo(text)
+    echo(f"\n(report folder: {folder})")
     return 0

@@ -29,6 +29,7 @@ from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
+from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
 
@@ -85,35 +86,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _print_summary(summary, out=None) -> None:
     # Looked up at call time: a stream bound at import time may since have been replaced and closed.
     out = out or sys.stdout
-    print(summary.headline(), file=out)
+    echo(summary.headline(), file=out)
     seconds = summary.seconds
-    print(
+    echo(
         f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
         f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
         "(summed over workers)",
         file=out,
     )
     if summary.top:
-        print(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
+        echo(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
         for row in summary.top[:5]:
-            print(
+            echo(
                 f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
                 + (f"  [{row['group']}]" if row.get("group") else ""),
                 file=out,
             )
     if summary.summary_path:
-        print(f"summary: {summary.summary_path}", file=out)
+        echo(f"summary: {summary.summary_path}", file=out)
 
 
 def run_run(args: argparse.Namespace) -> int:
     if not args.corpus_dir.is_dir():
-        print(f"error: {args.corpus_dir}: not a folder", file=sys.stderr)
+        echo(f"error: {args.corpus_dir}: not a folder", file=sys.stderr)
         return 1
     if args.mode == "target" and not args.target:
-        print("error: --mode target needs --target NAME", file=sys.stderr)
+        echo("error: --mode target needs --target NAME", file=sys.stderr)
         return 2
     if args.batch_size is not None and args.batch_size < 1:
-        print(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
+        echo(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
         return 2
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
@@ -122,7 +123,7 @@ def run_run(args: argparse.Namespace) -> int:
     from dri.flows.corpus import run_corpus
 
     if args.mode == "manifest" and not has_manifest(args.corpus_dir):
-        print(
+        echo(
             f"error: {args.corpus_dir}: --mode manifest needs manifest.csv, file_information.csv, "
             "originals/ or targets.txt (or use --mode all-pairs or --mode target)",
             file=sys.stderr,
@@ -135,7 +136,7 @@ def run_run(args: argparse.Namespace) -> int:
             workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
         )
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 2
     parameters = dict(
         mode=args.mode,
@@ -165,7 +166,7 @@ def run_run(args: argparse.Namespace) -> int:
         with end_workers_on_signals():
             state, summary = _run_with_progress(run, show_progress)
     except KeyboardInterrupt as err:
-        print(
+        echo(
             f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
             "run the same command again to finish",
             file=sys.stderr,
@@ -174,17 +175,17 @@ def run_run(args: argparse.Namespace) -> int:
 
     if summary is None:
         reason = state.message or state.name
-        print(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
+        echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=1, default=str))
+        echo(json.dumps(summary.to_dict(), indent=1, default=str))
     else:
         _print_summary(summary)
     # Each failure goes to the log; the console gets one line per reason, what to
     # do on the line of the failure that stopped the run (the last).
     log_failures(logging.getLogger(__name__), summary.failures)
     for line in fold_failures(summary.failures, advice=summary.advice):
-        print(line, file=sys.stderr)
+        echo(line, file=sys.stderr)
     return 0 if summary.ok else 1
 
 

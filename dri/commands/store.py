@@ -21,6 +21,7 @@ import argparse
 import sys
 from typing import Any
 
+from dri.literal import echo
 from dri.store import open_store
 
 __all__ = ["MAX_K", "register", "run_store"]
@@ -73,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_store(args: argparse.Namespace) -> int:
     if args.action == "clear" and not args.yes:
-        print("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
+        echo("error: dri store clear deletes everything; add --yes to do it", file=sys.stderr)
         return 2
     # Looking must not create an empty store (and its folders) where none was.
     # A store error is one line from the command's error boundary (dri/cli.py).
@@ -82,37 +83,37 @@ def run_store(args: argparse.Namespace) -> int:
 
 
 def _info(store: Any, args: argparse.Namespace) -> int:
-    print(f"backend: {store.backend}")
-    print(f"location: {store.location}")
+    echo(f"backend: {store.backend}")
+    echo(f"location: {store.location}")
     counts = store.counts()
-    print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    echo("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     corpora = store.corpora()
-    print(f"corpora ({len(corpora)}): " + ", ".join(corpora))
+    echo(f"corpora ({len(corpora)}): " + ", ".join(corpora))
     runs = store.runs()
-    print(f"runs ({len(runs)}): " + ", ".join(f"{r.run_id} ({r.comparisons})" for r in runs))
+    echo(f"runs ({len(runs)}): " + ", ".join(f"{r.run_id} ({r.comparisons})" for r in runs))
     return 0
 
 
 def _corpora(store: Any, args: argparse.Namespace) -> int:
     for name in store.corpora():
-        print(name)
+        echo(name)
     return 0
 
 
 def _documents(store: Any, args: argparse.Namespace) -> int:
     documents = store.documents(args.corpus)
     if not documents:
-        print(f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)", file=sys.stderr)
+        echo(f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)", file=sys.stderr)
         return 1
     for d in documents:
         meta = " ".join(f"{k}={v}" for k, v in sorted(d.meta.items()) if k not in ("name", "path"))
-        print(f"{d.doc_id}  {d.name}  {d.concepts} concepts, {d.relations} relations  {meta}".rstrip())
+        echo(f"{d.doc_id}  {d.name}  {d.concepts} concepts, {d.relations} relations  {meta}".rstrip())
     return 0
 
 
 def _runs(store: Any, args: argparse.Namespace) -> int:
     for r in store.runs():
-        print(f"{r.run_id}  {r.comparisons} comparisons  {r.first} .. {r.last}")
+        echo(f"{r.run_id}  {r.comparisons} comparisons  {r.first} .. {r.last}")
     return 0
 
 
@@ -120,7 +121,7 @@ def _find(store: Any, text: str, corpus: str | None):
     found = store.find_document(text, corpus)
     if found is None:
         where = f" in corpus {corpus!r}" if corpus else ""
-        print(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr)
+        echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr)
     return found
 
 
@@ -129,9 +130,9 @@ def _top(store: Any, args: argparse.Namespace) -> int:
     if doc is None:
         return 1
     analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
-    print(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")
+    echo(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")
     for rank, a in enumerate(analogues, start=1):
-        print(
+        echo(
             f"{rank:3d}. {a.analogy_similarity:.4f}  {a.name}  (jaccard {a.jaccard:.3f}, "
             f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})"
         )
@@ -144,18 +145,18 @@ def _mapping(store: Any, args: argparse.Namespace) -> int:
         return 1
     result = store.get_comparison(source.doc_id, target.doc_id, args.run)
     if result is None:
-        print(
+        echo(
             f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
             file=sys.stderr,
         )
         return 1
     scores = result.scores
-    print(
+    echo(
         f"{source.name} -> {target.name}, run {result.run_id}: analogy similarity "
         f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}"
     )
     for p in result.pairs:
-        print(
+        echo(
             f"  {p['kind']:8s} {p['source_lemma']} ~ {p['target_lemma']}  lin {p['lin']:.3f}  "
             f"generic {p['generic'] or '-'}"
         )
@@ -164,7 +165,7 @@ def _mapping(store: Any, args: argparse.Namespace) -> int:
 
 def _clear(store: Any, args: argparse.Namespace) -> int:
     store.clear()
-    print(f"cleared {store.location}")
+    echo(f"cleared {store.location}")
     return 0
 
 

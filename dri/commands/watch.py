@@ -5,7 +5,9 @@ ROOT (folders holding .txt or .pdf documents, unchanged for ``--min-age``
 seconds) and announces each once with the Prefect event ``corpus.arrived``,
 which the ``on-new-corpus`` deployment turns into a corpus run (see
 docs/prefect.md). The folders already announced are remembered in
-``data_dir()/sensor/``, so a restart does not announce them again.
+``data_dir()/sensor/``, so a restart does not announce them again; a folder
+whose files change after its run (size or modification time) is announced
+again once it has settled, and its run redoes the documents that changed.
 
 Events need a Prefect server: set ``PREFECT_API_URL``. With ``--run`` no
 server is needed: each new corpus is run here instead (like ``dri run``).
@@ -17,6 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_watch"]
@@ -43,9 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_watch)
 
 
+def _what(n: int, changed: bool) -> str:
+    return f"changed since its last run, {n} documents" if changed else f"new corpus of {n} documents"
+
+
 def run_watch(args: argparse.Namespace) -> int:
     if not args.root.is_dir():
-        print(f"error: {args.root}: not a folder", file=sys.stderr)
+        echo(f"error: {args.root}: not a folder", file=sys.stderr)
         return 1
     prefect_defaults(quiet_console=False)
     # Imported only now: Prefect reads its settings when first imported.
@@ -56,14 +63,14 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.run:
         from dri.flows.corpus import run_corpus
 
-        def emit(folder: str, n: int) -> None:
-            print(f"{folder}: new corpus of {n} documents, running it", flush=True)
+        def emit(folder: str, n: int, *, changed: bool = False) -> None:
+            echo(f"{folder}: {_what(n, changed)}, running it", flush=True)
             state, summary = run_corpus(folder, workers=args.workers, mode="auto")
             if summary is None:  # crashed: raise, so the folder is tried again next scan
                 raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
-            print(summary.headline(), flush=True)
+            echo(summary.headline(), flush=True)
     elif not PREFECT_API_URL.value():
-        print(
+        echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
             "start a Prefect server (docs/prefect.md) or use --run",
             file=sys.stderr,
@@ -71,15 +78,15 @@ def run_watch(args: argparse.Namespace) -> int:
         return 2
     else:
 
-        def emit(folder: str, n: int) -> None:
-            prefect_emitter(folder, n)
-            print(f"{folder}: new corpus of {n} documents, emitted corpus.arrived", flush=True)
+        def emit(folder: str, n: int, *, changed: bool = False) -> None:
+            prefect_emitter(folder, n, changed=changed)
+            echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True)
 
     def on_scan(result: SensorResult) -> None:
         for error in result.errors:
-            print(f"error: {error}", file=sys.stderr)
+            echo(f"error: {error}", file=sys.stderr)
         for folder in result.waiting:
-            print(f"{folder}: still changing, will look again", flush=True)
+            echo(f"{folder}: still changing, will look again", flush=True)
 
     try:
         result = watch(
@@ -91,6 +98,6 @@ def run_watch(args: argparse.Namespace) -> int:
             on_scan=on_scan,
         )
     except (OSError, RuntimeError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr)
         return 1
     return 1 if result.errors else 0

@@ -9,7 +9,7 @@ the analogues of a document ranked by their scores.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dri.store.base import check_k, now, to_json_text
@@ -39,6 +39,32 @@ class Neo4jComparisons(Neo4jConnection):
                 self._write_comparison(tx, result)
 
         self._write(work)
+
+    def drop_comparisons(self, run_id: str, doc_ids: Iterable[str]) -> int:
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return 0
+
+        def work(tx: Any) -> int:
+            tx.run(
+                "MATCH (s:Document)-[r:SIMILAR {run_id: $run}]->(t:Document) "
+                "WHERE s.id IN $ids OR t.id IN $ids DELETE r",
+                run=run_id,
+                ids=ids,
+            ).consume()
+            row = tx.run(
+                "MATCH (m:Mapping {run_id: $run}) WHERE m.source_id IN $ids OR m.target_id IN $ids "
+                "OPTIONAL MATCH (m)-[:HAS_PAIR|SUGGESTS]->(part) "
+                "WITH m, collect(part) AS parts FOREACH (p IN parts | DETACH DELETE p) "
+                "DETACH DELETE m RETURN count(*) AS n",
+                run=run_id,
+                ids=ids,
+            ).single()
+            # A generic concept no mapped pair names any more goes too.
+            tx.run("MATCH (g:Generic) WHERE NOT (g)<-[:GENERIC]-() DELETE g").consume()
+            return int(row["n"]) if row else 0
+
+        return int(self._write(work))
 
     def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
         keys = {ComparisonRecord(s, t, run_id).key: (s, t) for s, t in pairs}

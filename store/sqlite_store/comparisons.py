@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dri.store.base import check_k, now, to_json_text
@@ -28,6 +28,28 @@ class SQLiteComparisons(SQLiteConnection):
         with self._write() as db:
             for result in results:
                 self._insert_comparison(db, result)
+
+    def drop_comparisons(self, run_id: str, doc_ids: Iterable[str]) -> int:
+        ids = sorted(set(doc_ids))
+        dropped = 0
+        with self._write() as db:
+            # Every table keyed by a comparison (comparisons, pairs, inferences, ...).
+            tables = [
+                name
+                for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+                if {"source_id", "target_id", "run_id"}
+                <= {r[1] for r in db.execute(f'PRAGMA table_info("{name}")')}
+            ]
+            for start in range(0, len(ids), 400):
+                chunk = ids[start : start + 400]
+                marks = ", ".join("?" * len(chunk))
+                for table in tables:
+                    gone = db.execute(
+                        f'DELETE FROM "{table}" WHERE run_id = ? AND (source_id IN ({marks}) OR target_id IN ({marks}))',
+                        (run_id, *chunk, *chunk),
+                    ).rowcount
+                    dropped += gone if table == "comparisons" else 0
+        return dropped
 
     def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
         found: set[tuple[str, str]] = set()

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from processes import bound_by_permissions
 
-from dri.corpora.discover import corpus_format, corpus_manifest, discover_documents, has_manifest
+from dri.corpora.discover import (
+    EmptyCorpus,
+    corpus_format,
+    corpus_manifest,
+    discover,
+    discover_documents,
+    has_manifest,
+)
 from dri.corpora.text import CorpusError
 from dri.settings import clough_stevenson_dir
 
@@ -72,3 +82,80 @@ def test_corpus_format_follows_the_markers(tmp_path):
     assert corpus_format(tmp_path) == "translation"
     (tmp_path / "manifest.csv").write_text(MANIFEST)
     assert corpus_format(tmp_path) == "manifest"
+
+
+@pytest.mark.parametrize("files", [[], ["notes.md", "sub/more.md", "manifest.csv"], [".hidden.txt"]])
+def test_a_folder_without_documents_is_an_error_naming_it_and_the_extensions(tmp_path, files):
+    root = tmp_path / "c"
+    root.mkdir()
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("The sun attracts the planets.")
+    with pytest.raises(EmptyCorpus) as caught:
+        discover(root)
+    text = str(caught.value)
+    assert text.startswith(f"{root}: no documents: no .txt, .text or .pdf files in it or its sub-folders")
+    assert "\n" not in text
+    if "notes.md" in files:
+        assert text.endswith("; it holds 2 other file(s) (notes.md, sub/more.md)")
+
+
+def test_links_to_folders_are_not_followed(tmp_path):
+    root = _write(tmp_path / "c")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "far.txt").write_text("The cat chased the mouse.")
+    (root / "linked").symlink_to(tmp_path / "elsewhere")
+    (root / "folder.txt").symlink_to(tmp_path / "elsewhere")
+    assert sorted(Path(p).name for p in discover_documents(root)) == [
+        "atom.txt",
+        "fortress.txt",
+        "solar.txt",
+        "tumour.txt",
+    ]
+
+
+def _discover_without_root_rights(root: Path) -> subprocess.CompletedProcess:
+    code = "\n".join(
+        [
+            "import logging, sys",
+            "logging.basicConfig(format='%(levelname)s %(message)s')",
+            "from dri.corpora.discover import discover",
+            f"paths, problems = discover({str(root)!r})",
+            "print(len(paths))",
+        ]
+    )
+    return subprocess.run(
+        [*bound_by_permissions(), sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_unreadable_sub_folders_are_left_out_with_a_warning_each(tmp_path):
+    root = _write(tmp_path / "c")
+    for name in ("locked", "sealed"):
+        (root / name).mkdir()
+        (root / name / "inside.txt").write_text("The cat chased the mouse.")
+        (root / name).chmod(0)
+    try:
+        done = _discover_without_root_rights(root)
+    finally:
+        for name in ("locked", "sealed"):
+            (root / name).chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "4"
+    assert done.stderr.splitlines() == [
+        f"WARNING {root / name}: cannot read the folder (Permission denied); its files are left out"
+        for name in ("locked", "sealed")
+    ]
+
+
+def test_an_unreadable_corpus_folder_is_an_error(tmp_path):
+    root = _write(tmp_path / "c")
+    root.chmod(0)
+    try:
+        done = _discover_without_root_rights(root)
+    finally:
+        root.chmod(0o755)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        f"dri.corpora.text.CorpusError: {root}: cannot read the folder: Permission denied"
+    )

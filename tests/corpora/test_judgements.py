@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,39 @@ def test_ranking_reads_csfcube_fold1_as_it_is():
     # The paper id alone is not unique: some papers are queried by two facets.
     assert len({q.split("/")[0] for q in queries}) < 24
     assert {p.score for p in data.pairs} == {0.0, 1.0, 2.0, 3.0}
+
+
+def test_a_side_naming_something_that_is_not_a_regular_file_is_a_row_problem(tmp_path: Path):
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "zero.txt").symlink_to("/dev/zero")
+    (tmp_path / "a.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    csv_file = tmp_path / "rated.csv"
+    csv_file.write_text("a,b,score\na.txt,pipe.txt,1\nzero.txt,a.txt,2\na.txt,a.txt,3\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert len(data.pairs) == 1
+    assert [p.split(": ", 2)[2] for p in data.problems] == [
+        "the document 'pipe.txt' is not a regular file",
+        "the document 'zero.txt' is not a regular file",
+    ]
+
+
+def test_numbers_at_the_edge_are_one_problem_per_row(tmp_path):
+    # inf, nan, beyond float range (1e999 reads as inf) and beyond what the statistics can square (1e308).
+    ranking = tmp_path / "pools.csv"
+    ranking.write_text(
+        "a,b,score,query\nq,x1,1e308,q\nq,x2,1e999,q\nq,x3,2,q\nq,x4,nan,q\nq,x5,-inf,q\nq,x6,1e99,q\n",
+        encoding="utf-8",
+    )
+    pools = load_ranking(ranking)
+    assert [p.score for p in pools.pairs] == [2.0, 1e99]
+    assert [p.split(": ")[1] for p in pools.problems] == ["line 2", "line 3", "line 5", "line 6"]
+    assert "out of range" in pools.problems[0] and "not a finite number" in pools.problems[1]
+    choice = tmp_path / "items.jsonl"
+    lines = [
+        f'{{"query": "a", "options": ["b", "c"], "answer": {v}}}'
+        for v in ("1e999", "NaN", "Infinity", "1e308", "1")
+    ]
+    choice.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    items = load_choice(choice)
+    assert [i.answer for i in items.items] == [1] and len(items.problems) == 4
+    assert all("must be an option index" in p for p in items.problems)

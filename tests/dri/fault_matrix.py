@@ -199,7 +199,7 @@ _READS_ONLY = "store info and store top only read, and a read needs no free spac
 _ONE_PROCESS = "runs in one process: there is no pool worker to kill"
 _NOT_A_RUN = "store info and store top take milliseconds: there is no middle of the run to stop the server in"
 _ONE_RUN = "only dri run writes the same corpus from two processes; the other commands are covered by it"
-_DASK = "the store faults meet the Dask runner on the same flow path as run-flow; it has the interrupt cells"
+_DASK = "the Dask runner meets these faults on the same flow path as run-flow; it has the interrupt cells"
 _NOT_A_RUNNER = (
     "the interrupt cells cover dri run on each runner; every command's Ctrl-C is the one line of "
     "dri.cli.main (test_an_interrupt_is_one_line)"
@@ -235,6 +235,18 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("evaluate", "worker-killed"): "a small evaluation runs in one process, like run-inline",
     ("store-info", "worker-killed"): _ONE_PROCESS,
     ("store-top", "worker-killed"): _ONE_PROCESS,
+    (
+        "run-flow",
+        "not-a-file",
+    ): "the pool's workers read each document through the same extract_batch as run-inline",
+    ("evaluate", "not-a-file"): "an evaluation reads its documents through the same run as run-inline",
+    **{(c, "not-a-file"): "takes no input file" for c in ("store-info", "store-top")},
+    **{(c, "empty-corpus"): "takes files, not a corpus folder" for c in ("graph", "compare")},
+    (
+        "evaluate",
+        "empty-corpus",
+    ): "an evaluation's loader names what its corpus lacks (file_information.csv) first",
+    **{(c, "empty-corpus"): "takes no corpus" for c in ("store-info", "store-top")},
     **{(c, f): _NOT_A_RUNNER for c in COMMANDS if c not in RUNNERS for f in INTERRUPTS},
 }
 
@@ -248,6 +260,8 @@ STORE_FAULTS = (
     "full-disk",
     "concurrent",
     "worker-killed",
+    "not-a-file",
+    "empty-corpus",
 )
 FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
 NOT_APPLICABLE.update({("run-dask", f): _DASK for f in STORE_FAULTS})

@@ -357,6 +357,26 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         neo4j("wipe", RESTART_PORT)
 
 
+def not_a_file(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    """The first document is a link to ``/dev/zero`` (a FIFO inside the corpus for a run,
+    whose links out of the corpus are refused before any read)."""
+    first = ws.corpus / ANALOGY[0]
+    first.unlink()
+    if command.startswith("run"):
+        os.mkfifo(first)
+    else:
+        first.symlink_to("/dev/zero")
+    return dri(ws, COMMANDS[command](ws))
+
+
+def empty_corpus(ws: Workspace, command: str, template: Workspace) -> Outcome:
+    """The corpus holds only a Markdown file."""
+    for name in ANALOGY:
+        (ws.corpus / name).unlink()
+    (ws.corpus / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    return dri(ws, COMMANDS[command](ws))
+
+
 CELL_RUNNERS: dict[str, Callable[[Workspace, str, Workspace], Outcome]] = {
     "uri-password": uri_password,
     "refused": refused,
@@ -367,6 +387,8 @@ CELL_RUNNERS: dict[str, Callable[[Workspace, str, Workspace], Outcome]] = {
     "full-disk": full_disk_cell,
     "concurrent": concurrent,
     "worker-killed": worker_killed,
+    "not-a-file": not_a_file,
+    "empty-corpus": empty_corpus,
     **{fault: functools.partial(interrupted, fault=fault) for fault in SIGNALS},
 }
 

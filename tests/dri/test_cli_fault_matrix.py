@@ -7,9 +7,11 @@ plagiarism``, ``store info`` and ``store top``. Faults: a malformed URI with
 a password in it, a refused connection, wrong credentials (a Neo4j started
 with authentication on), Neo4j stopped mid-run and started again, a corrupt
 SQLite file, a read-only data folder, a full disk, two runs at once on one
-SQLite store, a pool worker killed with SIGKILL, and ``dri run`` on each
-runner (in this process, a process pool, Dask) stopped by SIGINT to its
-process group (a terminal's Ctrl-C), SIGINT to the command alone, or SIGTERM. The set-up of each is
+SQLite store, a pool worker killed with SIGKILL, an input that is not a
+regular file (a link to ``/dev/zero``, a FIFO), a corpus without documents,
+and ``dri run`` on each runner (in this process, a process pool, Dask)
+stopped by SIGINT to its process group (a terminal's Ctrl-C), SIGINT to the
+command alone, or SIGTERM. The set-up of each is
 in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot
 apply are listed there with the reason, and checked to be all the others.
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from fault_matrix import (
+    ANALOGY,
     AUTH_PASSWORD,
     COMMANDS,
     FAST_SECONDS,
@@ -183,6 +186,19 @@ def test_fault_matrix(command, fault, template, tmp_path, request):
             assert notes["reference"].code == 0, notes["reference"].brief()
         assert notes["rerun"].code == 0, notes["rerun"].brief()
         assert notes["after"] == notes["clean"]
+    elif fault == "not-a-file":
+        first = ws.corpus / ANALOGY[0]
+        kind = (
+            "FIFO (named pipe)" if command.startswith("run") else "character device (through a symbolic link)"
+        )
+        _one_line(outcome, f"error: {first}: is a {kind}, not a regular file")
+        assert outcome.seconds < FAST_SECONDS or command.startswith("run"), outcome.seconds
+        if command.startswith("run"):
+            assert "3 documents (2 parsed, 0 unchanged), 1 pairs (1 mapped" in outcome.stdout
+    elif fault == "empty-corpus":
+        line = _one_line(outcome, f"error: {ws.corpus}: no documents: no .txt, .text or .pdf files")
+        assert line.endswith("it holds 1 other file(s) (notes.md)"), line
+        assert outcome.seconds < FAST_SECONDS, outcome.seconds  # before Prefect starts
     elif fault in INTERRUPTS:
         _interrupted(outcome, fault)
     else:  # pragma: no cover - a new fault without checks

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dri.extract import graph_from_text, load_nlp, rules
+from dri.extract import graph_from_text, load_nlp
 from dri.extract.rules import concept_mention, sentence_triples
 from dri.graphs import concept_id, concept_nodes, higher_order_relations, triples, unary_relations
 
@@ -200,8 +200,7 @@ def test_personal_pronouns_prefer_people_and_it_refuses_them(nlp):
     assert triples(g)[-1] == ("mary", "like", "lamp")
 
 
-def test_copular_adjectives_possessives_and_isa(nlp, monkeypatch):
-    monkeypatch.setattr(rules, "ADJECTIVE_CONCEPTS", True)
+def test_copular_adjectives_possessives_and_isa(nlp):
     g = graph_from_text("The hawk's feathers were soft. The sun is a star.", nlp=nlp)
     assert triples(g) == [("feather", "be", "soft"), ("hawk", "have", "feather"), ("sun", "isa", "star")]
     assert g.nodes[concept_id("soft")]["pos"] == "a" and g.nodes[concept_id("feather")]["pos"] == "n"
@@ -280,8 +279,7 @@ def test_connectives_give_higher_order_relations(text, expected, nlp):
             assert [g.nodes[a]["type"] for a in args] == ["relation", "relation"]
 
 
-def test_a_copular_clause_links_as_a_cause(nlp, monkeypatch):
-    monkeypatch.setattr(rules, "ADJECTIVE_CONCEPTS", True)
+def test_a_copular_clause_links_as_a_cause(nlp):
     g = graph_from_text("The storm destroyed the harbour because the wall was weak.", nlp=nlp)
     assert higher_order_relations(g) == [("cause", ("wall", "be", "weak"), ("storm", "destroy", "harbour"))]
 

@@ -16,12 +16,15 @@ from dri.settings import incoming_dir
 class Recorder:
     def __init__(self, fail_on: set[str] = frozenset()):
         self.calls: list[tuple[str, int]] = []
+        self.changed: list[str] = []
         self.fail_on = fail_on
 
-    def __call__(self, folder: str, n: int) -> None:
+    def __call__(self, folder: str, n: int, *, changed: bool = False) -> None:
         if os.path.basename(folder) in self.fail_on:
             raise ConnectionError("server went away")
         self.calls.append((folder, n))
+        if changed:
+            self.changed.append(os.path.basename(folder))
 
 
 def test_each_new_folder_is_announced_once_even_after_a_restart(tmp_path):
@@ -115,3 +118,72 @@ def test_the_default_root_is_made_in_the_data_folder(data_dir, monkeypatch):
     monkeypatch.setenv("DRI_INCOMING_DIR", str(data_dir / "elsewhere"))
     assert incoming_dir() == (data_dir / "elsewhere").resolve()
     assert not (data_dir / "elsewhere").exists()  # a configured root is the user's to make
+
+
+def _age(folder, seconds: float) -> None:
+    """Make everything in ``folder`` ``seconds`` old."""
+    old = time.time() - seconds
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (old, old))
+
+
+def test_a_folder_that_changes_after_its_announcement_is_announced_again_once_settled(tmp_path):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    folder = write_corpus(root / "c")
+    _age(folder, 120)
+    first = Recorder()
+    assert scan(root, first, min_age=60, state_dir=state).announced and first.changed == []
+    unchanged = Recorder()
+    assert scan(root, unchanged, min_age=60, state_dir=state).already_seen == 1 and unchanged.calls == []
+
+    # A writer that paused longer than min_age writes the rest of one file.
+    with (folder / "solar.txt").open("a", encoding="utf-8") as out:
+        out.write("The sun heats the planets.\n")
+    still_changing = Recorder()
+    result = scan(root, still_changing, min_age=60, state_dir=state)
+    assert still_changing.calls == [] and result.waiting == [str(folder.resolve())]
+    _age(folder, 120)
+    again = Recorder()
+    result = scan(root, again, min_age=60, state_dir=state)
+    assert again.calls == [(str(folder.resolve()), 4)] and again.changed == ["c"]
+    assert result.changed == result.announced == [str(folder.resolve())]
+    after = Recorder()
+    scan(root, after, min_age=60, state_dir=state)
+    assert after.calls == []
+
+
+@pytest.mark.parametrize("change", ["size", "mtime", "new file", "removed file"])
+def test_any_change_of_size_mtime_or_files_counts(tmp_path, change):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    folder = write_corpus(root / "c")
+    scan(root, Recorder(), state_dir=state)
+    target = folder / "solar.txt"
+    if change == "size":
+        stat = target.stat()
+        target.write_text(target.read_text() + "x")
+        os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    elif change == "mtime":
+        os.utime(target, (time.time() - 100, time.time() - 100))
+    elif change == "new file":
+        (folder / "more.txt").write_text("The cat chased the mouse.\n")
+    else:
+        target.unlink()
+    rec = Recorder()
+    scan(root, rec, state_dir=state)
+    assert rec.changed == ["c"]
+
+
+def test_a_record_from_before_signatures_is_taken_as_is(tmp_path):
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    folder = write_corpus(root / "c")
+    path = state_path(root, state)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        json.dumps({"root": str(root.resolve()), "seen": {str(folder.resolve()): {"documents": 4}}})
+    )
+    rec = Recorder()
+    scan(root, rec, state_dir=state)
+    assert rec.calls == [] and "signature" in load_seen(path)[str(folder.resolve())]
+    (folder / "more.txt").write_text("The cat chased the mouse.\n")
+    scan(root, rec, state_dir=state)
+    assert rec.changed == ["c"]

@@ -14,6 +14,7 @@ from dri.graphs import (
     new_graph,
     relation_nodes,
     restrict_to_sections,
+    save_json,
     summary,
     to_json,
     triples,
@@ -137,3 +138,13 @@ def test_entity_attributes_come_from_the_first_mention_that_has_them():
         "person",
         ["Susan", "she"],
     )
+
+
+def test_save_json_writes_a_name_that_is_not_utf8_as_its_escape(tmp_path):
+    # A file name with bytes that are not UTF-8 reaches the graph as lone surrogates.
+    g = new_graph("g", name="sun\udcff.txt")
+    add_triple(g, "sun", "attract", "planet")
+    path = tmp_path / "g.json"
+    save_json(g, path)
+    text = path.read_text(encoding="utf-8")  # the file is UTF-8
+    assert "sun\\udcff.txt" in text and json.loads(text)["graph"]["name"] == "sun\udcff.txt"

@@ -75,7 +75,9 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
         for name in ("solar", "farm")
     ]
     files = write_report(
-        EvaluationResult("analogy", rows), tmp_path, search=[SearchResult(Path("atom.txt"), hits, 2, None)]
+        EvaluationResult("analogy", rows, across_groups=False),
+        tmp_path,
+        search=[SearchResult(Path("atom.txt"), hits, 2, None)],
     )
     page = files.index_html.read_text(encoding="utf-8")
     assert page.count('<tr class="hit">') == 2 and page.count("<details") == 2
@@ -89,4 +91,4 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
     summary = files.summary_md.read_text(encoding="utf-8")
     assert "## Target atom.txt" in summary and "| 1 | solar.txt | 0.500 |" in summary
     assert "- farm.txt: cow ↔ electron (organism.n.01)" in summary and "Kruskal" not in summary
-    assert "- farm.txt suggests: electron graze_on [new: grass] (1.50)" in summary
+    assert "- farm.txt suggests: electron graze_on \\[new: grass\\] (1.50)" in summary  # Markdown-escaped

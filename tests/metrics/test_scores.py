@@ -75,27 +75,6 @@ def test_comparison_to_dict_is_json():
     assert data["scores"]["analogy_similarity"] == pytest.approx(comparison.scores.analogy_similarity)
 
 
-def test_query_by_example_scores_the_share_of_the_query_that_maps():
-    query = new_graph("query")
-    add_triple(query, "dog", "chase", "cat")
-    candidate = new_graph("candidate")  # the query inside a longer text
-    add_triple(candidate, "dog", "chase", "cat")
-    for n, noun in enumerate(("tree", "house", "river")):
-        add_triple(candidate, noun, "stand", f"hill{n}")
-    for profile in ("sme", "paper"):
-        symmetric = compare(query, candidate, profile=profile).scores
-        as_source = compare(query, candidate, profile=profile, query="source").scores
-        as_target = compare(candidate, query, profile=profile, query="target").scores
-        assert symmetric.analogy_similarity < 0.5
-        assert as_source.analogy_similarity == pytest.approx(1.0)
-        assert as_target.analogy_similarity == pytest.approx(1.0)
-        # The candidate as the query: little of it maps.
-        assert compare(query, candidate, profile=profile, query="target").scores.analogy_similarity < 0.5
-        assert as_source.weighted_jaccard == symmetric.weighted_jaccard
-    with pytest.raises(ValueError, match="query must be one of"):
-        compare(query, candidate, query="both")
-
-
 def test_content_and_combined_scores():
     a, b = new_graph("a"), new_graph("b")
     add_triple(a, "sun", "attract", "planet")

@@ -1,0 +1,140 @@
+"""User-supplied text as data, never as markup, in every format dri writes.
+
+File names, document text, lemmas, group names and CSV cells come from the
+user; each output format has characters that mean something to it. One
+function per format turns such a string into one that the format shows
+literally:
+
+* :func:`printable` -- the terminal, SVG text and plot labels: control
+  characters (U+0000-U+001F, U+007F-U+009F), lone surrogates (the bytes of a
+  file name that is not UTF-8), the non-characters U+FFFE and U+FFFF and the
+  bidirectional overrides become visible escapes (``\\u001b``, ``\\udcff``,
+  ``\\u202e``), a form that is valid in a JSON string too. XML 1.0 forbids most of them, a terminal obeys them.
+* :func:`plot_text` -- matplotlib: :func:`printable`, and every ``$``
+  escaped, so that ``$x^2$`` is drawn as those five characters, not as math.
+* :func:`csv_cell` -- a spreadsheet: a text cell starting with ``=``, ``+``,
+  ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (the OWASP
+  rule against CSV injection); numbers (``-0.5``) are left alone.
+* :func:`markdown_text` -- Markdown: HTML (``<``, ``&``) and the
+  inline markup characters (``\\``, backtick, ``*``, ``[``, ``]``, ``~``,
+  ``$``, ``_`` outside a word, ``|``) escaped, line breaks folded; at the
+  start of a list item also a leading ``#``, ``-``, ``+``, ``>`` or ``1.``
+  (a ``>`` elsewhere opens nothing: "spa > epo" stays as it is).
+* :func:`echo` -- :func:`print` through :func:`printable`, keeping line
+  breaks: every command prints what it echoes of the user's through it;
+  :class:`PrintableFormatter` does the same for log lines on the console.
+
+HTML pages need none of these: Jinja2 escapes every value
+(:mod:`dri.metrics.pages`). Like :mod:`dri.errors`, this module imports
+nothing of ours, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import TextIO
+
+__all__ = [
+    "PrintableFormatter",
+    "csv_cell",
+    "echo",
+    "markdown_text",
+    "plot_text",
+    "printable",
+    "quiet_glyphs",
+]
+
+# C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings and isolates.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE_BUT_NEWLINE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]"
+)
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# Markdown's inline markup; "_" only where it could open or close emphasis (not inside a word).
+_MARKDOWN = re.compile(r"[\\`*\[\]~|<&$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_BLOCK_START = re.compile(r"^([#+>-])|^(\d+)([.)])")
+_HTML = {"<": "&lt;", "&": "&amp;"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    # One form for all, valid inside a JSON string too (``--json`` prints through echo).
+    return f"\\u{ord(match.group()):04x}"
+
+
+def printable(text: object, *, newlines: bool = False) -> str:
+    """``str(text)`` with every control character, lone surrogate, non-character
+    and bidirectional override as a visible escape (``\\u000b``); ``newlines``
+    keeps line breaks (for several lines of output)."""
+    pattern = _UNPRINTABLE_BUT_NEWLINE if newlines else _UNPRINTABLE
+    return pattern.sub(_escape, str(text))
+
+
+def plot_text(text: object) -> str:
+    """``text`` as matplotlib draws it literally: :func:`printable`, ``$`` escaped
+    (matplotlib reads text between two ``$`` as math and unescapes ``\\$``)."""
+    return printable(text, newlines=True).replace("$", r"\$")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` safe in a spreadsheet: a text starting with a formula character
+    gets a leading ``'``, unless it is a plain number (``-0.5``); anything else
+    is returned as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def markdown_text(text: object, *, block_start: bool = False) -> str:
+    """``text`` as Markdown shows it literally, on one line (a table cell, a
+    heading); ``block_start`` also escapes what would open a heading or a list
+    at the start of a list item or paragraph (``#``, ``-``, ``+``, ``>``, ``1.``)."""
+    one_line = " ".join(printable(text, newlines=True).split())
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return _HTML.get(char, "\\" + char)
+
+    escaped = _MARKDOWN.sub(escape, one_line)
+    if not block_start:
+        return escaped
+    return _BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", escaped)
+
+
+def echo(
+    *parts: object, file: TextIO | None = None, end: str = "\n", flush: bool = False, lead: str = ""
+) -> None:
+    """:func:`print` of ``parts`` with their control characters made visible
+    (line breaks kept), so that a file name cannot drive the terminal;
+    ``lead`` is the command's own terminal control (a progress line's ``\\r``),
+    written as it is."""
+    text = " ".join(printable(p, newlines=True) for p in parts)
+    print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
+
+
+class PrintableFormatter(logging.Formatter):
+    """Log lines whose message has its control characters made visible: a
+    file name in a warning cannot drive the terminal. The format's own text
+    (a progress line's erase sequence) is left as it is."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = printable(record.message, newlines=True)
+        return super().formatMessage(record)
+
+
+@contextlib.contextmanager
+def quiet_glyphs() -> Iterator[None]:
+    """matplotlib's "Glyph ... missing from font" warnings silenced: a name in a
+    script the font lacks is drawn as boxes, which is what the warning says."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=r"Matplotlib currently does not support", category=UserWarning
+        )
+        yield

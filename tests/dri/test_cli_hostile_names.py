@@ -1,0 +1,63 @@
+"""``dri compare`` and ``dri graph`` with names and text that are markup or
+terminal control: exit 0 (never 70), files that parse, names shown as escapes."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+from dri.cli import main
+
+SOLAR = "The a$\\foo$b sun attracts the planet. The planet orbits the sun."
+ATOM = "The nucleus attracts the electron. The electron orbits the nucleus."
+GERMAN = (
+    "Der Hund jagt die Katze durch den Garten. Die Katze klettert auf den Baum und wartet dort. "
+    "Der Vogel singt ein Lied."
+)
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+
+def test_compare_draws_and_writes_names_that_are_markup(tmp_path, capsys):
+    source = tmp_path / "$x^2$ <script>alert(1).txt"
+    target = tmp_path / "atom\x1b[31m\x0b.txt"
+    source.write_text(SOLAR, encoding="utf-8")
+    target.write_text(ATOM, encoding="utf-8")
+    svg, html = tmp_path / "m.svg", tmp_path / "m.html"
+    assert main(["compare", str(source), str(target), "--svg", str(svg), "--html", str(html)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "atom\\u001b[31m\\u000b.txt" in out
+    text = "".join(ET.parse(svg).getroot().itertext())
+    assert "$x^2$ <script>alert(1).txt" in text  # drawn as it is, not as math
+    assert "atom\\u001b[31m\\u000b.txt" in text
+    tags = _Tags()
+    tags.feed(html.read_text(encoding="utf-8"))
+    assert "script" not in tags.tags and "svg" in tags.tags
+    assert main(["compare", str(source), str(target), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["target"] == target.name
+
+
+def test_graph_warns_once_and_draws_markup(tmp_path, capsys):
+    german, solar = tmp_path / "hund\x1b[2J.txt", tmp_path / "a$\\foo$b.txt"
+    german.write_text(GERMAN, encoding="utf-8")
+    solar.write_text(SOLAR, encoding="utf-8")
+    pictures = tmp_path / "png"
+    assert main(["graph", str(german), str(solar), "--png", str(pictures)]) == 0
+    captured = capsys.readouterr()
+    # Logged once as it is read, not printed again.
+    assert captured.err.count("does not look like English") == 1
+    assert "\x1b" not in captured.out + captured.err and "hund\\u001b[2J.txt" in captured.err
+    assert sorted(p.name for p in pictures.iterdir()) == ["a$\\foo$b.png", "hund\x1b[2J.png"]
+    graphml = tmp_path / "graphml"
+    assert main(["graph", str(german), "--out", str(graphml), "--format", "graphml"]) == 0
+    root = ET.parse(graphml / "hund\x1b[2J.graphml").getroot()  # XML 1.0 despite the name
+    assert any("hund\\u001b[2J.txt" in (data.text or "") for data in root.iter())

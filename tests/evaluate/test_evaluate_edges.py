@@ -1,0 +1,111 @@
+"""``dri evaluate`` with hostile input through the real CLI: numbers at the
+edge of float range, names that are markup, a report folder already in use.
+No input may end in exit 70 (a bug) or a raw warning on the console."""
+
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+from dri.cli import BUG_STATUS, main
+
+PAIRS = [
+    ("The sun attracts the planet.", "The nucleus attracts the electron.", "3"),
+    ("The dog chases the cat.", "The cat chases the mouse.", "1e308"),
+    ("A man walks home.", "A woman walks home.", "1e999"),
+    ("The bird sings a song.", "The girl sings a song.", "nan"),
+    ("The boy reads a book.", "The girl reads a letter.", "2"),
+    ("The king rules the land.", "The queen rules the sea.", "-inf"),
+    ("The wind moves the boat.", "The river moves the log.", "1e99"),
+]
+
+
+def _judgements(path: Path) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["a", "b", "score"])
+        writer.writerows(PAIRS)
+    return path
+
+
+def test_scores_beyond_float_range_are_one_line_each_and_the_rest_is_reported(tmp_path, capsys):
+    out = tmp_path / "report"
+    status = main(
+        [
+            "evaluate",
+            "judgements",
+            str(_judgements(tmp_path / "rated.csv")),
+            "--out",
+            str(out),
+            "-q",
+            "--no-baselines",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 1 != BUG_STATUS
+    errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    assert [e.split(": line ")[1].split(":")[0] for e in errors] == ["3", "4", "5", "7"]
+    assert "out of range" in errors[0] and all("not a finite number" in e for e in errors[1:])
+    assert "Warning" not in captured.err and "Traceback" not in captured.err
+    stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
+    assert stats["pairs"] == 3
+    assert (out / "index.html").is_file()
+
+    # The same --out again: refused before any work, the report left as it was.
+    before = (out / "stats.json").read_bytes()
+    assert main(["evaluate", "judgements", str(tmp_path / "rated.csv"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        f"error: {out}: holds an earlier report (summary.md); add --force to replace it, or choose another --out"
+    )
+    assert (out / "stats.json").read_bytes() == before
+    # --force lets it through to the input (here a file with nothing usable).
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,score\nx,y,inf\n", encoding="utf-8")
+    assert main(["evaluate", "judgements", str(bad), "--out", str(out), "--force"]) == 2
+    assert "no usable rows" in capsys.readouterr().err
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+
+def test_analogy_search_with_markup_in_names_writes_its_report_and_names_the_source(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    names = {
+        "target.txt": "The nucleus attracts the electron. The electron orbits the nucleus.",
+        "a$\\foo$b.txt": "The a$\\foo$b sun attracts the planet. The planet orbits the sun.",
+        "=1+1 <script>.txt": "The magnet attracts the iron. The iron circles the magnet.",
+    }
+    for name, text in names.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    (corpus / "targets.txt").write_text("target.txt\n", encoding="utf-8")
+    out = tmp_path / "report"
+    status = main(["evaluate", "analogy", str(corpus), "--out", str(out), "--no-baselines"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    # Progress names each source, with the target as its group.
+    progress = [line for line in captured.err.replace("\r", "\n").splitlines() if line.startswith("[")]
+    assert progress and all("(target.txt)" in line for line in progress)
+    assert not any(line.startswith("[1/2] target.txt") for line in progress)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    tags = _Tags()
+    tags.feed(html)
+    assert "script" not in tags.tags
+    # The inline pictures are XML with the names drawn as they are.
+    for svg in html.split("<svg")[1:]:
+        ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")
+    assert "a$\\foo$b.txt" in html
+    assert "&lt;script>" in (out / "summary.md").read_text(encoding="utf-8")
+    with (out / "scores.csv").open(encoding="utf-8", newline="") as fh:
+        cells = [cell for row in csv.reader(fh) for cell in row]
+    assert cells and not any(cell.startswith("=") for cell in cells)

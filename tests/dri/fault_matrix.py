@@ -176,22 +176,13 @@ COMMANDS: dict[str, Callable[[Workspace], list[str]]] = {
         "--workers",
         "2",
     ],
-    "run-dask": lambda ws: [
-        "run",
-        str(ws.corpus),
-        "--no-progress",
-        "--runner",
-        "dask",
-        "--workers",
-        "2",
-    ],
     "evaluate": lambda ws: ["evaluate", "plagiarism", str(ws.plagiarism), "--no-baselines", "-q"],
     "store-info": lambda ws: ["store", "info"],
     "store-top": lambda ws: ["store", "top", ANALOGY[0]],
 }
 
-STORE_COMMANDS = ("run-inline", "run-flow", "run-dask", "evaluate", "store-info", "store-top")
-RUNNERS = ("run-inline", "run-flow", "run-dask")
+STORE_COMMANDS = ("run-inline", "run-flow", "evaluate", "store-info", "store-top")
+RUNNERS = ("run-inline", "run-flow")
 WRITERS = ("run-inline", "run-flow", "evaluate")
 
 _NO_STORE = "graph and compare never open the store"
@@ -199,7 +190,6 @@ _READS_ONLY = "store info and store top only read, and a read needs no free spac
 _ONE_PROCESS = "runs in one process: there is no pool worker to kill"
 _NOT_A_RUN = "store info and store top take milliseconds: there is no middle of the run to stop the server in"
 _ONE_RUN = "only dri run writes the same corpus from two processes; the other commands are covered by it"
-_DASK = "the Dask runner meets these faults on the same flow path as run-flow; it has the interrupt cells"
 _NOT_A_RUNNER = (
     "the interrupt cells cover dri run on each runner; every command's Ctrl-C is the one line of "
     "dri.cli.main (test_an_interrupt_is_one_line)"
@@ -264,7 +254,6 @@ STORE_FAULTS = (
     "empty-corpus",
 )
 FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
-NOT_APPLICABLE.update({("run-dask", f): _DASK for f in STORE_FAULTS})
 
 
 def cells() -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ with authentication on), Neo4j stopped mid-run and started again, a corrupt
 SQLite file, a read-only data folder, a full disk, two runs at once on one
 SQLite store, a pool worker killed with SIGKILL, an input that is not a
 regular file (a link to ``/dev/zero``, a FIFO), a corpus without documents,
-and ``dri run`` on each runner (in this process, a process pool, Dask)
+and ``dri run`` in this process and on the process pool
 stopped by SIGINT to its process group (a terminal's Ctrl-C), SIGINT to the
 command alone, or SIGTERM. The set-up of each is
 in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot

@@ -35,7 +35,6 @@ twice, and new parameters or a new extractor give a new result set.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any, ClassVar
 
 from prefect import flow, task
@@ -47,16 +46,18 @@ from prefect.logging import get_run_logger
 from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed, State
 
-from dri.corpora.discover import discover, has_manifest
 from dri.errors import Failure
-from dri.extract.document import content_ids
-from dri.extract.reader import DEFAULT_MAX_BYTES
-from dri.files import FileRefused, read_limited
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings, Mode
-from dri.flows.execution import InProcess, local_workers
-from dri.flows.failures import ReportedFailure
-from dri.flows.pipeline import default_run_id, run_pipeline
+from dri.flows.execution import local_workers
+from dri.flows.pipeline import (
+    PartialFailure,
+    default_run_id,
+    run_corpus,
+    run_inline,
+    run_pipeline,
+    small_job,
+)
 from dri.flows.runners import (
     RunnerConfig,
     deferred_task_runner,
@@ -65,24 +66,17 @@ from dri.flows.runners import (
     shared_prefect_api,
 )
 from dri.metrics.pages import render
-from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
-from dri.store import StoreError
 
-__all__ = ["CorpusSettings", "Mode", "PartialFailure", "corpus_flow", "default_run_id", "run_corpus"]
-
-
-class PartialFailure(ReportedFailure):
-    """Some documents or pairs failed; ``summary`` says which and what was stored.
-
-    The run has logged one line per failure, so Prefect's engine does not log
-    this exception's traceback again (:mod:`flows.failures`)."""
-
-    def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
-        super().__init__(message)
-        self.summary = summary
-
-    def __reduce__(self):
-        return (PartialFailure, (self.args[0], self.summary))
+__all__ = [
+    "CorpusSettings",
+    "Mode",
+    "PartialFailure",
+    "corpus_flow",
+    "default_run_id",
+    "run_corpus",
+    "run_on_prefect",
+    "small_job",
+]
 
 
 # -- tasks ---------------------------------------------------------------------
@@ -177,43 +171,6 @@ class PrefectTasks:
         return as_completed(futures)
 
 
-def small_job(settings: CorpusSettings) -> bool:
-    """Whether a run is small enough to do here, in this process: at most
-    :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
-    and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
-    skipping stored ones). Starting Prefect's temporary server and a worker
-    pool costs more than such a job (``docs/search.md``). A store that
-    cannot be used makes it small too: the run then says so at once, here,
-    as the flow would."""
-    corpus_dir = settings.corpus_dir
-    paths = discover(corpus_dir, warn=False)[0]
-    n = len(paths)
-    mode = settings.mode
-    candidates = settings.search()["candidates"]
-    if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
-        pairs = min(n - 1, candidates or n)
-    elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
-        pairs = n  # a manifest pairs each document with a few others
-    else:
-        k = settings.top_per_document
-        pairs = n * k if k else n * (n - 1) // 2
-    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
-        return False
-    new = 0
-    try:
-        store = steps.worker_store()
-        for path in paths:
-            try:
-                new += not store.has_graph(content_ids(read_limited(path, DEFAULT_MAX_BYTES))[1])
-            except FileRefused:
-                continue  # the run itself names it
-            if new > INLINE_MAX_PARSE:
-                return False
-    except StoreError:
-        return True
-    return True
-
-
 def _run_name() -> str:
     settings = flow_run.parameters["settings"]
     if isinstance(settings, dict):  # as a deployment's run passes it
@@ -242,52 +199,20 @@ def corpus_flow(settings: CorpusSettings) -> State:
     return final_state(run_pipeline(settings, PrefectTasks()))
 
 
-def run_corpus(
-    corpus_dir: str,
-    *,
-    workers: int | None = None,
-    dask_address: str | None = None,
-    runner: str | None = None,
-    **parameters: Any,
-) -> tuple[State, steps.RunSummary | None]:
-    """Run :func:`corpus_flow` on a chosen task runner; ``(final state, summary)``.
-
-    ``runner="inline"`` runs it in this process without Prefect (no server, no
-    workers); so does a :func:`small_job` when no runner, worker count or Dask
-    address is given here or in the environment, and a run on local workers
-    whose store cannot be used (it then stops at once, saying why).
-
-    The summary is ``None`` only if the flow crashed before writing one.
-    """
-    settings = CorpusSettings(corpus_dir=str(corpus_dir), **parameters)
-    return _run_corpus(settings, workers, dask_address, runner)
-
-
-def _run_corpus(
+def run_on_prefect(
     settings: CorpusSettings,
     workers: int | None,
     dask_address: str | None,
     runner: str | None,
-) -> tuple[State, steps.RunSummary | None]:
-    # A folder without documents is an error here, at once, on every runner.
-    discover(settings.corpus_dir, allow_outside_links=True, warn=False)
-    explicit = (
-        runner
-        or workers
-        or dask_address
-        or os.environ.get("DRI_TASK_RUNNER")
-        or os.environ.get("DRI_DASK_ADDRESS")
-    )
-    inline = runner == "inline" or (not explicit and small_job(settings))
-    if not inline:
-        config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
-        # A store that cannot be used here is reported at once, in this process,
-        # without starting Prefect's server and a pool for nothing. (Dask
-        # workers may be configured elsewhere: their flow checks for itself.)
-        inline = config.kind != "dask" and steps.store_problem() is not None
-    if inline:
-        summary = run_pipeline(settings, InProcess())
-        return final_state(summary), summary
+) -> tuple[Any, steps.RunSummary | None]:
+    """:func:`corpus_flow` on the configured task runner (see
+    :func:`~flows.pipeline.run_corpus`); a store that cannot be used here is
+    reported at once, in this process, without starting Prefect's server and
+    a pool for nothing. (Dask workers may be configured elsewhere: their flow
+    checks for itself.)"""
+    config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
+    if config.kind != "dask" and steps.store_problem() is not None:
+        return run_inline(settings)
     with shared_prefect_api():
         state = corpus_flow.with_options(task_runner=make_task_runner(config))(settings, return_state=True)
     result = state.result(raise_on_failure=False)

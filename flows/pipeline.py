@@ -19,25 +19,41 @@ import hashlib
 import heapq
 import json
 import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dri.corpora.discover import has_manifest
+from dri.corpora.discover import discover, has_manifest
 from dri.errors import Failure, one_line
 from dri.extract import EXTRACTOR_VERSION
+from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings
-from dri.flows.execution import Runner
+from dri.flows.execution import InProcess, Runner
+from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.mapping.profiles import get_profile
 from dri.quiet_logs import FAILURE
+from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
 
-__all__ = ["Run", "default_run_id", "run_pipeline"]
+__all__ = [
+    "PartialFailure",
+    "Run",
+    "RunState",
+    "default_run_id",
+    "end_state",
+    "run_corpus",
+    "run_inline",
+    "run_pipeline",
+    "small_job",
+]
 
 # At least this many batches per worker, so a slow batch does not leave the
 # other workers idle at the end; at most this many items per batch, so the
@@ -308,3 +324,124 @@ def _finish(run: Run, started: float) -> None:
     elif problem:
         summary.failures.append(problem)
     run.logger.info("%s", summary.headline())
+
+
+# -- running a corpus ------------------------------------------------------------
+
+
+class PartialFailure(ReportedFailure):
+    """Some documents or pairs failed; ``summary`` says which and what was stored.
+
+    The run has logged one line per failure, so Prefect's engine does not log
+    this exception's traceback again (:mod:`flows.failures`)."""
+
+    def __init__(self, message: str, summary: steps.RunSummary | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+    def __reduce__(self):
+        return (PartialFailure, (self.args[0], self.summary))
+
+
+def small_job(settings: CorpusSettings) -> bool:
+    """Whether a run is small enough to do here, in this process: at most
+    :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
+    and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
+    skipping stored ones). Starting Prefect's temporary server and a worker
+    pool costs more than such a job (``docs/search.md``). A store that
+    cannot be used makes it small too: the run then says so at once, here,
+    as the flow would."""
+    corpus_dir = settings.corpus_dir
+    paths = discover(corpus_dir, warn=False)[0]
+    n = len(paths)
+    mode = settings.mode
+    candidates = settings.search()["candidates"]
+    if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
+        pairs = min(n - 1, candidates or n)
+    elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
+        pairs = n  # a manifest pairs each document with a few others
+    else:
+        k = settings.top_per_document
+        pairs = n * k if k else n * (n - 1) // 2
+    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
+        return False
+    new = 0
+    try:
+        store = steps.worker_store()
+        for path in paths:
+            try:
+                new += not store.has_graph(content_ids(read_limited(path, DEFAULT_MAX_BYTES))[1])
+            except FileRefused:
+                continue  # the run itself names it
+            if new > INLINE_MAX_PARSE:
+                return False
+    except StoreError:
+        return True
+    return True
+
+
+@dataclass
+class RunState:
+    """The end of a run made in this process, shaped like the Prefect state a flow run ends in."""
+
+    name: str
+    message: str
+    data: Any
+
+    def is_completed(self) -> bool:
+        return self.name == "Completed"
+
+    def is_failed(self) -> bool:
+        return not self.is_completed()
+
+
+def end_state(summary: steps.RunSummary) -> RunState:
+    """``Completed``, or ``Partially failed`` with a :class:`PartialFailure`, as the flow ends."""
+    if summary.failures:
+        message = f"partial failure: {len(summary.failures)} problem(s); {summary.headline()}"
+        return RunState("Partially failed", message, PartialFailure(message, summary))
+    return RunState("Completed", summary.headline(), summary)
+
+
+def run_inline(settings: CorpusSettings) -> tuple[RunState, steps.RunSummary]:
+    """The run in this process (:class:`~flows.execution.InProcess`), its state shaped as a flow run's."""
+    summary = run_pipeline(settings, InProcess())
+    return end_state(summary), summary
+
+
+def run_corpus(
+    corpus_dir: str,
+    *,
+    workers: int | None = None,
+    dask_address: str | None = None,
+    runner: str | None = None,
+    **parameters: Any,
+) -> tuple[Any, steps.RunSummary | None]:
+    """Run the corpus at ``corpus_dir`` with ``parameters`` (the fields of
+    :class:`~flows.corpus_settings.CorpusSettings`); ``(final state, summary)``.
+
+    ``runner="inline"`` runs it in this process without Prefect (no server, no
+    workers, no import of Prefect; the state is a :class:`RunState`); so does a
+    :func:`small_job` when no runner, worker count or Dask address is given here
+    or in the environment, and a run on local workers whose store cannot be
+    used (it then stops at once, saying why). Otherwise the Prefect flow runs
+    (:func:`flows.corpus.run_on_prefect`).
+
+    The summary is ``None`` only if the flow crashed before writing one.
+    """
+    settings = CorpusSettings(corpus_dir=str(corpus_dir), **parameters)
+    # A folder without documents is an error here, at once, on every runner.
+    discover(settings.corpus_dir, allow_outside_links=True, warn=False)
+    explicit = (
+        runner
+        or workers
+        or dask_address
+        or os.environ.get("DRI_TASK_RUNNER")
+        or os.environ.get("DRI_DASK_ADDRESS")
+    )
+    if runner == "inline" or (not explicit and small_job(settings)):
+        return run_inline(settings)
+    # Prefect is imported only for a run that needs it.
+    from dri.flows.corpus import run_on_prefect
+
+    return run_on_prefect(settings, workers, dask_address, runner)

@@ -126,8 +126,8 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
-    # Imported only now: dri.flows imports Prefect, which reads its settings when first imported.
-    from dri.flows.corpus import run_corpus
+    # Imported only now: a run on Prefect imports it, which reads its settings when first imported.
+    from dri.flows.pipeline import run_corpus
 
     if args.mode == "manifest" and not has_manifest(args.corpus_dir):
         echo(

@@ -61,7 +61,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from dri.flows.sensor import SensorResult, prefect_emitter, watch
 
     if args.run:
-        from dri.flows.corpus import run_corpus
+        from dri.flows.pipeline import run_corpus
 
         def emit(folder: str, n: int, *, changed: bool = False) -> None:
             echo(f"{folder}: {_what(n, changed)}, running it", flush=True)

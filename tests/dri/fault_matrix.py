@@ -196,6 +196,7 @@ COMMANDS: dict[str, Callable[[Workspace], list[str]]] = {
 }
 
 STORE_COMMANDS = ("run-inline", "run-flow", "evaluate", "store-info", "store-top")
+RUNNERS = ("run-inline", "run-flow")
 WRITERS = ("run-inline", "run-flow", "evaluate")
 
 _NO_STORE = "graph and compare never open the store"
@@ -203,6 +204,12 @@ _READS_ONLY = "store info and store top only read, and a read needs no free spac
 _ONE_PROCESS = "runs in one process: there is no pool worker to kill"
 _NOT_A_RUN = "store info and store top take milliseconds: there is no middle of the run to stop the server in"
 _ONE_RUN = "only dri run writes the same corpus from two processes; the other commands are covered by it"
+_NOT_A_RUNNER = (
+    "the interrupt cells cover dri run on each runner; every command's Ctrl-C is the one line of "
+    "dri.cli.main (test_an_interrupt_is_one_line)"
+)
+#: The interrupt faults: SIGINT to the process group (a terminal's Ctrl-C), to the command only, SIGTERM.
+INTERRUPTS = ("sigint-group", "sigint-parent", "sigterm")
 
 #: (command, fault) -> why the cell is left out.
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
@@ -244,9 +251,10 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
         "empty-corpus",
     ): "an evaluation's loader names what its corpus lacks (file_information.csv) first",
     **{(c, "empty-corpus"): "takes no corpus" for c in ("store-info", "store-top")},
+    **{(c, f): _NOT_A_RUNNER for c in COMMANDS if c not in RUNNERS for f in INTERRUPTS},
 }
 
-FAULT_NAMES = (
+STORE_FAULTS = (
     "uri-password",
     "refused",
     "wrong-credentials",
@@ -259,6 +267,7 @@ FAULT_NAMES = (
     "not-a-file",
     "empty-corpus",
 )
+FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
 
 
 def cells() -> list[tuple[str, str]]:

@@ -3,7 +3,7 @@
 A kind's loader (one module each in this package) turns its input into an
 :class:`Evaluation` (its pairs, their groups, how the report reads them);
 :func:`evaluate` then runs the corpus flow
-(:func:`dri.flows.corpus.run_corpus`), which extracts and stores every
+(:func:`dri.flows.pipeline.run_corpus`), which extracts and stores every
 document's ROS graph and maps and stores every pair (skipping what the store
 already holds for the run, so a repeated evaluation stores nothing twice);
 records each document's group in its corpus meta (``level``, ``language``:
@@ -36,7 +36,7 @@ from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
-from dri.flows.corpus import run_corpus
+from dri.flows.pipeline import run_corpus
 from dri.flows.tasks import RunSummary
 from dri.mapping.inference import CandidateInference
 from dri.metrics.baselines import BASELINE_NAMES, EMBEDDING, Baselines
@@ -268,6 +268,7 @@ def _row(
                 for p in record.pairs
             ]
             row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
+            row["_record"] = record  # the report rebuilds the comparison from it
     if isinstance(baselines, str):
         errors.append(baselines)
     elif baselines is not None:

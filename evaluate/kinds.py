@@ -66,7 +66,10 @@ class EvaluationKind:
 
     def run_function(self) -> Callable[..., Any]:
         """The runner, imported now (it loads Prefect)."""
-        return getattr(importlib.import_module(f"dri.evaluate.{self.module}"), self.runner)
+        runner: Callable[..., Any] = getattr(
+            importlib.import_module(f"dri.evaluate.{self.module}"), self.runner
+        )
+        return runner
 
 
 def _csv_list(text: str) -> list[str]:

@@ -46,7 +46,18 @@ STORED_SCORES = tuple(
     for name in SCORE_NAMES
     if name in {"analogy_similarity", "semantic", "jaccard", "conceptual", "relational"}
 )
-PAIR_FIELDS = ("source", "target", "kind", "source_lemma", "target_lemma", "lin", "generic")
+#: ``loose`` and ``evidence`` are None in a pair stored before the stores kept them.
+PAIR_FIELDS = (
+    "source",
+    "target",
+    "kind",
+    "source_lemma",
+    "target_lemma",
+    "lin",
+    "generic",
+    "loose",
+    "evidence",
+)
 #: A stored candidate inference (``CandidateInference.to_dict()`` without its anchors).
 INFERENCE_FIELDS = (
     "source_relation",
@@ -248,6 +259,8 @@ def normalise_pair(pair: Any) -> dict[str, Any]:
     for name in ("source", "target", "kind", "source_lemma", "target_lemma"):
         out[name] = "" if out[name] is None else str(out[name])
     out["generic"] = None if out["generic"] in (None, "") else str(out["generic"])
+    out["loose"] = None if out["loose"] is None else bool(out["loose"])
+    out["evidence"] = None if out["evidence"] is None else float(out["evidence"])
     return out
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
+from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
 from dri.literal import echo
@@ -172,13 +173,13 @@ def run_run(args: argparse.Namespace) -> int:
     try:
         with end_workers_on_signals():
             state, summary = _run_with_progress(run, show_progress)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         echo(
             f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
             "run the same command again to finish",
             file=sys.stderr,
         )
-        return 130
+        return Interrupted.status(err)
 
     if summary is None:
         reason = state.message or state.name

@@ -80,6 +80,10 @@ class Profile:
     #: (:mod:`mapping.valence`) counts 1 + this much local evidence, opposite
     #: valences 1 - this; a higher-order pair whose argument pairs both match, 1 + this.
     valence: float = 0.0
+    #: Relation labels may also pair by meaning: a relation pair's similarity is
+    #: ``max(lin, this x meaning)``, with meaning the sentence encoder's rescaled
+    #: similarity of the two labels as clauses (:mod:`mapping.meaning`); 0: Lin alone.
+    relation_meaning: float = 0.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a
     #: structural concept pair's; 0: such pairs are not mapped.
@@ -107,6 +111,7 @@ PROFILES: dict[str, Profile] = {
         loose_concepts=0.5,
         concept_floor=0.5,
         valence=0.5,
+        relation_meaning=1.0,
     ),
 }
 

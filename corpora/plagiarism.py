@@ -79,6 +79,14 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
     out and described, one line each, in ``problems``; the rest carries on.
     """
     root = Path(corpus_dir)
+    info, rows, problems = _index_rows(root)
+    originals, answers = _by_category(root, info, rows, problems)
+    pairs = _pairs(root, info, originals, answers, problems)
+    return PlagiarismCorpus(root, originals, pairs, problems)
+
+
+def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], list[str]]:
+    """The index file, its rows (line, fields) each once, and the problems of the others."""
     if not root.is_dir():
         raise CorpusError(root, "no such corpus folder")
     info = root / INFO_FILE
@@ -116,7 +124,13 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
             continue
         seen[key] = line
         rows.append((line, row))
+    return info, rows, problems
 
+
+def _by_category(
+    root: Path, info: Path, rows: list[tuple[int, dict[str, str]]], problems: list[str]
+) -> tuple[dict[str, Path], list[tuple[int, str, str, str]]]:
+    """The originals by task, and the answers as (line, file name, task, level)."""
     originals: dict[str, Path] = {}
     answers: list[tuple[int, str, str, str]] = []
     for line, row in rows:
@@ -137,7 +151,17 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
     for _, _, task, _ in answers:
         if task not in originals and _is_file(root / f"orig_task{task}.txt"):
             originals[task] = root / f"orig_task{task}.txt"
+    return originals, answers
 
+
+def _pairs(
+    root: Path,
+    info: Path,
+    originals: dict[str, Path],
+    answers: list[tuple[int, str, str, str]],
+    problems: list[str],
+) -> list[PlagiarismPair]:
+    """Each answer with its task's original, when both files are there."""
     for task, path in sorted(originals.items()):
         if not _is_file(path):
             problems.append(f"{shown(path)}: original of task {shown(task)} is missing")
@@ -156,7 +180,7 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
         else:
             seen_answers.add(answer)
             pairs.append(PlagiarismPair(original, answer, task, category))
-    return PlagiarismCorpus(root, originals, pairs, problems)
+    return pairs
 
 
 def _is_file(path: Path) -> bool:

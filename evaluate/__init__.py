@@ -20,26 +20,68 @@ Each is a thin call of one shared path (:mod:`.core`): a kind's loader turns
 its input into an :class:`Evaluation`, and :func:`run_evaluation` runs the
 corpus flow, reads the scores back from the store, adds the baselines and
 writes the report folder.
+
+The kinds are registered in one place, :mod:`.kinds` (an
+:class:`~.kinds.EvaluationKind` each: title, headline, report, command-line
+options and runner), which ``dri evaluate``, the reports and the docs read;
+a new kind is one module here and one entry there.
+
+Each name below is imported from its module on first use (PEP 562), so the
+registry can be read without loading Prefect.
 """
 
-from dri.evaluate.analogy import analogy_evaluation, analogy_search, format_search
-from dri.evaluate.choice import choice_evaluation, evaluate_choice
-from dri.evaluate.core import (
-    Evaluation,
-    Progress,
-    RunOptions,
-    default_report_dir,
-    evaluate,
-    headline_order,
-    run_evaluation,
-)
-from dri.evaluate.judgements import evaluate_judgements, judgements_evaluation
-from dri.evaluate.plagiarism import evaluate_plagiarism, plagiarism_evaluation
-from dri.evaluate.ranking import evaluate_ranking, ranking_evaluation
-from dri.evaluate.translation import evaluate_translation, translation_evaluation
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dri.evaluate.analogy import analogy_evaluation, analogy_search, format_search
+    from dri.evaluate.choice import choice_evaluation, evaluate_choice
+    from dri.evaluate.core import (
+        Evaluation,
+        Progress,
+        RunOptions,
+        default_report_dir,
+        evaluate,
+        headline_order,
+        run_evaluation,
+    )
+    from dri.evaluate.judgements import evaluate_judgements, judgements_evaluation
+    from dri.evaluate.kinds import KINDS, EvaluationKind
+    from dri.evaluate.plagiarism import evaluate_plagiarism, plagiarism_evaluation
+    from dri.evaluate.ranking import evaluate_ranking, ranking_evaluation
+    from dri.evaluate.translation import evaluate_translation, translation_evaluation
+
+_EXPORTS = {
+    "analogy_evaluation": "analogy",
+    "analogy_search": "analogy",
+    "format_search": "analogy",
+    "choice_evaluation": "choice",
+    "evaluate_choice": "choice",
+    "Evaluation": "core",
+    "Progress": "core",
+    "RunOptions": "core",
+    "default_report_dir": "core",
+    "evaluate": "core",
+    "headline_order": "core",
+    "run_evaluation": "core",
+    "evaluate_judgements": "judgements",
+    "judgements_evaluation": "judgements",
+    "KINDS": "kinds",
+    "EvaluationKind": "kinds",
+    "evaluate_plagiarism": "plagiarism",
+    "plagiarism_evaluation": "plagiarism",
+    "evaluate_ranking": "ranking",
+    "ranking_evaluation": "ranking",
+    "evaluate_translation": "translation",
+    "translation_evaluation": "translation",
+}
 
 __all__ = [
+    "KINDS",
     "Evaluation",
+    "EvaluationKind",
     "Progress",
     "RunOptions",
     "analogy_evaluation",
@@ -60,3 +102,16 @@ __all__ = [
     "run_evaluation",
     "translation_evaluation",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dri.evaluate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"dri.evaluate.{module}"), name)
+    globals()[name] = value  # found at once next time
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

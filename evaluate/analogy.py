@@ -17,14 +17,7 @@ from dri.corpora.analogy import load_analogy
 from dri.corpora.ratings import load_ratings
 from dri.corpora.text import CorpusError
 from dri.errors import one_line
-from dri.evaluate.core import (
-    Evaluation,
-    Progress,
-    default_report_dir,
-    doc_ids,
-    evaluate,
-    resolved_path,
-)
+from dri.evaluate.core import Evaluation, Progress, default_report_dir, doc_ids, evaluate, resolved_path
 from dri.graphs import restrict_to_sections
 from dri.metrics import compare
 from dri.metrics.pages import render

@@ -26,11 +26,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
 from dri.errors import one_line
+from dri.evaluate import kinds
 from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
@@ -53,11 +54,22 @@ __all__ = [
     "doc_ids",
     "evaluate",
     "headline_order",
+    "require_pairs",
     "resolved_path",
     "run_evaluation",
 ]
 
 log = logging.getLogger(__name__)
+
+
+class _Corpus(Protocol):
+    root: Path
+
+    @property
+    def pairs(self) -> Sequence[Any]: ...
+
+
+CorpusT = TypeVar("CorpusT", bound=_Corpus)
 
 #: ``progress(done, total, row)`` after each row.
 Progress = Callable[[int, int, dict[str, Any]], None]
@@ -65,12 +77,8 @@ Progress = Callable[[int, int, dict[str, Any]], None]
 #: A mapped pair as a report shows it: (kind, source lemma, target lemma, generic space).
 MappedPair = tuple[str, str, str, str | None]
 
-#: The evaluation kinds that judge similarity rather than analogy: their
-#: reports show the combined similarity (content and structure,
-#: :func:`dri.metrics.scores.combine`) first; analogy search and multiple-choice
-#: analogies keep the structure-led Analogy Similarity first.
-SIMILARITY_KINDS = frozenset({"plagiarism", "translation", "judgements", "ranking"})
-#: The headline score of a similarity evaluation.
+#: The headline score of a similarity evaluation (:attr:`EvaluationKind.similarity`):
+#: the combined similarity of content and structure (:func:`dri.metrics.scores.combine`).
 SIMILARITY_HEADLINE = "combined"
 
 #: Manifest extras that are not a document's group meta (they name the document).
@@ -117,9 +125,16 @@ class RunOptions(TypedDict, total=False):
 
 def headline_order(kind: str) -> tuple[str, ...]:
     """The structure scores of a ``kind`` of evaluation, its headline first."""
-    if kind not in SIMILARITY_KINDS:
+    if not kinds.kind(kind).similarity:
         return STRUCTURE_SCORES
     return (SIMILARITY_HEADLINE, *(s for s in STRUCTURE_SCORES if s != SIMILARITY_HEADLINE))
+
+
+def require_pairs(corpus: CorpusT, what: str) -> CorpusT:
+    """``corpus`` if it has pairs to compare, else :class:`CorpusError` naming its folder."""
+    if not corpus.pairs:
+        raise CorpusError(corpus.root, f"no {what} pairs to compare")
+    return corpus
 
 
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
@@ -348,28 +363,10 @@ def evaluate(
     failures = [f for s in summaries for f in s.failures]
     corpus = summaries[0].corpus
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
-    with open_store() as store:
-        grouped = _record_groups(store, corpus, evaluation, ids)
-        stored = {
-            (r.source_id, r.target_id): r
-            for run_id in run_ids
-            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
-        }
-        where = f"{store.backend} ({store.location})"
+    grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
     text = functools.cache(_plain_text)  # each text is read once per evaluation
     fitted = _fit_baselines(pairs, embeddings, text) if baselines else None
-    # Pairs that stage 1 of the two-stage search did not choose are not rows.
-    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
-    not_candidates = 0
-    chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
-    for i, pair in enumerate(pairs, start=1):
-        record = stored.get(
-            (ids.get(resolved_path(pair.source), ""), ids.get(resolved_path(pair.target), ""))
-        )
-        if record is None and pruned and _not_candidate(pair, ids, failures):
-            not_candidates += 1
-            continue
-        chosen.append((i, pair, record))
+    chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
     baseline_started = time.perf_counter()
     scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
     baseline_seconds = time.perf_counter() - baseline_started
@@ -384,6 +381,8 @@ def evaluate(
         evaluation.kind,
         rows,
         groups=evaluation.groups,
+        title=kinds.kind(evaluation.kind).title,
+        across_groups=kinds.kind(evaluation.kind).across_groups,
         structure_scores=headline_order(evaluation.kind),
         baseline_scores=tuple(n for n in (*BASELINE_NAMES, EMBEDDING) if n in present),
         problems=list(evaluation.problems),
@@ -412,6 +411,47 @@ def evaluate(
         result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _read_store(
+    evaluation: Evaluation, corpus: str, ids: dict[str, str], run_ids: Sequence[str]
+) -> tuple[int, dict[tuple[str, str], ComparisonRecord], str]:
+    """Record the documents' groups; read the runs' comparisons back by
+    (source id, target id); name the store. Returns the number of documents
+    whose group was recorded, the comparisons and the store's name."""
+    with open_store() as store:
+        grouped = _record_groups(store, corpus, evaluation, ids)
+        stored = {
+            (r.source_id, r.target_id): r
+            for run_id in run_ids
+            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
+        }
+        where = f"{store.backend} ({store.location})"
+    return grouped, stored, where
+
+
+def _chosen_pairs(
+    pairs: Sequence[ManifestPair],
+    stored: dict[tuple[str, str], ComparisonRecord],
+    ids: dict[str, str],
+    summaries: Sequence[RunSummary],
+    failures: Sequence[str],
+) -> tuple[list[tuple[int, ManifestPair, ComparisonRecord | None]], int]:
+    """The pairs that become rows (numbered from 1, with their stored comparison
+    if any), and how many stage 1 of the two-stage search did not choose
+    (those are not rows)."""
+    pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
+    not_candidates = 0
+    chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
+    for i, pair in enumerate(pairs, start=1):
+        record = stored.get(
+            (ids.get(resolved_path(pair.source), ""), ids.get(resolved_path(pair.target), ""))
+        )
+        if record is None and pruned and _not_candidate(pair, ids, failures):
+            not_candidates += 1
+            continue
+        chosen.append((i, pair, record))
+    return chosen, not_candidates
 
 
 def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[str]) -> bool:

@@ -4,16 +4,13 @@ intervals and a scatter plot per score (docs/validity.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Unpack
+from typing import Any, Literal, Unpack
 
 from dri.corpora.judgements import load_judgements, write_documents
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    evaluate,
-)
+from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
-from dri.metrics.results import EvaluationResult, ReportFiles
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
+from dri.metrics.validity import judgement_section, plot_scatter
 
 __all__ = ["evaluate_judgements", "judgements_evaluation"]
 
@@ -55,4 +52,20 @@ def evaluate_judgements(
     """
     evaluation = judgements_evaluation(path)
     result = evaluate(evaluation, **options)
-    return validity_report(result, Path(path), report_dir)
+    return validity_report(result, Path(path), report_dir, _sections, _plots)
+
+
+def _sections(result: EvaluationResult) -> tuple[list[ReportSection], Any]:
+    section, stats = judgement_section(result.rows, result.scores, "human")
+    return [section], stats
+
+
+def _plots(result: EvaluationResult, source: Path, out: Path, sections: list[ReportSection]) -> None:
+    """A scatter plot of the structure scores and one of the baselines against the human score."""
+    title = f"{source.name}: scores against the human score"
+    for name, scores in (
+        ("scatter.png", result.structure_scores),
+        ("scatter_baselines.png", result.baseline_scores),
+    ):
+        if plot_scatter(result.rows, scores, "human", out / name, title):
+            sections[0].images.append(name)

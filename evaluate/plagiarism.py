@@ -10,12 +10,7 @@ from pathlib import Path
 from typing import Literal, Unpack
 
 from dri.corpora.plagiarism import LEVEL_ORDER, LEVELS, load_plagiarism
-from dri.corpora.text import CorpusError
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    run_evaluation,
-)
+from dri.evaluate.core import Evaluation, RunOptions, require_pairs, run_evaluation
 from dri.metrics.results import EvaluationResult, ReportFiles
 
 __all__ = ["evaluate_plagiarism", "plagiarism_evaluation"]
@@ -23,9 +18,7 @@ __all__ = ["evaluate_plagiarism", "plagiarism_evaluation"]
 
 def plagiarism_evaluation(corpus_dir: str | Path) -> Evaluation:
     """Every answer of a Clough & Stevenson corpus against its original, by level."""
-    corpus = load_plagiarism(corpus_dir)
-    if not corpus.pairs:
-        raise CorpusError(corpus.root, "no answer/original pairs to compare")
+    corpus = require_pairs(load_plagiarism(corpus_dir), "answer/original")
     return Evaluation(
         "plagiarism",
         corpus.root,

@@ -4,16 +4,13 @@ and MAP per query and their means with 95% intervals (:mod:`dri.metrics.ranking`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Unpack
+from typing import Any, Literal, Unpack
 
 from dri.corpora.judgements import load_ranking, write_documents
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    evaluate,
-)
+from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
-from dri.metrics.results import EvaluationResult, ReportFiles
+from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
 
 __all__ = ["evaluate_ranking", "ranking_evaluation"]
 
@@ -77,4 +74,18 @@ def evaluate_ranking(
     """
     evaluation = ranking_evaluation(path)
     result = evaluate(evaluation, **options)
-    return validity_report(result, Path(path), report_dir)
+    return validity_report(result, Path(path), report_dir, _sections, _plots)
+
+
+def _sections(result: EvaluationResult) -> tuple[list[ReportSection], Any]:
+    ranking = rank_pools(result.rows, result.structure_scores, result.baseline_scores)
+    result.validity = ranking
+    return ranking_section(ranking), ranking.to_dict()
+
+
+def _plots(result: EvaluationResult, source: Path, out: Path, sections: list[ReportSection]) -> None:
+    """NDCG and MAP per score, as a plot."""
+    if isinstance(result.validity, RankingResult) and plot_ranking(
+        result.validity, out / "ranking.png", f"{source.name}: ranking quality per score"
+    ):
+        sections[0].images.append("ranking.png")

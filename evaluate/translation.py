@@ -9,14 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, Unpack
 
-from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES
 from dri.corpora.translation import load_translation
-from dri.evaluate.core import (
-    Evaluation,
-    RunOptions,
-    run_evaluation,
-)
+from dri.evaluate.core import Evaluation, RunOptions, require_pairs, run_evaluation
 from dri.metrics.results import EvaluationResult, ReportFiles
 
 __all__ = ["evaluate_translation", "translation_evaluation"]
@@ -24,9 +19,7 @@ __all__ = ["evaluate_translation", "translation_evaluation"]
 
 def translation_evaluation(corpus_dir: str | Path) -> Evaluation:
     """Every original of a translation corpus against its round trips, by language."""
-    corpus = load_translation(corpus_dir)
-    if not corpus.pairs:
-        raise CorpusError(corpus.root, "no original/round-trip pairs to compare")
+    corpus = require_pairs(load_translation(corpus_dir), "original/round-trip")
     known = [lang for lang in LANGUAGES if lang in corpus.languages]
     return Evaluation(
         "translation",

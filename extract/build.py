@@ -16,6 +16,7 @@ import logging
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -23,6 +24,11 @@ from dri.extract.document import EXTRACTOR_VERSION, Document, Sentence
 from dri.extract.reader import document_from_text, read_document
 from dri.extract.rules import Antecedent, Mention, sentence_triples
 from dri.graphs.ros import add_concept, add_relation, new_graph
+
+if TYPE_CHECKING:
+    # For the annotations only: spaCy takes seconds to import.
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 __all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
 
@@ -38,7 +44,7 @@ _NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"
 
 
 @functools.lru_cache(maxsize=4)
-def load_nlp(model: str = MODEL):
+def load_nlp(model: str = MODEL) -> Language:
     """The spaCy pipeline with only the components the rules need (cached)."""
     # spaCy takes seconds to import: only when a pipeline is loaded.
     import spacy
@@ -81,7 +87,7 @@ class _GraphBuilder:
             section=sentence.section,
         )
 
-    def add(self, sentence: Sentence, parsed) -> None:
+    def add(self, sentence: Sentence, parsed: Doc) -> None:
         found = sentence_triples(parsed, self.previous)
         clauses: dict[int, str] = {}
         for triple in found.triples:
@@ -113,7 +119,7 @@ class _GraphBuilder:
 def build_graphs(
     documents: Iterable[Document],
     *,
-    nlp=None,
+    nlp: Language | None = None,
     batch_size: int = 64,
     n_process: int = 1,
 ) -> Iterator[nx.DiGraph]:
@@ -142,11 +148,11 @@ def build_graphs(
         yield started.popleft()[1].graph
 
 
-def graph_from_path(path: str | os.PathLike, **kwargs) -> nx.DiGraph:
+def graph_from_path(path: str | os.PathLike[str], **kwargs: Any) -> nx.DiGraph:
     """The ROS graph of one file; raises :class:`~extract.document.DocumentError`."""
     return next(build_graphs([read_document(path)], **kwargs))
 
 
-def graph_from_text(text: str, name: str = "text", **kwargs) -> nx.DiGraph:
+def graph_from_text(text: str, name: str = "text", **kwargs: Any) -> nx.DiGraph:
     """The ROS graph of text held in memory."""
     return next(build_graphs([document_from_text(text, name)], **kwargs))

@@ -34,7 +34,9 @@ import re
 import statistics
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from dri.extract.document import DocumentError
 from dri.extract.sections import is_known_section, is_reference_section, section_name
@@ -75,7 +77,7 @@ class PdfLine:
         return self.y0 > self.page_height * (1 - _MARGIN) or self.y1 < self.page_height * _MARGIN
 
 
-def _line_facts(line, page: int, box: int, height: float) -> PdfLine | None:
+def _line_facts(line: Any, page: int, box: int, height: float) -> PdfLine | None:
     # pdfminer only for PDFs: reading text files never loads it.
     from pdfminer.layout import LTChar
 
@@ -153,7 +155,7 @@ def _merge_baselines(lines: list[PdfLine]) -> list[PdfLine]:
     return merged
 
 
-def _walk(item):
+def _walk(item: Iterable[Any]) -> Iterator[Any]:
     for child in item:
         yield child
         if hasattr(child, "__iter__") and not isinstance(child, str):

@@ -310,7 +310,7 @@ def _check_length(where: str, chars: int, limit: int) -> None:
 
 
 def read_document(
-    path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int | None = None
+    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int | None = None
 ) -> Document:
     """Read a text or PDF file into sentences with their sections.
 

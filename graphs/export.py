@@ -2,7 +2,9 @@
 
 * GraphML, for Gephi, yEd, Cytoscape or Neo4j's APOC import. GraphML has no
   list type, so list attributes (sentences, sections, mentions) are written
-  as JSON strings; :func:`read_graphml` turns them back into lists.
+  as JSON strings; :func:`read_graphml` turns them back into lists. XML 1.0
+  forbids most control characters: those of a name or lemma are written as
+  visible escapes (``\\u000b``).
 * PNG, drawn with matplotlib: noun concepts as blue circles, adjective
   concepts as green circles, relations as orange squares, higher-order
   relations (cause, purpose, before, after, contrast) as red diamonds,
@@ -18,19 +20,29 @@ from pathlib import Path
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, OBJ, concept_nodes, relation_nodes
-from dri.literal import plot_text, quiet_glyphs
+from dri.literal import plot_text, printable, quiet_glyphs
 
 __all__ = ["draw_png", "read_graphml", "write_graphml"]
 
 _LIST_ATTRS = ("sentences", "sections", "mentions")
 
 
+def _xml(value: object) -> object:
+    """A string as XML 1.0 takes it: control characters and lone surrogates
+    (a file name's) as visible escapes (:func:`dri.literal.printable`)."""
+    return printable(value, newlines=True) if isinstance(value, str) else value
+
+
 def write_graphml(g: nx.DiGraph, path: str | Path) -> None:
     out = nx.DiGraph()
-    out.graph.update({k: v for k, v in g.graph.items() if isinstance(v, (str, int, float, bool))})
+    out.graph.update({k: _xml(v) for k, v in g.graph.items() if isinstance(v, (str, int, float, bool))})
     for node, attrs in g.nodes(data=True):
-        out.add_node(node, **{k: json.dumps(v) if k in _LIST_ATTRS else v for k, v in attrs.items()})
-    out.add_edges_from(g.edges(data=True))
+        out.add_node(
+            _xml(node), **{k: _xml(json.dumps(v) if k in _LIST_ATTRS else v) for k, v in attrs.items()}
+        )
+    out.add_edges_from(
+        (_xml(u), _xml(v), {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True)
+    )
     nx.write_graphml(out, str(path))
 
 

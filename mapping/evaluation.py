@@ -42,6 +42,8 @@ def structural_evaluation(
     ``evidence_out``, if given, receives each mapped pair's evidence by (kind, source index): the score of that match hypothesis,
     which candidate inferences sum (:mod:`mapping.inference`).
     """
+    rl: Callable[[int, int], float]
+    cl: Callable[[int, int], float]
     if order is None:  # the graph onto itself: every node, similarity 1
         rels = {i: i for i in range(len(s.relations))}
         cons = {j: j for j in range(len(s.concepts))}

@@ -48,9 +48,9 @@ a vocabulary of labels through the same WordNet index as the mapper's seeds
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import networkx as nx
 
@@ -89,7 +89,7 @@ FEATURE_SETS = {
 RELATION_PREFIX = "m:"
 
 
-def _signature(graph: nx.DiGraph, node: str, data: dict) -> str:
+def _signature(graph: nx.DiGraph, node: str, data: dict[str, Any]) -> str:
     """The node's place in the structure: a concept by its degree, a relation by
     the degrees of its subject and object (0 when it has none)."""
     if data.get("type") != "relation":
@@ -101,7 +101,7 @@ def _signature(graph: nx.DiGraph, node: str, data: dict) -> str:
     return f"s:r{ends[0]}-{ends[1]}"
 
 
-def _relation_type(graph: nx.DiGraph, node: str, data: dict) -> str:
+def _relation_type(graph: nx.DiGraph, node: str, data: dict[str, Any]) -> str:
     """The relation's type as :mod:`mapping.mapper` compares it: order, has a
     subject, has an object, subject is object (the first edge of each wins)."""
     subj = next((u for u, _, label in graph.in_edges(node, data="label") if label == "subj"), None)
@@ -127,33 +127,41 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
     """The content vector of ``graph``: feature -> count (hypernyms weighted by
     :data:`HYPERNYM_WEIGHT`). Empty for an empty graph."""
     kinds = frozenset(kinds)
-    counts: Counter[str] = Counter()
+    # A plain dict, as a Counter would fill it: counts stay ints, hypernym weights floats.
+    counts: dict[str, float] = {}
     for node, data in graph.nodes(data=True):
         if "s" in kinds:
-            counts[_signature(graph, node, data)] += 1
+            key = _signature(graph, node, data)
+            counts[key] = counts.get(key, 0) + 1
         if "m" in kinds and data.get("type") == "relation":
             # The label as the mapper compares it (its lemma, else the node id).
-            counts[f"{RELATION_PREFIX}{_relation_type(graph, node, data)}:{data.get('lemma', node)}"] += 1
+            key = f"{RELATION_PREFIX}{_relation_type(graph, node, data)}:{data.get('lemma', node)}"
+            counts[key] = counts.get(key, 0) + 1
         lemma = str(data.get("wordnet_lemma") or data.get("lemma") or "")
         if not lemma:
             continue
         if data.get("type") == "relation":
             if int(data.get("order", 1) or 1) > 1:
                 if "o" in kinds:
-                    counts[f"o:{lemma}"] += 1
+                    key = f"o:{lemma}"
+                    counts[key] = counts.get(key, 0) + 1
                 continue
             head = relation_heads(lemma)[0][0]
             if "r" in kinds:
-                counts[f"r:{head}"] += 1
+                key = f"r:{head}"
+                counts[key] = counts.get(key, 0) + 1
             if "hr" in kinds:
                 for offset in _hypernyms(head, "v"):
-                    counts[f"hr:{offset}"] += HYPERNYM_WEIGHT
+                    key = f"hr:{offset}"
+                    counts[key] = counts.get(key, 0) + HYPERNYM_WEIGHT
         else:
             if "c" in kinds:
-                counts[f"c:{normalise(lemma)}"] += 1
+                key = f"c:{normalise(lemma)}"
+                counts[key] = counts.get(key, 0) + 1
             if "hc" in kinds and data.get("pos", "n") == "n":
                 for offset in _hypernyms(lemma, "n"):
-                    counts[f"hc:{offset}"] += HYPERNYM_WEIGHT
+                    key = f"hc:{offset}"
+                    counts[key] = counts.get(key, 0) + HYPERNYM_WEIGHT
     return dict(counts)
 
 

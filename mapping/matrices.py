@@ -160,4 +160,7 @@ class LabelMatrix:
 
     def values(self, i: np.ndarray, k: np.ndarray) -> np.ndarray:
         """``Search.rel_lin(i[j], k[j])`` for every j (identical labels are 1.0 in the matrix)."""
-        return self.matrix()[np.array(self.id_s, dtype=np.int64)[i], np.array(self.id_t, dtype=np.int64)[k]]
+        values: np.ndarray = self.matrix()[
+            np.array(self.id_s, dtype=np.int64)[i], np.array(self.id_t, dtype=np.int64)[k]
+        ]
+        return values

@@ -118,12 +118,12 @@ def _candidate_pairs(
     for (sig, label), mine in by_label_s.items():
         bound: dict[str, float] = {}
         for c, least in _reach(label, floor).items():
-            bucket = index.get((sig, c))
-            if not bucket:
+            reaching = index.get((sig, c))
+            if not reaching:
                 continue
             twice = 2.0 * ic[c]
             limit = twice / floor - least
-            for other_ic, other in bucket:
+            for other_ic, other in reaching:
                 if other_ic > limit:
                     break
                 value = twice / (least + other_ic)

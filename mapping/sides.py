@@ -28,7 +28,7 @@ Signature = tuple[int, bool, bool, bool]
 _NUMBER = re.compile(r"(\d+)")
 
 
-def _natural(node: Any) -> tuple:
+def _natural(node: Any) -> tuple[str | int, ...]:
     text = str(node)
     if text.startswith("r:") and text[2:].isdigit():  # the common case, fast
         return ("r:", int(text[2:]))

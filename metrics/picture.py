@@ -37,6 +37,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Iterable, Sequence
@@ -254,11 +255,59 @@ def draw_mapping(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import Normalize
-    from matplotlib.patches import FancyArrowPatch
 
     pid = _prefix(prefix)
+    src, tgt, shown_pairs = _visible(source, target, mapping, inferences, max_nodes)
+    src_pos, tgt_pos, shift = _positions(src, tgt, shown_pairs)
+
+    n = max(len(src_pos), len(tgt_pos), 1)
+    # About the width of a page at 72 dpi, so the text shows at its size; wider for more nodes.
+    width = min(12.0 + 4.0 * n / MAX_NODES, 16.0)
+    height = width / 2.1
+    total = height + _LEGEND
+    fig = plt.figure(figsize=(width, total))
+    # Fixed axes rather than a tight bounding box: the figure is drawn once, not twice.
+    ax = fig.add_axes((0.0, _LEGEND / total, 1.0, height / total))
+    ax.set_axis_off()
+    node = functools.partial(_draw_node, ax, 9 if n <= 35 else 8)
+
+    _draw_edges(ax, src, src_pos)
+    _draw_edges(ax, tgt, tgt_pos)
+    for side, g, pos in (("source", src, src_pos), ("target", tgt, tgt_pos)):
+        for k, v in enumerate(g):
+            node(*pos[v], _label(str(g.nodes[v].get("lemma", v))), _style(g, v), f"{pid}-{side}-{k}")
+    colours = plt.get_cmap(_LIN_COLOURS)
+    _draw_links(ax, colours, shown_pairs, src_pos, tgt_pos, pid)
+    inferences_shown = _draw_inferences(
+        ax, node, inferences[:MAX_INFERENCES], src_pos, shift, tgt_pos, shown_pairs, pid
+    )
+    _draw_frame(fig, ax, colours, total, mapping, (source, src, src_pos), (target, tgt, tgt_pos), shift)
+    return MappingPicture(
+        svg=_svg(fig, pid),
+        source_shown=src.number_of_nodes(),
+        source_nodes=source.number_of_nodes(),
+        target_shown=tgt.number_of_nodes(),
+        target_nodes=target.number_of_nodes(),
+        pairs_shown=len(shown_pairs),
+        pairs=len(mapping.pairs),
+        inferences_shown=inferences_shown,
+        inferences=len(inferences),
+    )
+
+
+#: Node positions of one graph of a picture.
+Positions = dict[str, tuple[float, float]]
+
+
+def _visible(
+    source: nx.DiGraph,
+    target: nx.DiGraph,
+    mapping: Mapping,
+    inferences: Sequence[CandidateInference],
+    max_nodes: int,
+) -> tuple[nx.DiGraph, nx.DiGraph, list[tuple[int, MappedPair]]]:
+    """The parts of both graphs the picture shows, and the mapped pairs (with
+    their index in the mapping) between them."""
     pairs = [(i, p) for i, p in enumerate(mapping.pairs) if p.source in source and p.target in target]
     wanted_source = [p.source for _, p in pairs]
     for inference in inferences:
@@ -270,72 +319,84 @@ def draw_mapping(
     target_nodes = _shown(target, [p.target for _, p in shown_pairs], max_nodes)
     tgt = target.subgraph(target_nodes)
     shown_pairs = [(i, p) for i, p in shown_pairs if p.target in tgt]
+    return src, tgt, shown_pairs
 
+
+def _positions(
+    src: nx.DiGraph, tgt: nx.DiGraph, shown_pairs: Sequence[tuple[int, MappedPair]]
+) -> tuple[Positions, Positions, float]:
+    """Where the nodes go: the source on the left, the target on the right
+    with each mapped node level with its source node; and the target's shift."""
     src_pos = _layout(src)
     anchored = {p.target: src_pos[p.source] for _, p in shown_pairs}
     tgt_pos = _target_layout(tgt, anchored)
     shift = 1.0 + _GAP + max((-x for x, _ in tgt_pos.values()), default=0.0)
     tgt_pos = {n: (x + shift, y) for n, (x, y) in tgt_pos.items()}
+    return src_pos, tgt_pos, shift
 
-    n = max(len(src_pos), len(tgt_pos), 1)
-    # About the width of a page at 72 dpi, so the text shows at its size; wider for more nodes.
-    width = min(12.0 + 4.0 * n / MAX_NODES, 16.0)
-    height = width / 2.1
-    total = height + _LEGEND
-    fig = plt.figure(figsize=(width, total))
-    # Fixed axes rather than a tight bounding box: the figure is drawn once, not twice.
-    ax = fig.add_axes((0.0, _LEGEND / total, 1.0, height / total))
-    ax.set_axis_off()
 
-    def edges(g: nx.DiGraph, pos: dict[str, tuple[float, float]]) -> None:
-        for dashed in (False, True):
-            chosen = [(u, v) for u, v, label in g.edges(data="label") if (label == OBJ) == dashed]
-            if chosen:
-                lines = nx.draw_networkx_edges(
-                    g,
-                    pos,
-                    edgelist=chosen,
-                    ax=ax,
-                    arrows=False,
-                    edge_color="#9e9e9e",
-                    width=0.8,
-                    style="--" if dashed else "-",
-                )
-                lines.set_zorder(1)
+def _draw_edges(ax: Any, g: nx.DiGraph, pos: Positions) -> None:
+    """The graph's edges in grey: subject edges solid, object edges dashed."""
+    for dashed in (False, True):
+        chosen = [(u, v) for u, v, label in g.edges(data="label") if (label == OBJ) == dashed]
+        if chosen:
+            lines = nx.draw_networkx_edges(
+                g,
+                pos,
+                edgelist=chosen,
+                ax=ax,
+                arrows=False,
+                edge_color="#9e9e9e",
+                width=0.8,
+                style="--" if dashed else "-",
+            )
+            lines.set_zorder(1)
 
-    font = 9 if n <= 35 else 8
 
-    def node(
-        x: float, y: float, text: str, style: tuple[str, str, str], gid: str, dashed: bool = False
-    ) -> None:
-        face, edge, box = style
-        artist = ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=font,
-            zorder=4 if dashed else 3,
-            color=edge if dashed else "black",
-            fontweight="bold" if dashed else "normal",
-            bbox={
-                "boxstyle": box,
-                "fc": face,
-                "ec": edge,
-                "lw": 1.4 if dashed else 0.9,
-                "ls": ":" if dashed else "-",
-            },
-        )
-        artist.set_gid(gid)
+def _draw_node(
+    ax: Any,
+    font: int,
+    x: float,
+    y: float,
+    text: str,
+    style: tuple[str, str, str],
+    gid: str,
+    dashed: bool = False,
+) -> None:
+    """One node as a boxed label; ``dashed`` for a node an inference adds."""
+    face, edge, box = style
+    artist = ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        fontsize=font,
+        zorder=4 if dashed else 3,
+        color=edge if dashed else "black",
+        fontweight="bold" if dashed else "normal",
+        bbox={
+            "boxstyle": box,
+            "fc": face,
+            "ec": edge,
+            "lw": 1.4 if dashed else 0.9,
+            "ls": ":" if dashed else "-",
+        },
+    )
+    artist.set_gid(gid)
 
-    edges(src, src_pos)
-    edges(tgt, tgt_pos)
-    for side, g, pos in (("source", src, src_pos), ("target", tgt, tgt_pos)):
-        for k, v in enumerate(g):
-            node(*pos[v], _label(str(g.nodes[v].get("lemma", v))), _style(g, v), f"{pid}-{side}-{k}")
 
-    colours = plt.get_cmap(_LIN_COLOURS)
+def _draw_links(
+    ax: Any,
+    colours: Any,
+    shown_pairs: Sequence[tuple[int, MappedPair]],
+    src_pos: Positions,
+    tgt_pos: Positions,
+    pid: str,
+) -> None:
+    """A line per mapped pair, coloured by its Lin similarity (dashed: loose)."""
+    from matplotlib.patches import FancyArrowPatch
+
     for i, p in shown_pairs:
         link = FancyArrowPatch(
             src_pos[p.source],
@@ -353,10 +414,25 @@ def draw_mapping(
         link.set_gid(f"{pid}-pair-{i}")
         ax.add_patch(link)
 
-    inferences_shown = _draw_inferences(
-        ax, node, inferences[:MAX_INFERENCES], src_pos, shift, tgt_pos, shown_pairs, pid
-    )
 
+def _draw_frame(
+    fig: Any,
+    ax: Any,
+    colours: Any,
+    total: float,
+    mapping: Mapping,
+    source_side: tuple[nx.DiGraph, nx.DiGraph, Positions],
+    target_side: tuple[nx.DiGraph, nx.DiGraph, Positions],
+    shift: float,
+) -> None:
+    """The limits, a title over each graph (with how many of its nodes show)
+    and the colour bar of the Lin similarity. A side is (whole graph, shown
+    part, positions)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    source, src, src_pos = source_side
+    target, tgt, tgt_pos = target_side
     xs = [x for x, _ in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
     ys = [y for _, y in (*src_pos.values(), *tgt_pos.values())] or [0.0, 1.0]
     ax.set_xlim(min(xs) - 0.12, max(xs) + 0.12)
@@ -378,6 +454,12 @@ def draw_mapping(
     bar.set_label("Lin similarity of a mapped pair (dashed: loose pair)", fontsize=9)
     bar.ax.tick_params(labelsize=8)
 
+
+def _svg(fig: Any, pid: str) -> str:
+    """The figure as SVG to inline in HTML (no XML prolog or doctype), then closed."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
     buffer = io.StringIO()
     with quiet_glyphs(), matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": pid}):
         fig.savefig(
@@ -385,18 +467,7 @@ def draw_mapping(
         )
     plt.close(fig)
     svg = buffer.getvalue()
-    svg = svg[svg.index("<svg") :]  # inline in HTML: no XML prolog or doctype
-    return MappingPicture(
-        svg=svg,
-        source_shown=src.number_of_nodes(),
-        source_nodes=source.number_of_nodes(),
-        target_shown=tgt.number_of_nodes(),
-        target_nodes=target.number_of_nodes(),
-        pairs_shown=len(shown_pairs),
-        pairs=len(mapping.pairs),
-        inferences_shown=inferences_shown,
-        inferences=len(inferences),
-    )
+    return svg[svg.index("<svg") :]
 
 
 def _draw_inferences(

@@ -66,14 +66,6 @@ __all__ = [
     "write_scores_csv",
 ]
 
-KIND_TITLES = {
-    "plagiarism": "Plagiarism evaluation",
-    "translation": "Round-trip translation evaluation",
-    "analogy": "Analogy search",
-    "judgements": "Scores against human judgements",
-    "choice": "Multiple-choice analogies",
-    "ranking": "Ranking against graded relevance",
-}
 # A file name that is not UTF-8 reaches a page as lone surrogates: written as "\udcff".
 _UNENCODABLE = "backslashreplace"
 #: Hits per analogy-search target drawn as a mapping picture in the report.
@@ -218,47 +210,28 @@ def _search_views(search: Sequence[SearchResult], pictures: int) -> list[_Target
     return out
 
 
-def write_report(
+def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
+    """The box plots of the structure scores and of the baselines, those with values."""
+    return [
+        p
+        for p in (
+            plot_boxes(
+                result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
+            ),
+            plot_boxes(result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"),
+        )
+        if p is not None
+    ]
+
+
+def _write_stats_json(
     result: EvaluationResult,
-    out_dir: str | Path,
-    ratings: Sequence[RatingStats] | None = None,
-    sections: Sequence[ReportSection] = (),
-    search: Sequence[SearchResult] = (),
-    pictures: int = DEFAULT_PICTURES,
-) -> ReportFiles:
-    """Write the report folder of ``result`` (created if needed); returns its files.
-
-    ``sections`` are the kind's own parts (validity statistics); ``search``
-    the ranked hits of an analogy search, whose first ``pictures`` hits per
-    target are drawn when they carry their graphs.
-    """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    stats = result.stats()
-    scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
-    title = KIND_TITLES.get(result.kind, result.kind)
-    # A search ranks documents per target; box plots and statistics across
-    # targets would compare the targets, which means nothing.
-    searching = result.kind == "analogy"
-    plots = (
-        []
-        if searching
-        else [
-            p
-            for p in (
-                plot_boxes(
-                    result, result.structure_scores, out / "boxplots.png", f"{title}: structure-based scores"
-                ),
-                plot_boxes(
-                    result, result.baseline_scores, out / "boxplots_baselines.png", f"{title}: baselines"
-                ),
-            )
-            if p is not None
-        ]
-    )
-
-    stats_json = out / "stats.json"
-    stats_json.write_text(
+    stats: Mapping[str, ScoreStats],
+    ratings: Sequence[RatingStats] | None,
+    path: Path,
+) -> Path:
+    """``stats.json``: the numbers of the report, for programs."""
+    path.write_text(
         json.dumps(
             {
                 "kind": result.kind,
@@ -279,7 +252,33 @@ def write_report(
         encoding="utf-8",
         errors=_UNENCODABLE,
     )
+    return path
 
+
+def write_report(
+    result: EvaluationResult,
+    out_dir: str | Path,
+    ratings: Sequence[RatingStats] | None = None,
+    sections: Sequence[ReportSection] = (),
+    search: Sequence[SearchResult] = (),
+    pictures: int = DEFAULT_PICTURES,
+) -> ReportFiles:
+    """Write the report folder of ``result`` (created if needed); returns its files.
+
+    ``sections`` are the kind's own parts (validity statistics); ``search``
+    the ranked hits of an analogy search, whose first ``pictures`` hits per
+    target are drawn when they carry their graphs.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stats = result.stats()
+    scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
+    title = result.title or result.kind
+    # A search ranks documents per target; box plots and statistics across
+    # targets would compare the targets, which means nothing.
+    searching = not result.across_groups
+    plots = [] if searching else _box_plots(result, out, title)
+    stats_json = _write_stats_json(result, stats, ratings, out / "stats.json")
     failed = [r for r in result.rows if r.get("error")]
     context = {
         "title": title,

@@ -45,7 +45,10 @@ class EvaluationResult:
     float per score (NaN or missing when the pair failed, with ``error``).
     ``groups`` fixes the order of the boxes; ``levels`` codes groups for
     Spearman's rho; ``negative`` is the group tested against for AUC;
-    ``rank`` ranks the groups by median (languages). ``validity`` holds the
+    ``rank`` ranks the groups by median (languages). ``title`` heads the
+    report (the kind's name if empty); ``across_groups`` is False when the
+    groups are search targets, whose statistics would compare the targets
+    (no box plots, no statistics table). ``validity`` holds the
     result data class of a kind with statistics of its own (the
     ``RankingResult`` of a ranking evaluation), or None.
     """
@@ -62,6 +65,8 @@ class EvaluationResult:
     problems: list[str] = field(default_factory=list)
     group_labels: Mapping[str, str] | None = None
     validity: Any = None
+    title: str = ""
+    across_groups: bool = True
 
     @property
     def scores(self) -> tuple[str, ...]:

@@ -39,27 +39,22 @@ from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
+from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_evaluate"]
 
 
-def _csv_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="run the plagiarism, translation, analogy-search, judgements, ranking or choice evaluation",
+        help=f"run the {', '.join(KINDS)} evaluation",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "kind", choices=["plagiarism", "translation", "analogy", "judgements", "ranking", "choice"]
-    )
-    p.add_argument("corpus", type=Path, metavar="CORPUS_DIR|FILE")
+    p.add_argument("kind", choices=list(KINDS))
+    p.add_argument("corpus", type=Path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values())))
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )
@@ -77,31 +72,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="no progress lines (by default a line that rewrites itself on a terminal, a line per tenth of the pairs in a log, and one per failed pair)",
     )
     add_profile_option(p)
-    g = p.add_argument_group("translation")
-    g.add_argument(
-        "--build-from",
-        type=Path,
-        metavar="TEXTS",
-        help="first build CORPUS_DIR from this folder of English .txt files",
-    )
-    g.add_argument(
-        "--languages",
-        type=_csv_list,
-        metavar="L1,L2",
-        help="pivot languages for --build-from (default: spa,cat,glg,epo,hbs)",
-    )
-    g.add_argument("--libretranslate", metavar="URL", help="use a LibreTranslate server instead of Apertium")
-    g.add_argument("--api-key", help="LibreTranslate API key")
-    a = p.add_argument_group("analogy")
-    a.add_argument("--target", action="append", metavar="NAME", help="target document (default: targets.txt)")
-    a.add_argument("-k", type=int, default=5, help="how many sources to report per target (default 5)")
-    a.add_argument(
-        "--sections",
-        type=_csv_list,
-        metavar="S1,S2",
-        help="compare only these sections, e.g. abstract,background (default: sections.txt)",
-    )
-    add_search_arguments(a)
+    for each in KINDS.values():
+        if not (each.arguments or each.search_options):
+            continue
+        group = p.add_argument_group(each.group or each.name)
+        for argument in each.arguments:
+            group.add_argument(*argument.flags, **argument.options)
+        if each.search_options:
+            add_search_arguments(group)
     p.set_defaults(handler=run_evaluate)
 
 
@@ -177,12 +155,12 @@ def _print_ranking(result) -> None:
         )
 
 
-def _print_validity(result) -> None:
-    if result.kind == "ranking":
+def _print_validity(result, console: str) -> None:
+    if console == "ranking":
         _print_ranking(result)
         return
     for score, st in result.meta.get("validity", {}).items():
-        if result.kind == "judgements":
+        if console == "correlations":
             parts = [
                 f"{name} {est['value']:.3f} [{est['low']:.3f}, {est['high']:.3f}]" for name, est in st.items()
             ]
@@ -220,44 +198,24 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 2
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
-    # Imported only now: it imports Prefect, which reads its settings when first imported.
-    import dri.evaluate as ev
-
+    chosen = kind(args.kind)
     built = 0
     try:
-        if args.kind == "translation" and args.build_from:
+        if getattr(args, "build_from", None) and any("--build-from" in a.flags for a in chosen.arguments):
             built = _build(args)
         common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet), profile=args.profile)
-        if args.kind == "plagiarism":
-            result, files = ev.evaluate_plagiarism(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
-        elif args.kind == "translation":
-            result, files = ev.evaluate_translation(
-                args.corpus, args.out, embeddings=args.embeddings, **common
-            )
-        elif args.kind in ("judgements", "ranking", "choice"):
-            run = {
-                "judgements": ev.evaluate_judgements,
-                "ranking": ev.evaluate_ranking,
-                "choice": ev.evaluate_choice,
-            }[args.kind]
-            result, files = run(args.corpus, args.out, embeddings=args.embeddings, **common)
-        else:
-            searches, files = ev.analogy_search(
-                args.corpus,
-                args.target,
-                args.k,
-                sections=args.sections,
-                report_dir=args.out,
-                candidates=args.candidates,
-                exhaustive=args.exhaustive,
-                **common,
-            )
-            echo(ev.format_search(searches))
+        options = {name: getattr(args, name) for name in chosen.options}
+        # Imported only now: it imports Prefect, which reads its settings when first imported.
+        run = chosen.run_function()
+        if chosen.console == "search":
+            from dri.evaluate.analogy import format_search
+
+            searches, files = run(args.corpus, report_dir=args.out, **options, **common)
+            echo(format_search(searches))
             if files:
                 echo(f"report: {files.summary_md}")
             return 0
+        result, files = run(args.corpus, args.out, **options, **common)
     except CorpusError as err:
         echo(f"error: {err}", file=sys.stderr)
         return 2
@@ -270,10 +228,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"
     )
-    if result.kind in ("judgements", "ranking", "choice"):
-        _print_validity(result)
-    else:
+    if chosen.console == "groups":
         _print_stats(result)
+    else:
+        _print_validity(result, chosen.console)
     if files:
         echo(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

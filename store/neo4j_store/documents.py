@@ -55,91 +55,115 @@ class Neo4jDocuments(Neo4jConnection):
         name = member_name(fields)
 
         def work(tx: Any) -> DocumentRecord:
-            old = tx.run(
-                "MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
-                "d.extractor_version AS version, d.meta AS meta",
-                id=doc_id,
-            ).single()
-            newest = old is None or version_key(fields["extractor_version"]) >= version_key(
-                old["version"] or ""
+            newest = self._merge_document(
+                tx, corpus, graph, fields, meta, graph_attrs, [n["key"] for n in nodes]
             )
-            merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
-            props = {k: v for k, v in scalar_meta(merged).items() if k not in DOCUMENT_PROPS}
-            props.update(meta=to_json_text(merged), updated=now())
             if newest:
-                props.update(
-                    {
-                        k: fields[k]
-                        for k in ("graph_id", "kind", "extractor_version", "title", "concepts", "relations")
-                    }
-                )
-                props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
-                props.update(vector_props(graph))
-            member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
-            member.update(meta=to_json_text(meta), name=name, path=fields["path"])
-            tx.run(
-                "MERGE (c:Corpus {name: $corpus}) "
-                # The document keeps the name it was first stored under; each
-                # membership (one per corpus and name) has its own.
-                "MERGE (d:Document {id: $id}) SET d += $props, "
-                "d.name = coalesce(d.name, $name), d.path = coalesce(d.path, $path) "
-                "WITH c, d "
-                "CALL { WITH c, d OPTIONAL MATCH (c)-[old:CONTAINS {name: $name}]->(other) "
-                "       WHERE other <> d DELETE old } "
-                "MERGE (c)-[m:CONTAINS {name: $name}]->(d) SET m = $member "
-                "MERGE (g:Graph {id: $graph_id}) "
-                "ON CREATE SET g.extractor_version = $version, g.stored = $stored "
-                "MERGE (d)-[:HAS_GRAPH]->(g) "
-                # The stored graph becomes exactly this one: nodes it lacks go,
-                # its edges are laid anew, and nodes it shares stay, so the
-                # SOURCE/TARGET links of stored mapping pairs survive a re-put.
-                "WITH d WHERE $newest "
-                "CALL { WITH d MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
-                "CALL { WITH d MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
-                corpus=corpus,
-                id=doc_id,
-                props=props,
-                member=member,
-                name=name,
-                path=fields["path"],
-                graph_id=fields["graph_id"],
-                version=fields["extractor_version"],
-                stored=now(),
-                newest=newest,
-                keys=[n["key"] for n in nodes],
-            ).consume()
-            if not newest:
-                return self._document_in(tx, doc_id, name, fields["path"])
-            self._unwind(
-                tx,
-                "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
-                "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n = row.props "
-                "MERGE (d)-[:HAS_NODE]->(n)",
-                [n for n in nodes if n["label"] == "Concept"],
-                id=doc_id,
-            )
-            self._unwind(
-                tx,
-                "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
-                "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n = row.props "
-                "MERGE (d)-[:HAS_NODE]->(n)",
-                [n for n in nodes if n["label"] == "Relation"],
-                id=doc_id,
-            )
-            for (source_label, target_label, rel_type), rows in group_edges(edges).items():
-                # Labels and types come from fixed sets (see graph_rows), never from data.
-                self._unwind(
-                    tx,
-                    f"UNWIND $rows AS row "
-                    f"MATCH (a:{source_label} {{doc_id: $id, key: row.source}}) "
-                    f"MATCH (b:{target_label} {{doc_id: $id, key: row.target}}) "
-                    f"MERGE (a)-[e:{rel_type}]->(b) SET e.label = row.label, e.ord = row.ord",
-                    rows,
-                    id=doc_id,
-                )
+                self._merge_graph(tx, doc_id, nodes, edges)
             return self._document_in(tx, doc_id, name, fields["path"])
 
         return self._write(work)
+
+    def _merge_document(
+        self,
+        tx: Any,
+        corpus: str,
+        graph: nx.DiGraph,
+        fields: dict[str, Any],
+        meta: dict[str, Any],
+        graph_attrs: str,
+        keys: list[str],
+    ) -> bool:
+        """The Document node, its membership of ``corpus`` and its Graph node;
+        whether ``graph`` is the newest version stored (then the document's
+        old nodes not in ``keys`` and all its edges are gone, for
+        :meth:`_merge_graph` to lay anew)."""
+        doc_id = fields["doc_id"]
+        name = member_name(fields)
+        old = tx.run(
+            "MATCH (d:Document {id: $id}) RETURN d.graph_id AS graph_id, "
+            "d.extractor_version AS version, d.meta AS meta",
+            id=doc_id,
+        ).single()
+        newest = old is None or version_key(fields["extractor_version"]) >= version_key(old["version"] or "")
+        merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
+        props = {k: v for k, v in scalar_meta(merged).items() if k not in DOCUMENT_PROPS}
+        props.update(meta=to_json_text(merged), updated=now())
+        if newest:
+            props.update(
+                {
+                    k: fields[k]
+                    for k in ("graph_id", "kind", "extractor_version", "title", "concepts", "relations")
+                }
+            )
+            props.update(sentences=int(graph.graph.get("sentences", 0) or 0), graph=graph_attrs)
+            props.update(vector_props(graph))
+        member = {k: v for k, v in scalar_meta(meta).items() if k != "meta"}
+        member.update(meta=to_json_text(meta), name=name, path=fields["path"])
+        tx.run(
+            "MERGE (c:Corpus {name: $corpus}) "
+            # The document keeps the name it was first stored under; each
+            # membership (one per corpus and name) has its own.
+            "MERGE (d:Document {id: $id}) SET d += $props, "
+            "d.name = coalesce(d.name, $name), d.path = coalesce(d.path, $path) "
+            "WITH c, d "
+            "CALL { WITH c, d OPTIONAL MATCH (c)-[old:CONTAINS {name: $name}]->(other) "
+            "       WHERE other <> d DELETE old } "
+            "MERGE (c)-[m:CONTAINS {name: $name}]->(d) SET m = $member "
+            "MERGE (g:Graph {id: $graph_id}) "
+            "ON CREATE SET g.extractor_version = $version, g.stored = $stored "
+            "MERGE (d)-[:HAS_GRAPH]->(g) "
+            # The stored graph becomes exactly this one: nodes it lacks go,
+            # its edges are laid anew, and nodes it shares stay, so the
+            # SOURCE/TARGET links of stored mapping pairs survive a re-put.
+            "WITH d WHERE $newest "
+            "CALL { WITH d MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
+            "CALL { WITH d MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
+            corpus=corpus,
+            id=doc_id,
+            props=props,
+            member=member,
+            name=name,
+            path=fields["path"],
+            graph_id=fields["graph_id"],
+            version=fields["extractor_version"],
+            stored=now(),
+            newest=newest,
+            keys=keys,
+        ).consume()
+        return newest
+
+    def _merge_graph(
+        self, tx: Any, doc_id: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]
+    ) -> None:
+        """The graph's Concept and Relation nodes under the document, and their edges."""
+        self._unwind(
+            tx,
+            "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
+            "MERGE (n:Concept {doc_id: $id, lemma: row.lemma}) SET n = row.props "
+            "MERGE (d)-[:HAS_NODE]->(n)",
+            [n for n in nodes if n["label"] == "Concept"],
+            id=doc_id,
+        )
+        self._unwind(
+            tx,
+            "MATCH (d:Document {id: $id}) UNWIND $rows AS row "
+            "MERGE (n:Relation {doc_id: $id, key: row.key}) SET n = row.props "
+            "MERGE (d)-[:HAS_NODE]->(n)",
+            [n for n in nodes if n["label"] == "Relation"],
+            id=doc_id,
+        )
+        for (source_label, target_label, rel_type), rows in group_edges(edges).items():
+            # Labels and types come from fixed sets (see graph_rows), never from data.
+            self._unwind(
+                tx,
+                f"UNWIND $rows AS row "
+                f"MATCH (a:{source_label} {{doc_id: $id, key: row.source}}) "
+                f"MATCH (b:{target_label} {{doc_id: $id, key: row.target}}) "
+                f"MERGE (a)-[e:{rel_type}]->(b) SET e.label = row.label, e.ord = row.ord",
+                rows,
+                id=doc_id,
+            )
 
     def _document_in(self, tx: Any, doc_id: str, name: str, path: str) -> DocumentRecord:
         """The document as the membership just written names it."""

@@ -57,3 +57,7 @@ def test_graph_warns_once_and_draws_markup(tmp_path, capsys):
     assert captured.err.count("does not look like English") == 1
     assert "\x1b" not in captured.out + captured.err and "hund\\u001b[2J.txt" in captured.err
     assert sorted(p.name for p in pictures.iterdir()) == ["a$\\foo$b.png", "hund\x1b[2J.png"]
+    graphml = tmp_path / "graphml"
+    assert main(["graph", str(german), "--out", str(graphml), "--format", "graphml"]) == 0
+    root = ET.parse(graphml / "hund\x1b[2J.graphml").getroot()  # XML 1.0 despite the name
+    assert any("hund\\u001b[2J.txt" in (data.text or "") for data in root.iter())

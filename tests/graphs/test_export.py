@@ -1,3 +1,10 @@
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from dri.graphs import (
     add_concept,
     add_relation,
@@ -8,6 +15,17 @@ from dri.graphs import (
     unary_relations,
 )
 from dri.graphs.export import draw_png, read_graphml, write_graphml
+from dri.literal import printable
+
+# Any text (surrogates too) and the characters XML 1.0 forbids.
+hostile = st.lists(
+    st.one_of(
+        st.sampled_from(["\x00", "\x0b", "\x1b[2J", "\ufffe", "\udcff", "]]>", "<a>", "&"]),
+        st.text(st.characters(exclude_categories=()), max_size=6),
+    ),
+    min_size=1,
+    max_size=4,
+).map("".join)
 
 
 def sample():
@@ -64,3 +82,20 @@ def test_png_draws_higher_order_relations(tmp_path):
     path = tmp_path / "c.png"
     draw_png(causal(), path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@settings(max_examples=25, deadline=None)
+@given(hostile, hostile, hostile)
+@example("x\x0by.txt", "\x00", "\udcff")
+def test_graphml_of_any_name_lemma_and_section_is_xml(name, lemma, section):
+    g = new_graph("d", name=name, path=name)
+    add_triple(g, lemma, "write", "essay", sentence=0, section=section)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "g.graphml"
+        write_graphml(g, path)
+        ET.parse(path)  # XML 1.0
+        back = read_graphml(path)
+    assert back.graph["name"] == printable(name, newlines=True)
+    assert {back.nodes[n]["lemma"] for n in back} >= {"write", "essay"}
+    essays = [back.nodes[n]["sections"] for n in back if back.nodes[n]["lemma"] == "essay"]
+    assert essays == [g.nodes["c:essay"]["sections"]]  # lists go through JSON: any text comes back

@@ -75,7 +75,9 @@ def test_analogy_report_opens_each_hit_to_its_mapping(tmp_path):
         for name in ("solar", "farm")
     ]
     files = write_report(
-        EvaluationResult("analogy", rows), tmp_path, search=[SearchResult(Path("atom.txt"), hits, 2, None)]
+        EvaluationResult("analogy", rows, across_groups=False),
+        tmp_path,
+        search=[SearchResult(Path("atom.txt"), hits, 2, None)],
     )
     page = files.index_html.read_text(encoding="utf-8")
     assert page.count('<tr class="hit">') == 2 and page.count("<details") == 2

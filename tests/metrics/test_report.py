@@ -145,7 +145,9 @@ def test_ratings_in_reports(tmp_path):
         ]
     )
     result = EvaluationResult(
-        "analogy", [{"source": "s", "target": "t", "group": "t", "analogy_similarity": 0.5}]
+        "analogy",
+        [{"source": "s", "target": "t", "group": "t", "analogy_similarity": 0.5}],
+        across_groups=False,
     )
     section = ReportSection("Extra part", "Said once.", [ReportTable(["a", "b"], [["x|y", "1"]])], ["p.png"])
     files = write_report(result, tmp_path / "a", ratings=ratings, sections=[section])

@@ -1,0 +1,195 @@
+"""The evaluation kinds, each declared once: what ``dri evaluate``, the
+reports and the docs know of it.
+
+An :class:`EvaluationKind` names the kind's module in this package and its
+runner there (``evaluate_<kind>``, which loads the input with the kind's
+loader and runs the shared path of :mod:`.core`), its report title, its
+headline score, whether its report has statistics across groups, how
+``dri evaluate`` prints its numbers, and its own command-line options. A new
+kind is one new module here and one entry in :data:`KINDS`.
+
+This module imports nothing heavy: the command line reads it to build its
+parser, before Prefect may be imported; a runner is imported when called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["KINDS", "Argument", "EvaluationKind", "kind"]
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A command-line option of one kind: ``parser.add_argument(*flags, **options)``."""
+
+    flags: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvaluationKind:
+    """One kind of evaluation.
+
+    ``loader`` is the function of ``dri.evaluate.<module>`` that turns the
+    input into an :class:`~dri.evaluate.core.Evaluation` (for a bench or a
+    test that runs only part of the path); ``runner`` the one that runs it, with
+    the input as its first argument and ``report_dir`` and the keyword
+    ``options`` the command line passes on (argument names). ``similarity``
+    kinds judge similarity, so their reports show the combined similarity
+    first; the others keep the structure-led Analogy Similarity first.
+    ``across_groups`` is False when the groups are search targets, whose
+    statistics would compare the targets. ``console`` is how ``dri
+    evaluate`` prints the numbers: medians per group, correlations with the
+    human score, ranking quality, choice accuracy, or the ranked hits. ``search_options`` adds the two-stage
+    search options (``--candidates``, ``--exhaustive``).
+    """
+
+    name: str
+    title: str
+    summary: str
+    module: str
+    loader: str
+    runner: str
+    input: Literal["CORPUS_DIR", "FILE"] = "CORPUS_DIR"
+    similarity: bool = True
+    across_groups: bool = True
+    console: Literal["groups", "correlations", "ranking", "accuracy", "search"] = "groups"
+    options: tuple[str, ...] = ("embeddings",)
+    arguments: tuple[Argument, ...] = ()
+    group: str = ""
+    search_options: bool = False
+
+    def run_function(self) -> Callable[..., Any]:
+        """The runner, imported now (it loads Prefect)."""
+        runner: Callable[..., Any] = getattr(
+            importlib.import_module(f"dri.evaluate.{self.module}"), self.runner
+        )
+        return runner
+
+
+def _csv_list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+KINDS: dict[str, EvaluationKind] = {
+    k.name: k
+    for k in (
+        EvaluationKind(
+            "plagiarism",
+            "Plagiarism evaluation",
+            "each answer of a Clough & Stevenson corpus against its task's original, "
+            "grouped by level (cut, light, heavy, non)",
+            "plagiarism",
+            "plagiarism_evaluation",
+            "evaluate_plagiarism",
+        ),
+        EvaluationKind(
+            "translation",
+            "Round-trip translation evaluation",
+            "each original of a translation corpus against its round trips, grouped by language",
+            "translation",
+            "translation_evaluation",
+            "evaluate_translation",
+            group="translation",
+            arguments=(
+                Argument(
+                    ("--build-from",),
+                    {
+                        "type": Path,
+                        "metavar": "TEXTS",
+                        "help": "first build CORPUS_DIR from this folder of English .txt files",
+                    },
+                ),
+                Argument(
+                    ("--languages",),
+                    {
+                        "type": _csv_list,
+                        "metavar": "L1,L2",
+                        "help": "pivot languages for --build-from (default: spa,cat,glg,epo,hbs)",
+                    },
+                ),
+                Argument(
+                    ("--libretranslate",),
+                    {"metavar": "URL", "help": "use a LibreTranslate server instead of Apertium"},
+                ),
+                Argument(("--api-key",), {"help": "LibreTranslate API key"}),
+            ),
+        ),
+        EvaluationKind(
+            "analogy",
+            "Analogy search",
+            "each target against the other documents, top k by Analogy Similarity with their mappings",
+            "analogy",
+            "analogy_evaluation",
+            "analogy_search",
+            similarity=False,
+            across_groups=False,
+            console="search",
+            options=("target", "k", "sections", "candidates", "exhaustive"),
+            group="analogy",
+            search_options=True,
+            arguments=(
+                Argument(
+                    ("--target",),
+                    {"action": "append", "metavar": "NAME", "help": "target document (default: targets.txt)"},
+                ),
+                Argument(
+                    ("-k",),
+                    {"type": int, "default": 5, "help": "how many sources to report per target (default 5)"},
+                ),
+                Argument(
+                    ("--sections",),
+                    {
+                        "type": _csv_list,
+                        "metavar": "S1,S2",
+                        "help": "compare only these sections, e.g. abstract,background (default: sections.txt)",
+                    },
+                ),
+            ),
+        ),
+        EvaluationKind(
+            "judgements",
+            "Scores against human judgements",
+            "text pairs with a human score: Pearson, Spearman and Kendall with 95% intervals",
+            "judgements",
+            "judgements_evaluation",
+            "evaluate_judgements",
+            input="FILE",
+            console="correlations",
+        ),
+        EvaluationKind(
+            "ranking",
+            "Ranking against graded relevance",
+            "search pools with graded relevance: NDCG%20, NDCG@10 and MAP per query",
+            "ranking",
+            "ranking_evaluation",
+            "evaluate_ranking",
+            input="FILE",
+            console="ranking",
+        ),
+        EvaluationKind(
+            "choice",
+            "Multiple-choice analogies",
+            "multiple-choice analogy items: accuracy with a 95% interval, ties counted wrong",
+            "choice",
+            "choice_evaluation",
+            "evaluate_choice",
+            input="FILE",
+            similarity=False,
+            console="accuracy",
+        ),
+    )
+}
+
+
+def kind(name: str) -> EvaluationKind:
+    """The kind called ``name``; :class:`KeyError` naming the known kinds if there is none."""
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise KeyError(f"no evaluation kind {name!r}; known: {', '.join(KINDS)}") from None

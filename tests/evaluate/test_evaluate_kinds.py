@@ -1,0 +1,60 @@
+"""The registry of evaluation kinds: every entry is whole, and ``dri evaluate``
+and the reports take their kinds from it."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import dri.evaluate as ev
+from dri.commands import evaluate as command
+from dri.evaluate.kinds import KINDS, kind
+from dri.metrics.results import STRUCTURE_SCORES
+
+
+def test_every_kind_names_a_runner_and_a_loader_of_its_module():
+    assert list(KINDS) == ["plagiarism", "translation", "analogy", "judgements", "ranking", "choice"]
+    for name, each in KINDS.items():
+        assert each.name == name and each.title and each.summary
+        runner = each.run_function()
+        assert callable(runner) and runner.__module__ == f"dri.evaluate.{each.module}"
+        loader = getattr(ev, each.loader)
+        assert loader.__module__ == runner.__module__
+        assert getattr(ev, each.runner) is runner
+
+
+def test_the_headline_follows_the_kind():
+    for name, each in KINDS.items():
+        order = ev.headline_order(name)
+        assert sorted(order) == sorted(STRUCTURE_SCORES)
+        assert order[0] == ("combined" if each.similarity else "analogy_similarity")
+
+
+def test_an_unknown_kind_is_named_with_the_known_ones():
+    try:
+        kind("poetry")
+    except KeyError as err:
+        assert "poetry" in str(err) and "plagiarism" in str(err)
+    else:
+        raise AssertionError("an unknown kind was accepted")
+
+
+def test_the_command_takes_its_kinds_and_their_options_from_the_registry():
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    for name, each in KINDS.items():
+        args = parser.parse_args(["evaluate", name, "somewhere"])
+        assert args.kind == name
+        for option in each.options:
+            assert hasattr(args, option), (name, option)
+    assert parser.parse_args(["evaluate", "analogy", "x", "--target", "a", "-k", "3"]).k == 3
+
+
+def test_reading_the_registry_loads_neither_prefect_nor_a_kind_module():
+    code = (
+        "import sys, dri.evaluate.kinds, dri.commands.evaluate;"
+        "print(sorted(m for m in sys.modules if m == 'prefect' or m.startswith('dri.evaluate.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['dri.evaluate.kinds']"

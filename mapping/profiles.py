@@ -40,7 +40,11 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
       ``1 + valence`` of its local evidence, one good and one bad ``1 -
       valence``, and a cause/before/contrast pair whose two argument pairs
       both match in valence ``1 + valence``: the same turn of fortune in the
-      same order.
+      same order;
+    * *relations matched by meaning*: a relation pair's similarity is the
+      greater of Lin and the sentence encoder's similarity of the two labels
+      as clauses with abstracted arguments (:mod:`mapping.meaning`), so verbs
+      WordNet does not relate (``heat``/``warm``) can pair.
 
 Parameters were chosen once on the development sets (docs/validity.md) and
 hold for all data. Add a profile by adding an entry to :data:`PROFILES`.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
     from dri.extract import graph_from_path, graph_from_text, read_document
-    from dri.flows.corpus import run_corpus
+    from dri.flows.pipeline import run_corpus
     from dri.mapping import map_graphs
     from dri.metrics import compare
     from dri.store import open_store
@@ -39,7 +39,7 @@ _EXPORTS = {
     "map_graphs": "dri.mapping",
     "open_store": "dri.store",
     "read_document": "dri.extract",
-    "run_corpus": "dri.flows.corpus",
+    "run_corpus": "dri.flows.pipeline",
 }
 
 __all__ = [

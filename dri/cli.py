@@ -38,9 +38,10 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 
-from dri.errors import ProjectError, error_line, one_line
+from dri.errors import Interrupted, ProjectError, error_line, one_line
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 
@@ -52,13 +53,14 @@ BUG_STATUS = 70
 COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = tuple(COMMAND_MODULES)) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (default: all), each registered by its module."""
     parser = argparse.ArgumentParser(
         prog="dri", description="Dr Inventor-style analogy and document similarity."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in commands:
         try:
             module = importlib.import_module(f"dri.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -69,6 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parser_for(argv: Sequence[str] | None) -> argparse.ArgumentParser:
+    """The parser of the command ``argv`` names, or of all when it names none
+    (``dri --help``, a mistyped command). Importing every command's module
+    (the store, the flows' runners, the report writer, the translation
+    builder) cost most of a second of ``dri compare``, which needs none of them."""
+    words = [w for w in (sys.argv[1:] if argv is None else argv) if w not in ("-v", "--verbose")]
+    if words and words[0] in COMMAND_MODULES:
+        return build_parser([words[0]])
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status (see the module docstring)."""
     quiet: QuietLogs | None = None
@@ -77,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        args = build_parser().parse_args(argv)
+        args = _parser_for(argv).parse_args(argv)
         _configure_logging(args)
         quiet = quiet_logs(verbose=args.verbose)
         status = int(args.handler(args) or 0)
@@ -87,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         # handlers and refcount finalizers still run.
         gc.freeze()
         return status
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         echo(
             "error: interrupted; what was stored is kept, run the same command again to finish",
             file=sys.stderr,
         )
-        return 130
+        return Interrupted.status(err)
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be shown. Point stdout at
         # /dev/null so that the interpreter's final flush does not fail again.

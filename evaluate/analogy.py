@@ -18,18 +18,20 @@ from dri.corpora.ratings import load_ratings
 from dri.corpora.text import CorpusError
 from dri.errors import one_line
 from dri.evaluate.core import Evaluation, Progress, default_report_dir, doc_ids, evaluate, resolved_path
-from dri.graphs import restrict_to_sections
-from dri.metrics import compare
+from dri.graphs import RELATION, restrict_to_sections
+from dri.mapping import MappedPair, Mapping
+from dri.mapping.inference import CandidateInference
+from dri.metrics import Comparison, Scores, compare
 from dri.metrics.pages import render
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, Hit, ReportFiles, SearchResult
 from dri.metrics.stats import rating_stats
 from dri.settings import DEFAULT_CANDIDATES
-from dri.store import open_store
+from dri.store import ComparisonRecord, open_store
 
 log = logging.getLogger(__name__)
 
-__all__ = ["analogy_evaluation", "analogy_search", "format_search"]
+__all__ = ["analogy_evaluation", "analogy_search", "format_search", "stored_comparison"]
 
 
 def analogy_evaluation(
@@ -100,6 +102,7 @@ def analogy_search(
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     results = []
+    records: dict[int, ComparisonRecord | None] = {}
     for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
         mine = [r for r in result.rows if r["target"] == str(tgt)]
         ok = sorted(
@@ -108,20 +111,21 @@ def analogy_search(
         )
         for rank, r in enumerate(ok, start=1):
             r["rank"] = rank
-        hits = [
-            Hit(
+        hits = []
+        for r in ok[:k]:
+            hit = Hit(
                 r["rank"],
                 Path(r["source"]),
                 {s: r[s] for s in STRUCTURE_SCORES},
                 r.get("_mapping") or [],
                 inferences=r.get("_inferences") or [],
             )
-            for r in ok[:k]
-        ]
+            records[id(hit)] = r.get("_record")
+            hits.append(hit)
         results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
     if report_dir is False:
         return results, None
-    _add_comparisons(results, profile)
+    _add_comparisons(results, records, profile)
     ratings = _stored_ratings()
     files = write_report(
         result,
@@ -132,11 +136,13 @@ def analogy_search(
     return results, files
 
 
-def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> None:
-    """Give each hit its two stored graphs and their full comparison, for the report's
-    pictures. The store keeps the mapped pairs and the inferences but neither the
-    graphs' layout nor which pairs were loose, so the top hits are mapped again
-    from the stored graphs: k mappings per target."""
+def _add_comparisons(
+    results: Sequence[SearchResult], records: dict[int, ComparisonRecord | None], profile: str | None
+) -> None:
+    """Give each hit its two stored graphs and its full comparison, for the report's
+    pictures. The comparison is rebuilt from what the store kept (the pairs, loose
+    ones marked, their evidence, the scores, the inferences); only a comparison
+    stored before loose pairs were kept is mapped again."""
     ids = doc_ids(p for res in results for p in (res.target, *(h.source for h in res.hits)))
     with open_store() as store:
         graphs: dict[str, Any] = {}
@@ -154,14 +160,52 @@ def _add_comparisons(results: Sequence[SearchResult], profile: str | None) -> No
                 source = graph(hit.source, res.sections)
                 if source is None or target is None:
                     continue
-                try:
-                    hit.comparison = compare(source, target, profile=profile)
-                except Exception as err:  # the report shows the stored mapping instead
-                    log.warning(
-                        "%s -> %s: not mapped again for the report: %s", hit.source, res.target, one_line(err)
-                    )
-                    continue
+                record = records.get(id(hit))
+                comparison = stored_comparison(record, source, target) if record is not None else None
+                if comparison is None:
+                    try:
+                        comparison = compare(source, target, profile=profile)
+                    except Exception as err:  # the report shows the stored mapping instead
+                        log.warning(
+                            "%s -> %s: not mapped again for the report: %s",
+                            hit.source,
+                            res.target,
+                            one_line(err),
+                        )
+                        continue
+                hit.comparison = comparison
                 hit.graphs = (source, target)
+
+
+def stored_comparison(record: ComparisonRecord, source: Any, target: Any) -> Comparison | None:
+    """The :class:`~metrics.Comparison` of ``source`` and ``target`` as ``record`` stored it,
+    or ``None`` if it was stored before the store kept which pairs are loose."""
+    if any(p.get("loose") is None for p in record.pairs):
+        return None
+    pairs = [MappedPair(**{name: p[name] for name in _PAIR_NAMES}) for p in record.pairs]
+    scores = record.scores
+    relations = (sum(1 for _, kind in g.nodes(data="type") if kind == RELATION) for g in (source, target))
+    mapping = Mapping(
+        pairs=pairs,
+        source_size=source.number_of_nodes(),
+        target_size=target.number_of_nodes(),
+        seconds=record.mapping_seconds or 0.0,
+        source_name=str(source.graph.get("name", "")),
+        target_name=str(target.graph.get("name", "")),
+        source_relations=next(relations),
+        target_relations=next(relations),
+        profile=str((record.params.get("mapping") or {}).get("profile") or ""),
+    )
+    fields = {name: scores[name] for name in _SCORE_FIELDS if name in scores}
+    return Comparison(
+        mapping,
+        Scores(**fields, message=scores.get("message")),
+        [CandidateInference.from_dict(x) for x in record.inferences],
+    )
+
+
+_PAIR_NAMES = tuple(MappedPair.__dataclass_fields__)
+_SCORE_FIELDS = tuple(n for n in Scores.__dataclass_fields__ if n != "message")
 
 
 def _stored_ratings() -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ Users should see where Dr Inventor's structure mapping agrees with the usual
 measures and where it does not, on the same pairs:
 
 * ``tfidf_cosine`` -- cosine of TF-IDF vectors (Salton and Buckley 1988, the
-  paper's reference [9]), scikit-learn's ``TfidfVectorizer``. The IDF weights
+  paper's reference [9]), the numbers of scikit-learn's ``TfidfVectorizer``
+  (:mod:`metrics.tfidf`, which spares its second of import). The IDF weights
   are fitted on **the corpus being evaluated** (every distinct text of the
   evaluation) when one is given to :class:`Baselines`; the pairwise function
   fits on the two texts alone, where IDF can only down-weight shared words.
@@ -39,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from dri.metrics.tfidf import TfidfText
+
 __all__ = [
     "BASELINE_NAMES",
     "Baselines",
@@ -66,20 +69,16 @@ def words(text: str) -> list[str]:
 
 def tfidf_cosine(source: str, answer: str, corpus: Iterable[str] | None = None) -> float:
     """Cosine of TF-IDF vectors, IDF fitted on ``corpus`` (default: the two texts)."""
-    # scikit-learn is slow to import: only when a baseline is computed.
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    vectorizer = TfidfVectorizer(lowercase=True, sublinear_tf=False)
     try:
-        vectorizer.fit(list(corpus) if corpus is not None else [source, answer])
+        model = TfidfText.fit(list(corpus) if corpus is not None else [source, answer])
     except ValueError:  # no word of two or more letters in either text: nothing shared
         return 0.0
-    a, b = vectorizer.transform([source, answer])
-    return _cosine_sparse(a, b)
+    matrix = model.transform([source, answer])
+    return _cosine_sparse(matrix[0], matrix[1])
 
 
 def _cosine_sparse(a: Any, b: Any) -> float:
-    # TfidfVectorizer rows are already l2-normalised, so the dot product is the cosine.
+    # TF-IDF rows are already l2-normalised, so the dot product is the cosine.
     value = float(a.multiply(b).sum())
     return min(1.0, max(0.0, value))
 
@@ -165,7 +164,7 @@ def _ngram_counts(codes: np.ndarray, lengths: np.ndarray, max_order: int) -> Ite
     those densely again for the next order. Stops early when no text has n
     symbols.
     """
-    from scipy import sparse  # with scikit-learn, only when a baseline is computed
+    from scipy import sparse  # slow to import: only when a baseline is computed
 
     if codes.size == 0:
         return
@@ -264,17 +263,15 @@ class Baselines:
 
     corpus: Sequence[str]
     embeddings: bool = False
-    _vectorizer: Any = field(init=False, repr=False, default=None)
+    _vectorizer: TfidfText | None = field(init=False, repr=False, default=None)
     _encoder: Callable[[list[str]], np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         texts = list(dict.fromkeys(self.corpus))
         if not texts:
             raise ValueError("Baselines needs at least one text to fit TF-IDF on")
         try:
-            self._vectorizer = TfidfVectorizer(lowercase=True).fit(texts)
+            self._vectorizer = TfidfText.fit(texts)
         except ValueError:  # no word of two or more letters in any text: every cosine is 0
             self._vectorizer = None
         if self.embeddings:

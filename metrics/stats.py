@@ -105,23 +105,23 @@ def group_summary(values: Sequence[float]) -> GroupSummary:
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:
     """Spearman's rho and its two-sided p-value (``None`` if undefined)."""
-    # SciPy is slow to import: only when a statistic needs it.
-    from scipy.stats import spearmanr
-
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return None, None
+    # SciPy's stats take most of a second to import: only when a statistic is computed.
+    from scipy.stats import spearmanr
+
     res = spearmanr(x, y)
     return _clean(res.statistic), _clean(res.pvalue)
 
 
 def kruskal_wallis(samples: Sequence[Sequence[float]]) -> tuple[float | None, float | None]:
     """Kruskal-Wallis H (tie-corrected) and p over two or more groups."""
-    # SciPy is slow to import: only when a statistic needs it.
-    from scipy.stats import kruskal
-
     samples = [list(s) for s in samples if len(s)]
     if len(samples) < 2 or len({v for s in samples for v in s}) < 2:
         return None, None
+    # SciPy's stats take most of a second to import: only when a statistic is computed.
+    from scipy.stats import kruskal
+
     res = kruskal(*samples)
     return _clean(res.statistic), _clean(res.pvalue)
 

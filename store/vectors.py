@@ -2,7 +2,8 @@
 
 Every stored graph carries its content vector (:mod:`mapping.features`,
 feature -> count). :class:`VectorIndex` hashes them into the columns of a
-SciPy CSR matrix (scikit-learn's ``FeatureHasher``, 2**20 columns, so no
+SciPy CSR matrix (scikit-learn's ``FeatureHasher`` numbers, from
+:mod:`metrics.tfidf`; 2**20 columns, so no
 vocabulary has to be kept or grown), weighs them with sublinear tf-idf over
 the indexed documents and normalises the rows, so the cosine of every
 document with a probe is one sparse matrix-vector product.
@@ -38,6 +39,7 @@ from numpy.typing import ArrayLike
 
 from dri.mapping.features import FEATURES_VERSION, RELATION_PREFIX, RelationPartners, content_features
 from dri.mapping.profiles import get_profile
+from dri.metrics.tfidf import document_idf, hash_features, weigh
 
 __all__ = [
     "CONTENT_OFFSET",
@@ -89,20 +91,11 @@ def decode_features(text: str | None) -> dict[str, float] | None:
     return data["f"] if data.get("v") == FEATURES_VERSION else None
 
 
-def _hasher():
-    # scikit-learn is imported on first use: the store is opened by commands that never search.
-    from sklearn.feature_extraction import FeatureHasher
-
-    return FeatureHasher(n_features=HASH_FEATURES, input_type="dict", alternate_sign=False)
-
-
 def dense_vector(features: Mapping[str, float], dimensions: int = DENSE_DIMENSIONS) -> list[float]:
     """A fixed-length unit vector for a vector index: signed feature hashing of
     the sublinear counts (cosine-preserving in expectation, Weinberger et al. 2009)."""
-    from sklearn.feature_extraction import FeatureHasher
-
     weights = {k: 1.0 + float(np.log(v)) for k, v in content_only(features).items() if v > 0}
-    row = FeatureHasher(n_features=dimensions, input_type="dict").transform([weights]).toarray()[0]
+    row = hash_features([weights], dimensions, alternate_sign=True).toarray()[0]
     norm = float(np.linalg.norm(row))
     return [float(x) / norm for x in row] if norm else [0.0] * dimensions
 
@@ -135,7 +128,7 @@ class StructureIndex:
 
     @classmethod
     def build(cls, features: Sequence[Mapping[str, float]], floor: float = RELATION_FLOOR) -> StructureIndex:
-        from scipy.sparse import csr_matrix  # with scikit-learn: only a search needs it
+        from scipy.sparse import csr_matrix  # slow to import: only a search needs it
 
         positions: dict[str, int] = {}
         rows, cols, data = [], [], []
@@ -217,12 +210,9 @@ class VectorIndex:
         sizes: Sequence[int] | None = None,
         rank: str = "estimate",
     ) -> VectorIndex:
-        from sklearn.feature_extraction.text import TfidfTransformer
-
-        counts = _hasher().transform([content_only(f) for f in features])
-        tfidf = TfidfTransformer(sublinear_tf=True, norm="l2")
-        matrix = tfidf.fit_transform(counts) if counts.shape[0] else counts
-        idf = tfidf.idf_ if counts.shape[0] else np.ones(HASH_FEATURES)
+        counts = hash_features((content_only(f) for f in features), HASH_FEATURES)
+        idf = document_idf(counts) if counts.shape[0] else np.ones(HASH_FEATURES)
+        matrix = weigh(counts, idf, sublinear=True) if counts.shape[0] else counts
         sizes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
         structure = StructureIndex.build(features)
         structure.partners.prepare()  # part of building the index, not of the first query
@@ -246,7 +236,7 @@ class VectorIndex:
         node count, for ``rank="size"``), best first: ``(doc_id, score)``."""
         if not self.doc_ids:
             return []
-        row = _hasher().transform([content_only(features)]).tocsr()
+        row = hash_features([content_only(features)], HASH_FEATURES)
         row.data = 1.0 + np.log(row.data)  # as TfidfTransformer(sublinear_tf=True)
         row = row.multiply(self.idf).tocsr()
         norm = np.sqrt(row.multiply(row).sum())

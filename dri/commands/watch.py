@@ -25,7 +25,7 @@ from dri.settings import prefect_defaults
 __all__ = ["register", "run_watch"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "watch",
         help="announce (or run) new corpus folders under a root",
@@ -61,7 +61,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from dri.flows.sensor import SensorResult, prefect_emitter, watch
 
     if args.run:
-        from dri.flows.corpus import run_corpus
+        from dri.flows.pipeline import run_corpus
 
         def emit(folder: str, n: int, *, changed: bool = False) -> None:
             echo(f"{folder}: {_what(n, changed)}, running it", flush=True)

@@ -135,7 +135,8 @@ class Neo4jComparisons(Neo4jConnection):
             "MERGE (p:Pair {id: row.id}) "
             "SET p.idx = row.idx, p.kind = row.kind, p.source = row.source, p.target = row.target, "
             "    p.source_lemma = row.source_lemma, p.target_lemma = row.target_lemma, p.lin = row.lin, "
-            "    p.generic = row.generic, p.run_id = $run, p.source_id = $source, p.target_id = $target "
+            "    p.generic = row.generic, p.loose = row.loose, p.evidence = row.evidence, "
+            "    p.run_id = $run, p.source_id = $source, p.target_id = $target "
             "MERGE (m)-[:HAS_PAIR]->(p)",
             pairs,
             mid=mapping_id,

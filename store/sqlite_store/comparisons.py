@@ -94,7 +94,7 @@ class SQLiteComparisons(SQLiteConnection):
         db.execute("DELETE FROM pairs WHERE source_id = ? AND target_id = ? AND run_id = ?", key)
         db.executemany(
             f"INSERT INTO pairs (source_id, target_id, run_id, idx, {', '.join(PAIR_FIELDS)}) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            f"VALUES ({', '.join('?' * (4 + len(PAIR_FIELDS)))})",
             [(*key, i, *(p[f] for f in PAIR_FIELDS)) for i, p in enumerate(result.pairs)],
         )
         db.execute("DELETE FROM inferences WHERE source_id = ? AND target_id = ? AND run_id = ?", key)

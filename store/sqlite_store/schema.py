@@ -77,6 +77,8 @@ CREATE TABLE IF NOT EXISTS pairs (
     target_lemma TEXT NOT NULL,
     lin REAL NOT NULL,
     generic TEXT,
+    loose INTEGER,
+    evidence REAL,
     PRIMARY KEY (source_id, target_id, run_id, idx)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS pairs_generic ON pairs (generic);
@@ -132,6 +134,12 @@ def create_schema(conn: SQLiteConnection) -> None:
         columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
         if "features" not in columns:  # a store made before content vectors: filled on first search
             db.execute("ALTER TABLE graphs ADD COLUMN features TEXT")
+        columns = {r[1] for r in db.execute("PRAGMA table_info(pairs)")}
+        if (
+            "loose" not in columns
+        ):  # a store made before loose pairs and evidence were kept: NULL in its pairs
+            db.execute("ALTER TABLE pairs ADD COLUMN loose INTEGER")
+            db.execute("ALTER TABLE pairs ADD COLUMN evidence REAL")
         row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
         if row is None:
             db.execute(

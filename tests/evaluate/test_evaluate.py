@@ -149,3 +149,25 @@ def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as
         assert order[0] == "combined" and sorted(order) == sorted(STRUCTURE_SCORES)
     for kind in ("analogy", "choice"):
         assert headline_order(kind)[0] == "analogy_similarity"
+
+
+def test_the_analogy_report_draws_the_stored_comparisons_without_mapping_again(tmp_path, monkeypatch):
+    import dri.evaluate.analogy as analogy
+    from dri.metrics import compare
+
+    calls = []
+    monkeypatch.setattr(analogy, "compare", lambda *a, **kw: calls.append(a) or compare(*a, **kw))
+    results, files = analogy_search(DEMO / "analogy", "rutherford-atom.txt", k=3, report_dir=tmp_path)
+    assert calls == []  # every hit's comparison came from the store
+    hits = results[0].hits
+    assert all(h.comparison is not None and h.graphs is not None for h in hits)
+    assert "<svg" in files.index_html.read_text(encoding="utf-8")
+    for hit in hits:
+        again = compare(*hit.graphs)
+        assert hit.comparison.mapping.pairs == again.mapping.pairs  # loose pairs and evidence included
+        assert hit.comparison.scores == again.scores
+
+        def stored(inferences):  # the store keeps no anchors
+            return [{k: v for k, v in ci.to_dict().items() if k != "anchors"} for ci in inferences]
+
+        assert stored(hit.comparison.inferences) == stored(again.inferences)

@@ -135,3 +135,16 @@ def test_relatedness_is_the_best_weighted_lin_over_the_words_senses():
                     default=0.0,
                 )
                 assert _relatedness(pos, offset, c) == pytest.approx(expected, abs=1e-12), (offset, c)
+
+
+def test_the_context_table_gives_relatedness_exactly_for_every_word_at_once():
+    from dri.mapping.senses import _ContextTable, _relatedness
+
+    wn = wordnet()
+    for pos, word, context in [
+        ("n", "motion", ("force", "orbit", "planet", "xqzzyword", "motion", "entity", "sun")),
+        ("v", "keep", ("attract", "have", "be", "keep", "revolve_around", "xqzzyword")),
+    ]:
+        table = _ContextTable(pos, context)
+        for offset in wn.offsets(word, pos):
+            assert table.relatedness(offset) == [_relatedness(pos, offset, c) for c in context], offset

@@ -337,6 +337,26 @@ def test_real_scores_and_mapping_pairs_are_stored(store):
     )
 
 
+def test_loose_pairs_and_their_evidence_are_stored_and_unknown_ones_stay_unknown(store):
+    from dri.metrics import compare
+
+    source, target = make_graph("solar", "solar.txt", SOLAR), make_graph("atom", "atom.txt", ATOM)
+    result = compare(source, target)
+    store.put_document("c", source)
+    store.put_document("c", target)
+    pairs = list(result.mapping.pairs)
+    store.put_comparison(ComparisonRecord("solar", "atom", "run-1", {}, result.scores, pairs))
+    stored = store.get_comparison("solar", "atom", "run-1")
+    assert [(p["loose"], p["evidence"]) for p in stored.pairs] == [(p.loose, p.evidence) for p in pairs]
+    assert any(p["evidence"] > 0 for p in stored.pairs)
+    # A pair given without them (as stored before they were kept) reads back as unknown.
+    old = [{k: v for k, v in dataclasses.asdict(p).items() if k not in ("loose", "evidence")} for p in pairs]
+    store.put_comparison(ComparisonRecord("solar", "atom", "run-0", {}, result.scores, old))
+    assert {(p["loose"], p["evidence"]) for p in store.get_comparison("solar", "atom", "run-0").pairs} == {
+        (None, None)
+    }
+
+
 def test_candidate_inferences_are_stored_with_their_comparison(store):
     from dri.metrics import compare
 

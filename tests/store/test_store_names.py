@@ -107,3 +107,24 @@ def test_neo4j_memberships_without_names_get_the_documents_name(neo4j_uri):
         found = store.find_document("solar-system.txt", corpus="analogy")
         assert found is not None and found.name == "solar-system.txt"
         store.clear()
+
+
+def test_a_sqlite_store_without_loose_pairs_gets_the_columns_and_keeps_its_pairs(tmp_path):
+    from store_test_helpers import comparison
+
+    path = tmp_path / "old.sqlite"
+    with open_store(str(path)) as store:
+        _put(store, "analogy", "solar-system.txt", graph_name="sun")
+        _put(store, "analogy", "atom.txt", graph_name="atom")
+        record = comparison("atom", "sun", "run-1", 0.5)
+        record.pairs = [{**p, "loose": False, "evidence": 1.5} for p in record.pairs]
+        store.put_comparison(record)
+        assert store.get_comparison("atom", "sun", "run-1").pairs[0]["evidence"] == 1.5
+    with sqlite3.connect(path) as db:  # the pairs table as stores made before loose pairs were kept
+        db.execute("ALTER TABLE pairs DROP COLUMN loose")
+        db.execute("ALTER TABLE pairs DROP COLUMN evidence")
+    with open_store(str(path)) as store:
+        pairs = store.get_comparison("atom", "sun", "run-1").pairs
+        assert pairs and all(p["loose"] is None and p["evidence"] is None for p in pairs)
+    with sqlite3.connect(path) as db:
+        assert {"loose", "evidence"} <= {r[1] for r in db.execute("PRAGMA table_info(pairs)")}

@@ -1,0 +1,43 @@
+"""A command imports what it uses: ``dri compare`` loads neither the store nor
+the flows nor Prefect, and ``dri --help`` still lists every command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from dri.cli import COMMAND_MODULES
+
+HEAVY = (
+    "dri.store",
+    "dri.flows.runners",
+    "dri.metrics.report",
+    "dri.corpora.translate",
+    "prefect",
+    "sklearn",
+)
+
+
+def _loaded_after(argv: list[str]) -> tuple[list[str], str]:
+    code = (
+        "import json, sys\n"
+        "from dri import cli\n"
+        "try:\n"
+        f"    cli.main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stderr.strip().splitlines()[-1]), out.stdout
+
+
+def test_dri_compare_imports_neither_the_store_nor_the_flows():
+    loaded, _ = _loaded_after(["-v", "compare", "--help"])
+    assert loaded == []
+
+
+def test_dri_help_still_lists_every_command():
+    _, text = _loaded_after(["--help"])
+    assert all(f"    {name} " in text for name in COMMAND_MODULES)

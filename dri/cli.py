@@ -41,7 +41,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from dri.errors import ProjectError, error_line, one_line
+from dri.errors import Interrupted, ProjectError, error_line, one_line
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 
@@ -100,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         # handlers and refcount finalizers still run.
         gc.freeze()
         return status
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         echo(
             "error: interrupted; what was stored is kept, run the same command again to finish",
             file=sys.stderr,
         )
-        return 130
+        return Interrupted.status(err)
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be shown. Point stdout at
         # /dev/null so that the interpreter's final flush does not fail again.

@@ -5,15 +5,25 @@ errors that know their file (:class:`dri.extract.DocumentError`,
 :class:`dri.corpora.text.CorpusError`, both with a ``path`` attribute) already
 start with it; any other error is named by its type. :class:`ProjectError`
 is the base of the errors that are the project's own (``dri/cli.py`` turns
-them into one line), :class:`SettingsError` that of bad settings. Like :mod:`dri.settings`,
-this module imports nothing of ours, so every layer may use it.
+them into one line), :class:`SettingsError` that of bad settings.
+:class:`Failure` is one thing a batch could not do, as a record (what, at
+which stage, why) that travels from the task that failed to the console, the
+log file and the run summary. Like :mod:`dri.settings`, this module imports
+nothing of ours, so every layer may use it.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Literal
 
-__all__ = ["ProjectError", "SettingsError", "error_line", "one_line", "prefixed"]
+__all__ = ["Failure", "Interrupted", "ProjectError", "SettingsError", "error_line", "one_line", "prefixed"]
+
+#: What a failure is about: one document, one pair, a whole batch of either
+#: (a worker lost), or the whole run (a store that stopped it, a plan that
+#: could not be made, a summary that could not be written).
+Scope = Literal["document", "pair", "batch", "run"]
 
 
 class ProjectError(Exception):
@@ -24,6 +34,21 @@ class ProjectError(Exception):
 
     #: What the user can do about it, in one line (printed after the error), or "".
     advice: str = ""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by a signal (SIGINT, SIGTERM): Ctrl-C's exception,
+    which knows its signal, so that the exit status can say which
+    (``128 + signum``: 130 for SIGINT, 143 for SIGTERM)."""
+
+    def __init__(self, signum: int = 2) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @staticmethod
+    def status(err: BaseException) -> int:
+        """The exit status of a command that ``err`` (a KeyboardInterrupt) stopped."""
+        return 128 + getattr(err, "signum", 2)
 
 
 class SettingsError(ProjectError, ValueError):
@@ -51,3 +76,52 @@ def error_line(err: ProjectError) -> str:
     text = " ".join(str(err).split()) or type(err).__name__
     advice = getattr(err, "advice", "")
     return f"error: {text}; what to do: {advice}" if advice else f"error: {text}"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One thing a run could not do, and why.
+
+    ``path`` is the document (a pair's source; the corpus folder for a lost
+    batch; the store or the file for a failure of the whole run), ``target``
+    a pair's target, ``stage`` the step that failed (``discover``,
+    ``extract``, ``store``, ``plan``, ``map``, ``summary``), ``reason`` one
+    line without the path. ``str()`` is the failure's one line, ``path:
+    reason`` or ``source -> target: reason``.
+    """
+
+    path: str
+    stage: str
+    reason: str
+    target: str = ""
+    scope: Scope = "document"
+
+    @classmethod
+    def of(cls, path: str | Path, stage: str, message: str, **fields: Any) -> Failure:
+        """The failure of ``path`` whose one line (:func:`one_line`) is ``message``,
+        with or without ``path`` in front."""
+        path = str(path)
+        head = f"{path}: "
+        return cls(path, stage, message[len(head) :] if message.startswith(head) else message, **fields)
+
+    @classmethod
+    def from_line(cls, line: str, stage: str) -> Failure:
+        """The failure a ``path: reason`` line names (the problem lines of the
+        corpus readers, which report in text)."""
+        path, sep, reason = line.partition(": ")
+        return cls(path, stage, reason) if sep and path else cls("", stage, line, scope="run")
+
+    @property
+    def subject(self) -> str:
+        return f"{self.path} -> {self.target}" if self.target else self.path
+
+    def __str__(self) -> str:
+        return prefixed(self.subject, self.reason) if self.subject else self.reason
+
+    def mentions(self, path: str) -> bool:
+        """Whether this failure is about ``path`` or names it in its reason."""
+        return path in (self.path, self.target) or path in self.reason
+
+    def to_dict(self) -> dict[str, str]:
+        """The record, and its one line as ``message``, for JSON."""
+        return {**asdict(self), "message": str(self)}

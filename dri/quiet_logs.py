@@ -31,14 +31,16 @@ temporary folder named by ``DRI_LOG_SOCKET``; the command's process receives
 them on a thread and counts them with its own (the cookbook's "sending and
 receiving logging events across a network", on one machine).
 
-The failures a batch lists at its end (``path: reason`` for a document,
-``source -> target: reason`` for a pair) fold the same way
-(:func:`fold_failures`): those with one reason become one ``error:`` line
-with their count and the first few examples, pairs skipped for want of a
-failed document's graph join the documents' line, and a store that stopped
-the run takes the failures that name it into its own line; each failure is
-still logged on its own (:func:`log_failures`) to the log file, and to the
-console with ``--verbose``.
+The failures a batch lists at its end (:class:`dri.errors.Failure` records:
+what failed -- a document, a pair, a batch, the whole run -- at which stage,
+and why) fold the same way (:func:`fold_failures`), read from their fields,
+not from their text: those with one reason become one ``error:`` line with
+their count and the first few examples, pairs skipped at planning for want
+of a failed document's graph join the documents' line, and a store that
+stopped the run takes the failures that name it into its own line; each
+failure is still logged on its own (:func:`log_failures`, with the record
+in the log record's :data:`FAILURE`) to the log file, and to the console
+with ``--verbose``.
 """
 
 from __future__ import annotations
@@ -58,11 +60,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dri.errors import Failure
 from dri.literal import PrintableFormatter
 from dri.settings import data_dir
 
 __all__ = [
     "EXAMPLES",
+    "FAILURE",
     "ITEM",
     "KIND",
     "SOCKET_ENV",
@@ -84,6 +88,9 @@ EXAMPLES = 3
 #: ``extra`` key of a record that a summary line of the command shows folded:
 #: it goes to the log file, and to the console only with ``--verbose``.
 FOLDED = "dri_folded"
+
+#: ``extra`` key of a log record that carries a :class:`~dri.errors.Failure`.
+FAILURE = "dri_failure"
 
 #: Where worker processes send their records: the command's Unix socket.
 SOCKET_ENV = "DRI_LOG_SOCKET"
@@ -309,7 +316,6 @@ def quiet_logs(*, verbose: bool, log_file: Path | None = None) -> QuietLogs:
     return QuietLogs(verbose=verbose, log_file=log_file or default_log_file())
 
 
-_SKIPPED = "skipped, no graph for "
 _BATCH = re.compile(r"^(?:extraction|mapping) batch failed: (\w+)")
 #: A reason's leading exception name ("StoreError: ..."), left out of its line.
 _EXCEPTION = re.compile(r"^[A-Z]\w*(?:Error|Unavailable|Exception): ")
@@ -337,52 +343,50 @@ class _Fold:
         return f"{shown}; each in {where}"
 
 
-def _subject(failure: str) -> tuple[str, str, str, str] | None:
-    """``(kind, example, reason, key)`` of ``path: reason`` or ``source ->
-    target: reason``; ``None`` for a failure of the whole run."""
-    subject, sep, reason = failure.partition(": ")
-    names = subject.split(" -> ")
-    if not sep or len(names) > 2 or any(not n or " " in n for n in names):
-        return None
-    example = " -> ".join(Path(n).name or n for n in names)
-    reason = _EXCEPTION.sub("", reason)
-    batch = _BATCH.match(reason)
-    if batch:  # a lost batch: its reason is its exception, whichever stage lost it
-        return "batch", example, reason, f"batch failed: {batch.group(1)}"
-    return ("pair" if len(names) == 2 else "document"), example, reason, _NUMBER.sub("#", reason)
+def _name(path: str) -> str:
+    return Path(path).name or path
 
 
-def fold_failures(failures: list[str], *, advice: str | None = None) -> list[str]:
+def _fold_key(failure: Failure) -> tuple[str, str]:
+    """``(reason shown, grouping key)``: the reason without a leading
+    exception name; a lost batch is grouped by its exception, whichever stage lost it."""
+    reason = _EXCEPTION.sub("", failure.reason)
+    batch = _BATCH.match(reason) if failure.scope == "batch" else None
+    if batch:
+        return reason, f"batch failed: {batch.group(1)}"
+    return reason, _NUMBER.sub("#", reason)
+
+
+def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list[str]:
     """The ``error:`` lines of a batch's ``failures``: one per reason (see the
     module docstring); ``advice`` (what to do) ends the last line."""
     log_file = default_log_file()
     where = str(log_file) if log_file else "the log (--verbose shows each)"
     folds: dict[str, _Fold] = {}
     skipped: list[str] = []
-    whole: list[str] = []
+    whole: list[Failure] = []
     for failure in failures:
-        parsed = _subject(failure)
-        if parsed is None:
+        if failure.scope == "run":
             whole.append(failure)
             continue
-        kind, example, reason, key = parsed
-        if kind == "pair" and reason.startswith(_SKIPPED):
+        example = " -> ".join(_name(p) for p in (failure.path, failure.target) if p)
+        if failure.scope == "pair" and failure.stage == "plan":
             skipped.append(example)
             continue
-        folds.setdefault(key, _Fold(reason, failure)).items[kind].append(example)
+        reason, key = _fold_key(failure)
+        folds.setdefault(key, _Fold(reason, str(failure))).items[failure.scope].append(example)
     ranked = sorted(folds.values(), key=lambda f: -len(f.items["document"]) - len(f.items["batch"]))
     if skipped:
         if not ranked or not (ranked[0].items["document"] or ranked[0].items["batch"]):
-            ranked.insert(
-                0, _Fold("skipped, no graph for their documents", f"{skipped[0]}: {_SKIPPED}its documents")
-            )
+            first = f"{skipped[0]}: skipped, no graph for its documents"
+            ranked.insert(0, _Fold("skipped, no graph for their documents", first))
         ranked[0].items["pair"].extend(skipped)
     lines: list[str] = []
-    for text in whole:
-        # A store that stopped the run names itself first ("Neo4j at URI: ..."):
-        # the failures that name it too are part of that line.
-        store = text.partition(": ")[0]
-        for fold in [f for f in ranked if " " in store and store in f.reason]:
+    for failure in whole:
+        # A store that stopped the run names itself ("Neo4j at URI"): the
+        # failures that name it too are part of that line.
+        text, store = str(failure), failure.path if failure.stage == "store" else ""
+        for fold in [f for f in ranked if store and store in f.reason]:
             ranked.remove(fold)
             text += f" ({fold.count()}: {fold.examples(where)})"
         lines.append(text)
@@ -396,8 +400,8 @@ def fold_failures(failures: list[str], *, advice: str | None = None) -> list[str
     return lines
 
 
-def log_failures(logger: logging.Logger, failures: list[str]) -> None:
+def log_failures(logger: logging.Logger, failures: list[Failure]) -> None:
     """Each of ``failures`` as an error record of ``logger``, for the log file
     (and the console with ``--verbose``): the console shows them folded."""
     for failure in failures:
-        logger.error("%s", failure, extra={FOLDED: True})
+        logger.error("%s", failure, extra={FOLDED: True, FAILURE: failure})

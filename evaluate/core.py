@@ -30,7 +30,7 @@ from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
-from dri.errors import one_line
+from dri.errors import Failure, one_line
 from dri.evaluate import kinds
 from dri.extract import read_document
 from dri.extract.document import content_ids
@@ -200,14 +200,15 @@ def _record_groups(store: Store, corpus: str, evaluation: Evaluation, ids: dict[
     return changed
 
 
-def _pair_error(pair: ManifestPair, failures: Sequence[str], run_ids: Sequence[str]) -> str:
-    """The flow's one-line reason for a pair it did not store."""
+def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequence[str]) -> str:
+    """The flow's one-line reason for a pair it did not store: the failures
+    of its documents (or of the pair from its source), else any that name them."""
     ends = (resolved_path(pair.source), resolved_path(pair.target))
-    own = [f for f in failures if f.startswith(ends)]
-    mentioned = [f for f in failures if any(e in f for e in ends)]
+    own = [f for f in failures if f.path in ends]
+    mentioned = [f for f in failures if any(f.mentions(e) for e in ends)]
     found = own or mentioned
     if found:
-        return "; ".join(dict.fromkeys(" ".join(f.split()) for f in found))
+        return "; ".join(dict.fromkeys(" ".join(str(f).split()) for f in found))
     return f"{pair.source} -> {pair.target}: not compared by the corpus flow (run {', '.join(run_ids)})"
 
 
@@ -436,7 +437,7 @@ def _chosen_pairs(
     stored: dict[tuple[str, str], ComparisonRecord],
     ids: dict[str, str],
     summaries: Sequence[RunSummary],
-    failures: Sequence[str],
+    failures: Sequence[Failure],
 ) -> tuple[list[tuple[int, ManifestPair, ComparisonRecord | None]], int]:
     """The pairs that become rows (numbered from 1, with their stored comparison
     if any), and how many stage 1 of the two-stage search did not choose
@@ -455,12 +456,12 @@ def _chosen_pairs(
     return chosen, not_candidates
 
 
-def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[str]) -> bool:
+def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[Failure]) -> bool:
     """A pair the flow neither stored nor failed: stage 1 left it out."""
     ends = (resolved_path(pair.source), resolved_path(pair.target))
     if not all(ids.get(e) for e in ends):
         return False
-    return not any(e in f for f in failures for e in ends)
+    return not any(f.mentions(e) for f in failures for e in ends)
 
 
 def run_evaluation(

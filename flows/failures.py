@@ -8,13 +8,25 @@ the flow has already logged one line per failed item and a headline, so the
 traceback says nothing new: :class:`QuietEngineFilter`, installed on Prefect's
 flow-run logger when this module is imported, drops those records. Any other
 exception keeps its traceback.
+
+A run stopped by Ctrl-C or SIGTERM makes the engine log ``Crash detected!
+Execution was aborted by an interrupt signal`` for the flow and each task
+under way; the command says "interrupted" in one line of its own, so
+:class:`InterruptChatterFilter` moves those records to the ``dri`` log file
+(logger ``dri.flows.interrupt``, folded: not on the console). The run's
+state on the Prefect server still says it crashed, and why.
 """
 
 from __future__ import annotations
 
 import logging
 
-__all__ = ["QuietEngineFilter", "ReportedFailure"]
+from dri.quiet_logs import FOLDED
+
+__all__ = ["InterruptChatterFilter", "QuietEngineFilter", "ReportedFailure"]
+
+#: The engine's crash messages for a run stopped by a signal (prefect.states).
+_SIGNALLED = ("Execution was aborted by an interrupt signal", "Execution was aborted by a termination signal")
 
 
 class ReportedFailure(Exception):
@@ -29,12 +41,28 @@ class QuietEngineFilter(logging.Filter):
         return not isinstance(exc, ReportedFailure)
 
 
+class InterruptChatterFilter(logging.Filter):
+    """Moves the engine's crash records of a signalled run to the ``dri`` log file."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith("Crash detected!") or not any(s in message for s in _SIGNALLED):
+            return True
+        logging.getLogger("dri.flows.interrupt").warning("%s: %s", record.name, message, extra={FOLDED: True})
+        return False
+
+
 def _install() -> None:
-    # The engine logs through an adapter over the "prefect.flow_runs" logger;
-    # a logger's filters see the records logged on it, before any handler.
-    logger = logging.getLogger("prefect.flow_runs")
-    if not any(isinstance(f, QuietEngineFilter) for f in logger.filters):
-        logger.addFilter(QuietEngineFilter())
+    # The engine logs through adapters over the "prefect.flow_runs" and
+    # "prefect.task_runs" loggers; a logger's filters see the records logged
+    # on it, before any handler.
+    flows = logging.getLogger("prefect.flow_runs")
+    for logger, kind in ((flows, QuietEngineFilter), (flows, InterruptChatterFilter)):
+        if not any(isinstance(f, kind) for f in logger.filters):
+            logger.addFilter(kind())
+    tasks = logging.getLogger("prefect.task_runs")
+    if not any(isinstance(f, InterruptChatterFilter) for f in tasks.filters):
+        tasks.addFilter(InterruptChatterFilter())
 
 
 _install()

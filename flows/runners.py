@@ -5,8 +5,9 @@ default is a pool of processes on this machine. A Dask cluster takes over when
 an address is given, on the command line or in ``DRI_DASK_ADDRESS``, with no
 code change -- which is how a run goes past one machine.
 
-Environment (read when :mod:`flows.corpus` is imported, i.e. also by a
-deployment's flow run, so a work pool's ``env`` job variable sets them):
+Environment (read when a run of the corpus flow starts, also a deployment's
+run, so a work pool's ``env`` job variable sets them; importing
+:mod:`flows.corpus` builds no runner, :func:`deferred_task_runner`):
 
 ``DRI_DASK_ADDRESS``  scheduler address, e.g. ``tcp://10.0.0.5:8786``
 ``DRI_TASK_RUNNER``   ``processes`` (default), ``threads`` or ``dask``
@@ -44,12 +45,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dri.errors import SettingsError
+from dri.errors import Interrupted, SettingsError
 from dri.quiet_logs import forward_to_parent
 
 __all__ = [
     "RUNNER_KINDS",
     "RunnerConfig",
+    "deferred_task_runner",
     "end_workers_on_signals",
     "make_task_runner",
     "runner_config",
@@ -103,6 +105,13 @@ def runner_config(
 def make_task_runner(config: RunnerConfig | None = None):
     """The Prefect task runner for ``config`` (default: :func:`runner_config`)."""
     config = config or runner_config()
+    # A worker killed mid-task (or a Dask cluster's process stopped by a
+    # signal) leaves a semaphore that multiprocessing's resource tracker cleans
+    # up, with a warning that tells the user nothing; the tracker takes its
+    # warning filters from sys.warnoptions (as -W options). Added when a run
+    # makes its runner, never on import.
+    if config.kind != "threads" and _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     if config.kind == "dask":
         # Imported when the runner is made: the CLI imports this module before
         # Prefect, which reads its settings when first imported.
@@ -117,12 +126,37 @@ def make_task_runner(config: RunnerConfig | None = None):
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
-    # A worker killed mid-task leaves a semaphore that multiprocessing's resource
-    # tracker cleans up, with a warning that tells the user nothing; the tracker
-    # takes its warning filters from sys.warnoptions (as -W options).
-    if _QUIET_TRACKER not in sys.warnoptions:
-        sys.warnoptions.append(_QUIET_TRACKER)
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
+
+
+def deferred_task_runner():
+    """The corpus flow's task runner as declared in its decorator: a stand-in
+    that makes the real one (:func:`make_task_runner`, from the environment)
+    when a run starts -- Prefect enters ``flow.task_runner.duplicate()`` for
+    each run -- so importing the flow starts nothing and changes nothing
+    (``sys.warnoptions`` included)."""
+    return _deferred_class()()
+
+
+def _deferred_class() -> type:
+    built = globals().get("DeferredTaskRunner")
+    if built is not None:
+        return built
+    from prefect.task_runners import TaskRunner
+
+    class DeferredTaskRunner(TaskRunner):
+        """Stands for the task runner :func:`make_task_runner` makes at run time."""
+
+        def duplicate(self):
+            return make_task_runner()
+
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("the deferred task runner runs nothing: a flow run enters its duplicate()")
+
+    DeferredTaskRunner.__module__ = __name__
+    DeferredTaskRunner.__qualname__ = "DeferredTaskRunner"
+    globals()["DeferredTaskRunner"] = DeferredTaskRunner
+    return DeferredTaskRunner
 
 
 # -- worker processes ----------------------------------------------------------
@@ -147,6 +181,10 @@ def _worker_init() -> None:
     if parent is None:  # called in a main process, not in a worker
         return
     forward_to_parent()  # warnings are counted and shown by the command (dri.quiet_logs)
+    # A terminal's Ctrl-C reaches the whole process group: the parent decides
+    # (it terminates its workers), so a worker does not die mid-write with a
+    # traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not parent.is_alive():
         os._exit(1)
     # A daemon thread blocked in select() without the GIL; os._exit because
@@ -226,13 +264,16 @@ def __getattr__(name: str):
     # unpickles the flow's task runner by this name.
     if name == "StoppingProcessPoolTaskRunner":
         return _stopping_process_pool_class()
+    if name == "DeferredTaskRunner":
+        return _deferred_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextlib.contextmanager
 def end_workers_on_signals() -> Iterator[None]:
     """While active (main thread only): SIGTERM raises KeyboardInterrupt like
-    SIGINT, and either signal first terminates the worker processes, then
+    SIGINT (:class:`~dri.errors.Interrupted`, which knows the signal, for the
+    exit status), and either signal first terminates the worker processes, then
     leaves the process at most EXIT_GRACE_SECONDS to unwind before it exits.
 
     While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
@@ -250,7 +291,7 @@ def end_workers_on_signals() -> Iterator[None]:
             os._exit(128 + signum)
 
         threading.Thread(target=force_exit, daemon=True).start()
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -266,6 +307,7 @@ def end_workers_on_signals() -> Iterator[None]:
 # kill -9 included -- ends them (SIGTERM, then SIGKILL). Plain Python, nothing of ours.
 _REAPER = """
 import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 pids = [int(line) for line in sys.stdin if line.strip()]
 def alive(pid):
     try:
@@ -290,8 +332,14 @@ def reap_with_parent(pid: int) -> None:
     """Have ``pid`` ended when this process ends, however it ends."""
     global _reaper
     if _reaper is None or _reaper.poll() is not None:
+        # A session of its own: a terminal's Ctrl-C (SIGINT to the whole
+        # process group) must not end it before it has done its job.
         _reaper = subprocess.Popen(
-            [sys.executable, "-I", "-c", _REAPER], stdin=subprocess.PIPE, text=True, close_fds=True
+            [sys.executable, "-I", "-c", _REAPER],
+            stdin=subprocess.PIPE,
+            text=True,
+            close_fds=True,
+            start_new_session=True,
         )
     assert _reaper.stdin is not None  # opened with stdin=PIPE
     _reaper.stdin.write(f"{pid}\n")
@@ -299,14 +347,41 @@ def reap_with_parent(pid: int) -> None:
 
 
 def _reaped_server_class():
+    import prefect
     from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import get_current_settings
 
     class ReapedServer(SubprocessASGIServer):
-        """Prefect's temporary server, with its process handed to the reaper
-        as soon as it exists (its start-up can take a minute on a busy machine)."""
+        """Prefect's temporary server in a session of its own, with its process
+        handed to the reaper as soon as it exists (its start-up can take a
+        minute on a busy machine).
+
+        Its own session: a terminal's Ctrl-C goes to the whole process group,
+        and a server that stopped at once would leave the flow unable to
+        record its end ("Error logging to API", seconds of retries); the
+        command stops it itself, and the reaper if the command is killed.
+        The command line is Prefect's own (3.8, ``_run_uvicorn_command``).
+        """
 
         def _run_uvicorn_command(self):
-            process = super()._run_uvicorn_command()
+            server_env = {
+                "PREFECT_UI_ENABLED": "0",
+                "PREFECT__SERVER_EPHEMERAL": "1",
+                "PREFECT__SERVER_FINAL": "1",
+            }
+            process = subprocess.Popen(
+                args=[
+                    *(sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent)),
+                    *("--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1"),
+                    *("--port", str(self.port), "--log-level", "error", "--lifespan", "on"),
+                ],
+                env={
+                    **os.environ,
+                    **server_env,
+                    **get_current_settings().to_environment_variables(exclude_unset=True),
+                },
+                start_new_session=True,
+            )
             reap_with_parent(process.pid)
             return process
 

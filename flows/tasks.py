@@ -28,7 +28,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dri.errors import one_line, prefixed
+from dri.corpora.discover import corpus_manifest, discover
+from dri.errors import Failure, one_line
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
@@ -49,11 +50,14 @@ __all__ = [
     "Plan",
     "PlannedPair",
     "RunSummary",
+    "discover_documents",
     "extract_and_store",
     "extract_batch",
     "map_and_store",
     "map_batch",
     "plan_pairs",
+    "plan_run",
+    "save_summary",
     "store_problem",
     "tiled_pairs",
     "worker_store",
@@ -139,6 +143,15 @@ def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: st
     return g
 
 
+# -- discovering ---------------------------------------------------------------
+
+
+def discover_documents(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
+    """The documents of ``corpus_dir`` and one line per file refused
+    (:func:`dri.corpora.discover.discover`)."""
+    return discover(corpus_dir, allow_outside_links=allow_outside_links)
+
+
 # -- extracting ----------------------------------------------------------------
 
 
@@ -210,9 +223,10 @@ def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None
 
 def extract_batch(
     paths: Sequence[str], corpus: str, corpus_dir: str | Path
-) -> tuple[list[Extracted], list[str]]:
+) -> tuple[list[Extracted], list[Failure]]:
     """:func:`extract_and_store` over several documents: ``(stored, failures)``,
-    one line per failed document; a bad document does not stop the others.
+    one :class:`~dri.errors.Failure` per failed document; a bad document
+    does not stop the others.
 
     The documents that need parsing go through one ``nlp.pipe`` stream
     (:func:`extract.build_graphs`, batches of :data:`PARSE_BATCH` sentences)
@@ -221,7 +235,7 @@ def extract_batch(
     """
     root = Path(corpus_dir).resolve()
     done: list[Extracted] = []
-    failures: list[str] = []
+    failures: list[Failure] = []
     pending: list[tuple[str, dict[str, Any], Any]] = []
     for path in paths:
         meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
@@ -232,7 +246,7 @@ def extract_batch(
             else:
                 pending.append((path, meta, read_document(path)))
         except Exception as err:
-            failures.append(prefixed(path, one_line(err)))
+            failures.append(Failure.of(path, "extract", one_line(err)))
     finished = 0
     try:
         t = time.perf_counter()
@@ -243,7 +257,7 @@ def extract_batch(
             try:
                 done.append(_put(path, corpus, meta, graph, time.perf_counter() - t))
             except Exception as err:
-                failures.append(prefixed(path, one_line(err)))
+                failures.append(Failure.of(path, "store", one_line(err)))
             t = time.perf_counter()
     except Exception:
         # The shared stream broke on some document: the rest one by one, so only that one fails.
@@ -251,7 +265,7 @@ def extract_batch(
             try:
                 done.append(extract_and_store(path, corpus, meta))
             except Exception as err:
-                failures.append(prefixed(path, one_line(err)))
+                failures.append(Failure.of(path, "extract", one_line(err)))
     return done, failures
 
 
@@ -278,7 +292,7 @@ class PlannedPair:
 @dataclass
 class Plan:
     pairs: list[PlannedPair]
-    problems: list[str] = field(default_factory=list)
+    problems: list[Failure] = field(default_factory=list)
     stage1: dict[str, Any] = field(default_factory=dict)  # what stage 1 of the search pruned
 
 
@@ -303,6 +317,27 @@ def prune_plan(
         worker_store(), plan.pairs, candidates=candidates, top_per_document=top_per_document, corpus=corpus
     )
     return Plan(pairs=kept, problems=plan.problems, stage1=facts)
+
+
+def plan_run(
+    mode: str,
+    documents: dict[str, str],
+    corpus_dir: str,
+    target: str | None,
+    corpus: str | None = None,
+    search: dict[str, Any] | None = None,
+) -> Plan:
+    """:func:`plan_pairs` for a run, then stage 1 of the search (:func:`prune_plan`);
+    a missing or bad manifest or an unknown target is one problem of the plan
+    (a line in the summary), not an exception."""
+    try:
+        manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
+        plan = plan_pairs(mode, documents, manifest=manifest, target=target)
+    except Exception as err:
+        failure = Failure(corpus_dir, "plan", f"cannot plan pairs: {one_line(err)}", scope="run")
+        return Plan(pairs=[], problems=[failure])
+    plan.problems[:0] = [Failure.from_line(problem, "plan") for problem in problems]
+    return prune_plan(plan, mode, corpus, **(search or {}))
 
 
 def plan_pairs(
@@ -335,7 +370,8 @@ def plan_pairs(
         for source, tgt, group in manifest:
             missing = [p for p in (source, tgt) if p not in documents]
             if missing:
-                plan.problems.append(f"{source} -> {tgt}: skipped, no graph for {', '.join(missing)}")
+                reason = f"skipped, no graph for {', '.join(missing)}"
+                plan.problems.append(Failure(source, "plan", reason, target=tgt, scope="pair"))
                 continue
             plan.pairs.append(PlannedPair(documents[source], documents[tgt], source, tgt, group))
         return plan
@@ -525,7 +561,7 @@ class RunSummary:
     pairs: int = 0
     mapped: int = 0
     already_stored: int = 0
-    failures: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     top: list[dict[str, Any]] = field(default_factory=list)
     stage1: dict[str, Any] = field(default_factory=dict)
@@ -550,7 +586,17 @@ class RunSummary:
         return text + (f", {len(self.failures)} failed" if self.failures else "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "state": self.state}
+        return {**asdict(self), "failures": [f.to_dict() for f in self.failures], "state": self.state}
+
+
+def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
+    """``(path of the summary, None)``, or ``("", why not)`` when the data folder
+    cannot take it (full, read-only): the run's summary is shown all the same."""
+    try:
+        return str(write_summary(summary)), None
+    except OSError as err:
+        reason = f"cannot write the run summary: {err.strerror}"
+        return "", Failure(str(err.filename or "run summary"), "summary", reason, scope="run")
 
 
 def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -314,6 +314,24 @@ def member_name(fields: Mapping[str, Any]) -> str:
     """The name of a document's membership in a corpus: the name it was
     given there, else its id (a corpus never holds a nameless member)."""
     return str(fields.get("name") or fields["doc_id"])
+
+
+def document_input(
+    corpus: str, graph: nx.DiGraph, meta: Mapping[str, Any] | None, stored: Callable[[nx.DiGraph], Any]
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The checked input of ``Store.put_document``, the same for every backend:
+    the document's fields, the caller's meta made JSON-safe, and what the
+    backend keeps of the graph (``stored(graph)``) as JSON text. A bad corpus
+    name, or a graph that cannot be JSON, is a :class:`ValueError` naming it."""
+    if not isinstance(corpus, str) or not corpus:
+        raise ValueError("corpus must be a non-empty string")
+    fields = document_fields(graph, meta)
+    clean = clean_meta(meta)
+    try:
+        text = json.dumps(stored(graph), ensure_ascii=False)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
+    return fields, clean, text
 
 
 def clean_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -1,5 +1,31 @@
 """Fixtures every test folder shares: one Prefect test server and the real Neo4j.
 
+How to write a cheap test that keeps every part real (the suite's budget is
+8 minutes on 2 cores; ``pytest --durations=25`` and docs/architecture.md,
+"Checks", say where the time goes):
+
+- Servers: ask for the session's ``prefect_server`` and ``neo4j_uri``; never
+  start a Prefect server or the suite's Neo4j of your own. A test that must
+  stop, restart or lock a Neo4j starts an instance of its own on
+  ``neo4j_server.extra_port(name)`` (add the name to ``EXTRA_OFFSETS``), so
+  it never meets the suite's server or another checkout's.
+- Models: the spaCy pipeline (``extract.build.load_nlp``) and WordNet are
+  loaded once per process and cached; never reload them. A property test
+  (hypothesis) that needs graphs and not parses builds them with
+  ``dri.mapping.random_graphs``; keep ``max_examples`` to what finds bugs
+  (tens, not thousands) and set ``deadline=None`` (the machine is shared).
+- Commands: call ``dri.cli.main([...])`` in this process (with ``capsys``);
+  start ``python -m dri.cli`` only when the process is what is tested (its
+  exit status, signals, a fresh environment), since each start pays the imports.
+- Waits: ``processes.wait_for(predicate, timeout)`` polls for the state the
+  test needs; never a fixed ``time.sleep``.
+- Expensive set-up (a flow run, a stored corpus): a module- or
+  session-scoped fixture, checked by several tests.
+- A new fault matrix cell (``tests/dri/fault_matrix*.py``): a runner in
+  ``CELL_RUNNERS`` working only in its own ``Workspace``; it runs in the
+  background pool of ``tests/dri/fault_matrix_pool.py`` from the start of
+  the session, beside the other tests.
+
 Prefect is configured here, before any test module imports it: no phoning
 home, a private ``PREFECT_HOME`` (never the user's), and time for the test
 server to start on a slow machine. :func:`prefect_server` starts one test

@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import networkx as nx
 
@@ -32,6 +33,10 @@ from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
 from dri.metrics.pages import comparison_page, mapping_view
+
+if TYPE_CHECKING:
+    from dri.mapping.inference import CandidateInference
+    from dri.metrics.scores import Comparison
 
 __all__ = [
     "add_profile_option",
@@ -56,7 +61,7 @@ def add_profile_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "compare",
         help="map document A onto document B and score the analogy",
@@ -92,7 +97,7 @@ def load_graph(path: Path) -> nx.DiGraph:
         raise InputError(str(err).splitlines()[0]) from err
 
 
-def format_comparison(comparison) -> str:
+def format_comparison(comparison: Comparison) -> str:
     s, m = comparison.scores, comparison.mapping
     lines = [
         f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
@@ -129,7 +134,7 @@ def format_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
-def format_inferences(inferences: list, shown: int = SHOWN_INFERENCES) -> list[str]:
+def format_inferences(inferences: list[CandidateInference], shown: int = SHOWN_INFERENCES) -> list[str]:
     """The "Candidate inferences" section: support, the inference in the target's terms,
     and the source statement it comes from."""
     if not inferences:
@@ -170,7 +175,9 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_pages(comparison, graphs: list[nx.DiGraph], page: Path | None, svg: Path | None) -> int:
+def _write_pages(
+    comparison: Comparison, graphs: list[nx.DiGraph], page: Path | None, svg: Path | None
+) -> int:
     """The ``--html`` page and the ``--svg`` picture of ``comparison``; 1 if one cannot be written."""
     view = mapping_view(comparison, *graphs)
     assert view.picture is not None  # both graphs were given

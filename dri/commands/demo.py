@@ -19,9 +19,13 @@ import sys
 import time
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dri.literal import echo
 from dri.settings import prefect_defaults
+
+if TYPE_CHECKING:
+    from dri.evaluate.core import Progress
 
 __all__ = ["DEMO_ROOT", "register", "run_demo"]
 
@@ -29,7 +33,7 @@ __all__ = ["DEMO_ROOT", "register", "run_demo"]
 DEMO_ROOT = Path(str(resources.files("dri.corpora") / "demo"))
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "demo",
         help="run the evaluations on the demo corpora",
@@ -42,12 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_demo)
 
 
-def _ticker():
+def _ticker() -> Progress | None:
     """One self-overwriting progress line on a terminal, nothing in a log."""
     if not sys.stderr.isatty():
         return None
 
-    def report(i: int, n: int, row: dict) -> None:
+    def report(i: int, n: int, row: dict[str, Any]) -> None:
         echo(
             f"    {i}/{n} pairs compared", lead="\r", end="\n" if i >= n else "", file=sys.stderr, flush=True
         )

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
@@ -43,10 +44,14 @@ from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
+if TYPE_CHECKING:
+    from dri.evaluate.core import Progress
+    from dri.metrics.results import EvaluationResult
+
 __all__ = ["register", "run_evaluate"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "evaluate",
         help=f"run the {', '.join(KINDS)} evaluation",
@@ -87,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 CLEAR_LINE = "\r\x1b[2K"
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool) -> Progress | None:
     """Progress of the pairs: a failed pair on a line of its own; the others on
     one line that rewrites itself on a terminal, and off one (a log) on a line
     per tenth of the pairs and for the last."""
@@ -95,7 +100,7 @@ def _progress(quiet: bool):
         return None
     terminal = sys.stderr.isatty()
 
-    def report(i: int, n: int, row: dict) -> None:
+    def report(i: int, n: int, row: dict[str, Any]) -> None:
         target, group = Path(row["target"]).name, str(row["group"])
         # An analogy search groups by target: the source is the one to name.
         named = Path(row["source"]).name if group == target else target
@@ -128,7 +133,7 @@ def _build(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
-def _print_stats(result) -> None:
+def _print_stats(result: EvaluationResult) -> None:
     stats = result.stats()
     for score in result.scores:
         st = stats.get(score)
@@ -145,7 +150,7 @@ def _print_stats(result) -> None:
         echo("  " + "; ".join(parts))
 
 
-def _print_ranking(result) -> None:
+def _print_ranking(result: EvaluationResult) -> None:
     from dri.metrics.ranking import percent  # numpy loads slowly; only a ranking report needs it
 
     ranking = result.validity
@@ -155,7 +160,7 @@ def _print_ranking(result) -> None:
         )
 
 
-def _print_validity(result, console: str) -> None:
+def _print_validity(result: EvaluationResult, console: str) -> None:
     if console == "ranking":
         _print_ranking(result)
         return

@@ -20,7 +20,7 @@ from dri.literal import echo
 __all__ = ["register", "run_graph"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "graph",
         help="turn texts and PDFs into ROS graphs",

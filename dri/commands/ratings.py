@@ -25,7 +25,7 @@ from dri.settings import data_dir
 __all__ = ["register", "run_ratings"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ratings",
         help="import expert ratings; agreement and means",

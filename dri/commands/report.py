@@ -20,7 +20,7 @@ from dri.settings import data_dir
 __all__ = ["register", "run_report"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "report",
         help="print or open an evaluation report",

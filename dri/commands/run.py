@@ -21,21 +21,30 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
+from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import end_workers_on_signals, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
 
+if TYPE_CHECKING:
+    from dri.flows.tasks import RunSummary
+
+#: What run_corpus gives: the flow's final state and the run's summary (None before it made one).
+RunOutcome = tuple[Any, "RunSummary | None"]
+
 __all__ = ["register", "run_run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
         help="run the corpus flow on a folder of documents",
@@ -82,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_run)
 
 
-def _print_summary(summary, out=None) -> None:
+def _print_summary(summary: RunSummary, out: TextIO | None = None) -> None:
     # Looked up at call time: a stream bound at import time may since have been replaced and closed.
     out = out or sys.stdout
     echo(summary.headline(), file=out)
@@ -151,7 +160,7 @@ def run_run(args: argparse.Namespace) -> int:
         allow_outside_links=args.allow_outside_links,
     )
 
-    def run():
+    def run() -> RunOutcome:
         return run_corpus(
             str(args.corpus_dir),
             workers=config.workers,
@@ -164,13 +173,13 @@ def run_run(args: argparse.Namespace) -> int:
     try:
         with end_workers_on_signals():
             state, summary = _run_with_progress(run, show_progress)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         echo(
             f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
             "run the same command again to finish",
             file=sys.stderr,
         )
-        return 130
+        return Interrupted.status(err)
 
     if summary is None:
         reason = state.message or state.name
@@ -188,7 +197,7 @@ def run_run(args: argparse.Namespace) -> int:
     return 0 if summary.ok else 1
 
 
-def _run_with_progress(run, show_progress: bool):
+def _run_with_progress(run: Callable[[], RunOutcome], show_progress: bool) -> RunOutcome:
     """``run()``, under a progress bar on a terminal."""
     if show_progress:
         # rich is imported only for a terminal progress bar.

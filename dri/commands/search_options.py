@@ -16,7 +16,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument(
         "--candidates",
         type=_positive,

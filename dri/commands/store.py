@@ -41,7 +41,7 @@ def _count(text: str) -> int:
     return k
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "store",
         help="look into the store of graphs and results",
@@ -117,7 +117,7 @@ def _runs(store: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _find(store: Any, text: str, corpus: str | None):
+def _find(store: Any, text: str, corpus: str | None) -> Any:
     found = store.find_document(text, corpus)
     if found is None:
         where = f" in corpus {corpus!r}" if corpus else ""

@@ -25,7 +25,7 @@ from dri.settings import prefect_defaults
 __all__ = ["register", "run_watch"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "watch",
         help="announce (or run) new corpus folders under a root",

@@ -26,8 +26,7 @@ from dri.store.neo4j_store.rows import (
 )
 from dri.store.records import (
     DocumentRecord,
-    clean_meta,
-    document_fields,
+    document_input,
     member_name,
     scalar_meta,
     version_key,
@@ -42,15 +41,8 @@ class Neo4jDocuments(Neo4jConnection):
     def put_document(
         self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
     ) -> DocumentRecord:
-        if not isinstance(corpus, str) or not corpus:
-            raise ValueError("corpus must be a non-empty string")
-        fields = document_fields(graph, meta)
-        meta = clean_meta(meta)
+        fields, meta, graph_attrs = document_input(corpus, graph, meta, lambda g: dict(g.graph))
         nodes, edges = graph_rows(graph)
-        try:
-            graph_attrs = json.dumps(dict(graph.graph), ensure_ascii=False)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
         doc_id = fields["doc_id"]
         name = member_name(fields)
 

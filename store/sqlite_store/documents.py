@@ -13,7 +13,7 @@ import networkx as nx
 
 from dri.graphs import from_json, to_json
 from dri.store.base import now, resolved_path, to_json_text
-from dri.store.records import DocumentRecord, clean_meta, document_fields, member_name, version_key
+from dri.store.records import DocumentRecord, document_input, member_name, version_key
 from dri.store.sqlite_store.connection import SQLiteConnection
 from dri.store.sqlite_store.rows import DOC_COLUMNS, document
 from dri.store.vectors import encode_features
@@ -27,14 +27,7 @@ class SQLiteDocuments(SQLiteConnection):
     def put_document(
         self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
     ) -> DocumentRecord:
-        if not isinstance(corpus, str) or not corpus:
-            raise ValueError("corpus must be a non-empty string")
-        fields = document_fields(graph, meta)
-        meta = clean_meta(meta)
-        try:
-            data = json.dumps(to_json(graph), ensure_ascii=False)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
+        fields, meta, data = document_input(corpus, graph, meta, to_json)
         features = encode_features(graph)
         stamp = now()
         with self._write() as db:

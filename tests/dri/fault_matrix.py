@@ -35,10 +35,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpora" / "demo"
 SECRET = "Hunter2-Matrix-Pw"
-#: A port where nothing listens (the helpers' extra port range ends there).
-REFUSED_PORT = int(os.environ.get("DRI_TEST_REFUSED_PORT", "7719"))
-#: The Neo4j started with authentication on for the wrong-credentials cells.
-AUTH_PORT = int(os.environ.get("DRI_TEST_NEO4J_AUTH_PORT", "7713"))
+#: A port where nothing listens: 500 above the suite's Neo4j port, beyond every
+#: extra instance's (tests/neo4j_server.py), so no other checkout's server is there.
+REFUSED_PORT = int(
+    os.environ.get("DRI_TEST_REFUSED_PORT") or int(os.environ.get("DRI_TEST_NEO4J_PORT", "7697")) + 500
+)
 AUTH_PASSWORD = "Matrix-Auth-Pw-7"
 #: Seconds a command may take in a cell that must fail fast.
 FAST_SECONDS = 30.0
@@ -56,6 +57,15 @@ class Workspace:
     root: Path
     pythonpath: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: The environment the commands start from, as it was when the workspace
+    #: was made: cells run in threads beside tests that change ``os.environ``.
+    inherited: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: The Neo4j instance a neo4j-restart cell stops and starts (its own).
+    restart_port: int = 0
+
+    def sibling(self, name: str) -> Workspace:
+        """A fresh workspace in ``root/name``, with this one's settings."""
+        return Workspace(self.root / name, self.pythonpath, inherited=self.inherited).prepare()
 
     @property
     def data(self) -> Path:
@@ -92,14 +102,18 @@ class Workspace:
         return self
 
     def base_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_", "DRI_"))}
+        env = {k: v for k, v in self.inherited.items() if not k.startswith(("NEO4J_", "PREFECT_", "DRI_"))}
         env.update(
             DRI_DATA_DIR=str(self.data),
             # WordNet stays where the checkout keeps it, whatever the data folder.
-            DRI_NLTK_DATA=os.environ.get("DRI_NLTK_DATA") or str(ROOT / "data" / "nltk_data"),
+            DRI_NLTK_DATA=self.inherited.get("DRI_NLTK_DATA") or str(ROOT / "data" / "nltk_data"),
             PREFECT_HOME=str(self.prefect),
             PREFECT_SERVER_ANALYTICS_ENABLED="false",
             DO_NOT_TRACK="1",
+            # The suite's allowance for Prefect's temporary server on a busy machine (scripts/test).
+            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=self.inherited.get(
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180"
+            ),
         )
         if self.pythonpath:
             env["PYTHONPATH"] = self.pythonpath
@@ -182,6 +196,7 @@ COMMANDS: dict[str, Callable[[Workspace], list[str]]] = {
 }
 
 STORE_COMMANDS = ("run-inline", "run-flow", "evaluate", "store-info", "store-top")
+RUNNERS = ("run-inline", "run-flow")
 WRITERS = ("run-inline", "run-flow", "evaluate")
 
 _NO_STORE = "graph and compare never open the store"
@@ -189,6 +204,12 @@ _READS_ONLY = "store info and store top only read, and a read needs no free spac
 _ONE_PROCESS = "runs in one process: there is no pool worker to kill"
 _NOT_A_RUN = "store info and store top take milliseconds: there is no middle of the run to stop the server in"
 _ONE_RUN = "only dri run writes the same corpus from two processes; the other commands are covered by it"
+_NOT_A_RUNNER = (
+    "the interrupt cells cover dri run on each runner; every command's Ctrl-C is the one line of "
+    "dri.cli.main (test_an_interrupt_is_one_line)"
+)
+#: The interrupt faults: SIGINT to the process group (a terminal's Ctrl-C), to the command only, SIGTERM.
+INTERRUPTS = ("sigint-group", "sigint-parent", "sigterm")
 
 #: (command, fault) -> why the cell is left out.
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
@@ -230,9 +251,10 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
         "empty-corpus",
     ): "an evaluation's loader names what its corpus lacks (file_information.csv) first",
     **{(c, "empty-corpus"): "takes no corpus" for c in ("store-info", "store-top")},
+    **{(c, f): _NOT_A_RUNNER for c in COMMANDS if c not in RUNNERS for f in INTERRUPTS},
 }
 
-FAULT_NAMES = (
+STORE_FAULTS = (
     "uri-password",
     "refused",
     "wrong-credentials",
@@ -245,6 +267,7 @@ FAULT_NAMES = (
     "not-a-file",
     "empty-corpus",
 )
+FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
 
 
 def cells() -> list[tuple[str, str]]:

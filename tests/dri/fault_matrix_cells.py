@@ -11,6 +11,7 @@ without the project's code, so any version of it can be measured.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -23,8 +24,8 @@ from pathlib import Path
 from fault_matrix import (
     ANALOGY,
     AUTH_PASSWORD,
-    AUTH_PORT,
     COMMANDS,
+    DEMO,
     REFUSED_PORT,
     SECRET,
     Outcome,
@@ -34,11 +35,14 @@ from fault_matrix import (
     read_only,
     start,
 )
-from neo4j_server import neo4j_script
+from neo4j_server import extra_port, neo4j_script
 from processes import command_line, descendants, wait_for
 
-#: Neo4j instance stopped and restarted mid-run (never the suite's own).
-RESTART_PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7712"))
+#: The Neo4j started with authentication on for the wrong-credentials cells.
+AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
+#: The first Neo4j instance stopped and restarted mid-run (never the suite's
+#: own); cells run side by side take the next ports (``Workspace.restart_port``).
+RESTART_PORT = extra_port("matrix-restart", setting="DRI_TEST_MATRIX_RESTART_PORT")
 
 
 def neo4j(command: str, port: int, **env: str) -> subprocess.CompletedProcess[str]:
@@ -212,7 +216,7 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
             os.killpg(run.pid, signal.SIGKILL)
     outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
     again = dri(ws, argv)
-    clean = Workspace(ws.root / "clean", ws.pythonpath).prepare()
+    clean = ws.sibling("clean")
     reference = dri(clean, [a.replace(str(ws.plagiarism), str(clean.plagiarism)) for a in argv])
     outcome.notes.update(
         killed=killed,
@@ -223,13 +227,103 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
     return outcome
 
 
+#: How each interrupt cell signals the run: SIGINT to its process group (what a
+#: terminal sends on Ctrl-C), SIGINT to the command alone, SIGTERM to the command.
+SIGNALS = {"sigint-group": signal.SIGINT, "sigint-parent": signal.SIGINT, "sigterm": signal.SIGTERM}
+
+
+#: Documents of the interrupt cells' corpus: 66 pairs, one per task, last
+#: long enough to be stopped while they map.
+INTERRUPT_DOCUMENTS = 12
+
+
+def _big_corpus(root: Path) -> Path:
+    """The first :data:`INTERRUPT_DOCUMENTS` of the demo's analogy and plagiarism texts."""
+    folder = root / "big"
+    folder.mkdir(exist_ok=True)
+    texts = [t for t in sorted(DEMO.glob("*/*.txt")) if t.parent.name in ("analogy", "plagiarism")]
+    for text in [t for t in texts if t.name != "targets.txt"][:INTERRUPT_DOCUMENTS]:
+        shutil.copy(text, folder / f"{text.parent.name}-{text.name}")
+    return folder
+
+
+_clean_counts: dict[str, dict[str, int]] = {}
+
+
+def _clean_run(ws: Workspace) -> dict[str, int]:
+    """The store's counts after an undisturbed run of the interrupt cells'
+    corpus in a fresh workspace (once per harness: every runner stores the same)."""
+    if "counts" not in _clean_counts:
+        clean = Workspace(ws.root / "clean", ws.pythonpath).prepare()
+        argv = ["run", str(_big_corpus(clean.root)), "--no-progress", *_ALL_PAIRS, "--runner", "inline"]
+        done = dri(clean, argv)
+        if done.code != 0:
+            return {"failed": done.code}
+        _clean_counts["counts"] = sqlite_counts(clean.store_file)
+    return _clean_counts["counts"]
+
+
+_ALL_PAIRS = ["--mode", "all-pairs", "--batch-size", "1"]
+
+
+def _comparisons(path: Path) -> int:
+    try:
+        return sqlite_counts(path).get("comparisons", 0)
+    except sqlite3.Error:  # not created yet, or busy
+        return 0
+
+
+def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str) -> Outcome:
+    """Start an all-pairs run of the big corpus, one pair per task; once it
+    has stored comparisons, signal it as ``fault`` says; then run it again to
+    the end, and once more in a clean workspace, for the reference counts.
+    ``notes["exit_seconds"]`` is the time from the signal to the command's end."""
+    corpus = _big_corpus(ws.root)
+    argv = [str(corpus) if a == str(ws.corpus) else a for a in COMMANDS[command](ws)]
+    argv += [*_ALL_PAIRS, *(["--runner", "inline"] if command == "run-inline" else [])]
+    started = time.monotonic()
+    run = start(ws, argv)
+    try:
+        wait_for(lambda: run.poll() is not None or _comparisons(ws.store_file) > 0, 900, 0.1)
+        signalled = run.poll() is None
+        family = descendants(run.pid)
+        sent = time.monotonic()
+        if signalled and fault == "sigint-group":
+            os.killpg(run.pid, signal.SIGINT)
+        elif signalled:
+            os.kill(run.pid, SIGNALS[fault])
+        out, err = run.communicate(timeout=120)
+        exit_seconds = time.monotonic() - sent
+        # The temporary Prefect server and the pool's workers go with the command.
+        wait_for(lambda: not any(Path(f"/proc/{p}").exists() for p in family), 30, 0.2)
+        left = {p: command_line(p)[:100] for p in family if command_line(p)}
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
+    with contextlib.closing(sqlite3.connect(f"file:{ws.store_file}?mode=ro", uri=True)) as db:
+        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+    again = dri(ws, argv)
+    outcome.notes.update(
+        signalled=signalled,
+        exit_seconds=exit_seconds,
+        left=left,
+        integrity=integrity,
+        rerun=again,
+        after=sqlite_counts(ws.store_file),
+        clean=_clean_run(ws),
+    )
+    return outcome
+
+
 def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
     """Stop the server once the run has stored a document, start it again
     when the run has ended, run again; then empty the database and run once
     more, undisturbed, for the reference counts."""
-    uri = f"bolt://127.0.0.1:{RESTART_PORT}"
-    neo4j("wipe", RESTART_PORT)
-    neo4j("start", RESTART_PORT)
+    port = ws.restart_port or RESTART_PORT
+    uri = f"bolt://127.0.0.1:{port}"
+    neo4j("wipe", port)
+    neo4j("start", port)
     ws.env.update(NEO4J_URI=uri, DRI_NEO4J_RETRY_SECONDS="5")
     argv = (
         [*_writes_new(ws, command), "--batch-size", "1"] if command != "evaluate" else COMMANDS[command](ws)
@@ -240,13 +334,13 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         try:
             wait_for(lambda: run.poll() is not None or neo4j_counts(uri)["documents"] > 0, 600, 0.1)
             stopped_mid_run = run.poll() is None
-            neo4j("stop", RESTART_PORT)
+            neo4j("stop", port)
             out, err = run.communicate(timeout=600)
         finally:
             if run.poll() is None:
                 os.killpg(run.pid, signal.SIGKILL)
         outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
-        neo4j("start", RESTART_PORT)
+        neo4j("start", port)
         again = dri(ws, argv)
         after = neo4j_counts(uri)
         import neo4j as driver
@@ -263,7 +357,7 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
         )
         return outcome
     finally:
-        neo4j("wipe", RESTART_PORT)
+        neo4j("wipe", port)
 
 
 def not_a_file(ws: Workspace, command: str, template: Workspace) -> Outcome:
@@ -298,6 +392,7 @@ CELL_RUNNERS: dict[str, Callable[[Workspace, str, Workspace], Outcome]] = {
     "worker-killed": worker_killed,
     "not-a-file": not_a_file,
     "empty-corpus": empty_corpus,
+    **{fault: functools.partial(interrupted, fault=fault) for fault in SIGNALS},
 }
 
 __all__ = ["ANALOGY", "CELL_RUNNERS", "auth_server", "template_store"]

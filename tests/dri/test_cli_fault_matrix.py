@@ -8,9 +8,14 @@ a password in it, a refused connection, wrong credentials (a Neo4j started
 with authentication on), Neo4j stopped mid-run and started again, a corrupt
 SQLite file, a read-only data folder, a full disk, two runs at once on one
 SQLite store, a pool worker killed with SIGKILL, an input that is not a
-regular file (a link to ``/dev/zero``, a FIFO) and a corpus without documents. The set-up of each is
+regular file (a link to ``/dev/zero``, a FIFO), a corpus without documents,
+and ``dri run`` in this process and on the process pool
+stopped by SIGINT to its process group (a terminal's Ctrl-C), SIGINT to the
+command alone, or SIGTERM. The set-up of each is
 in ``fault_matrix.py`` and ``fault_matrix_cells.py``; the cells that cannot
 apply are listed there with the reason, and checked to be all the others.
+The cells run side by side in the background from the start of the session
+(``fault_matrix_pool.py``); their tests, at the end of it, check the outcomes.
 
 Every cell checks the exit status, that stderr has no traceback and (for a
 fault that stops the command) is one line, that no secret is in stdout,
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -32,6 +38,7 @@ from fault_matrix import (
     COMMANDS,
     FAST_SECONDS,
     FAULT_NAMES,
+    INTERRUPTS,
     NOT_APPLICABLE,
     SECRET,
     WRITERS,
@@ -39,22 +46,12 @@ from fault_matrix import (
     Workspace,
     cells,
 )
-from fault_matrix_cells import CELL_RUNNERS, auth_server, template_store
+from fault_matrix_pool import CellPool
 
 from dri.cli import BUG_STATUS, main
+from dri.errors import Interrupted
 
 SECRETS = (SECRET, AUTH_PASSWORD)
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Workspace:
-    return template_store(tmp_path_factory.mktemp("template"), None)
-
-
-@pytest.fixture(scope="module")
-def auth_neo4j():
-    with auth_server() as uri:
-        yield uri
 
 
 def _files(*folders: Path):
@@ -122,11 +119,12 @@ def test_every_cell_is_run_or_left_out_with_a_reason():
 
 
 @pytest.mark.parametrize("command, fault", cells(), ids=[f"{c}-{f}" for c, f in cells()])
-def test_fault_matrix(command, fault, template, tmp_path, request):
-    if fault == "wrong-credentials":
-        request.getfixturevalue("auth_neo4j")
-    ws = Workspace(tmp_path).prepare()
-    outcome = CELL_RUNNERS[fault](ws, command, template)
+# The cell's own commands have timeouts of their own; this one also covers the
+# cells queued before it, when the matrix runs alone on a busy machine.
+@pytest.mark.timeout(3600)
+def test_fault_matrix(command, fault, fault_cells: CellPool):
+    # Run in the background since the session started (tests/dri/conftest.py).
+    ws, outcome = fault_cells.outcome(command, fault)
     _report(command, fault, outcome)
     notes = outcome.notes
     others = [*notes.get("others", []), *[notes[k] for k in ("rerun", "reference") if k in notes]]
@@ -193,8 +191,36 @@ def test_fault_matrix(command, fault, template, tmp_path, request):
         line = _one_line(outcome, f"error: {ws.corpus}: no documents: no .txt, .text or .pdf files")
         assert line.endswith("it holds 1 other file(s) (notes.md)"), line
         assert outcome.seconds < FAST_SECONDS, outcome.seconds  # before Prefect starts
+    elif fault in INTERRUPTS:
+        _interrupted(outcome, fault)
     else:  # pragma: no cover - a new fault without checks
         pytest.fail(f"no checks for {fault}")
+
+
+#: Prefect's words when a run ends by a signal, none of which the console shows.
+_CHATTER = ("Crash detected!", "Error logging to API", "KeyboardInterrupt", "TerminationSignal")
+#: After this long, the command's own watchdog would have forced its exit (EXIT_GRACE_SECONDS):
+#: it ended on its own, not by the force.
+_FORCED_AFTER = 10.0
+
+
+def _interrupted(outcome: Outcome, fault: str) -> None:
+    """One line, the signal's exit status, soon; nothing left running, nothing
+    half-written; a re-run stores what a clean run stores."""
+    notes = outcome.notes
+    assert notes["signalled"], f"the run ended before it could be signalled: {outcome.brief()}"
+    assert outcome.code == (143 if fault == "sigterm" else 130), outcome.stderr[-3000:]
+    for words in _CHATTER:
+        assert words not in outcome.stderr, outcome.stderr[-3000:]
+    errors = [line for line in outcome.errors if not _PREFECT_LINE.match(line)]
+    assert len(errors) == 1 and errors[0].endswith(
+        "interrupted; what was stored is kept, run the same command again to finish"
+    ), errors[-5:]
+    assert notes["exit_seconds"] < _FORCED_AFTER, notes["exit_seconds"]
+    assert not notes["left"], notes["left"]
+    assert notes["integrity"] == "ok"
+    assert notes["rerun"].code == 0, notes["rerun"].brief()
+    assert notes["after"] == notes["clean"]
 
 
 def _raise(error: BaseException):
@@ -226,6 +252,10 @@ def test_an_interrupt_is_one_line(monkeypatch, capsys):
     assert err.splitlines() == [
         "error: interrupted; what was stored is kept, run the same command again to finish"
     ]
+    # SIGTERM, which dri run's handler raises as an Interrupted that knows its signal.
+    monkeypatch.setattr("dri.commands.store.run_store", _raise(Interrupted(signal.SIGTERM)))
+    assert main(["store", "info"]) == 143
+    assert len(capsys.readouterr().err.splitlines()) == 1
 
 
 def test_a_bad_setting_is_one_line(monkeypatch, tmp_path, capsys):

@@ -13,6 +13,7 @@ import pytest
 
 from dri.cli import main
 from dri.commands.evaluate import _progress
+from dri.errors import Failure
 from dri.quiet_logs import ITEM, KIND, SOCKET_ENV, fold_failures, forward_to_parent, log_failures, quiet_logs
 
 READER = logging.getLogger("dri.extract.reader")
@@ -191,10 +192,18 @@ def test_evaluate_progress_in_a_log_is_a_line_per_tenth_and_per_failure(
     )
 
 
-def _full_disk_failures(corpus: str) -> list[str]:
+def _full_disk_failures(corpus: str) -> list[Failure]:
     store = "/data/dri.sqlite"
-    docs = [f"{corpus}/{n}.txt: StoreError: {store}: database or disk is full" for n in "abcde"]
-    pairs = [f"{corpus}/a.txt -> {corpus}/{n}.txt: skipped, no graph for {corpus}/a.txt" for n in "bcde"]
+    docs = [
+        Failure(f"{corpus}/{n}.txt", "store", f"StoreError: {store}: database or disk is full")
+        for n in "abcde"
+    ]
+    pairs = [
+        Failure(
+            f"{corpus}/a.txt", "plan", f"skipped, no graph for {corpus}/a.txt", f"{corpus}/{n}.txt", "pair"
+        )
+        for n in "bcde"
+    ]
     return docs + pairs
 
 
@@ -205,7 +214,13 @@ def test_failures_with_one_reason_fold_into_one_line(monkeypatch, tmp_path: Path
         "error: 5 documents and 4 pairs failed: /data/dri.sqlite: database or disk is full "
         f"(a.txt, b.txt, c.txt, ...; each in {log})"
     ]
-    assert fold_failures(["/c/a.txt: empty", "/c/x.txt -> /c/y.txt: no events", "/c/b.txt: empty"]) == [
+    assert fold_failures(
+        [
+            Failure("/c/a.txt", "extract", "empty"),
+            Failure("/c/x.txt", "map", "no events", target="/c/y.txt", scope="pair"),
+            Failure("/c/b.txt", "extract", "empty"),
+        ]
+    ) == [
         f"error: 2 documents failed: empty (a.txt, b.txt; each in {log})",
         "error: /c/x.txt -> /c/y.txt: no events",
     ]
@@ -215,9 +230,11 @@ def test_a_store_that_stopped_the_run_takes_the_failures_that_name_it(monkeypatc
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
     neo4j = "Neo4j at bolt://127.0.0.1:7687"
     failures = [
-        f"/c/{n}.txt: StoreUnavailable: {neo4j}: unavailable after {i} s" for i, n in enumerate("abcd")
+        Failure(f"/c/{n}.txt", "store", f"StoreUnavailable: {neo4j}: unavailable after {i} s")
+        for i, n in enumerate("abcd")
     ]
-    failures.append(f"{neo4j}: not answering; 4 document(s) not stored, no pairs mapped")
+    reason = "not answering; 4 document(s) not stored, no pairs mapped"
+    failures.append(Failure(neo4j, "store", reason, scope="run"))
     assert fold_failures(failures, advice="start it") == [
         f"error: {neo4j}: not answering; 4 document(s) not stored, no pairs mapped "
         f"(4 documents: a.txt, b.txt, c.txt, ...; each in {tmp_path / 'logs' / 'dri.log'}); what to do: start it"
@@ -226,11 +243,17 @@ def test_a_store_that_stopped_the_run_takes_the_failures_that_name_it(monkeypatc
 
 def test_lost_batches_fold_by_their_exception(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    lost = "extraction batch failed: BrokenProcessPool: A process in the process pool was terminated"
     failures = [
-        "/c: extraction batch failed: BrokenProcessPool: A process in the process pool was terminated",
-        "/c: extraction batch failed: BrokenProcessPool: A process in the process pool was terminated",
-        "/c/a.txt -> /c/b.txt: skipped, no graph for /c/b.txt",
-        "/c: mapping batch failed: BrokenProcessPool: A child process terminated abruptly",
+        Failure("/c", "extract", lost, scope="batch"),
+        Failure("/c", "extract", lost, scope="batch"),
+        Failure("/c/a.txt", "plan", "skipped, no graph for /c/b.txt", target="/c/b.txt", scope="pair"),
+        Failure(
+            "/c",
+            "map",
+            "mapping batch failed: BrokenProcessPool: A child process terminated abruptly",
+            scope="batch",
+        ),
     ]
     (line,) = fold_failures(failures)
     assert line.startswith("error: 3 batches and 1 pair failed: extraction batch failed: BrokenProcessPool: ")
@@ -248,4 +271,6 @@ def test_each_failure_goes_to_the_log_file_and_only_verbose_shows_it(
         quiet.close()
         assert len(capsys.readouterr().err.splitlines()) == shown
         logged = log_file.read_text(encoding="utf-8").splitlines()
-        assert [line.split(" ERROR dri.commands.run: ", 1)[1] for line in logged] == failures
+        assert [line.split(" ERROR dri.commands.run: ", 1)[1] for line in logged] == [
+            str(f) for f in failures
+        ]

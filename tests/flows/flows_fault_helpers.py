@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from neo4j_server import extra_port, neo4j_script
 from processes import command_line, descendants, wait_for
 
 from dri.store import open_store
@@ -35,19 +36,13 @@ __all__ = [
 ROOT = Path(__file__).resolve().parents[2]
 DRI = [sys.executable, "-m", "dri.cli"]
 DEMO = ROOT / "corpora" / "demo"
-PORT = int(os.environ.get("DRI_TEST_FAULT_PORT", "7760"))
+#: The fault tests' own Neo4j instances: this port and the next (tests/neo4j_server.py).
+PORT = extra_port("fault", setting="DRI_TEST_FAULT_PORT")
 PASSWORD = "Hunter2-Fault-Pw"
 
 
 def neo4j(command: str, port: int) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NEO4J_PORT": str(port)}
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "neo4j"), command],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = neo4j_script(command, port)
     assert command == "status" or done.returncode == 0, done.stderr
     return done
 

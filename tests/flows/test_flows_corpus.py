@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dri.flows.corpus import PartialFailure, corpus_flow, default_run_id, run_corpus
+from dri.flows.corpus import CorpusSettings, PartialFailure, corpus_flow, default_run_id, run_corpus
 from dri.flows.progress import listening
 from dri.flows.tasks import worker_store
 
@@ -55,25 +55,45 @@ def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_ser
     (corpus / "manifest.csv").write_text(
         "source,target,group\nsolar.txt,atom.txt,science\nfortress.txt,broken.pdf,story\n"
     )
-    state = corpus_flow.with_options(task_runner=_threads())(str(corpus), return_state=True)
+    state = corpus_flow.with_options(task_runner=_threads())(
+        CorpusSettings(corpus_dir=str(corpus)), return_state=True
+    )
     assert state.is_failed() and state.name == "Partially failed"
     failure = state.result(raise_on_failure=False)
     assert isinstance(failure, PartialFailure)
     summary = failure.summary
     assert summary.parsed == 4 and summary.mapped == 1
     assert len(summary.failures) == 2
-    assert summary.failures[0].startswith(str(corpus / "broken.pdf") + ": ")
-    assert "broken.pdf" in summary.failures[1] and "skipped" in summary.failures[1]
+    broken, skipped = summary.failures
+    assert str(broken).startswith(str(corpus / "broken.pdf") + ": ")
+    assert (broken.path, broken.stage, broken.scope) == (str(corpus / "broken.pdf"), "extract", "document")
+    assert "broken.pdf" in str(skipped) and "skipped" in str(skipped)
+    assert (skipped.stage, skipped.scope) == ("plan", "pair") and skipped.target.endswith("broken.pdf")
     assert len(stored(summary.run_id)) == 1
+    # The run's artifact, from the summary template, lists the counts and each failure.
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        (artifact,) = client.read_artifacts(
+            artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
+            )
+        )
+    assert artifact.key == "corpus-run-summary"
+    assert f"## {summary.run_id}" in artifact.data and "| failed | 2 |" in artifact.data
+    assert all(f"- `{f}`" in artifact.data for f in summary.failures)
     with pytest.raises(PartialFailure):  # called like a function, the failure is an exception
-        corpus_flow.with_options(task_runner=_threads())(str(corpus))
+        corpus_flow.with_options(task_runner=_threads())(CorpusSettings(corpus_dir=str(corpus)))
 
 
 def test_new_parameters_give_a_new_result_set(prefect_server, corpus, data_dir):
     base = default_run_id("tiny", "manifest", None, {"sections": None})
     assert base == default_run_id("tiny", "manifest", None, {"sections": None})
     assert base != default_run_id("tiny", "manifest", None, {"sections": ["abstract"]})
-    summary = corpus_flow.with_options(task_runner=_threads())(str(corpus), mode="target", target="atom.txt")
+    summary = corpus_flow.with_options(task_runner=_threads())(
+        CorpusSettings(corpus_dir=str(corpus), mode="target", target="atom.txt")
+    )
     assert summary.run_id.startswith("tiny-target-atom-")
     assert {p["target"].rsplit("/", 1)[1] for p in summary.top} == {"atom.txt"}
     assert summary.pairs == 3

@@ -41,7 +41,8 @@ def test_nightly_corpus_has_a_cron_schedule_with_timezone(deployed):
     assert [(s.schedule.cron, s.schedule.timezone, s.active) for s in nightly.schedules] == [
         ("0 2 * * *", "Europe/Dublin", True)
     ]
-    assert nightly.parameters["mode"] == "auto" and nightly.parameters["corpus_dir"]
+    settings = nightly.parameters["settings"]
+    assert settings["mode"] == "auto" and settings["corpus_dir"]
     assert nightly.work_pool_name == "dri-process"
 
 
@@ -65,7 +66,11 @@ def test_on_new_corpus_has_a_corpus_arrived_trigger(deployed):
     trigger, action = automations[0].trigger, automations[0].actions[0]
     assert trigger.expect == {"corpus.arrived"}
     assert trigger.match.root == {"prefect.resource.id": "dri.corpus.*"}
-    assert action.parameters == {"corpus_dir": "{{ event.payload.corpus_dir }}"}
+    assert action.parameters == {"settings": {"corpus_dir": "{{ event.payload.corpus_dir }}", "mode": "auto"}}
+
+
+def _corpus_dir(run) -> str | None:
+    return (run.parameters.get("settings") or {}).get("corpus_dir")
 
 
 def _runs_of(deployment, want: int = 1, timeout: float = 60.0):
@@ -93,21 +98,12 @@ def test_sensor_event_schedules_a_run_of_the_new_corpus(deployed, tmp_path):
     result = scan(root, prefect_emitter, state_dir=tmp_path / "state")
     assert result.announced == [str(folder.resolve())]
     runs = _runs_of(dep, want=before + 1)
-    new = [r for r in runs if r.parameters.get("corpus_dir") == str(folder.resolve())]
+    new = [r for r in runs if _corpus_dir(r) == str(folder.resolve())]
     assert len(new) == 1
-    assert new[0].parameters["mode"] == "auto"
+    assert new[0].parameters["settings"]["mode"] == "auto"
     assert new[0].state.is_scheduled()
     # The sensor remembers the folder: a second scan emits no event, so it schedules nothing.
     emitted = []
     again = scan(root, lambda f, n: emitted.append(f) or prefect_emitter(f, n), state_dir=tmp_path / "state")
     assert again.announced == [] and emitted == []
-    assert (
-        len(
-            [
-                r
-                for r in _runs_of(dep, want=0, timeout=0)
-                if r.parameters.get("corpus_dir") == str(folder.resolve())
-            ]
-        )
-        == 1
-    )
+    assert len([r for r in _runs_of(dep, want=0, timeout=0) if _corpus_dir(r) == str(folder.resolve())]) == 1

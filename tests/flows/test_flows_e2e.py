@@ -254,7 +254,7 @@ def _results(data: Path) -> dict[tuple[str, str, str], dict[str, float]]:
 def nightly_run(client, deployed, worker, corpus, worker_data):
     """One run of nightly-corpus on ``corpus`` through the process worker."""
     run = client.create_flow_run_from_deployment(
-        deployed["nightly-corpus"].id, parameters={"corpus_dir": str(corpus)}
+        deployed["nightly-corpus"].id, parameters={"settings": {"corpus_dir": str(corpus), "mode": "auto"}}
     )
     return _wait_final(client, run.id)
 
@@ -265,7 +265,11 @@ def _runs_with(client, deployment, **parameters) -> list:
     runs = client.read_flow_runs(
         deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id]))
     )
-    return [r for r in runs if all(r.parameters.get(k) == v for k, v in parameters.items())]
+
+    def settings(run) -> dict:
+        return run.parameters.get("settings") or {}
+
+    return [r for r in runs if all(settings(r).get(k) == v for k, v in parameters.items())]
 
 
 # -- 1. deploy ------------------------------------------------------------------
@@ -409,7 +413,7 @@ def test_deployment_run_on_dask_matches_the_local_run(
     address, dask_data = dask_cluster
     run = client.create_flow_run_from_deployment(
         deployed["nightly-corpus"].id,
-        parameters={"corpus_dir": str(corpus)},
+        parameters={"settings": {"corpus_dir": str(corpus), "mode": "auto"}},
         job_variables={"env": {"DRI_DASK_ADDRESS": address, "DRI_DATA_DIR": str(dask_data)}},
     )
     run = _wait_final(client, run.id)
@@ -435,7 +439,7 @@ def test_partially_failed_run_logs_one_line_per_failure_and_no_traceback(client,
     (folder / "gone.txt").symlink_to(folder / "nowhere.txt")
     (folder / "binary.txt").write_bytes(b"\x00\x01\x02 not text")
     run = client.create_flow_run_from_deployment(
-        deployed["nightly-corpus"].id, parameters={"corpus_dir": str(folder)}
+        deployed["nightly-corpus"].id, parameters={"settings": {"corpus_dir": str(folder), "mode": "auto"}}
     )
     run = _wait_final(client, run.id)
     assert run.state.name == "Partially failed", run.state

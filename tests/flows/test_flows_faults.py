@@ -5,7 +5,7 @@ that end a run (SIGINT, SIGTERM, kill -9 of the parent).
 Each test runs the real command in a subprocess with its own data folder and
 PREFECT_HOME (so its temporary Prefect server's database can be searched).
 The Neo4j tests start their own server instances with ``scripts/neo4j`` on
-``DRI_TEST_FAULT_PORT`` (default 7760) and the next port, so the server the
+``DRI_TEST_FAULT_PORT`` (default the suite's Neo4j port + 300) and the next port, so the server the
 other tests use is never disturbed.
 """
 

@@ -7,7 +7,7 @@ import os
 
 from flows_corpus_helpers import write_corpus
 
-from dri.flows.corpus import run_corpus, small_job
+from dri.flows.corpus import CorpusSettings, run_corpus, small_job
 from dri.flows.tasks import worker_store
 from dri.settings import INLINE_MAX_PARSE
 
@@ -15,7 +15,7 @@ from dri.settings import INLINE_MAX_PARSE
 def test_a_small_run_is_done_here_and_stores_what_a_flow_run_stores(corpus, data_dir, monkeypatch):
     monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    assert small_job(str(corpus), {"mode": "auto"})
+    assert small_job(CorpusSettings(corpus_dir=str(corpus), mode="auto"))
     state, summary = run_corpus(str(corpus))
     assert state.is_completed(), state.message
     assert (summary.documents, summary.parsed, summary.pairs, summary.mapped) == (4, 4, 2, 2)
@@ -41,4 +41,4 @@ def test_stage_one_leaves_out_all_but_the_candidates(corpus, data_dir, monkeypat
 def test_a_big_job_is_not_small(tmp_path, data_dir):
     texts = {f"doc{i}.txt": f"The cat {i} chased the mouse {i}." for i in range(INLINE_MAX_PARSE + 1)}
     big = write_corpus(tmp_path / "big", texts, manifest=None)
-    assert not small_job(str(big), {"mode": "target", "target": "doc0.txt"})
+    assert not small_job(CorpusSettings(corpus_dir=str(big), mode="target", target="doc0.txt"))

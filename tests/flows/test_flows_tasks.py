@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from flows_corpus_helpers import write_corpus
 from prefect.task_runners import ProcessPoolTaskRunner
 
 from dri.corpora.discover import discover_documents
+from dri.errors import Failure
 from dri.flows.runners import make_task_runner, runner_config
 from dri.flows.tasks import (
     RunSummary,
@@ -39,7 +43,10 @@ def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
     ]
     done, failures = extract_batch(found, "c", root)
     assert len(done) == 4
-    assert failures == [
+    assert [(f.path, f.stage, f.scope) for f in failures] == [
+        (f"{root.resolve()}/{name}", "extract", "document") for name in ("dangling.txt", "loop.txt")
+    ]
+    assert [str(f) for f in failures] == [
         f"{root.resolve()}/dangling.txt: no such file (a symbolic link to {root / 'nowhere.txt'})",
         f"{root.resolve()}/loop.txt: cannot read: a loop of symbolic links (a symbolic link to {root / 'loop.txt'})",
     ]
@@ -84,7 +91,8 @@ def test_plan_manifest_skips_pairs_of_failed_documents():
     rows = [("/c/a.txt", "/c/b.txt", "g1"), ("/c/a.txt", "/c/bad.txt", "g2")]
     plan = plan_pairs("manifest", DOCS, manifest=rows)
     assert [(p.source_id, p.target_id, p.group) for p in plan.pairs] == [("A", "B", "g1")]
-    assert len(plan.problems) == 1 and "/c/bad.txt" in plan.problems[0]
+    (problem,) = plan.problems
+    assert "/c/bad.txt" in str(problem) and (problem.stage, problem.target) == ("plan", "/c/bad.txt")
 
 
 def test_plan_rejects_unknown_mode():
@@ -100,12 +108,21 @@ def test_write_summary_is_json_with_state(tmp_path):
         mode="manifest",
         params={},
         documents=4,
-        failures=["/c/x.txt: empty file"],
+        failures=[Failure("/c/x.txt", "extract", "empty file")],
     )
     path = write_summary(summary, tmp_path)
     data = json.loads(path.read_text())
     assert data["state"] == "partial failure"
-    assert data["failures"] == ["/c/x.txt: empty file"]
+    assert data["failures"] == [
+        {
+            "path": "/c/x.txt",
+            "stage": "extract",
+            "reason": "empty file",
+            "target": "",
+            "scope": "document",
+            "message": "/c/x.txt: empty file",
+        }
+    ]
     assert summary.summary_path == str(path)
 
 
@@ -124,6 +141,19 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
     assert type(pickle.loads(pickle.dumps(runner))) is type(runner) is type(runner.duplicate())
     with pytest.raises(ValueError, match="gpu"):
         runner_config(kind="gpu")
+
+
+def test_importing_the_flow_builds_no_task_runner_and_a_run_gets_the_configured_one():
+    code = (
+        "import sys; before = list(sys.warnoptions)\n"
+        "import dri.flows.corpus as c\n"
+        "assert sys.warnoptions == before, sys.warnoptions\n"
+        "print(type(c.corpus_flow.task_runner.duplicate()).__name__)\n"
+    )
+    env = {**os.environ, "DRI_TASK_RUNNER": "threads"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ThreadPoolTaskRunner"]
 
 
 def test_extract_and_store_parses_once_per_content(corpus, data_dir):

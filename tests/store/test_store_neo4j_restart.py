@@ -1,8 +1,8 @@
 """Neo4j stops and restarts in the middle of a batch of writes.
 
 Runs its own server instance (``scripts/neo4j`` on
-``DRI_TEST_NEO4J_RESTART_PORT``, default 7698, with fresh data), so the
-server the other tests use is never disturbed. The batch is written the way
+``DRI_TEST_NEO4J_RESTART_PORT``, default the suite's port + 200, with fresh
+data), so the server the other tests use is never disturbed. The batch is written the way
 the flows write it: skip what the store already has, carry on past a failed
 item. The checks: a write while the server is down fails after bounded
 retries with one line naming the server; the batch, re-run after the
@@ -12,20 +12,19 @@ losses).
 
 from __future__ import annotations
 
-import os
 import random
 import socket
 import threading
 import time
 
 import pytest
-from neo4j_server import neo4j_script
+from neo4j_server import extra_port, neo4j_script
 
 from dri.graphs import to_json
 from dri.store import ComparisonRecord, StoreError, open_store
 from dri.store.neo4j_store import Neo4jSettings, Neo4jStore
 
-PORT = int(os.environ.get("DRI_TEST_NEO4J_RESTART_PORT", "7698"))
+PORT = extra_port("store-restart", setting="DRI_TEST_NEO4J_RESTART_PORT")
 URI = f"bolt://127.0.0.1:{PORT}"
 
 

@@ -1,0 +1,84 @@
+"""Where the steps of a corpus run execute: the runner the pipeline is given.
+
+The pipeline (:mod:`flows.pipeline`) names its steps as the plain functions
+of :mod:`flows.tasks` and hands each to a :class:`Runner`:
+
+* :class:`InProcess` calls them here, one after the other: no Prefect
+  server, no worker pool, no spaCy or WordNet loaded again in every worker
+  (a small job, ``runner="inline"``);
+* ``PrefectTasks`` (:mod:`flows.corpus`) runs each as the Prefect task that
+  wraps it, on the flow's task runner (processes, threads, Dask).
+
+A runner also says how many workers it has (for sizing batches), which
+logger the run writes to and at which level it logs each failure: ``INFO``
+when whoever started the run shows the summary's failures itself (``dri
+run``, :func:`~flows.corpus.run_corpus`), so the console does not show each
+twice; ``ERROR`` when nobody else will (a deployment's run).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+__all__ = ["InProcess", "Runner", "local_workers"]
+
+
+class Runner(Protocol):
+    """What the pipeline needs of whoever executes its steps."""
+
+    #: The run's logger.
+    logger: logging.Logger | logging.LoggerAdapter
+    #: The level of one failure's log line (see the module docstring).
+    failure_level: int
+
+    def workers(self) -> int:
+        """Workers that take submitted steps, for sizing batches."""
+        ...
+
+    def call(self, step: Callable[..., Any], *args: Any) -> Any:
+        """``step(*args)``, waited for."""
+        ...
+
+    def submit(self, step: Callable[..., Any], *args: Any) -> Any:
+        """``step(*args)`` started; a future with ``result()``."""
+        ...
+
+    def as_completed(self, futures: list[Any]) -> Iterable[Any]:
+        """``futures`` as they finish."""
+        ...
+
+
+def local_workers() -> int:
+    """``DRI_WORKERS``, else the CPUs of this machine."""
+    return int(os.environ.get("DRI_WORKERS") or os.cpu_count() or 1)
+
+
+class InProcess:
+    """Every step called in this process as it is submitted."""
+
+    def __init__(self, failure_level: int = logging.INFO) -> None:
+        self.logger: logging.Logger | logging.LoggerAdapter = logging.getLogger("dri.flows.corpus")
+        self.failure_level = failure_level
+
+    def workers(self) -> int:
+        # Batches are sized as on a pool of this machine, so a run cut into
+        # the same batches stores the same results in the same order.
+        return local_workers()
+
+    def call(self, step: Callable[..., Any], *args: Any) -> Any:
+        return step(*args)
+
+    def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        try:
+            future.set_result(step(*args))
+        except Exception as err:
+            future.set_exception(err)
+        return future
+
+    def as_completed(self, futures: list[Any]) -> Iterator[Any]:
+        return concurrent.futures.as_completed(futures)

@@ -102,6 +102,7 @@ import networkx as nx
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.evaluation import loose_concept_pairs, structural_evaluation
 from dri.mapping.matrices import ConceptMatrix, LabelMatrix
+from dri.mapping.meaning import meaning_similarity
 from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.search import Search, SearchInputs, Step, seed_pairs
 from dri.mapping.seeds import FULL_SEEDS, SEED_FLOOR, Candidates, Pair, SeedTable
@@ -257,7 +258,7 @@ def _map_graphs(
     # Under a named WordNet rule, similarities come in matrices (computed on first use).
     rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
     concepts = ConceptMatrix(s, t, rule, cached) if rule else None
-    labels = LabelMatrix(s, t, rule, cached) if rule else None
+    labels = LabelMatrix(s, t, rule, cached, prof.relation_meaning) if rule else None
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
@@ -309,7 +310,20 @@ def _similarity(
             f"profile {prof.name!r}: unknown similarity {prof.similarity!r}; known: {', '.join(SIMILARITIES)}"
         )
     similarity, default_generic = similarity_functions(SIMILARITIES[prof.similarity])
+    if prof.relation_meaning > 0.0:
+        similarity = _with_meaning(similarity, prof.relation_meaning)
     return similarity, generic or default_generic, prof.similarity
+
+
+def _with_meaning(lin: Similarity, weight: float) -> Similarity:
+    """``lin``, with relation labels also paired by meaning (:mod:`mapping.meaning`):
+    ``max(lin, weight x meaning)`` for verbs, as :class:`LabelMatrix` computes it."""
+
+    def similarity(a: str, b: str, pos: str) -> float:
+        value = lin(a, b, pos)
+        return max(value, weight * meaning_similarity(a, b)) if pos == "v" else value
+
+    return similarity
 
 
 def _checked(similarity: Similarity) -> Similarity:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dri.mapping.meaning import meaning_matrix
 from dri.mapping.sides import Side
 from dri.mapping.wordnet import relation_similarity_matrix, wordnet
 
@@ -124,8 +125,10 @@ class LabelMatrix:
     It replaces the label index of :func:`_candidate_pairs` there: one matrix of all
     label pairs costs less than the index and the pairs it finds, scored one by one."""
 
-    def __init__(self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float]):
-        self.rule, self.sim = rule, sim
+    def __init__(
+        self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float], meaning: float = 0.0
+    ):
+        self.rule, self.sim, self.meaning = rule, sim, meaning
         self.labels_s = list(dict.fromkeys(s.rel_lemma))
         self.labels_t = list(dict.fromkeys(t.rel_lemma))
         where_s = {x: n for n, x in enumerate(self.labels_s)}
@@ -139,7 +142,10 @@ class LabelMatrix:
 
     def matrix(self) -> np.ndarray:
         if self._matrix is None:
-            self._matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
+            matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
+            if self.meaning > 0.0:
+                np.maximum(matrix, self.meaning * meaning_matrix(self.labels_s, self.labels_t), out=matrix)
+            self._matrix = matrix
         return self._matrix
 
     def get(self, i: int, k: int) -> float:

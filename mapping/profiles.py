@@ -40,7 +40,11 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
       ``1 + valence`` of its local evidence, one good and one bad ``1 -
       valence``, and a cause/before/contrast pair whose two argument pairs
       both match in valence ``1 + valence``: the same turn of fortune in the
-      same order.
+      same order;
+    * *relations matched by meaning*: a relation pair's similarity is the
+      greater of Lin and the sentence encoder's similarity of the two labels
+      as clauses with abstracted arguments (:mod:`mapping.meaning`), so verbs
+      WordNet does not relate (``heat``/``warm``) can pair.
 
 Parameters were chosen once on the development sets (docs/validity.md) and
 hold for all data. Add a profile by adding an entry to :data:`PROFILES`.
@@ -80,6 +84,10 @@ class Profile:
     #: (:mod:`mapping.valence`) counts 1 + this much local evidence, opposite
     #: valences 1 - this; a higher-order pair whose argument pairs both match, 1 + this.
     valence: float = 0.0
+    #: Relation labels may also pair by meaning: a relation pair's similarity is
+    #: ``max(lin, this x meaning)``, with meaning the sentence encoder's rescaled
+    #: similarity of the two labels as clauses (:mod:`mapping.meaning`); 0: Lin alone.
+    relation_meaning: float = 0.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a
     #: structural concept pair's; 0: such pairs are not mapped.
@@ -107,6 +115,7 @@ PROFILES: dict[str, Profile] = {
         loose_concepts=0.5,
         concept_floor=0.5,
         valence=0.5,
+        relation_meaning=1.0,
     ),
 }
 

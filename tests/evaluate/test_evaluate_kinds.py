@@ -25,10 +25,23 @@ def test_every_kind_names_a_runner_and_a_loader_of_its_module():
 
 
 def test_the_headline_follows_the_kind():
-    for name, each in KINDS.items():
+    assert set(HEADLINES) == set(KINDS)
+    for name in KINDS:
         order = ev.headline_order(name)
         assert sorted(order) == sorted(STRUCTURE_SCORES)
-        assert order[0] == ("combined" if each.similarity else "analogy_similarity")
+        assert order[0] == HEADLINES[name], name
+
+
+#: Judgements and ranking lead with the encoder's content, which beat the combined
+#: score on the sets it was not fitted on (docs/validity.md).
+HEADLINES = {
+    "plagiarism": "combined",
+    "translation": "combined",
+    "analogy": "analogy_similarity",
+    "judgements": "content",
+    "ranking": "content",
+    "choice": "analogy_similarity",
+}
 
 
 def test_an_unknown_kind_is_named_with_the_known_ones():

@@ -1,4 +1,4 @@
-"""Benchmark: the commands of issue 30's table, each against a baseline checkout, in one run.
+"""Benchmark: the commands a user waits for (a new search target, compare, demo), each against a baseline checkout, in one run.
 
 Every row runs this checkout's ``dri`` (A) and the baseline's (B, default
 ``../base``, the last release, with its own ``.venv``) in turn -- A B A B ...

@@ -36,7 +36,7 @@ from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
 from dri.graphs import restrict_to_sections
-from dri.mapping.content import content_vector
+from dri.mapping.content import content_vector, sentence_vectors
 from dri.metrics import compare
 from dri.settings import data_dir
 from dri.store import ComparisonRecord, StoreError, StoreUnavailable, open_store
@@ -195,7 +195,9 @@ def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | N
 
 def _put(path: str, corpus: str, meta: dict[str, Any] | None, graph, seconds_parse: float) -> Extracted:
     t = time.perf_counter()
-    content_vector(graph)  # the encoder reads each document once; its vector is stored with it
+    # The encoder reads each document once; its vectors are stored with it.
+    content_vector(graph)
+    sentence_vectors(graph)
     seconds_parse += time.perf_counter() - t
     t = time.perf_counter()
     worker_store().put_document(corpus, graph, meta=dict(meta or {}))

@@ -19,9 +19,10 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
 * Unified Analogy Similarity (AS): the profile's headline score
   (:mod:`mapping.profiles`); Jaccard x semantic similarity under ``paper``
   (the paper's AS), the weighted Jaccard under ``sme``;
-* content: :func:`mapping.content.content_similarity`, the cosine of the two
-  documents' sentence-encoder vectors: what they are about, whatever their
-  structure;
+* content: :func:`mapping.content.content_similarity`, the two documents'
+  sentences matched by the sentence encoder (a sentence-level BERTScore F1;
+  the cosine for two one-sentence texts): what they are about, whatever
+  their structure;
 * combined similarity: ``s x AS + (1 - s) x content`` with the structure's
   share ``s = R / (R + STRUCTURE_HALF)``, R the number of relations of the
   smaller graph. Structure mapping has more to go on the more relations the

@@ -1,11 +1,14 @@
 """Fit the combined similarity leave-one-set-out: does structure add to the sentence encoder?
 
 The combined similarity of :mod:`dri.metrics.scores` blends AS (structure)
-with content (the sentence encoder's cosine, :mod:`dri.mapping.content`).
-This bench maps every pair of the four similarity sets (Clough & Stevenson,
-STS-B, WMT23, CSFCube fold 1; graphs and encoder vectors from
-``bench/bench_validity.py``'s caches), keeps AS, content and R (the relations
-of the smaller graph) per pair, and fits two forms, each with one parameter:
+with content (the two texts' sentences matched by the sentence encoder,
+:mod:`dri.mapping.content`). This bench maps every pair of the four
+similarity sets (Clough & Stevenson, STS-B, WMT23, CSFCube fold 1; graphs and
+encoder vectors from ``bench/bench_validity.py``'s caches), keeps AS, the
+sentence match, the whole-text cosine and R (the relations of the smaller
+graph) per pair. It first fits the content alone, ``m x cosine + (1 - m) x
+sentence match`` with m in :data:`WHOLE` (m = 1 is the encoder alone), then
+content and structure together, two forms each with one parameter:
 
 * ``share``: ``s x AS + (1 - s) x content`` with ``s = R / (R + k)``, k in
   :data:`GRID` (the structure's weight grows with the relations);
@@ -49,7 +52,7 @@ from bench_validity import (
 )
 from validity_sets import load_set
 
-from dri.mapping.content import CONTENT_VECTOR, WHOLE_TEXT, content_vector, vector_similarity
+from dri.mapping.content import CONTENT_VECTOR, content_vector, vector_similarity
 from dri.mapping.wordnet import wordnet
 from dri.metrics.scores import STRUCTURE_HALF, compare
 
@@ -161,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             for c in (content_fits[held], (1.0, "fixed", 0.0), (0.0, "fixed", 0.0))
         ]
         print(f"| {labels[held]} | {name(content_fits[held])} | " + " | ".join(cells) + " |")
-    print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships {WHOLE_TEXT:g} x cosine).\n")
+    print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships the sentences alone).\n")
 
     forms = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
     combined_fits = loso([(m, *f) for m in WHOLE for f in forms])
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             score(held, 0.0, "fixed", 1.0, args.boot).format(),
         ]
         print(f"| {labels[held]} | {name(combined_fits[held])} | " + " | ".join(cells) + " |")
-    shipped = f"{WHOLE_TEXT:g} x cosine, k = {STRUCTURE_HALF:g}"
+    shipped = f"sentences, k = {STRUCTURE_HALF:g}"
     print(f"\nFitted on all four: {name(combined_fits['all'])} (the code ships {shipped}).")
     return 0
 

@@ -23,6 +23,9 @@ selected, and the module's tests, moved to the end of the session, check
 what it returns (the ``scenario`` fixture of ``tests/conftest.py`` waits
 for it). The scenario stops everything it started before it returns.
 
+This module is a pytest plugin (``tests/conftest.py`` registers it; ``-p
+background`` with ``tests/`` on the path loads it elsewhere).
+
 ``DRI_BACKGROUND_WORKERS`` (default 2) is how many background tests run at
 once; the fault matrix's cells (``tests/dri/fault_matrix_pool.py``) have a
 pool of their own beside this one.
@@ -39,7 +42,18 @@ from typing import Any
 
 import pytest
 
-__all__ = ["MARKER", "SCENARIO", "BackgroundTests", "is_background"]
+__all__ = [
+    "MARKER",
+    "SCENARIO",
+    "BackgroundTests",
+    "is_background",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_pyfunc_call",
+    "pytest_runtestloop",
+    "pytest_sessionfinish",
+    "scenario",
+]
 
 MARKER = "background"
 SCENARIO = "background_scenario"
@@ -103,3 +117,46 @@ class BackgroundTests:
         """Stop what has not started, wait for what has, remove the folders."""
         self._executor.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+# -- the plugin -------------------------------------------------------------------
+
+_POOL = pytest.StashKey[BackgroundTests]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{MARKER}: runs in a thread from the start of the session (tests/background.py)"
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Stable: background tests last, where their calls (started with the session) are done or nearly.
+    items.sort(key=is_background)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    tests = [item for item in session.items if isinstance(item, pytest.Function) and is_background(item)]
+    if tests and not session.config.option.collectonly:
+        session.config.stash[_POOL] = BackgroundTests(tests)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    pool = pyfuncitem.config.stash.get(_POOL, None)
+    return True if pool is not None and pool.result(pyfuncitem) else None
+
+
+@pytest.fixture(scope="module")
+def scenario(request: pytest.FixtureRequest) -> Any:
+    """What the module's ``background_scenario`` returned."""
+    return request.config.stash[_POOL].scenario(request.module)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for the background tests still running, remove their folders."""
+    pool = session.config.stash.get(_POOL, None)
+    if pool is not None:
+        pool.close()

@@ -56,8 +56,8 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
+import background
 import pytest
-from background import BackgroundTests, is_background
 from chromium import Chromium, ChromiumMissing, chromium_path
 from neo4j_server import neo4j_script
 
@@ -70,39 +70,12 @@ os.environ["PREFECT_HOME"] = _PREFECT_HOME = tempfile.mkdtemp(prefix="dri-prefec
 _NEO4J_URI_AT_START = os.environ.get("NEO4J_URI")
 
 
-_BACKGROUND = pytest.StashKey[BackgroundTests]()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Stable: background tests last, where their calls (started with the session) are done or nearly.
-    items.sort(key=is_background)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session: pytest.Session) -> None:
-    tests = [item for item in session.items if is_background(item)]
-    if tests and not session.config.option.collectonly:
-        session.config.stash[_BACKGROUND] = BackgroundTests(tests)  # type: ignore[arg-type]
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    background = pyfuncitem.config.stash.get(_BACKGROUND, None)
-    return True if background is not None and background.result(pyfuncitem) else None
-
-
-@pytest.fixture(scope="module")
-def scenario(request: pytest.FixtureRequest) -> object:
-    """What the module's ``background_scenario`` returned (tests/background.py)."""
-    return request.config.stash[_BACKGROUND].scenario(request.module)
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(background, "dri-background-tests")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Wait for the background tests; remove the session's private Prefect home (its database and logs)."""
-    background = session.config.stash.get(_BACKGROUND, None)
-    if background is not None:
-        background.close()
+    """Remove the session's private Prefect home (its database and logs)."""
     shutil.rmtree(_PREFECT_HOME, ignore_errors=True)
 
 

@@ -224,6 +224,14 @@ def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
     ]
 
 
+def _meta_json(result: EvaluationResult) -> dict[str, Any]:
+    """The result's facts for ``stats.json``, with its statistics against human
+    judgements (if any) under ``validity``."""
+    if result.validity is None:
+        return result.meta
+    return {**result.meta, "validity": result.validity.to_dict()}
+
+
 def _write_stats_json(
     result: EvaluationResult,
     stats: Mapping[str, ScoreStats],
@@ -236,7 +244,7 @@ def _write_stats_json(
             {
                 "kind": result.kind,
                 "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "meta": result.meta,
+                "meta": _meta_json(result),
                 "groups": result.ordered_groups(),
                 "levels": dict(result.levels) if result.levels else None,
                 "pairs": len(result.rows),

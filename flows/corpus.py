@@ -94,34 +94,13 @@ def _task(name: str) -> Callable[[Callable[P, R]], Task[P, R]]:
     return task(name=name, cache_policy=NO_CACHE, persist_result=False)
 
 
-@_task("discover-documents")
-def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
-    return steps.discover_documents(corpus_dir, allow_outside_links)
-
-
-@_task("extract-and-store")
-def extract_task(
-    paths: list[str], corpus: str, corpus_dir: str
-) -> tuple[list[steps.Extracted], list[Failure]]:
-    # Failures are logged by the flow as they arrive, once each (flows.pipeline).
-    return steps.extract_batch(paths, corpus, corpus_dir)
-
-
-@_task("plan-pairs")
-def plan_task(
-    mode: str,
-    documents: dict[str, str],
-    corpus_dir: str,
-    target: str | None,
-    corpus: str | None = None,
-    search: dict[str, Any] | None = None,
-) -> steps.Plan:
-    return steps.plan_run(mode, documents, corpus_dir, target, corpus, search)
-
-
-@_task("map-and-store")
-def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    return steps.map_batch(pairs, run_id, params)
+# The steps as Prefect tasks: the plain functions themselves, so each task
+# takes exactly its step's parameters.
+discover_task = _task("discover-documents")(steps.discover_documents)
+# Failures are logged by the flow as they arrive, once each (flows.pipeline).
+extract_task = _task("extract-and-store")(steps.extract_batch)
+plan_task = _task("plan-pairs")(steps.plan_run)
+map_task = _task("map-and-store")(steps.map_batch)
 
 
 @_task("write-summary")

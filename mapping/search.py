@@ -420,30 +420,25 @@ class _Run:
                     return i, k, extension
                 continue
             search.work += 1  # one feasibility check, as extension() counts it
-            a, b = s_subj[i], t_subj[k]
+            a, o = s_subj[i], s_obj[i]
+            # Each argument (the object only if it is not the subject) must be
+            # mapped to its counterpart already, or both must still be free.
+            arguments = ((a, t_subj[k]), (o, t_obj[k])) if o != a else ((a, t_subj[k]),)
             fresh = []
-            if a >= 0:
-                there = cmap[a]
-                if there >= 0:
-                    if there != b:
-                        continue
-                elif cinv[b] >= 0:
+            for x, y in arguments:
+                if x < 0:
                     continue
-                else:
-                    fresh.append((a, b))
-            o = s_obj[i]
-            if o >= 0 and o != a:
-                b = t_obj[k]
-                there = cmap[o]
+                there = cmap[x]
                 if there >= 0:
-                    if there != b:
-                        continue
-                elif cinv[b] >= 0:
-                    continue
+                    if there != y:
+                        break
+                elif cinv[y] >= 0:
+                    break
                 else:
-                    fresh.append((o, b))
-            self.seed_pos[tier] = pos
-            return i, k, (0, tuple(fresh), ())
+                    fresh.append((x, y))
+            else:
+                self.seed_pos[tier] = pos
+                return i, k, (0, tuple(fresh), ())
         self.seed_pos[tier] = pos
         return None
 

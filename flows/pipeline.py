@@ -22,7 +22,7 @@ import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -72,12 +72,15 @@ TopPairs = list[tuple[float, str, str, dict[str, float]]]
 
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
-    changes the results, so equal inputs give the same id."""
-    key = json.dumps(
-        {"corpus": corpus, "mode": mode, "target": target, "params": params, "extractor": EXTRACTOR_VERSION},
-        sort_keys=True,
-        default=str,
-    )
+    changes the results, so equal inputs give the same id. The mapping
+    profile counts by its fields, not its name: a profile whose fields change
+    gives a new result set, and the comparisons stored under the old ones
+    are not read back as its results."""
+    fields: dict[str, Any] = {"corpus": corpus, "mode": mode, "target": target, "params": params}
+    profile = (params.get("mapping") or {}).get("profile")
+    if profile is not None:
+        fields["profile"] = asdict(get_profile(profile))
+    key = json.dumps({**fields, "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
     return "-".join(parts)

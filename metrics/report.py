@@ -167,6 +167,20 @@ def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> R
     return ReportTable(header, body) if body else None
 
 
+def _stats_note(result: EvaluationResult) -> str:
+    """What the columns of :func:`_stats_table` are, as the kind has them."""
+    parts = ["Medians per group"]
+    if result.levels:
+        coded = ", ".join(f"{g} {n}" for g, n in sorted(result.levels.items(), key=lambda item: -item[1]))
+        parts.append(f"Spearman's rho against the level ({coded})")
+    parts.append("Kruskal-Wallis across the groups")
+    if result.negative:
+        parts.append("ROC AUC of the other groups against the negative one")
+    if result.rank:
+        parts.append("the groups ranked by their medians")
+    return "; ".join(parts) + "."
+
+
 def _ratings_table(ratings: Sequence[RatingStats]) -> ReportTable:
     header = ["property", "mean (1-5)", "Krippendorff alpha (interval)", "raters", "pairs", "ratings"]
     body = [
@@ -292,6 +306,7 @@ def write_report(
         "title": title,
         "meta": _meta_lines(result),
         "stats_table": None if searching else _stats_table(result, stats),
+        "stats_note": _stats_note(result),
         "plots": [p.name for p in plots],
         "ratings_table": _ratings_table(ratings) if ratings else None,
         "sections": list(sections),

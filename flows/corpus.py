@@ -28,8 +28,9 @@ carrying the :class:`~flows.tasks.RunSummary`. Called directly,
 :func:`corpus_flow` returns the summary, or raises that exception.
 
 **Idempotence.** ``run_id`` defaults to a hash of the corpus name, mode,
-target, parameters and extractor version: a repeated run stores nothing
-twice, and new parameters or a new extractor give a new result set.
+target, parameters (the mapping profile by its fields) and extractor version:
+a repeated run stores nothing twice, and new parameters, a changed profile or
+a new extractor give a new result set.
 """
 
 from __future__ import annotations

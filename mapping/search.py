@@ -397,7 +397,9 @@ class _Run:
     def _scan(self, tier: int, rows: list[int], cols: list[int]) -> tuple[int, int, Extension] | None:
         # Seeds are compatible pairs (type and floor, which do not depend on the
         # state), so for order 1 extension() reduces to the argument checks below,
-        # inlined: the scan meets most seeds of a big graph.
+        # inlined: the scan meets most seeds of a big graph. The subject's and
+        # the object's checks stay two copies: one loop over both made
+        # compare() 5-9% slower in CPU time (120 pairs, both profiles).
         search, maps = self.search, self.maps
         cmap, cinv, rmap, rinv = maps.cmap, maps.cinv, maps.rmap, maps.rinv
         s_order, s_subj, s_obj, t_subj, t_obj = (
@@ -420,25 +422,30 @@ class _Run:
                     return i, k, extension
                 continue
             search.work += 1  # one feasibility check, as extension() counts it
-            a, o = s_subj[i], s_obj[i]
-            # Each argument (the object only if it is not the subject) must be
-            # mapped to its counterpart already, or both must still be free.
-            arguments = ((a, t_subj[k]), (o, t_obj[k])) if o != a else ((a, t_subj[k]),)
+            a, b = s_subj[i], t_subj[k]
             fresh = []
-            for x, y in arguments:
-                if x < 0:
-                    continue
-                there = cmap[x]
+            if a >= 0:
+                there = cmap[a]
                 if there >= 0:
-                    if there != y:
-                        break
-                elif cinv[y] >= 0:
-                    break
+                    if there != b:
+                        continue
+                elif cinv[b] >= 0:
+                    continue
                 else:
-                    fresh.append((x, y))
-            else:
-                self.seed_pos[tier] = pos
-                return i, k, (0, tuple(fresh), ())
+                    fresh.append((a, b))
+            o = s_obj[i]
+            if o >= 0 and o != a:
+                b = t_obj[k]
+                there = cmap[o]
+                if there >= 0:
+                    if there != b:
+                        continue
+                elif cinv[b] >= 0:
+                    continue
+                else:
+                    fresh.append((o, b))
+            self.seed_pos[tier] = pos
+            return i, k, (0, tuple(fresh), ())
         self.seed_pos[tier] = pos
         return None
 

@@ -39,6 +39,7 @@ from dri.flows.execution import InProcess, RunLogger, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.mapping.profiles import get_profile
+from dri.metrics.scores import SCORES_VERSION
 from dri.quiet_logs import FAILURE
 from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
@@ -73,14 +74,16 @@ TopPairs = list[tuple[float, str, str, dict[str, float]]]
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id. The mapping
-    profile counts by its fields, not its name: a profile whose fields change
-    gives a new result set, and the comparisons stored under the old ones
-    are not read back as its results."""
+    profile counts by its fields, not its name, and the extractor's and the
+    scores' versions count too: a profile whose fields change, or a release
+    whose scores are defined otherwise, gives a new result set, and the
+    comparisons stored under the old ones are not read back as its results."""
     fields: dict[str, Any] = {"corpus": corpus, "mode": mode, "target": target, "params": params}
     profile = (params.get("mapping") or {}).get("profile")
     if profile is not None:
         fields["profile"] = asdict(get_profile(profile))
-    key = json.dumps({**fields, "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
+    versions = {"extractor": EXTRACTOR_VERSION, "scores": SCORES_VERSION}
+    key = json.dumps({**fields, **versions}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
     return "-".join(parts)

@@ -59,6 +59,7 @@ from dri.mapping.profiles import PROFILES, Profile, get_profile
 __all__ = [
     "COUNT_NAMES",
     "MAPPING_SECONDS",
+    "SCORES_VERSION",
     "SCORE_NAMES",
     "STRUCTURE_HALF",
     "Comparison",
@@ -105,6 +106,10 @@ SCORE_NAMES = (
 #: the same in the combined similarity (fitted on the four similarity sets,
 #: checked leave-one-set-out: bench/bench_combined.py, docs/mapping.md).
 STRUCTURE_HALF = 8.0
+#: Changes whenever a score's definition does, beyond the profile's fields
+#: (2: the content matches sentences one by one), so that a run id
+#: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
+SCORES_VERSION = "2"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the

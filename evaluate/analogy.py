@@ -42,10 +42,13 @@ def analogy_evaluation(
     k: int = 5,
     candidates: int = DEFAULT_CANDIDATES,
     exhaustive: bool = False,
+    top: int | None = None,
 ) -> Evaluation:
     """Every other document against each target (``targets`` override ``targets.txt``);
     with two-stage search (:mod:`flows.search`), only the ``candidates`` closest
-    by content are structure-mapped, unless ``exhaustive``."""
+    by content are structure-mapped, unless ``exhaustive``; with ``top``, a
+    given target's stage 2 skips the candidates that cannot enter its ``top``
+    best (:mod:`flows.stage2`), which are then not rows."""
     corpus = load_analogy(
         corpus_dir,
         targets=list(targets) if targets else None,
@@ -56,7 +59,10 @@ def analogy_evaluation(
     # not in targets.txt, so each is a run of the flow's target mode.
     search = {"candidates": candidates, "exhaustive": exhaustive}
     runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
+        [
+            {"mode": "target", "target": str(t), "sections": sections_param, **search, "top": top}
+            for t in corpus.targets
+        ]
         if targets
         else [{"mode": "manifest", "sections": sections_param, **search}]
     )
@@ -97,13 +103,17 @@ def analogy_search(
     overrides ``sections.txt``. Two-stage search: only the ``candidates``
     documents closest to a target by content are structure-mapped, unless
     ``exhaustive``. Returns the top ``k`` per target and writes a
-    report (scores of all comparisons, the top k with their mappings, the
+    report (scores of all comparisons made -- a given target skips the
+    candidates that cannot enter its best max(k, 10), :mod:`flows.stage2` --, the top k with their mappings, the
     expert ratings if any were imported). ``far`` ranks only the sources whose
     content similarity to the target is under :data:`mapping.content.FAR_CONTENT`:
     far analogies, about other things than the target.
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
-    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
+    # The best k, and the run summary's best 10, are exact; far analogies rank
+    # another selection, which the bound on AS knows nothing of.
+    top = None if far or exhaustive else max(k, 10)
+    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive, top)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     if far:
         result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"

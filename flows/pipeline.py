@@ -360,6 +360,7 @@ def run_pipeline(settings: CorpusSettings, runner: Runner) -> steps.RunSummary:
         before = replaced.members(summary.corpus)
         documents = extract_stage(run, paths)
         replaced.drop_replaced(summary.corpus, summary.run_id, before)
+        replaced.drop_departed(summary.corpus, settings.root, summary.run_id, paths)
         _timed(run, "extract_wall", t)
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:

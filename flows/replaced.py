@@ -1,4 +1,4 @@
-"""Documents of a corpus whose content changed since its last run.
+"""Documents of a corpus whose content changed, or whose file went, since its last run.
 
 A corpus keeps each document under its name (a membership keyed by corpus
 and name). When a file's bytes change, its run stores the new content as a
@@ -9,16 +9,25 @@ pairs are planned, removes the run's comparisons of the contents that lost
 their name, so the run maps the new ones in their place: one comparison per
 pair of names, never the old and the new side by side (``dri watch`` re-runs
 a folder that changed, :mod:`dri.flows.sensor`).
+
+A file deleted from the folder, or renamed inside it, leaves its old name
+behind as a membership; :func:`drop_departed` removes such names (with
+:meth:`dri.store.Store.drop_members`), after the documents are stored, so
+that a renamed file's content, stored again under its new name, keeps its
+comparisons, and a deleted file's content goes from the corpus with the
+run's comparisons of it (from the store, if no corpus holds it any more).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Iterable
 
 from dri.flows import tasks as steps
 from dri.store import StoreError
 
-__all__ = ["drop_replaced", "members"]
+__all__ = ["drop_departed", "drop_replaced", "members"]
 
 log = logging.getLogger(__name__)
 
@@ -47,3 +56,40 @@ def drop_replaced(corpus: str, run_id: str, before: dict[str, str]) -> list[str]
             return []  # kept: a re-run replaces them once the store answers
         log.info("%d document(s) of %s changed; %d old comparison(s) dropped", len(replaced), corpus, dropped)
     return replaced
+
+
+def _gone(path: str, root: str, kept: set[str]) -> bool:
+    """Whether the file a membership names under ``root`` is gone (not merely
+    unreadable, or refused by this run: those keep their memberships)."""
+    if path in kept or not path.startswith(root.rstrip(os.sep) + os.sep):
+        return False
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def drop_departed(corpus: str, root: str, run_id: str, paths: Iterable[str]) -> list[str]:
+    """Remove the members of ``corpus`` whose files under ``root`` are gone (not
+    in ``paths``, the documents the run found, and not there any more), with
+    run ``run_id``'s comparisons of what thereby left the corpus; returns their names."""
+    kept = set(paths)
+    try:
+        store = steps.worker_store()
+        gone = sorted({d.name for d in store.documents(corpus) if _gone(d.path, root, kept)})
+        if not gone:
+            return []
+        dropped = store.drop_members(corpus, gone, run_id)
+    except StoreError:
+        return []  # kept: a re-run drops them once the store answers
+    log.info(
+        "%d file(s) of %s gone from its folder; %d old comparison(s) and %d document(s) dropped",
+        len(gone),
+        corpus,
+        dropped.comparisons,
+        dropped.documents,
+    )
+    return gone

@@ -20,7 +20,8 @@ signature has changed since, because a writer paused longer than
 ``min_age`` or a file was edited, added or removed, is announced again
 (``changed=True``, payload ``"changed": true``) once it has settled: its run
 re-extracts the documents whose content changed and redoes their
-comparisons, replacing the old ones (:mod:`dri.flows.replaced`).
+comparisons, replacing the old ones, and removes the members whose files
+went (deleted or renamed) (:mod:`dri.flows.replaced`).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from dri.store.records import (
     ComparisonRecord,
     DocumentRecord,
     EvaluationRecord,
+    MembersDropped,
     RunRecord,
     StoreError,
 )
@@ -122,6 +123,19 @@ class Store(abc.ABC):
                     f"{text!r} names {len(unique)} documents{where}; use a path or a document id",
                 )
         return None
+
+    @abc.abstractmethod
+    def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
+        """Remove ``corpus``'s memberships under ``names`` (files deleted from, or
+        renamed inside, its folder), in one transaction.
+
+        A document that thereby leaves the corpus loses its comparisons of run
+        ``run_id``; one that is then in no corpus at all goes, with its graphs
+        and its comparisons of every run. A document still held under another
+        name (a renamed file) keeps its comparisons, and takes that name and
+        path if it was named by a membership that went. Unknown names are
+        ignored.
+        """
 
     @abc.abstractmethod
     def corpora(self) -> list[str]:

@@ -31,6 +31,7 @@ __all__ = [
     "ComparisonRecord",
     "DocumentRecord",
     "EvaluationRecord",
+    "MembersDropped",
     "RunRecord",
     "StoreError",
     "StoreUnavailable",
@@ -217,6 +218,15 @@ class RunRecord:
     comparisons: int
     first: str
     last: str
+
+
+@dataclass(frozen=True)
+class MembersDropped:
+    """What :meth:`Store.drop_members` removed."""
+
+    members: int = 0  # memberships (corpus, name)
+    comparisons: int = 0  # of the run, of documents that left the corpus
+    documents: int = 0  # left in no corpus: gone with their graphs and every comparison
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ which the ``on-new-corpus`` deployment turns into a corpus run (see
 docs/prefect.md). The folders already announced are remembered in
 ``data_dir()/sensor/``, so a restart does not announce them again; a folder
 whose files change after its run (size or modification time) is announced
-again once it has settled, and its run redoes the documents that changed.
+again once it has settled, and its run redoes the documents that changed
+and forgets the files deleted or renamed (a renamed one keeps its results
+under its new name).
 
 Events need a Prefect server: set ``PREFECT_API_URL``. With ``--run`` no
 server is needed: each new corpus is run here instead (like ``dri run``).

@@ -37,7 +37,7 @@ The package splits the store by job: :mod:`.settings` (how to reach the
 server), :mod:`.connection` (the driver, errors and retries), :mod:`.schema`
 (constraints and indexes), :mod:`.rows` (graphs as rows and back),
 :mod:`.documents`, :mod:`.search` (stage 1 of analogy search),
-:mod:`.comparisons`, :mod:`.evaluations`, and :mod:`.store`, which puts
+:mod:`.comparisons`, :mod:`.members` (memberships that end), :mod:`.evaluations`, and :mod:`.store`, which puts
 them together; :mod:`store.sqlite_store` has the same parts (with no
 settings: a file path is all it needs).
 """

@@ -24,7 +24,32 @@ from dri.store.records import (
     StoreError,
 )
 
-__all__ = ["Neo4jComparisons"]
+__all__ = ["Neo4jComparisons", "delete_comparisons"]
+
+
+def delete_comparisons(tx: Any, doc_ids: list[str], run_id: str | None) -> int:
+    """Delete the comparisons (of run ``run_id``; of every run if ``None``) in
+    which any of ``doc_ids`` is source or target, with their pairs and
+    inferences; how many went. Inside a write transaction."""
+    in_run, mapping_in_run = (
+        ("r.run_id = $run AND ", "m.run_id = $run AND ") if run_id is not None else ("", "")
+    )
+    tx.run(
+        f"MATCH (s:Document)-[r:SIMILAR]->(t:Document) WHERE {in_run}(s.id IN $ids OR t.id IN $ids) DELETE r",
+        run=run_id,
+        ids=doc_ids,
+    ).consume()
+    row = tx.run(
+        f"MATCH (m:Mapping) WHERE {mapping_in_run}(m.source_id IN $ids OR m.target_id IN $ids) "
+        "OPTIONAL MATCH (m)-[:HAS_PAIR|SUGGESTS]->(part) "
+        "WITH m, collect(part) AS parts FOREACH (p IN parts | DETACH DELETE p) "
+        "DETACH DELETE m RETURN count(*) AS n",
+        run=run_id,
+        ids=doc_ids,
+    ).single()
+    # A generic concept no mapped pair names any more goes too.
+    tx.run("MATCH (g:Generic) WHERE NOT (g)<-[:GENERIC]-() DELETE g").consume()
+    return int(row["n"]) if row else 0
 
 
 class Neo4jComparisons(Neo4jConnection):
@@ -44,27 +69,7 @@ class Neo4jComparisons(Neo4jConnection):
         ids = sorted(set(doc_ids))
         if not ids:
             return 0
-
-        def work(tx: Any) -> int:
-            tx.run(
-                "MATCH (s:Document)-[r:SIMILAR {run_id: $run}]->(t:Document) "
-                "WHERE s.id IN $ids OR t.id IN $ids DELETE r",
-                run=run_id,
-                ids=ids,
-            ).consume()
-            row = tx.run(
-                "MATCH (m:Mapping {run_id: $run}) WHERE m.source_id IN $ids OR m.target_id IN $ids "
-                "OPTIONAL MATCH (m)-[:HAS_PAIR|SUGGESTS]->(part) "
-                "WITH m, collect(part) AS parts FOREACH (p IN parts | DETACH DELETE p) "
-                "DETACH DELETE m RETURN count(*) AS n",
-                run=run_id,
-                ids=ids,
-            ).single()
-            # A generic concept no mapped pair names any more goes too.
-            tx.run("MATCH (g:Generic) WHERE NOT (g)<-[:GENERIC]-() DELETE g").consume()
-            return int(row["n"]) if row else 0
-
-        return int(self._write(work))
+        return int(self._write(lambda tx: delete_comparisons(tx, ids, run_id)))
 
     def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
         keys = {ComparisonRecord(s, t, run_id).key: (s, t) for s, t in pairs}

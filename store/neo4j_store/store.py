@@ -9,6 +9,7 @@ import logging
 from dri.store.base import Store
 from dri.store.neo4j_store.comparisons import Neo4jComparisons
 from dri.store.neo4j_store.evaluations import Neo4jEvaluations
+from dri.store.neo4j_store.members import Neo4jMembers
 from dri.store.neo4j_store.schema import LABELS, RELATIONSHIP_TYPES, create_schema
 from dri.store.neo4j_store.search import Neo4jSearch
 from dri.store.neo4j_store.settings import Neo4jSettings
@@ -18,7 +19,7 @@ __all__ = ["Neo4jStore"]
 log = logging.getLogger(__name__)
 
 
-class Neo4jStore(Neo4jSearch, Neo4jComparisons, Neo4jEvaluations, Store):
+class Neo4jStore(Neo4jSearch, Neo4jComparisons, Neo4jMembers, Neo4jEvaluations, Store):
     """The store in a Neo4j 5 database, over Bolt with the official driver."""
 
     backend = "neo4j"

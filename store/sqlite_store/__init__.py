@@ -11,7 +11,7 @@ The package splits the store by job, as :mod:`store.neo4j_store` does:
 :mod:`.connection` (the file, its errors and transactions), :mod:`.schema`
 (tables, indexes and migrations), :mod:`.rows` (records as rows and back),
 :mod:`.documents`, :mod:`.search` (stage 1 of analogy search),
-:mod:`.comparisons`, :mod:`.evaluations`, and :mod:`.store`, which puts
+:mod:`.comparisons`, :mod:`.members` (memberships that end), :mod:`.evaluations`, and :mod:`.store`, which puts
 them together.
 """
 

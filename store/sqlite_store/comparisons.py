@@ -15,7 +15,31 @@ from dri.store.records import PAIR_FIELDS, STORED_SCORES, Analogue, ComparisonRe
 from dri.store.sqlite_store.connection import SQLiteConnection
 from dri.store.sqlite_store.rows import INFERENCE_COLUMNS, inference, inference_row
 
-__all__ = ["SQLiteComparisons"]
+__all__ = ["SQLiteComparisons", "delete_comparisons"]
+
+
+def delete_comparisons(db: sqlite3.Connection, doc_ids: Iterable[str], run_id: str | None) -> int:
+    """Delete the comparisons (of run ``run_id``; of every run if ``None``) in
+    which any of ``doc_ids`` is source or target, with every row keyed by them
+    (pairs, inferences, ...); how many comparisons went. Inside a write."""
+    ids = sorted(set(doc_ids))
+    tables = [
+        name
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        if {"source_id", "target_id", "run_id"} <= {r[1] for r in db.execute(f'PRAGMA table_info("{name}")')}
+    ]
+    in_run, run = ("run_id = ? AND ", (run_id,)) if run_id is not None else ("", ())
+    dropped = 0
+    for start in range(0, len(ids), 400):
+        chunk = ids[start : start + 400]
+        marks = ", ".join("?" * len(chunk))
+        for table in tables:
+            gone = db.execute(
+                f'DELETE FROM "{table}" WHERE {in_run}(source_id IN ({marks}) OR target_id IN ({marks}))',
+                (*run, *chunk, *chunk),
+            ).rowcount
+            dropped += gone if table == "comparisons" else 0
+    return dropped
 
 
 class SQLiteComparisons(SQLiteConnection):
@@ -30,26 +54,8 @@ class SQLiteComparisons(SQLiteConnection):
                 self._insert_comparison(db, result)
 
     def drop_comparisons(self, run_id: str, doc_ids: Iterable[str]) -> int:
-        ids = sorted(set(doc_ids))
-        dropped = 0
         with self._write() as db:
-            # Every table keyed by a comparison (comparisons, pairs, inferences, ...).
-            tables = [
-                name
-                for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-                if {"source_id", "target_id", "run_id"}
-                <= {r[1] for r in db.execute(f'PRAGMA table_info("{name}")')}
-            ]
-            for start in range(0, len(ids), 400):
-                chunk = ids[start : start + 400]
-                marks = ", ".join("?" * len(chunk))
-                for table in tables:
-                    gone = db.execute(
-                        f'DELETE FROM "{table}" WHERE run_id = ? AND (source_id IN ({marks}) OR target_id IN ({marks}))',
-                        (run_id, *chunk, *chunk),
-                    ).rowcount
-                    dropped += gone if table == "comparisons" else 0
-        return dropped
+            return delete_comparisons(db, doc_ids, run_id)
 
     def stored_pairs(self, pairs: Sequence[tuple[str, str]], run_id: str) -> set[tuple[str, str]]:
         found: set[tuple[str, str]] = set()

@@ -9,13 +9,14 @@ from pathlib import Path
 from dri.store.base import Store
 from dri.store.sqlite_store.comparisons import SQLiteComparisons
 from dri.store.sqlite_store.evaluations import SQLiteEvaluations
+from dri.store.sqlite_store.members import SQLiteMembers
 from dri.store.sqlite_store.schema import create_schema
 from dri.store.sqlite_store.search import SQLiteSearch
 
 __all__ = ["SQLiteStore"]
 
 
-class SQLiteStore(SQLiteSearch, SQLiteComparisons, SQLiteEvaluations, Store):
+class SQLiteStore(SQLiteSearch, SQLiteComparisons, SQLiteMembers, SQLiteEvaluations, Store):
     """The store in one SQLite file (default ``data/dri.sqlite``)."""
 
     backend = "sqlite"

@@ -71,3 +71,51 @@ def test_a_document_finished_after_its_run_is_redone_and_replaces_the_old(tmp_pa
 
     out = _watch_once(root, capsys)  # nothing changed: nothing run
     assert "running it" not in out
+
+
+WATER = "The pump pushes the water. The pipe carries the water.\n"
+
+
+def _seen(store) -> tuple[list, list, list]:
+    """Each member's name and document, each document's own name, each comparison."""
+    members = sorted((d.name, d.doc_id) for d in store.documents("atoms"))
+    ids = {doc_id for _, doc_id in members}
+    stored = sorted((c.source_id, c.target_id, c.run_id) for c in store.comparisons())
+    names = sorted(store.get_document(d).name for d in ids)
+    return members, names, stored
+
+
+def test_a_deleted_or_renamed_file_leaves_no_old_entries(tmp_path, store_env, capsys):
+    root = tmp_path / "incoming"
+    folder = root / "atoms"
+    folder.mkdir(parents=True)
+    for name, text in (("solar.txt", SOLAR), ("atom.txt", FIRST_HALF + SECOND_HALF), ("water.txt", WATER)):
+        (folder / name).write_text(text, encoding="utf-8")
+    time.sleep(MIN_AGE + 0.2)
+    assert "new corpus of 3 documents" in _watch_once(root, capsys)
+    first = {d.name: d.doc_id for d in store_env.documents("atoms")}
+    assert len(store_env.comparisons()) == 3
+    kept_pair = {first["atom.txt"], first["solar.txt"]}
+    kept = [c.created for c in store_env.comparisons() if {c.source_id, c.target_id} == kept_pair]
+
+    (folder / "water.txt").unlink()
+    (folder / "solar.txt").rename(folder / "sun.txt")
+    time.sleep(MIN_AGE + 0.2)
+    assert "changed since its last run, 2 documents, running it" in _watch_once(root, capsys)
+    members, names, stored = _seen(store_env)
+    assert members == sorted([("atom.txt", first["atom.txt"]), ("sun.txt", first["solar.txt"])])
+    assert names == ["atom.txt", "sun.txt"]  # the renamed document goes by its new name
+    # The pair of the two kept contents stays (the rename did not redo it), the deleted one's go.
+    [(source, target, _)] = stored
+    assert {source, target} == kept_pair
+    assert [c.created for c in store_env.comparisons()] == kept
+    assert store_env.get_document(first["water.txt"]) is None  # in no corpus: gone
+    assert store_env.find_document("solar.txt") is None
+    assert [r.comparisons for r in store_env.runs()] == [1]
+
+    # The same folder run afresh into an empty store stores exactly the same.
+    counts = store_env.counts()
+    store_env.clear()
+    assert main(["run", str(folder), "--runner", "inline"]) == 0
+    assert _seen(store_env) == (members, names, stored)
+    assert store_env.counts() == counts

@@ -41,3 +41,65 @@ def test_a_documents_comparisons_in_one_run_are_dropped_with_their_pairs_and_inf
     store.put_comparisons([c for c in kept if c is not None])
     assert store.counts() == after
     assert store.drop_comparisons("run-1", []) == 0
+
+
+def _stored(store) -> dict[str, list]:
+    """What a reader sees: each corpus's names, each document's name, each run's comparisons."""
+    return {
+        "members": sorted((c, d.name, d.doc_id) for c in store.corpora() for d in store.documents(c)),
+        "documents": sorted(
+            (d, store.get_document(d).name)
+            for d in ("solar", "atom", "water", "heat")
+            if store.get_document(d)
+        ),
+        "comparisons": sorted((c.source_id, c.target_id, c.run_id) for c in store.comparisons()),
+    }
+
+
+def _two_runs(store, renamed: bool) -> None:
+    """Corpus "tiny" of four documents ("atom" in corpus "other" too), compared
+    in runs 1 and 2; with ``renamed``, "solar.txt" stored again as "sun.txt"."""
+    for g in corpus_graphs():
+        store.put_document("tiny", g)
+    store.put_document("other", make_graph("atom", "atom.txt", ATOM))
+    if renamed:
+        store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR), meta={"name": "sun.txt"})
+    store.put_comparisons(
+        [
+            comparison("solar", "atom", "run-1", 0.5),
+            comparison("water", "solar", "run-1", 0.4),
+            comparison("heat", "atom", "run-1", 0.8),
+            comparison("heat", "water", "run-2", 0.7),
+            comparison("atom", "heat", "run-2", 0.6),
+        ]
+    )
+
+
+def test_dropped_members_take_only_what_they_alone_kept(store):
+    _two_runs(store, renamed=True)
+    dropped = store.drop_members("tiny", ["water.txt", "solar.txt", "atom.txt", "nobody.txt"], "run-1")
+    assert (dropped.members, dropped.documents) == (3, 1)
+    seen = _stored(store)
+    # water.txt deleted: in no corpus now, gone with its comparisons of every run.
+    # solar.txt renamed to sun.txt: kept, with its comparisons, under the new name.
+    # atom.txt deleted here but held by "other": its run-1 comparisons go, run-2's stay.
+    assert seen["members"] == [
+        ("other", "atom.txt", "atom"),
+        ("tiny", "heat.txt", "heat"),
+        ("tiny", "sun.txt", "solar"),
+    ]
+    assert seen["documents"] == [("atom", "atom.txt"), ("heat", "heat.txt"), ("solar", "sun.txt")]
+    assert seen["comparisons"] == [("atom", "heat", "run-2")]
+    assert dropped.comparisons == 4
+    assert store.find_document("sun.txt").doc_id == "solar" and store.find_document("water.txt") is None
+    assert [(a.doc_id, a.name) for a in store.top_analogues("heat")] == [("atom", "atom.txt")]
+    # Nothing orphaned: the same data stored afresh gives the same counts.
+    counts = store.counts()
+    store.clear()
+    store.put_document("other", make_graph("atom", "atom.txt", ATOM))
+    store.put_document("tiny", corpus_graphs()[3])
+    store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR), meta={"name": "sun.txt"})
+    assert _stored(store)["members"] == seen["members"]
+    store.put_comparisons([comparison("atom", "heat", "run-2", 0.6)])
+    assert store.counts() == counts
+    assert store.drop_members("tiny", [], "run-1").members == 0

@@ -1,0 +1,94 @@
+"""Memberships in Neo4j that end: the files a corpus folder no longer has.
+
+:meth:`Neo4jMembers.drop_members` removes the ``CONTAINS`` relationships
+with what only they kept alive (see :meth:`dri.store.Store.drop_members`),
+in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from dri.store.base import to_json_text
+from dri.store.neo4j_store.comparisons import delete_comparisons
+from dri.store.neo4j_store.connection import Neo4jConnection
+from dri.store.records import MembersDropped
+
+__all__ = ["Neo4jMembers"]
+
+
+class Neo4jMembers(Neo4jConnection):
+    """Removing corpus memberships."""
+
+    def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
+        wanted = sorted(set(names))
+        if not wanted:
+            return MembersDropped()
+
+        def work(tx: Any) -> MembersDropped:
+            rows = tx.run(
+                "MATCH (:Corpus {name: $corpus})-[m:CONTAINS]->(d:Document) WHERE m.name IN $names "
+                "WITH d, m, m.name AS name DELETE m RETURN d.id AS id, collect(name) AS names",
+                corpus=corpus,
+                names=wanted,
+            )
+            held = {r["id"]: set(r["names"]) for r in rows}
+            ids = sorted(held)
+            left = [
+                r["id"]
+                for r in tx.run(
+                    "MATCH (d:Document) WHERE d.id IN $ids "
+                    "AND NOT EXISTS { MATCH (:Corpus {name: $corpus})-[:CONTAINS]->(d) } RETURN d.id AS id",
+                    ids=ids,
+                    corpus=corpus,
+                )
+            ]
+            comparisons = delete_comparisons(tx, left, run_id) if left else 0
+            orphans = [
+                r["id"]
+                for r in tx.run(
+                    "MATCH (d:Document) WHERE d.id IN $ids AND NOT EXISTS { MATCH ()-[:CONTAINS]->(d) } "
+                    "RETURN d.id AS id",
+                    ids=left,
+                )
+            ]
+            if orphans:
+                comparisons += delete_comparisons(tx, orphans, None)
+                tx.run(
+                    "MATCH (d:Document) WHERE d.id IN $ids "
+                    "CALL { WITH d OPTIONAL MATCH (d)-[:HAS_NODE|HAS_GRAPH]->(n) DETACH DELETE n } "
+                    "DETACH DELETE d",
+                    ids=orphans,
+                ).consume()
+            for doc_id in sorted(set(ids) - set(orphans)):
+                _rename(tx, doc_id, held[doc_id], corpus)
+            return MembersDropped(sum(len(n) for n in held.values()), comparisons, len(orphans))
+
+        result: MembersDropped = self._write(work)
+        return result
+
+
+def _rename(tx: Any, doc_id: str, gone: set[str], corpus: str) -> None:
+    """A document named by a membership that went takes the name and path of
+    one it keeps (of ``corpus`` first), so no listing shows a file that is gone."""
+    row = tx.run(
+        "MATCH (c:Corpus)-[m:CONTAINS]->(d:Document {id: $id}) WHERE d.name IN $gone "
+        "RETURN m.name AS name, m.path AS path, d.meta AS meta "
+        "ORDER BY c.name <> $corpus, c.name, m.name LIMIT 1",
+        id=doc_id,
+        gone=sorted(gone),
+        corpus=corpus,
+    ).single()
+    if row is None:
+        return
+    meta = json.loads(row["meta"]) if row["meta"] else {}
+    meta.update({k: v for k, v in (("name", row["name"]), ("path", row["path"])) if k in meta})
+    tx.run(
+        "MATCH (d:Document {id: $id}) SET d.name = $name, d.path = $path, d.meta = $meta",
+        id=doc_id,
+        name=row["name"],
+        path=row["path"],
+        meta=to_json_text(meta),
+    ).consume()

@@ -1,0 +1,70 @@
+"""Memberships in SQLite that end: the files a corpus folder no longer has.
+
+:meth:`SQLiteMembers.drop_members` removes them with what only they kept
+alive (see :meth:`dri.store.Store.drop_members`), in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from dri.store.base import to_json_text
+from dri.store.records import MembersDropped
+from dri.store.sqlite_store.comparisons import delete_comparisons
+from dri.store.sqlite_store.connection import SQLiteConnection
+
+__all__ = ["SQLiteMembers"]
+
+
+class SQLiteMembers(SQLiteConnection):
+    """Removing corpus memberships."""
+
+    def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
+        wanted = sorted(set(names))
+        if not wanted:
+            return MembersDropped()
+        with self._write() as db:
+            held: dict[str, set[str]] = {}  # doc_id -> the names that went
+            for start in range(0, len(wanted), 400):
+                chunk = wanted[start : start + 400]
+                marks = ", ".join("?" * len(chunk))
+                where = f"corpus = ? AND name IN ({marks})"
+                for name, doc_id in db.execute(
+                    f"SELECT name, doc_id FROM members WHERE {where}", (corpus, *chunk)
+                ):
+                    held.setdefault(doc_id, set()).add(name)
+                db.execute(f"DELETE FROM members WHERE {where}", (corpus, *chunk))
+            left = [d for d in sorted(held) if not _member(db, "corpus = ? AND doc_id = ?", (corpus, d))]
+            comparisons = delete_comparisons(db, left, run_id)
+            orphans = [d for d in left if not _member(db, "doc_id = ?", (d,))]
+            comparisons += delete_comparisons(db, orphans, None)
+            for doc_id in orphans:
+                db.execute("DELETE FROM graphs WHERE doc_id = ?", (doc_id,))
+                db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            for doc_id in sorted(set(held) - set(orphans)):
+                _rename(db, doc_id, held[doc_id], corpus)
+        return MembersDropped(sum(len(n) for n in held.values()), comparisons, len(orphans))
+
+
+def _member(db: sqlite3.Connection, where: str, params: tuple[str, ...]) -> bool:
+    return db.execute(f"SELECT 1 FROM members WHERE {where} LIMIT 1", params).fetchone() is not None
+
+
+def _rename(db: sqlite3.Connection, doc_id: str, gone: set[str], corpus: str) -> None:
+    """A document named by a membership that went takes the name and path of
+    one it keeps (of ``corpus`` first), so no listing shows a file that is gone."""
+    row = db.execute("SELECT name, meta FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if row is None or row[0] not in gone:
+        return
+    name, path = db.execute(
+        "SELECT name, path FROM members WHERE doc_id = ? ORDER BY corpus <> ?, corpus, name LIMIT 1",
+        (doc_id, corpus),
+    ).fetchone()
+    meta = json.loads(row[1])
+    meta.update({k: v for k, v in (("name", name), ("path", path)) if k in meta})
+    db.execute(
+        "UPDATE documents SET name = ?, path = ?, meta = ? WHERE doc_id = ?",
+        (name, path, to_json_text(meta), doc_id),
+    )

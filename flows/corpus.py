@@ -112,8 +112,10 @@ def plan_task(
 
 
 @task(name="map-and-store", **_TASK)
-def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    return steps.map_batch(pairs, run_id, params)
+def map_task(
+    pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any], threshold: float | None = None
+) -> list[steps.PairResult]:
+    return steps.map_batch(pairs, run_id, params, threshold)
 
 
 @task(name="write-summary", **_TASK)

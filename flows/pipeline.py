@@ -227,9 +227,8 @@ def _map_wave(
     k: int = 0,
 ) -> None:
     summary, seconds = run.summary, run.seconds
-    futures = [
-        run.runner.submit(steps.map_batch, b, summary.run_id, summary.params, threshold) for b in batches
-    ]
+    extra = (threshold,) if threshold is not None else ()
+    futures = [run.runner.submit(steps.map_batch, b, summary.run_id, summary.params, *extra) for b in batches]
     for future in run.runner.as_completed(futures):
         try:
             results = future.result()

@@ -419,17 +419,17 @@ def small_job(settings: CorpusSettings) -> bool:
     n = len(paths)
     mode = settings.mode
     candidates = settings.search()["candidates"]
+    searching = False
     if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
-        if settings.top and candidates:
-            # Stage 2 stops early and maps on its own pool of processes (map_in_order).
-            pairs = min(pairs, INLINE_MAX_PAIRS)
+        # A search's stage 2 stops early and maps on its own pool of processes (map_in_order).
+        searching = bool(settings.top and candidates)
     elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:
         k = settings.top_per_document
         pairs = n * k if k else n * (n - 1) // 2
-    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
+    if not searching and (pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS):
         return False
     new = 0
     try:

@@ -44,6 +44,16 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    # Prefect is imported when a runner is made, never with this module (make_task_runner).
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+
+    #: A task runner of any kind of future (processes, threads, Dask).
+    AnyTaskRunner = TaskRunner[Any]
 
 from dri.errors import Interrupted, SettingsError
 from dri.quiet_logs import forward_to_parent
@@ -103,7 +113,7 @@ def runner_config(
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 
-def make_task_runner(config: RunnerConfig | None = None):
+def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
     """The Prefect task runner for ``config`` (default: :func:`runner_config`)."""
     config = config or runner_config()
     # A worker killed mid-task (or a Dask cluster's process stopped by a
@@ -116,7 +126,7 @@ def make_task_runner(config: RunnerConfig | None = None):
     if config.kind == "dask":
         # Imported when the runner is made: the CLI imports this module before
         # Prefect, which reads its settings when first imported.
-        from prefect_dask import DaskTaskRunner
+        from prefect_dask.task_runners import DaskTaskRunner
 
         if config.dask_address:
             return DaskTaskRunner(address=config.dask_address)
@@ -130,7 +140,7 @@ def make_task_runner(config: RunnerConfig | None = None):
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=worker_init)
 
 
-def deferred_task_runner():
+def deferred_task_runner() -> AnyTaskRunner:
     """The corpus flow's task runner as declared in its decorator: a stand-in
     that makes the real one (:func:`make_task_runner`, from the environment)
     when a run starts -- Prefect enters ``flow.task_runner.duplicate()`` for
@@ -139,19 +149,22 @@ def deferred_task_runner():
     return _deferred_class()()
 
 
-def _deferred_class() -> type:
-    built = globals().get("DeferredTaskRunner")
+def _deferred_class() -> type[AnyTaskRunner]:
+    built: type[AnyTaskRunner] | None = globals().get("DeferredTaskRunner")
     if built is not None:
         return built
+    from prefect.futures import PrefectFuture
     from prefect.task_runners import TaskRunner
 
-    class DeferredTaskRunner(TaskRunner):
+    class DeferredTaskRunner(TaskRunner[PrefectFuture[Any]]):
         """Stands for the task runner :func:`make_task_runner` makes at run time."""
 
-        def duplicate(self):
+        # Not a copy of itself, as TaskRunner.duplicate() promises: the point
+        # of this stand-in is that a run enters the real runner instead.
+        def duplicate(self) -> AnyTaskRunner:  # type: ignore[override]
             return make_task_runner()
 
-        def submit(self, *args, **kwargs):
+        def submit(self, *args: Any, **kwargs: Any) -> NoReturn:
             raise RuntimeError("the deferred task runner runs nothing: a flow run enters its duplicate()")
 
     DeferredTaskRunner.__module__ = __name__
@@ -202,7 +215,7 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
     os._exit(1)
 
 
-def _end_processes(processes: list, timeout: float) -> None:
+def _end_processes(processes: list[multiprocessing.process.BaseProcess], timeout: float) -> None:
     """SIGTERM, then SIGKILL whatever is alive after ``timeout`` seconds."""
     for process in processes:
         with contextlib.suppress(OSError, ValueError):
@@ -223,8 +236,8 @@ def terminate_workers(timeout: float = 3.0) -> int:
     return len(children)
 
 
-def _stopping_process_pool_class() -> type:
-    built = globals().get("StoppingProcessPoolTaskRunner")
+def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
+    built: type[ProcessPoolTaskRunner] | None = globals().get("StoppingProcessPoolTaskRunner")
     if built is not None:
         return built
     # Prefect when the class is first needed, after its settings (see make_task_runner).
@@ -244,7 +257,12 @@ def _stopping_process_pool_class() -> type:
         finished by the next run, which skips the stored pairs.
         """
 
-        def __exit__(self, exc_type, exc_value, traceback) -> None:
+        def __exit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc_value: BaseException | None,
+            traceback: TracebackType | None,
+        ) -> None:
             if exc_type is not None and not issubclass(exc_type, Exception) and self._executor is not None:
                 # ProcessPoolExecutor keeps its workers there (a public
                 # terminate_workers() only comes with Python 3.14).
@@ -259,7 +277,7 @@ def _stopping_process_pool_class() -> type:
     return StoppingProcessPoolTaskRunner
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[AnyTaskRunner]:
     # StoppingProcessPoolTaskRunner subclasses Prefect's runner, which cannot be
     # imported with this module; it is built on first use -- also when a worker
     # unpickles the flow's task runner by this name.
@@ -284,7 +302,7 @@ def end_workers_on_signals() -> Iterator[None]:
         yield
         return
 
-    def handler(signum: int, frame) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         terminate_workers(timeout=1.0)
 
         def force_exit() -> None:
@@ -326,7 +344,7 @@ for pid in pids:
     if alive(pid):
         os.kill(pid, signal.SIGKILL)
 """
-_reaper: subprocess.Popen | None = None
+_reaper: subprocess.Popen[str] | None = None
 
 
 def reap_with_parent(pid: int) -> None:
@@ -347,7 +365,7 @@ def reap_with_parent(pid: int) -> None:
     _reaper.stdin.flush()
 
 
-def _reaped_server_class():
+def _reaped_server_class() -> type[SubprocessASGIServer]:
     import prefect
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.settings import get_current_settings
@@ -364,7 +382,7 @@ def _reaped_server_class():
         The command line is Prefect's own (3.8, ``_run_uvicorn_command``).
         """
 
-        def _run_uvicorn_command(self):
+        def _run_uvicorn_command(self) -> subprocess.Popen[Any]:
             server_env = {
                 "PREFECT_UI_ENABLED": "0",
                 "PREFECT__SERVER_EPHEMERAL": "1",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict
 from typing import Any
@@ -81,8 +81,8 @@ def score_candidate(
         return doc_id, None, None
     comparison = compare(source, target, **mapping)
     record = {
-        "scores": comparison.scores,
-        "pairs": list(comparison.mapping.pairs),
+        "scores": asdict(comparison.scores),
+        "pairs": [asdict(p) for p in comparison.mapping.pairs],
         "inferences": [ci.to_dict() for ci in comparison.inferences],
     }
     return doc_id, asdict(comparison.scores), record
@@ -144,9 +144,17 @@ class Stage2:
                     take(*score_candidate(doc_id, source, target, mapping, self.threshold()))
         return records
 
-    def _on_pool(self, store, target, todo, mapping, count, take) -> None:
+    def _on_pool(
+        self,
+        store: Store,
+        target: nx.DiGraph,
+        todo: Sequence[tuple[str, float]],
+        mapping: dict[str, Any],
+        count: int,
+        take: Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None],
+    ) -> None:
         context = multiprocessing.get_context("spawn")
-        pending: set[Future] = set()
+        pending: set[Future[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]] = set()
         queue = list(todo)
         pool = ProcessPoolExecutor(count, mp_context=context, initializer=worker_init)
         try:

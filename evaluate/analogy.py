@@ -103,17 +103,15 @@ def analogy_search(
     overrides ``sections.txt``. Two-stage search: only the ``candidates``
     documents closest to a target by content are structure-mapped, unless
     ``exhaustive``. Returns the top ``k`` per target and writes a
-    report (scores of all comparisons made -- a given target skips the
-    candidates that cannot enter its best max(k, 10), :mod:`flows.stage2` --, the top k with their mappings, the
+    report (scores of all comparisons, the top k with their mappings, the
     expert ratings if any were imported). ``far`` ranks only the sources whose
     content similarity to the target is under :data:`mapping.content.FAR_CONTENT`:
     far analogies, about other things than the target.
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
-    # The best k, and the run summary's best 10, are exact; far analogies rank
-    # another selection, which the bound on AS knows nothing of.
-    top = None if far or exhaustive else max(k, 10)
-    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive, top)
+    # Stage 2's early stop (``top``) is left off here: it skipped nothing on
+    # stories and cost more CPU than mapping them all on Prefect's pool (docs/speed.md).
+    evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     if far:
         result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"

@@ -39,6 +39,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,8 @@ MAX_PIECES = 256
 WINDOW_OVERLAP = 64
 #: Texts run through the model at once.
 BATCH_SIZE = 32
+#: Documents whose window vectors a process keeps (least recently used dropped; ~1.5 KB a window).
+DOCUMENTS_KEPT = 1024
 #: Threads onnxruntime may use in one process: flows run one process per core,
 #: and a second thread measured as twice the CPU time for the same work
 #: (bench/bench_encoder.py on a busy two-core machine).
@@ -154,6 +157,7 @@ class SentenceEncoder:
             model_bytes, options, providers=["CPUExecutionProvider"]
         )
         self._lock = threading.Lock()
+        self._documents: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``, one float32 row each (texts past :data:`MAX_PIECES` pieces are cut)."""
@@ -166,7 +170,21 @@ class SentenceEncoder:
         """Unit vectors of the overlapping windows of ``text``, one row each (at least one row)."""
         encoding = self._pieces.encode(text, add_special_tokens=False)
         ids: list[int] = list(encoding.ids)
-        return self._run([[self._cls, *ids[a:b], self._sep] for a, b in _windows(encoding.tokens)])
+        # A text read twice in one process (a document's graph text, then the
+        # same file's plain text for the encoder baseline: the same word
+        # pieces whatever the white space) is encoded once.
+        key = hashlib.sha1(np.asarray(ids, dtype=np.int64).tobytes()).digest()
+        with self._lock:
+            kept = self._documents.get(key)
+            if kept is not None:
+                self._documents.move_to_end(key)
+                return kept.copy()
+        windows = self._run([[self._cls, *ids[a:b], self._sep] for a, b in _windows(encoding.tokens)])
+        with self._lock:
+            self._documents[key] = windows
+            if len(self._documents) > DOCUMENTS_KEPT:
+                self._documents.popitem(last=False)
+        return windows.copy()
 
     def encode_document(self, text: str) -> np.ndarray:
         """The unit vector of a text of any length: :func:`document_vector` of its windows."""

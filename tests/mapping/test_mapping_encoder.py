@@ -109,3 +109,20 @@ def test_a_changed_weight_file_is_a_one_line_error(tmp_path) -> None:
     assert "\n" not in message and str(changed) in message and "sha256" in message
     with pytest.raises(EncoderSetupError, match="cannot read"):
         SentenceEncoder(model=tmp_path / "missing.onnx", tokenizer=tokenizer)
+
+
+def test_a_document_read_twice_is_encoded_once(encoder, monkeypatch) -> None:
+    text = "The sun attracts the planets.\nThe planets orbit the sun."
+    first = encoder.encode_document(text)
+    runs = []
+    monkeypatch.setattr(encoder, "_run", lambda sequences: runs.append(sequences) or np.zeros((1, 384)))
+    # The same word pieces with other white space: kept, not run again.
+    assert np.array_equal(
+        encoder.encode_document("The sun  attracts the planets. The planets orbit the sun."), first
+    )
+    assert runs == []
+    encoder.encode_document("Another text altogether.")
+    assert len(runs) == 1
+    # What is handed out is a copy: changing it does not change what is kept.
+    encoder.encode_windows(text)[:] = 0
+    assert np.array_equal(encoder.encode_document(text), first)

@@ -36,22 +36,13 @@ class Neo4jMembers(Neo4jConnection):
             )
             held = {r["id"]: set(r["names"]) for r in rows}
             ids = sorted(held)
-            left = [
-                r["id"]
-                for r in tx.run(
-                    "MATCH (d:Document) WHERE d.id IN $ids "
-                    "AND NOT EXISTS { MATCH (:Corpus {name: $corpus})-[:CONTAINS]->(d) } RETURN d.id AS id",
-                    ids=ids,
-                    corpus=corpus,
-                )
-            ]
-            comparisons = delete_comparisons(tx, left, run_id) if left else 0
+            comparisons = delete_comparisons(tx, ids, run_id) if ids else 0
             orphans = [
                 r["id"]
                 for r in tx.run(
                     "MATCH (d:Document) WHERE d.id IN $ids AND NOT EXISTS { MATCH ()-[:CONTAINS]->(d) } "
                     "RETURN d.id AS id",
-                    ids=left,
+                    ids=ids,
                 )
             ]
             if orphans:

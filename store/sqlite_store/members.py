@@ -36,9 +36,8 @@ class SQLiteMembers(SQLiteConnection):
                 ):
                     held.setdefault(doc_id, set()).add(name)
                 db.execute(f"DELETE FROM members WHERE {where}", (corpus, *chunk))
-            left = [d for d in sorted(held) if not _member(db, "corpus = ? AND doc_id = ?", (corpus, d))]
-            comparisons = delete_comparisons(db, left, run_id)
-            orphans = [d for d in left if not _member(db, "doc_id = ?", (d,))]
+            comparisons = delete_comparisons(db, held, run_id)
+            orphans = [d for d in sorted(held) if not _member(db, "doc_id = ?", (d,))]
             comparisons += delete_comparisons(db, orphans, None)
             for doc_id in orphans:
                 db.execute("DELETE FROM graphs WHERE doc_id = ?", (doc_id,))

@@ -38,6 +38,7 @@ from dri.flows.corpus_settings import CorpusSettings
 from dri.flows.execution import InProcess, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
+from dri.literal import storable
 from dri.mapping.profiles import get_profile
 from dri.quiet_logs import FAILURE
 from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
@@ -75,7 +76,7 @@ def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str,
         default=str,
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
-    parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
+    parts = [corpus, mode] + ([storable(Path(target).stem)] if target else []) + [digest]
     return "-".join(parts)
 
 

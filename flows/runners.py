@@ -41,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,8 @@ __all__ = [
     "RunnerConfig",
     "deferred_task_runner",
     "end_workers_on_signals",
+    "interrupted_by",
+    "local_cluster",
     "make_task_runner",
     "runner_config",
     "shared_prefect_api",
@@ -120,7 +123,9 @@ def make_task_runner(config: RunnerConfig | None = None):
         if config.dask_address:
             return DaskTaskRunner(address=config.dask_address)
         kwargs = {"n_workers": config.workers, "threads_per_worker": 1} if config.workers else {}
-        return DaskTaskRunner(cluster_kwargs={"processes": True, **kwargs})
+        return _stopping_dask_class()(
+            cluster_class=local_cluster, cluster_kwargs={"processes": True, **kwargs}
+        )
     if config.kind == "threads":
         # Prefect when the runner is made, after its settings (see above).
         from prefect.task_runners import ThreadPoolTaskRunner
@@ -258,6 +263,105 @@ def _stopping_process_pool_class() -> type:
     return StoppingProcessPoolTaskRunner
 
 
+# -- a local Dask cluster ------------------------------------------------------
+
+
+def local_cluster(**kwargs):
+    """A ``distributed.LocalCluster`` whose processes and threads never see
+    SIGINT: a terminal's Ctrl-C reaches the whole process group, and a nanny
+    or worker that stopped on its own would die mid-task, with its traceback
+    and the scheduler's complaints on the console. Blocked while the cluster
+    starts, SIGINT stays blocked in everything started meanwhile (a signal
+    mask is inherited by threads and across fork and exec); this thread gets
+    its mask back, so only the command handles Ctrl-C, and it ends the
+    cluster (:class:`StoppingDaskTaskRunner`)."""
+    import distributed
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        cluster = distributed.LocalCluster(**kwargs)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    _local_clusters.add(cluster)
+    return cluster
+
+
+_local_clusters: weakref.WeakSet = weakref.WeakSet()
+
+
+def _stop_local_clusters() -> None:
+    """Stop the local clusters' workers at once: distributed's loggers
+    silenced, each nanny told not to restart its worker, and the worker
+    processes killed (they map batches nobody will wait for)."""
+    _silence_distributed()
+    for cluster in list(_local_clusters):
+        _end_dask_workers(cluster)
+
+
+def _silence_distributed() -> None:
+    """distributed's loggers quiet for good: a cluster taken down by a signal
+    makes its scheduler and nannies report every lost worker and connection,
+    which tells the user nothing (the command says "interrupted")."""
+    for name in [
+        n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")
+    ]:
+        logging.getLogger(name).disabled = True
+    logging.getLogger("distributed").disabled = True
+
+
+def _end_dask_workers(cluster) -> None:
+    """Kill the worker processes of a local ``cluster`` (its nannies and their
+    workers) at once: they are mapping batches nobody will wait for."""
+    pids = []
+    for worker in list(getattr(cluster, "workers", {}).values()):
+        with contextlib.suppress(Exception):
+            worker.close_gracefully(reason="interrupted")  # a nanny: no restart when its worker goes
+        process = getattr(getattr(worker, "process", None), "process", None)  # Nanny -> AsyncProcess
+        pid = getattr(process, "pid", None)
+        if pid:
+            pids.append(pid)
+    for pid in pids:
+        for child in _child_pids(pid):
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _child_pids(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _stopping_dask_class() -> type:
+    built = globals().get("StoppingDaskTaskRunner")
+    if built is not None:
+        return built
+    # prefect_dask when the class is first needed, after Prefect's settings (see make_task_runner).
+    from prefect_dask import DaskTaskRunner
+
+    class StoppingDaskTaskRunner(DaskTaskRunner):
+        """Prefect's Dask runner on a :func:`local_cluster`, whose worker
+        processes are killed at once, and distributed's loggers silenced,
+        when the flow is torn down by a signal (see
+        :class:`StoppingProcessPoolTaskRunner`); closing the cluster then
+        takes a moment instead of waiting for busy workers."""
+
+        def __exit__(self, exc_type, exc_value, traceback) -> None:
+            stopping = exc_type is not None and not issubclass(exc_type, Exception)
+            if (stopping or interrupted_by() is not None) and self._cluster is not None:
+                _stop_local_clusters()
+            super().__exit__(exc_type, exc_value, traceback)
+
+    StoppingDaskTaskRunner.__module__ = __name__
+    StoppingDaskTaskRunner.__qualname__ = "StoppingDaskTaskRunner"
+    globals()["StoppingDaskTaskRunner"] = StoppingDaskTaskRunner
+    return StoppingDaskTaskRunner
+
+
 def __getattr__(name: str):
     # StoppingProcessPoolTaskRunner subclasses Prefect's runner, which cannot be
     # imported with this module; it is built on first use -- also when a worker
@@ -266,7 +370,20 @@ def __getattr__(name: str):
         return _stopping_process_pool_class()
     if name == "DeferredTaskRunner":
         return _deferred_class()
+    if name == "StoppingDaskTaskRunner":
+        return _stopping_dask_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_signalled: int | None = None
+
+
+def interrupted_by() -> int | None:
+    """The signal that :func:`end_workers_on_signals` caught, if any. The
+    command asks after its run, because the interrupt raised in the flow may
+    come back as the flow's failure: a library that catches every exception
+    (pydantic's serializer, say) wraps a KeyboardInterrupt raised inside it."""
+    return _signalled
 
 
 @contextlib.contextmanager
@@ -279,11 +396,17 @@ def end_workers_on_signals() -> Iterator[None]:
     While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
     workers are ended as the flow unwinds (:class:`StoppingProcessPoolTaskRunner`),
     then Prefect restores this handler and sends SIGTERM again."""
+    global _signalled
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _signalled = None
 
     def handler(signum: int, frame) -> None:
+        global _signalled
+        _signalled = signum
+        if _local_clusters:  # before their workers go: a nanny would start a new one
+            _stop_local_clusters()
         terminate_workers(timeout=1.0)
 
         def force_exit() -> None:

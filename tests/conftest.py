@@ -21,6 +21,11 @@ How to write a cheap test that keeps every part real (the suite's budget is
   test needs; never a fixed ``time.sleep``.
 - Expensive set-up (a flow run, a stored corpus): a module- or
   session-scoped fixture, checked by several tests.
+- A slow test that mostly waits (a server restarted, a ``dri run``
+  subprocess signalled) and shares nothing with other tests: mark it
+  ``@pytest.mark.background``, so that it runs in a thread from the start of
+  the session while the other tests go on (``tests/background.py``; it may
+  take only ``tmp_path`` and its parameters).
 - A new fault matrix cell (``tests/dri/fault_matrix*.py``): a runner in
   ``CELL_RUNNERS`` working only in its own ``Workspace``; it runs in the
   background pool of ``tests/dri/fault_matrix_pool.py`` from the start of
@@ -51,6 +56,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
+import background
 import pytest
 from chromium import Chromium, ChromiumMissing, chromium_path
 from neo4j_server import neo4j_script
@@ -62,6 +68,10 @@ os.environ["PREFECT_HOME"] = _PREFECT_HOME = tempfile.mkdtemp(prefix="dri-prefec
 
 # Read before any fixture hides it (the evaluation tests run without NEO4J_URI).
 _NEO4J_URI_AT_START = os.environ.get("NEO4J_URI")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(background, "dri-background-tests")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -7,15 +7,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+#: As the session started: the test runs in the background (tests/background.py),
+#: beside tests that change this process's environment.
+ENV_AT_START = dict(os.environ)
 
 
+@pytest.mark.background
 def test_evaluate_keeps_prefect_quiet_and_offline(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "atom.txt").write_text("The nucleus attracts the electrons. The electrons orbit the nucleus.\n")
     (corpus / "sun.txt").write_text("The sun attracts the planets. The planets orbit the sun.\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != "DO_NOT_TRACK"}
+    env = {
+        k: v
+        for k, v in ENV_AT_START.items()
+        if not k.startswith(("PREFECT_", "NEO4J_")) and k != "DO_NOT_TRACK"
+    }
     env.update(DRI_DATA_DIR=str(tmp_path / "data"), PREFECT_HOME=str(tmp_path / "prefect-home"))
     done = subprocess.run(
         [

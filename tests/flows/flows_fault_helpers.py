@@ -39,6 +39,9 @@ DEMO = ROOT / "corpora" / "demo"
 #: The fault tests' own Neo4j instances: this port and the next (tests/neo4j_server.py).
 PORT = extra_port("fault", setting="DRI_TEST_FAULT_PORT")
 PASSWORD = "Hunter2-Fault-Pw"
+#: The environment as the session started, before any test changed it: the
+#: background tests (tests/background.py) build their subprocesses' from it.
+ENV_AT_START = dict(os.environ)
 
 
 def neo4j(command: str, port: int) -> subprocess.CompletedProcess:
@@ -48,7 +51,7 @@ def neo4j(command: str, port: int) -> subprocess.CompletedProcess:
 
 
 def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_API", "DRI_NEO4J"))}
+    env = {k: v for k, v in ENV_AT_START.items() if not k.startswith(("NEO4J_", "PREFECT_API", "DRI_NEO4J"))}
     env.update(
         DRI_DATA_DIR=str(tmp_path / "data"),
         PREFECT_HOME=str(tmp_path / "prefect-home"),

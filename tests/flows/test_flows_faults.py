@@ -45,6 +45,7 @@ def test_a_malformed_uri_never_shows_its_password_anywhere(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.background
 @pytest.mark.timeout(1800)
 def test_a_server_gone_for_good_costs_one_retry_window_and_the_summary_says_what_to_do(tmp_path):
     port = PORT

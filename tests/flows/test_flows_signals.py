@@ -36,6 +36,7 @@ from dri.store import open_store
 
 
 @pytest.mark.slow
+@pytest.mark.background
 @pytest.mark.timeout(2400)  # three runs and a server restart, on a shared machine
 def test_a_restart_mid_run_then_a_rerun_leaves_what_a_clean_run_leaves(tmp_path):
     port = PORT + 1
@@ -110,6 +111,7 @@ def _comparisons(db: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.background
 @pytest.mark.timeout(1200)  # a whole run may take minutes on a shared machine
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_signalled_run_leaves_no_process_behind(tmp_path, case):

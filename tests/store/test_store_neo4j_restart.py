@@ -2,7 +2,8 @@
 
 Runs its own server instance (``scripts/neo4j`` on
 ``DRI_TEST_NEO4J_RESTART_PORT``, default the suite's port + 200, with fresh
-data), so the server the other tests use is never disturbed. The batch is written the way
+data), so the server the other tests use is never disturbed; it runs in the
+background of the session (``tests/background.py``). The batch is written the way
 the flows write it: skip what the store already has, carry on past a failed
 item. The checks: a write while the server is down fails after bounded
 retries with one line naming the server; the batch, re-run after the
@@ -40,8 +41,7 @@ def _wait_until_bolt_refuses(port: int, timeout: float = 120) -> None:
     raise AssertionError(f"Neo4j on port {port} still accepts connections after {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def restartable_server():
+def _start_fresh_server() -> None:
     neo4j_script("wipe", PORT)
     started = neo4j_script("start", PORT)
     if started.returncode != 0:
@@ -49,8 +49,6 @@ def restartable_server():
             f"`scripts/neo4j start` on port {PORT} failed: {(started.stderr or started.stdout)[-500:]}",
             pytrace=False,
         )
-    yield URI
-    neo4j_script("wipe", PORT)
 
 
 def _batch(documents: int = 24, nodes: int = 120):
@@ -122,20 +120,27 @@ def _snapshot(store, graphs):
 
 
 @pytest.mark.slow
-def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing(
-    restartable_server, neo4j_uri
-):
+@pytest.mark.background
+def test_a_restart_in_the_middle_of_a_batch_loses_nothing_and_duplicates_nothing():
+    _start_fresh_server()
+    try:
+        _restart_in_the_middle_of_a_batch()
+    finally:
+        neo4j_script("wipe", PORT)
+
+
+def _restart_in_the_middle_of_a_batch() -> None:
     graphs, comparisons = _batch()
 
-    # What an undisturbed run leaves, on the main test server.
-    with open_store(neo4j_uri) as reference:
-        reference.clear()
+    # What an undisturbed run leaves, on the same server before it is disturbed.
+    with open_store(URI) as reference:
         _write(reference, graphs, comparisons)
         expected = _snapshot(reference, graphs)
+        reference.clear()
     assert [j == to_json(g) for j, g in zip(expected[1], graphs)] == [True] * len(graphs)
 
-    patient = Neo4jStore(Neo4jSettings(restartable_server, retry_seconds=120))
-    impatient = Neo4jStore(Neo4jSettings(restartable_server, retry_seconds=2, connection_timeout=2))
+    patient = Neo4jStore(Neo4jSettings(URI, retry_seconds=120))
+    impatient = Neo4jStore(Neo4jSettings(URI, retry_seconds=2, connection_timeout=2))
     paused, resume, outcome = threading.Event(), threading.Event(), {}
     writer = threading.Thread(
         target=lambda: outcome.update(

@@ -109,3 +109,22 @@ def test_a_changed_weight_file_is_a_one_line_error(tmp_path) -> None:
     assert "\n" not in message and str(changed) in message and "sha256" in message
     with pytest.raises(EncoderSetupError, match="cannot read"):
         SentenceEncoder(model=tmp_path / "missing.onnx", tokenizer=tokenizer)
+
+
+def test_dri_compare_says_in_one_line_that_the_encoder_cannot_load(tmp_path, monkeypatch, capsys) -> None:
+    """The installed files made unreadable (a fault, as a broken install has): exit 1, not 70."""
+    from dri.cli import main
+
+    _, tokenizer = default_files()
+    monkeypatch.setattr(encoder_module, "default_files", lambda: (tmp_path / "missing.onnx", tokenizer))
+    monkeypatch.setattr(encoder_module, "_ENCODER", None)
+    source, target = tmp_path / "a.txt", tmp_path / "b.txt"
+    source.write_text("The sun attracts the planets. The planets orbit the sun.", encoding="utf-8")
+    target.write_text(
+        "The nucleus attracts the electrons. The electrons orbit the nucleus.", encoding="utf-8"
+    )
+    assert main(["compare", str(source), str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert (
+        err == f"error: {tmp_path / 'missing.onnx'}: cannot read the encoder file (No such file or directory)"
+    )

@@ -47,7 +47,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,9 +115,11 @@ def code_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[dict[str, Any], float]:
-    """ROS graph of every text, from the content cache or parsed in one stream."""
-    path = path or cache_dir() / "validity" / f"graphs-{code_hash()}.pkl"
+def _cached(
+    path: Path, texts: dict[str, str], log, verb: str, fill: Callable[[list[str]], Iterable[Any]]
+) -> tuple[dict[str, Any], float]:
+    """One value per text from the pickle at ``path``; the texts it lacks get
+    ``fill(keys)``'s values, and the pickle is written again (atomically)."""
     cached: dict[str, Any] = {}
     if path.is_file():
         with path.open("rb") as fh:
@@ -125,16 +127,25 @@ def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[di
     todo = [k for k in texts if k not in cached]
     started = time.perf_counter()
     if todo:
-        log(f"parsing {len(todo)} texts ({len(texts) - len(todo)} cached)")
-        docs = (document_from_text(texts[k], name=k[:12]) for k in todo)
-        for k, g in zip(todo, build_graphs(docs, batch_size=256)):
-            cached[k] = g
+        log(f"{verb} {len(todo)} texts ({len(texts) - len(todo)} cached)")
+        for k, value in zip(todo, fill(todo)):
+            cached[k] = value
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         with tmp.open("wb") as fh:
             pickle.dump(cached, fh, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(path)
     return {k: cached[k] for k in texts}, time.perf_counter() - started
+
+
+def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[dict[str, Any], float]:
+    """ROS graph of every text, from the content cache or parsed in one stream."""
+
+    def parse(todo: list[str]) -> Iterable[Any]:
+        return build_graphs((document_from_text(texts[k], name=k[:12]) for k in todo), batch_size=256)
+
+    path = path or cache_dir() / "validity" / f"graphs-{code_hash()}.pkl"
+    return _cached(path, texts, log, "parsing", parse)
 
 
 def _encode(text: str) -> np.ndarray:
@@ -144,24 +155,13 @@ def _encode(text: str) -> np.ndarray:
 def encoder_vectors(texts: dict[str, str], log, workers: int) -> tuple[dict[str, np.ndarray], float]:
     """The sentence encoder's document vector of every text, from the cache
     (``data/cache/validity/encoder-<model sha256>.pkl``) or encoded in a pool."""
-    path = cache_dir() / "validity" / f"encoder-{MODEL_SHA256[:12]}.pkl"
-    cached: dict[str, np.ndarray] = {}
-    if path.is_file():
-        with path.open("rb") as fh:
-            cached = pickle.load(fh)
-    todo = [k for k in texts if k not in cached]
-    started = time.perf_counter()
-    if todo:
-        log(f"encoding {len(todo)} texts ({len(texts) - len(todo)} cached)")
+
+    def encode(todo: list[str]) -> Iterator[np.ndarray]:
         with mp.get_context("fork").Pool(workers) as pool:
-            for k, v in zip(todo, pool.imap(_encode, [texts[k] for k in todo], chunksize=16)):
-                cached[k] = v
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(cached, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
-    return {k: cached[k] for k in texts}, time.perf_counter() - started
+            yield from pool.imap(_encode, [texts[k] for k in todo], chunksize=16)
+
+    path = cache_dir() / "validity" / f"encoder-{MODEL_SHA256[:12]}.pkl"
+    return _cached(path, texts, log, "encoding", encode)
 
 
 def parse_profile(spec: str) -> Profile:

@@ -15,8 +15,9 @@ neither spaCy nor Prefect.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dri.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
@@ -56,15 +57,4 @@ __all__ = [
     "run_corpus",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dri' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found at once next time
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

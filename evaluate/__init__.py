@@ -32,8 +32,9 @@ registry can be read without loading Prefect.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dri.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from dri.evaluate.analogy import analogy_evaluation, analogy_search, format_search
@@ -54,28 +55,28 @@ if TYPE_CHECKING:
     from dri.evaluate.translation import evaluate_translation, translation_evaluation
 
 _EXPORTS = {
-    "analogy_evaluation": "analogy",
-    "analogy_search": "analogy",
-    "format_search": "analogy",
-    "choice_evaluation": "choice",
-    "evaluate_choice": "choice",
-    "Evaluation": "core",
-    "Progress": "core",
-    "RunOptions": "core",
-    "default_report_dir": "core",
-    "evaluate": "core",
-    "headline_order": "core",
-    "run_evaluation": "core",
-    "evaluate_judgements": "judgements",
-    "judgements_evaluation": "judgements",
-    "KINDS": "kinds",
-    "EvaluationKind": "kinds",
-    "evaluate_plagiarism": "plagiarism",
-    "plagiarism_evaluation": "plagiarism",
-    "evaluate_ranking": "ranking",
-    "ranking_evaluation": "ranking",
-    "evaluate_translation": "translation",
-    "translation_evaluation": "translation",
+    "analogy_evaluation": ".analogy",
+    "analogy_search": ".analogy",
+    "format_search": ".analogy",
+    "choice_evaluation": ".choice",
+    "evaluate_choice": ".choice",
+    "Evaluation": ".core",
+    "Progress": ".core",
+    "RunOptions": ".core",
+    "default_report_dir": ".core",
+    "evaluate": ".core",
+    "headline_order": ".core",
+    "run_evaluation": ".core",
+    "evaluate_judgements": ".judgements",
+    "judgements_evaluation": ".judgements",
+    "KINDS": ".kinds",
+    "EvaluationKind": ".kinds",
+    "evaluate_plagiarism": ".plagiarism",
+    "plagiarism_evaluation": ".plagiarism",
+    "evaluate_ranking": ".ranking",
+    "ranking_evaluation": ".ranking",
+    "evaluate_translation": ".translation",
+    "translation_evaluation": ".translation",
 }
 
 __all__ = [
@@ -103,15 +104,4 @@ __all__ = [
     "translation_evaluation",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dri.evaluate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dri.evaluate.{module}"), name)
-    globals()[name] = value  # found at once next time
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

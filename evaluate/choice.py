@@ -4,12 +4,12 @@ wrong, and how often each option type is picked."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import Literal, Unpack
 
 from dri.corpora.judgements import load_choice, write_documents
 from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
-from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 from dri.metrics.validity import choice_section
 
 __all__ = ["choice_evaluation", "evaluate_choice"]
@@ -59,6 +59,6 @@ def evaluate_choice(
     return validity_report(result, Path(path), report_dir, _sections)
 
 
-def _sections(result: EvaluationResult) -> tuple[list[ReportSection], Any]:
+def _sections(result: EvaluationResult) -> tuple[list[ReportSection], ValidityStats]:
     section, stats = choice_section(result.rows, result.scores)
     return [section], stats

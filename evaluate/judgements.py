@@ -4,12 +4,12 @@ intervals and a scatter plot per score (docs/validity.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import Literal, Unpack
 
 from dri.corpora.judgements import load_judgements, write_documents
 from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
-from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 from dri.metrics.validity import judgement_section, plot_scatter
 
 __all__ = ["evaluate_judgements", "judgements_evaluation"]
@@ -55,7 +55,7 @@ def evaluate_judgements(
     return validity_report(result, Path(path), report_dir, _sections, _plots)
 
 
-def _sections(result: EvaluationResult) -> tuple[list[ReportSection], Any]:
+def _sections(result: EvaluationResult) -> tuple[list[ReportSection], ValidityStats]:
     section, stats = judgement_section(result.rows, result.scores, "human")
     return [section], stats
 

@@ -4,13 +4,13 @@ and MAP per query and their means with 95% intervals (:mod:`dri.metrics.ranking`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import Literal, Unpack
 
 from dri.corpora.judgements import load_ranking, write_documents
 from dri.evaluate.core import Evaluation, RunOptions, evaluate
 from dri.evaluate.validity import documents_dir, validity_report
 from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
-from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 
 __all__ = ["evaluate_ranking", "ranking_evaluation"]
 
@@ -77,10 +77,9 @@ def evaluate_ranking(
     return validity_report(result, Path(path), report_dir, _sections, _plots)
 
 
-def _sections(result: EvaluationResult) -> tuple[list[ReportSection], Any]:
+def _sections(result: EvaluationResult) -> tuple[list[ReportSection], ValidityStats]:
     ranking = rank_pools(result.rows, result.structure_scores, result.baseline_scores)
-    result.validity = ranking
-    return ranking_section(ranking), ranking.to_dict()
+    return ranking_section(ranking), ranking
 
 
 def _plots(result: EvaluationResult, source: Path, out: Path, sections: list[ReportSection]) -> None:

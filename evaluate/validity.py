@@ -12,11 +12,11 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from dri.evaluate.core import default_report_dir
 from dri.metrics.report import write_report
-from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection
+from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 from dri.settings import data_dir
 
 __all__ = ["Plots", "Sections", "documents_dir", "validity_report"]
@@ -28,8 +28,8 @@ def documents_dir(kind: str, path: Path) -> Path:
     return data_dir() / "validity-corpora" / f"{kind}-{path.stem}-{digest}"
 
 
-#: A kind's own report sections from its rows, with the statistics for ``validity.json``.
-Sections = Callable[[EvaluationResult], tuple[list[ReportSection], Any]]
+#: A kind's own report sections from its rows, with its statistics (``result.validity``, ``validity.json``).
+Sections = Callable[[EvaluationResult], tuple[list[ReportSection], ValidityStats]]
 #: A kind's plots, written to the report folder and added to its first section:
 #: ``plots(result, source, folder, sections)``.
 Plots = Callable[[EvaluationResult, Path, Path, list[ReportSection]], None]
@@ -44,12 +44,12 @@ def validity_report(
 ) -> tuple[EvaluationResult, ReportFiles | None]:
     """The shared report folder plus the kind's ``sections``, its ``plots`` and ``validity.json``."""
     found, stats = sections(result)
-    result.meta["validity"] = stats
+    result.validity = stats
     if report_dir is False:
         return result, None
     out = Path(report_dir or default_report_dir(result.kind, source.with_suffix("")))
     out.mkdir(parents=True, exist_ok=True)
     if plots is not None:
         plots(result, source, out, found)
-    (out / "validity.json").write_text(json.dumps(stats, indent=1, default=str), encoding="utf-8")
+    (out / "validity.json").write_text(json.dumps(stats.to_dict(), indent=1, default=str), encoding="utf-8")
     return result, write_report(result, out, sections=found)

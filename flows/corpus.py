@@ -28,23 +28,26 @@ carrying the :class:`~flows.tasks.RunSummary`. Called directly,
 :func:`corpus_flow` returns the summary, or raises that exception.
 
 **Idempotence.** ``run_id`` defaults to a hash of the corpus name, mode,
-target, parameters and extractor version: a repeated run stores nothing
-twice, and new parameters or a new extractor give a new result set.
+target, parameters (the mapping profile by its fields) and extractor version:
+a repeated run stores nothing twice, and new parameters, a changed profile or
+a new extractor give a new result set.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar, ParamSpec, TypeVar
 
-from prefect import flow, task
+from prefect import State, flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext
-from prefect.futures import as_completed
+from prefect.futures import PrefectFuture, as_completed
 from prefect.logging import get_run_logger
 from prefect.runtime import deployment, flow_run
-from prefect.states import Completed, Failed, State
+from prefect.states import Completed, Failed
+from prefect.tasks import Task
 
 from dri.errors import Failure
 from dri.flows import tasks as steps
@@ -81,42 +84,27 @@ __all__ = [
 
 # -- tasks ---------------------------------------------------------------------
 
-# The store is the cache (keyed by graph_id and by run_id), so Prefect's own
-# result caching and persistence are switched off: they would only duplicate it.
-_TASK = dict(cache_policy=NO_CACHE, persist_result=False)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-@task(name="discover-documents", **_TASK)
-def discover_task(corpus_dir: str, allow_outside_links: bool = False) -> tuple[list[str], list[str]]:
-    return steps.discover_documents(corpus_dir, allow_outside_links)
+def _task(name: str) -> Callable[[Callable[P, R]], Task[P, R]]:
+    """Prefect's ``@task`` as every step of the flow takes it. The store is the
+    cache (keyed by graph_id and by run_id), so Prefect's own result caching and
+    persistence are switched off: they would only duplicate it."""
+    return task(name=name, cache_policy=NO_CACHE, persist_result=False)
 
 
-@task(name="extract-and-store", **_TASK)
-def extract_task(
-    paths: list[str], corpus: str, corpus_dir: str
-) -> tuple[list[steps.Extracted], list[Failure]]:
-    # Failures are logged by the flow as they arrive, once each (flows.pipeline).
-    return steps.extract_batch(paths, corpus, corpus_dir)
+# The steps as Prefect tasks: the plain functions themselves, so each task
+# takes exactly its step's parameters.
+discover_task = _task("discover-documents")(steps.discover_documents)
+# Failures are logged by the flow as they arrive, once each (flows.pipeline).
+extract_task = _task("extract-and-store")(steps.extract_batch)
+plan_task = _task("plan-pairs")(steps.plan_run)
+map_task = _task("map-and-store")(steps.map_batch)
 
 
-@task(name="plan-pairs", **_TASK)
-def plan_task(
-    mode: str,
-    documents: dict[str, str],
-    corpus_dir: str,
-    target: str | None,
-    corpus: str | None = None,
-    search: dict[str, Any] | None = None,
-) -> steps.Plan:
-    return steps.plan_run(mode, documents, corpus_dir, target, corpus, search)
-
-
-@task(name="map-and-store", **_TASK)
-def map_task(pairs: list[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[steps.PairResult]:
-    return steps.map_batch(pairs, run_id, params)
-
-
-@task(name="write-summary", **_TASK)
+@_task("write-summary")
 def summary_task(summary: steps.RunSummary) -> tuple[str, Failure | None]:
     """:func:`flows.tasks.save_summary`, and the summary as the run's artifact."""
     path, problem = steps.save_summary(summary)
@@ -141,7 +129,7 @@ class PrefectTasks:
     """The pipeline's runner inside the flow: each step as the Prefect task
     that wraps it, on the flow's task runner (:class:`~flows.execution.Runner`)."""
 
-    _TASKS: ClassVar[dict[Any, Any]] = {
+    _TASKS: ClassVar[dict[Callable[..., Any], Task[..., Any]]] = {
         steps.discover_documents: discover_task,
         steps.extract_batch: extract_task,
         steps.plan_run: plan_task,
@@ -161,13 +149,13 @@ class PrefectTasks:
         n = getattr(ctx.task_runner, "_max_workers", None) if ctx else None
         return int(n or local_workers())
 
-    def call(self, step, *args):
+    def call(self, step: Callable[..., Any], *args: Any) -> Any:
         return self._TASKS[step](*args)
 
-    def submit(self, step, *args):
+    def submit(self, step: Callable[..., Any], *args: Any) -> PrefectFuture[Any]:
         return self._TASKS[step].submit(*args)
 
-    def as_completed(self, futures):
+    def as_completed(self, futures: list[PrefectFuture[Any]]) -> Iterator[PrefectFuture[Any]]:
         return as_completed(futures)
 
 

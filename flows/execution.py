@@ -24,14 +24,17 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-__all__ = ["InProcess", "Runner", "local_workers"]
+__all__ = ["InProcess", "RunLogger", "Runner", "local_workers"]
+
+#: The logger a run writes to: Python's, or Prefect's adapter of it inside a flow.
+RunLogger = logging.Logger | logging.LoggerAdapter[logging.Logger]
 
 
 class Runner(Protocol):
     """What the pipeline needs of whoever executes its steps."""
 
     #: The run's logger.
-    logger: logging.Logger | logging.LoggerAdapter
+    logger: RunLogger
     #: The level of one failure's log line (see the module docstring).
     failure_level: int
 
@@ -61,7 +64,7 @@ class InProcess:
     """Every step called in this process as it is submitted."""
 
     def __init__(self, failure_level: int = logging.INFO) -> None:
-        self.logger: logging.Logger | logging.LoggerAdapter = logging.getLogger("dri.flows.corpus")
+        self.logger: RunLogger = logging.getLogger("dri.flows.corpus")
         self.failure_level = failure_level
 
     def workers(self) -> int:
@@ -72,8 +75,8 @@ class InProcess:
     def call(self, step: Callable[..., Any], *args: Any) -> Any:
         return step(*args)
 
-    def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future:
-        future: concurrent.futures.Future = concurrent.futures.Future()
+    def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         try:
             future.set_result(step(*args))
         except Exception as err:

@@ -22,9 +22,9 @@ import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dri.corpora.discover import discover, has_manifest
 from dri.errors import Failure, one_line
@@ -35,7 +35,7 @@ from dri.files import FileRefused, read_limited
 from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings
-from dri.flows.execution import InProcess, Runner
+from dri.flows.execution import InProcess, RunLogger, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.literal import storable
@@ -60,27 +60,34 @@ __all__ = [
 # other workers idle at the end; at most this many items per batch, so the
 # progress bar and the logs still move. A batch of 20 documents or 200 pairs
 # is a second or two of work against ~0.1 s of orchestration per task.
+T = TypeVar("T")
+
 _BATCHES_PER_WORKER = 4
 _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
 # Best pairs kept for the run summary.
 _TOP = 10
+#: The heap of the best pairs a run mapped: ``(analogy similarity, source id, target id, scores)``.
+TopPairs = list[tuple[float, str, str, dict[str, float]]]
 
 
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
-    changes the results, so equal inputs give the same id."""
-    key = json.dumps(
-        {"corpus": corpus, "mode": mode, "target": target, "params": params, "extractor": EXTRACTOR_VERSION},
-        sort_keys=True,
-        default=str,
-    )
+    changes the results, so equal inputs give the same id. The mapping
+    profile counts by its fields, not its name: a profile whose fields change
+    gives a new result set, and the comparisons stored under the old ones
+    are not read back as its results."""
+    fields: dict[str, Any] = {"corpus": corpus, "mode": mode, "target": target, "params": params}
+    profile = (params.get("mapping") or {}).get("profile")
+    if profile is not None:
+        fields["profile"] = asdict(get_profile(profile))
+    key = json.dumps({**fields, "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     parts = [corpus, mode] + ([storable(Path(target).stem)] if target else []) + [digest]
     return "-".join(parts)
 
 
-def _batches(items: Sequence, batch_size: int | None, workers: int, largest: int) -> list[list]:
+def _batches(items: Sequence[T], batch_size: int | None, workers: int, largest: int) -> list[list[T]]:
     if not items:
         return []
     size = batch_size or max(1, min(largest, math.ceil(len(items) / (workers * _BATCHES_PER_WORKER))))
@@ -119,7 +126,7 @@ class Run:
         return cls(settings, runner, summary, runner.workers())
 
     @property
-    def logger(self):
+    def logger(self) -> RunLogger:
         return self.runner.logger
 
     def failed(self, failures: list[Failure]) -> None:
@@ -159,7 +166,7 @@ def extract_stage(run: Run, paths: list[str]) -> dict[str, str]:
     return documents
 
 
-def map_stage(run: Run, plan: steps.Plan, top: list | None = None) -> None:
+def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
     """Steps 5-6 in parallel batches.
 
     Batches are submitted in waves of a few per worker, so that a run of
@@ -176,7 +183,13 @@ def map_stage(run: Run, plan: steps.Plan, top: list | None = None) -> None:
         _map_wave(run, batches[start : start + wave], names, progress, top)
 
 
-def _map_wave(run: Run, batches: list[list], names: dict[str, str], progress: Reporter, top) -> None:
+def _map_wave(
+    run: Run,
+    batches: list[list[tuple[str, str]]],
+    names: dict[str, str],
+    progress: Reporter,
+    top: TopPairs | None,
+) -> None:
     summary, seconds = run.summary, run.seconds
     futures = [run.runner.submit(steps.map_batch, b, summary.run_id, summary.params) for b in batches]
     for future in run.runner.as_completed(futures):
@@ -210,7 +223,7 @@ def _best(
     run_id: str,
     planned: dict[tuple[str, str], steps.PlannedPair],
     k: int = 10,
-    streamed: list | None = None,
+    streamed: TopPairs | None = None,
 ) -> list[dict[str, Any]]:
     """The ``k`` planned pairs with the highest analogy similarity in the
     result set, whether mapped by this run or an earlier one. ``streamed``,
@@ -257,7 +270,7 @@ def _map_planned(run: Run, documents: dict[str, str]) -> StoreError | None:
     summary.stage1 = plan.stage1
     _timed(run, "plan", t)
     t = time.perf_counter()
-    top: list = []
+    top: TopPairs = []
     map_stage(run, plan, top)
     _timed(run, "map_wall", t)
     down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
@@ -341,7 +354,7 @@ class PartialFailure(ReportedFailure):
         super().__init__(message)
         self.summary = summary
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[PartialFailure], tuple[str, steps.RunSummary | None]]:
         return (PartialFailure, (self.args[0], self.summary))
 
 

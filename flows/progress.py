@@ -18,12 +18,13 @@ Example
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+from dri.flows.execution import RunLogger
 
 __all__ = ["Listener", "Progress", "Reporter", "listening", "report"]
 
@@ -75,9 +76,7 @@ class Reporter:
     the Prefect API while the progress bar still moves on every item.
     """
 
-    def __init__(
-        self, stage: str, total: int, logger: logging.Logger | logging.LoggerAdapter, log_every: float = 5.0
-    ) -> None:
+    def __init__(self, stage: str, total: int, logger: RunLogger, log_every: float = 5.0) -> None:
         self.stage, self.total, self.logger, self.log_every = stage, total, logger, log_every
         self.done = self.failed = 0
         self._last_log = float("-inf")

@@ -45,6 +45,18 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    # Prefect is imported when a runner is made, never with this module (make_task_runner).
+    from distributed import LocalCluster
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    #: A task runner of any kind of future (processes, threads, Dask).
+    AnyTaskRunner = TaskRunner[Any]
 
 from dri.errors import Interrupted, SettingsError
 from dri.quiet_logs import forward_to_parent
@@ -105,7 +117,7 @@ def runner_config(
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 
-def make_task_runner(config: RunnerConfig | None = None):
+def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
     """The Prefect task runner for ``config`` (default: :func:`runner_config`)."""
     config = config or runner_config()
     # A worker killed mid-task (or a Dask cluster's process stopped by a
@@ -118,14 +130,15 @@ def make_task_runner(config: RunnerConfig | None = None):
     if config.kind == "dask":
         # Imported when the runner is made: the CLI imports this module before
         # Prefect, which reads its settings when first imported.
-        from prefect_dask import DaskTaskRunner
+        from prefect_dask.task_runners import DaskTaskRunner
 
         if config.dask_address:
             return DaskTaskRunner(address=config.dask_address)
         kwargs = {"n_workers": config.workers, "threads_per_worker": 1} if config.workers else {}
-        return _stopping_dask_class()(
+        runner: AnyTaskRunner = _stopping_dask_class()(
             cluster_class=local_cluster, cluster_kwargs={"processes": True, **kwargs}
         )
+        return runner
     if config.kind == "threads":
         # Prefect when the runner is made, after its settings (see above).
         from prefect.task_runners import ThreadPoolTaskRunner
@@ -134,7 +147,7 @@ def make_task_runner(config: RunnerConfig | None = None):
     return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
 
 
-def deferred_task_runner():
+def deferred_task_runner() -> AnyTaskRunner:
     """The corpus flow's task runner as declared in its decorator: a stand-in
     that makes the real one (:func:`make_task_runner`, from the environment)
     when a run starts -- Prefect enters ``flow.task_runner.duplicate()`` for
@@ -143,19 +156,22 @@ def deferred_task_runner():
     return _deferred_class()()
 
 
-def _deferred_class() -> type:
-    built = globals().get("DeferredTaskRunner")
+def _deferred_class() -> type[AnyTaskRunner]:
+    built: type[AnyTaskRunner] | None = globals().get("DeferredTaskRunner")
     if built is not None:
         return built
+    from prefect.futures import PrefectFuture
     from prefect.task_runners import TaskRunner
 
-    class DeferredTaskRunner(TaskRunner):
+    class DeferredTaskRunner(TaskRunner[PrefectFuture[Any]]):
         """Stands for the task runner :func:`make_task_runner` makes at run time."""
 
-        def duplicate(self):
+        # Not a copy of itself, as TaskRunner.duplicate() promises: the point
+        # of this stand-in is that a run enters the real runner instead.
+        def duplicate(self) -> AnyTaskRunner:  # type: ignore[override]
             return make_task_runner()
 
-        def submit(self, *args, **kwargs):
+        def submit(self, *args: Any, **kwargs: Any) -> NoReturn:
             raise RuntimeError("the deferred task runner runs nothing: a flow run enters its duplicate()")
 
     DeferredTaskRunner.__module__ = __name__
@@ -206,7 +222,7 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
     os._exit(1)
 
 
-def _end_processes(processes: list, timeout: float) -> None:
+def _end_processes(processes: list[multiprocessing.process.BaseProcess], timeout: float) -> None:
     """SIGTERM, then SIGKILL whatever is alive after ``timeout`` seconds."""
     for process in processes:
         with contextlib.suppress(OSError, ValueError):
@@ -227,8 +243,8 @@ def terminate_workers(timeout: float = 3.0) -> int:
     return len(children)
 
 
-def _stopping_process_pool_class() -> type:
-    built = globals().get("StoppingProcessPoolTaskRunner")
+def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
+    built: type[ProcessPoolTaskRunner] | None = globals().get("StoppingProcessPoolTaskRunner")
     if built is not None:
         return built
     # Prefect when the class is first needed, after its settings (see make_task_runner).
@@ -248,7 +264,12 @@ def _stopping_process_pool_class() -> type:
         finished by the next run, which skips the stored pairs.
         """
 
-        def __exit__(self, exc_type, exc_value, traceback) -> None:
+        def __exit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc_value: BaseException | None,
+            traceback: TracebackType | None,
+        ) -> None:
             if exc_type is not None and not issubclass(exc_type, Exception) and self._executor is not None:
                 # ProcessPoolExecutor keeps its workers there (a public
                 # terminate_workers() only comes with Python 3.14).
@@ -266,7 +287,7 @@ def _stopping_process_pool_class() -> type:
 # -- a local Dask cluster ------------------------------------------------------
 
 
-def local_cluster(**kwargs):
+def local_cluster(**kwargs: Any) -> LocalCluster:
     """A ``distributed.LocalCluster`` whose processes and threads never see
     SIGINT: a terminal's Ctrl-C reaches the whole process group, and a nanny
     or worker that stopped on its own would die mid-task, with its traceback
@@ -279,14 +300,14 @@ def local_cluster(**kwargs):
 
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        cluster = distributed.LocalCluster(**kwargs)
+        cluster: LocalCluster = distributed.LocalCluster(**kwargs)  # type: ignore[no-untyped-call]
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     _local_clusters.add(cluster)
     return cluster
 
 
-_local_clusters: weakref.WeakSet = weakref.WeakSet()
+_local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()
 
 
 def _stop_local_clusters() -> None:
@@ -309,7 +330,7 @@ def _silence_distributed() -> None:
     logging.getLogger("distributed").disabled = True
 
 
-def _end_dask_workers(cluster) -> None:
+def _end_dask_workers(cluster: LocalCluster) -> None:
     """Kill the worker processes of a local ``cluster`` (its nannies and their
     workers) at once: they are mapping batches nobody will wait for."""
     pids = []
@@ -336,12 +357,12 @@ def _child_pids(pid: int) -> list[int]:
     return [int(p) for p in text.split()]
 
 
-def _stopping_dask_class() -> type:
-    built = globals().get("StoppingDaskTaskRunner")
+def _stopping_dask_class() -> type[DaskTaskRunner]:
+    built: type[DaskTaskRunner] | None = globals().get("StoppingDaskTaskRunner")
     if built is not None:
         return built
     # prefect_dask when the class is first needed, after Prefect's settings (see make_task_runner).
-    from prefect_dask import DaskTaskRunner
+    from prefect_dask.task_runners import DaskTaskRunner
 
     class StoppingDaskTaskRunner(DaskTaskRunner):
         """Prefect's Dask runner on a :func:`local_cluster`, whose worker
@@ -350,7 +371,12 @@ def _stopping_dask_class() -> type:
         :class:`StoppingProcessPoolTaskRunner`); closing the cluster then
         takes a moment instead of waiting for busy workers."""
 
-        def __exit__(self, exc_type, exc_value, traceback) -> None:
+        def __exit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc_value: BaseException | None,
+            traceback: TracebackType | None,
+        ) -> None:
             stopping = exc_type is not None and not issubclass(exc_type, Exception)
             if (stopping or interrupted_by() is not None) and self._cluster is not None:
                 _stop_local_clusters()
@@ -362,7 +388,7 @@ def _stopping_dask_class() -> type:
     return StoppingDaskTaskRunner
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[AnyTaskRunner]:
     # StoppingProcessPoolTaskRunner subclasses Prefect's runner, which cannot be
     # imported with this module; it is built on first use -- also when a worker
     # unpickles the flow's task runner by this name.
@@ -402,7 +428,7 @@ def end_workers_on_signals() -> Iterator[None]:
         return
     _signalled = None
 
-    def handler(signum: int, frame) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         global _signalled
         _signalled = signum
         if _local_clusters:  # before their workers go: a nanny would start a new one
@@ -448,7 +474,7 @@ for pid in pids:
     if alive(pid):
         os.kill(pid, signal.SIGKILL)
 """
-_reaper: subprocess.Popen | None = None
+_reaper: subprocess.Popen[str] | None = None
 
 
 def reap_with_parent(pid: int) -> None:
@@ -469,7 +495,7 @@ def reap_with_parent(pid: int) -> None:
     _reaper.stdin.flush()
 
 
-def _reaped_server_class():
+def _reaped_server_class() -> type[SubprocessASGIServer]:
     import prefect
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.settings import get_current_settings
@@ -486,7 +512,7 @@ def _reaped_server_class():
         The command line is Prefect's own (3.8, ``_run_uvicorn_command``).
         """
 
-        def _run_uvicorn_command(self):
+        def _run_uvicorn_command(self) -> subprocess.Popen[Any]:
             server_env = {
                 "PREFECT_UI_ENABLED": "0",
                 "PREFECT__SERVER_EPHEMERAL": "1",

@@ -27,13 +27,13 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from dri.metrics import compare
 from dri.settings import DEFAULT_CANDIDATES
 from dri.store import ComparisonRecord, Store
 
-__all__ = ["DEFAULT_CANDIDATES", "Hit", "SearchOutcome", "prune_pairs", "search"]
+__all__ = ["DEFAULT_CANDIDATES", "Hit", "PlannedPair", "SearchOutcome", "prune_pairs", "search"]
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,8 @@ def search(
                         target_id,
                         run_id,
                         params={"mapping": mapping} if mapping else {},
-                        scores=comparison.scores,
-                        pairs=list(comparison.mapping.pairs),
+                        scores=scores,
+                        pairs=[asdict(p) for p in comparison.mapping.pairs],
                         inferences=[ci.to_dict() for ci in comparison.inferences],
                     )
                 )
@@ -126,14 +126,27 @@ def search(
     )
 
 
+class PlannedPair(Protocol):
+    """A pair as the corpus flow plans it."""
+
+    @property
+    def source_id(self) -> str: ...
+
+    @property
+    def target_id(self) -> str: ...
+
+
+PairT = TypeVar("PairT", bound=PlannedPair)
+
+
 def prune_pairs(
     store: Store,
-    pairs: Sequence[Any],
+    pairs: Sequence[PairT],
     *,
     candidates: int | None = DEFAULT_CANDIDATES,
     top_per_document: int | None = None,
     corpus: str | None = None,
-) -> tuple[list[Any], dict[str, Any]]:
+) -> tuple[list[PairT], dict[str, Any]]:
     """Stage 1 over planned pairs (objects with ``source_id`` and ``target_id``).
 
     * ``candidates``: for each target with more sources than this, keep the
@@ -163,8 +176,8 @@ def prune_pairs(
     if top_per_document is not None:
         near: dict[str, set[str]] = {}
         for doc_id in ids:
-            ranked = store.similar_documents(doc_id, k=None, corpus=corpus)
-            near[doc_id] = set([d for d, _ in ranked if d in ids][:top_per_document])
+            nearest = store.similar_documents(doc_id, k=None, corpus=corpus)
+            near[doc_id] = set([d for d, _ in nearest if d in ids][:top_per_document])
         keep = {
             i
             for i in keep

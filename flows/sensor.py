@@ -37,12 +37,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypedDict
 
-from prefect import flow, get_run_logger
-from prefect.events import Event
+from prefect import State, flow, get_run_logger
+from prefect.events import Event, Resource
 from prefect.events.clients import get_events_client
-from prefect.states import Failed, State
+from prefect.states import Failed
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from dri.corpora.text import is_document
@@ -108,7 +108,16 @@ def state_path(root: str | Path, state_dir: str | Path | None = None) -> Path:
     return Path(state_dir) / f"seen-{root.name or 'root'}-{key}.json"
 
 
-def load_seen(path: Path) -> dict[str, dict]:
+class SeenRecord(TypedDict, total=False):
+    """What the state file keeps of an announced folder (``signature`` only
+    since signatures were kept)."""
+
+    announced: str  # ISO time of the announcement
+    documents: int
+    signature: str  # FolderState.signature
+
+
+def load_seen(path: Path) -> dict[str, SeenRecord]:
     """Folders already announced, ``{absolute path: record}``; empty if none."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -120,7 +129,7 @@ def load_seen(path: Path) -> dict[str, dict]:
     return dict(data.get("seen", {}))
 
 
-def _save_seen(path: Path, root: Path, seen: dict[str, dict]) -> None:
+def _save_seen(path: Path, root: Path, seen: dict[str, SeenRecord]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"root": str(root), "seen": seen}, indent=1, sort_keys=True), encoding="utf-8")
     with open(tmp, "rb") as fh:
@@ -166,7 +175,7 @@ def folder_state(folder: Path, now: float) -> FolderState:
 
 
 def find_new_corpora(
-    root: str | Path, seen: dict[str, dict], min_age: float = 0.0, now: float | None = None
+    root: str | Path, seen: dict[str, SeenRecord], min_age: float = 0.0, now: float | None = None
 ) -> tuple[list[tuple[str, int, str]], list[str], list[str]]:
     """``(ready, waiting, errors)``: settled corpus folders that are new or
     changed since their record in ``seen``, with their document counts and
@@ -233,10 +242,12 @@ def prefect_emitter(folder: str, n_documents: int, *, changed: bool = False) -> 
     """Send ``corpus.arrived`` for ``folder`` and wait until the server has it."""
     event = Event(
         event=EVENT_NAME,
-        resource={
-            "prefect.resource.id": f"dri.corpus.{folder}",
-            "prefect.resource.name": Path(folder).name,
-        },
+        resource=Resource(
+            {
+                "prefect.resource.id": f"dri.corpus.{folder}",
+                "prefect.resource.name": Path(folder).name,
+            }
+        ),
         payload={"corpus_dir": folder, "documents": n_documents, "changed": changed},
     )
 

@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from dri.corpora.discover import corpus_manifest, discover
 from dri.errors import Failure, one_line
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
@@ -40,7 +42,7 @@ from dri.literal import storable
 from dri.mapping.content import content_vector
 from dri.metrics import compare
 from dri.settings import data_dir
-from dri.store import ComparisonRecord, StoreError, StoreUnavailable, open_store
+from dri.store import ComparisonRecord, Store, StoreError, StoreUnavailable, open_store
 
 __all__ = [
     "MODES",
@@ -98,7 +100,7 @@ def store_problem() -> StoreError | None:
         return err
 
 
-def worker_store():
+def worker_store() -> Store:
     """This thread's own store connection, opened on first use.
 
     SQLite connections must not cross threads and nothing can cross
@@ -108,7 +110,8 @@ def worker_store():
     key = (os.getpid(), os.environ.get("DRI_DATA_DIR"), os.environ.get("NEO4J_URI"))
     if getattr(_local, "key", None) != key:
         _local.store, _local.key = open_store(), key
-    return _local.store
+    store: Store = _local.store
+    return store
 
 
 #: Sentences per ``nlp.pipe`` batch when a task parses its documents: the
@@ -119,11 +122,12 @@ _GRAPH_CACHE_SIZE = 256
 #: Documents per block of :func:`tiled_pairs`: two blocks give at most 196
 #: pairs, about one batch, touching 28 documents.
 PAIR_TILE = 14
-_graph_cache: OrderedDict[tuple, Any] = OrderedDict()
+_GraphKey = tuple[int, str, tuple[str, ...] | None, str]
+_graph_cache: OrderedDict[_GraphKey, nx.DiGraph] = OrderedDict()
 _graph_lock = threading.Lock()
 
 
-def _graph(store: Any, doc_id: str, sections: tuple[str, ...] | None, run_id: str):
+def _graph(store: Store, doc_id: str, sections: tuple[str, ...] | None, run_id: str) -> nx.DiGraph:
     """A stored graph, optionally restricted to ``sections``, with a small LRU
     cache: in an all-pairs run every graph is needed n-1 times. The run id is
     part of the key because a later run may have stored a newer graph of the
@@ -194,7 +198,9 @@ def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | N
     return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
 
 
-def _put(path: str, corpus: str, meta: dict[str, Any] | None, graph, seconds_parse: float) -> Extracted:
+def _put(
+    path: str, corpus: str, meta: dict[str, Any] | None, graph: nx.DiGraph, seconds_parse: float
+) -> Extracted:
     t = time.perf_counter()
     content_vector(graph)  # the encoder reads each document once; its vector is stored with it
     seconds_parse += time.perf_counter() - t

@@ -397,7 +397,9 @@ class _Run:
     def _scan(self, tier: int, rows: list[int], cols: list[int]) -> tuple[int, int, Extension] | None:
         # Seeds are compatible pairs (type and floor, which do not depend on the
         # state), so for order 1 extension() reduces to the argument checks below,
-        # inlined: the scan meets most seeds of a big graph.
+        # inlined: the scan meets most seeds of a big graph. The subject's and
+        # the object's checks stay two copies: one loop over both made
+        # compare() 5-9% slower in CPU time (120 pairs, both profiles).
         search, maps = self.search, self.maps
         cmap, cinv, rmap, rinv = maps.cmap, maps.cinv, maps.rmap, maps.rinv
         s_order, s_subj, s_obj, t_subj, t_obj = (

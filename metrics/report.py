@@ -167,6 +167,20 @@ def _stats_table(result: EvaluationResult, stats: Mapping[str, ScoreStats]) -> R
     return ReportTable(header, body) if body else None
 
 
+def _stats_note(result: EvaluationResult) -> str:
+    """What the columns of :func:`_stats_table` are, as the kind has them."""
+    parts = ["Medians per group"]
+    if result.levels:
+        coded = ", ".join(f"{g} {n}" for g, n in sorted(result.levels.items(), key=lambda item: -item[1]))
+        parts.append(f"Spearman's rho against the level ({coded})")
+    parts.append("Kruskal-Wallis across the groups")
+    if result.negative:
+        parts.append("ROC AUC of the other groups against the negative one")
+    if result.rank:
+        parts.append("the groups ranked by their medians")
+    return "; ".join(parts) + "."
+
+
 def _ratings_table(ratings: Sequence[RatingStats]) -> ReportTable:
     header = ["property", "mean (1-5)", "Krippendorff alpha (interval)", "raters", "pairs", "ratings"]
     body = [
@@ -224,6 +238,14 @@ def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
     ]
 
 
+def _meta_json(result: EvaluationResult) -> dict[str, Any]:
+    """The result's facts for ``stats.json``, with its statistics against human
+    judgements (if any) under ``validity``."""
+    if result.validity is None:
+        return result.meta
+    return {**result.meta, "validity": result.validity.to_dict()}
+
+
 def _write_stats_json(
     result: EvaluationResult,
     stats: Mapping[str, ScoreStats],
@@ -236,7 +258,7 @@ def _write_stats_json(
             {
                 "kind": result.kind,
                 "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "meta": result.meta,
+                "meta": _meta_json(result),
                 "groups": result.ordered_groups(),
                 "levels": dict(result.levels) if result.levels else None,
                 "pairs": len(result.rows),
@@ -284,6 +306,7 @@ def write_report(
         "title": title,
         "meta": _meta_lines(result),
         "stats_table": None if searching else _stats_table(result, stats),
+        "stats_note": _stats_note(result),
         "plots": [p.name for p in plots],
         "ratings_table": _ratings_table(ratings) if ratings else None,
         "sections": list(sections),

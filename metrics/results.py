@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 
@@ -31,10 +31,20 @@ __all__ = [
     "ReportSection",
     "ReportTable",
     "SearchResult",
+    "ValidityStats",
 ]
 
 #: The structure scores of a report, in the order its columns and plots show them.
 STRUCTURE_SCORES = SCORE_NAMES
+
+
+class ValidityStats(Protocol):
+    """A kind's statistics against human judgements (correlations, choice
+    accuracy, ranking quality), as its result carries them."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The statistics as JSON data (``validity.json``, ``stats.json``'s meta)."""
+        ...
 
 
 @dataclass
@@ -49,8 +59,9 @@ class EvaluationResult:
     report (the kind's name if empty); ``across_groups`` is False when the
     groups are search targets, whose statistics would compare the targets
     (no box plots, no statistics table). ``validity`` holds the
-    result data class of a kind with statistics of its own (the
-    ``RankingResult`` of a ranking evaluation), or None.
+    statistics of a kind judged against human judgements
+    (:class:`ValidityStats`: ``JudgementStats``, ``ChoiceStats``,
+    ``RankingResult``), or None.
     """
 
     kind: str
@@ -64,7 +75,7 @@ class EvaluationResult:
     meta: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     group_labels: Mapping[str, str] | None = None
-    validity: Any = None
+    validity: ValidityStats | None = None
     title: str = ""
     across_groups: bool = True
 

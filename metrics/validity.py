@@ -38,7 +38,9 @@ from dri.metrics.results import ReportSection, ReportTable
 
 __all__ = [
     "ChoiceResult",
+    "ChoiceStats",
     "Estimate",
+    "JudgementStats",
     "bootstrap",
     "choice_accuracy",
     "choice_section",
@@ -164,6 +166,27 @@ class ChoiceResult:
         return {**asdict(self), "accuracy": self.accuracy.to_dict()}
 
 
+@dataclass(frozen=True)
+class JudgementStats:
+    """Each score's correlations with the human scores: score -> {"pearson",
+    "spearman", "kendall"} -> :class:`Estimate` (:func:`judgement_section`)."""
+
+    scores: dict[str, dict[str, Estimate]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {score: {k: v.to_dict() for k, v in res.items()} for score, res in self.scores.items()}
+
+
+@dataclass(frozen=True)
+class ChoiceStats:
+    """Each score's multiple-choice accuracy: score -> :class:`ChoiceResult` (:func:`choice_section`)."""
+
+    scores: dict[str, ChoiceResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {score: res.to_dict() for score, res in self.scores.items()}
+
+
 def _pick(scores: Sequence[float]) -> int | None:
     """The index of the single highest finite score, or None (tie or nothing scored)."""
     arr = np.asarray(scores, dtype=float)
@@ -241,16 +264,16 @@ def judgement_section(
     human: str = "human",
     *,
     n_boot: int = N_BOOT,
-) -> tuple[ReportSection, dict[str, dict[str, Any]]]:
+) -> tuple[ReportSection, JudgementStats]:
     """Report section and statistics: each score's Pearson, Spearman and Kendall
     against ``row[human]`` with 95% intervals."""
-    stats: dict[str, dict[str, Any]] = {}
+    stats: dict[str, dict[str, Estimate]] = {}
     body = []
     for score in scores:
         xs = [float(r.get(score, math.nan)) for r in rows]
         ys = [float(r.get(human, math.nan)) for r in rows]
         res = correlations(xs, ys, n_boot=n_boot)
-        stats[score] = {k: v.to_dict() for k, v in res.items()}
+        stats[score] = res
         body.append(
             [
                 _label(score),
@@ -266,7 +289,7 @@ def judgement_section(
         f"bootstrap interval ({n_boot} resamples of the pairs); n = pairs with both values.",
         [ReportTable(["score", "n", "Pearson", "Spearman", "Kendall tau-b"], body)],
     )
-    return section, stats
+    return section, JudgementStats(stats)
 
 
 def choice_section(
@@ -274,7 +297,7 @@ def choice_section(
     scores: Sequence[str],
     *,
     n_boot: int = N_BOOT,
-) -> tuple[ReportSection, dict[str, dict[str, Any]]]:
+) -> tuple[ReportSection, ChoiceStats]:
     """Report section and statistics of multiple-choice accuracy per score.
 
     ``rows`` are one per option with ``item``, ``option`` (index), ``answer``
@@ -288,13 +311,13 @@ def choice_section(
     typed = any(r.get("type") for r in rows)
     types = [[str(o.get("type", "")) for o in opts.values()] for opts in ordered] if typed else None
     kinds = sorted({t for ts in types for t in ts}) if types else []
-    stats: dict[str, dict[str, Any]] = {}
+    stats: dict[str, ChoiceResult] = {}
     header = ["score", "accuracy [95% CI]", "correct", "ties (wrong)", *[f"picks {k}" for k in kinds]]
     body = []
     for score in scores:
         per_item = [[float(o.get(score, math.nan)) for o in opts.values()] for opts in ordered]
         res = choice_accuracy(per_item, answers, types, n_boot=n_boot)
-        stats[score] = res.to_dict()
+        stats[score] = res
         body.append(
             [
                 _label(score),
@@ -311,7 +334,7 @@ def choice_section(
         + (" Picks: how often each option type is picked (ties left out)." if kinds else ""),
         [ReportTable(header, body)],
     )
-    return section, stats
+    return section, ChoiceStats(stats)
 
 
 def plot_scatter(

@@ -218,7 +218,7 @@ class Store(abc.ABC):
         missing or of older features. See :mod:`mapping.features`."""
         raise NotImplementedError(f"{type(self).__name__} keeps no content vectors")
 
-    def _vectors_state(self, corpus: str | None) -> tuple:
+    def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
         """Something that changes whenever :meth:`content_vectors` would."""
         return (object(),)
 
@@ -248,6 +248,7 @@ class Store(abc.ABC):
     def vector_index(self, corpus: str | None = None) -> VectorIndex:
         """The in-memory index of the content vectors (of ``corpus``), cached
         until the stored graphs or memberships change."""
+        cache: dict[str | None, tuple[tuple[object, ...], VectorIndex]]
         cache = self.__dict__.setdefault("_vector_indexes", {})
         state = self._vectors_state(corpus)
         hit = cache.get(corpus)

@@ -103,7 +103,7 @@ class StoreError(ProjectError, RuntimeError):
         self.reason = redact(one_line(str(reason)))
         super().__init__(f"{self.where}: {self.reason}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[StoreError], tuple[str, str]]:
         # Crosses process boundaries (flow workers) as itself, not as a RuntimeError.
         return (type(self), (self.where, self.reason))
 
@@ -347,7 +347,9 @@ def document_input(
 
 def clean_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
     """The caller's meta as JSON-safe data (keys are strings)."""
-    return json.loads(storable_json(json.dumps(dict(meta or {}), ensure_ascii=False, default=str)))
+    text = storable_json(json.dumps(dict(meta or {}), ensure_ascii=False, default=str))
+    clean: dict[str, Any] = json.loads(text)
+    return clean
 
 
 def scalar_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -360,7 +362,7 @@ def scalar_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def version_key(version: str) -> tuple:
+def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key of extractor versions: ``1.10`` after ``1.9``."""
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-+_]", version or ""))
 

@@ -33,7 +33,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -68,6 +70,31 @@ RELATION_FLOOR = get_profile().relation_floor
 _TIE = 1e-6
 
 
+class SparseMatrix(Protocol):
+    """What the indexes use of a SciPy CSR matrix (SciPy ships no type information)."""
+
+    shape: tuple[int, int]
+    data: np.ndarray
+    indices: np.ndarray
+
+    @property
+    def T(self) -> SparseMatrix: ...
+
+    def __matmul__(self, other: Any) -> SparseMatrix: ...
+
+    def __getitem__(self, key: int) -> SparseMatrix: ...
+
+    def getrow(self, i: int) -> SparseMatrix: ...
+
+    def copy(self) -> SparseMatrix: ...
+
+    def tocsr(self) -> SparseMatrix: ...
+
+    def todense(self) -> np.ndarray: ...
+
+    def sum(self, axis: int | None = None) -> Any: ...
+
+
 def content_only(features: Mapping[str, float]) -> dict[str, float]:
     """The features that enter the cosine (all but the typed relation labels)."""
     return {k: v for k, v in features.items() if not k.startswith(RELATION_PREFIX)}
@@ -75,10 +102,13 @@ def content_only(features: Mapping[str, float]) -> dict[str, float]:
 
 def combine(share: ArrayLike, cosine: ArrayLike) -> np.ndarray:
     """The stage-1 score: estimated mapped share times ``CONTENT_OFFSET + cosine``."""
-    return (np.asarray(share, dtype=float) + _TIE) * (CONTENT_OFFSET + np.asarray(cosine, dtype=float))
+    score: np.ndarray = (np.asarray(share, dtype=float) + _TIE) * (
+        CONTENT_OFFSET + np.asarray(cosine, dtype=float)
+    )
+    return score
 
 
-def encode_features(graph) -> str:
+def encode_features(graph: nx.DiGraph) -> str:
     """The stored form of a graph's content vector (JSON with the features' version)."""
     return json.dumps({"v": FEATURES_VERSION, "f": content_features(graph)}, sort_keys=True)
 
@@ -110,7 +140,8 @@ def size_factor(sizes: np.ndarray, size: float) -> np.ndarray:
     it raises recall on Clough & Stevenson (``docs/search.md``).
     """
     size = max(float(size), 1.0)
-    return np.minimum(sizes, size) / np.maximum(np.maximum(sizes, size), 1.0)
+    bound: np.ndarray = np.minimum(sizes, size) / np.maximum(np.maximum(sizes, size), 1.0)
+    return bound
 
 
 @dataclass
@@ -119,7 +150,7 @@ class StructureIndex:
     estimate of the relation share two graphs can map (module docstring)."""
 
     vocabulary: list[str]
-    labels: object  # scipy.sparse.csr_matrix: documents x vocabulary, counts
+    labels: SparseMatrix  # documents x vocabulary, counts
     relations: np.ndarray  # relations per document
     floor: float = RELATION_FLOOR
 
@@ -178,7 +209,8 @@ class StructureIndex:
         doc_side = np.asarray(capped.sum(axis=1)).ravel()
         mapped = np.minimum(probe_side, doc_side)
         union = q.sum() + self.relations - mapped
-        return np.divide(mapped, union, out=np.zeros(count), where=union > 0)
+        share: np.ndarray = np.divide(mapped, union, out=np.zeros(count), where=union > 0)
+        return share
 
 
 @dataclass
@@ -193,7 +225,7 @@ class VectorIndex:
     """
 
     doc_ids: list[str]
-    matrix: object  # scipy.sparse.csr_matrix, rows of unit length
+    matrix: SparseMatrix  # rows of unit length
     idf: np.ndarray
     sizes: np.ndarray  # node counts of the graphs
     structure: StructureIndex
@@ -213,10 +245,10 @@ class VectorIndex:
         counts = hash_features((content_only(f) for f in features), HASH_FEATURES)
         idf = document_idf(counts) if counts.shape[0] else np.ones(HASH_FEATURES)
         matrix = weigh(counts, idf, sublinear=True) if counts.shape[0] else counts
-        sizes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
+        nodes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
         structure = StructureIndex.build(features)
         structure.partners.prepare()  # part of building the index, not of the first query
-        return cls(list(doc_ids), matrix.tocsr(), idf, sizes, structure, rank)
+        return cls(list(doc_ids), matrix.tocsr(), idf, nodes, structure, rank)
 
     def query_row(
         self, position: int, k: int, exclude: frozenset[str] = frozenset()

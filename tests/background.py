@@ -84,6 +84,11 @@ class BackgroundTests:
 
     def __init__(self, items: list[pytest.Function], workers: int | None = None) -> None:
         workers = workers or int(os.environ.get("DRI_BACKGROUND_WORKERS", "2"))
+        marked = [item for item in items if item.get_closest_marker(MARKER)]
+        for (
+            item
+        ) in marked:  # checked first, on the main thread: a wrong test fails at once, before any starts
+            _arguments(item, Path())
         self.root = Path(tempfile.mkdtemp(prefix="dri-background-"))
         self._executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="background-test")
         self._calls: dict[str, Future[None]] = {}
@@ -94,12 +99,10 @@ class BackgroundTests:
                 folder = self.root / f"scenario-{module.__name__}"
                 folder.mkdir()
                 self._scenarios[module.__name__] = self._executor.submit(getattr(module, SCENARIO), folder)
-        for index, item in enumerate(i for i in items if i.get_closest_marker(MARKER)):
+        for index, item in enumerate(marked):
             folder = self.root / f"{index:03d}-{item.name[:60]}"
             folder.mkdir()
-            # Checked here, on the main thread, so that a wrong test fails at once.
-            arguments = _arguments(item, folder)
-            self._calls[item.nodeid] = self._executor.submit(item.obj, **arguments)
+            self._calls[item.nodeid] = self._executor.submit(item.obj, **_arguments(item, folder))
 
     def result(self, item: pytest.Item) -> bool:
         """Wait for ``item``'s call and re-raise what it raised; False if it is not a background test."""

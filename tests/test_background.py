@@ -54,7 +54,7 @@ def test_with_a_fixture(monkeypatch):
 """
 
 
-def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _pytest(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -69,7 +69,7 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
             str(folder),
         ],
         cwd=folder,
-        env={"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin", **env},
         capture_output=True,
         text=True,
         timeout=300,
@@ -98,8 +98,12 @@ def test_background_tests_run_from_the_start_and_report_at_the_end(tmp_path):
 
 def test_a_background_test_with_a_fixture_is_refused(tmp_path):
     (tmp_path / "test_bad.py").write_text(BAD_FILE)
-    done = _pytest(tmp_path)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    done = _pytest(tmp_path, TMPDIR=str(temp))
     assert done.returncode != 0
     assert "a background test takes only tmp_path and its parameters, not ['monkeypatch']" in (
         done.stdout + done.stderr
     )
+    # Refused before anything started or any folder was made.
+    assert [p.name for p in temp.iterdir() if p.name.startswith("dri-background-")] == []

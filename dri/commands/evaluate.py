@@ -155,34 +155,32 @@ def _print_stats(result: EvaluationResult) -> None:
         echo("  " + "; ".join(parts))
 
 
-def _print_ranking(result: EvaluationResult) -> None:
-    from dri.metrics.ranking import percent  # numpy loads slowly; only a ranking report needs it
+def _print_validity(result: EvaluationResult) -> None:
+    """Each score's statistics against the human judgements, one line a score."""
+    # numpy loads slowly; only a report against human judgements needs these.
+    from dri.metrics.ranking import RankingResult, percent
+    from dri.metrics.validity import ChoiceStats, JudgementStats
 
-    ranking = result.validity
-    for score, sr in ranking.scores.items():
-        echo(
-            f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; MAP {percent(sr.map)}"
-        )
-
-
-def _print_validity(result: EvaluationResult, console: str) -> None:
-    if console == "ranking":
-        _print_ranking(result)
-        return
-    for score, st in result.meta.get("validity", {}).items():
-        if console == "correlations":
+    stats = result.validity
+    if isinstance(stats, RankingResult):
+        for score, sr in stats.scores.items():
+            echo(
+                f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; "
+                f"MAP {percent(sr.map)}"
+            )
+    elif isinstance(stats, JudgementStats):
+        for score, estimates in stats.scores.items():
             parts = [
-                f"{name} {est['value']:.3f} [{est['low']:.3f}, {est['high']:.3f}]" for name, est in st.items()
+                f"{name} {est.value:.3f} [{est.low:.3f}, {est.high:.3f}]" for name, est in estimates.items()
             ]
-        else:
-            acc = st["accuracy"]
-            parts = [
-                f"accuracy {acc['value']:.3f} [{acc['low']:.3f}, {acc['high']:.3f}]",
-                f"ties {st['ties']}",
-            ]
-            if st["picks"]:
-                parts.append("picks " + ", ".join(f"{k} {v}" for k, v in st["picks"].items()))
-        echo(f"  {score}: " + "; ".join(parts))
+            echo(f"  {score}: " + "; ".join(parts))
+    elif isinstance(stats, ChoiceStats):
+        for score, choice in stats.scores.items():
+            acc = choice.accuracy
+            parts = [f"accuracy {acc.value:.3f} [{acc.low:.3f}, {acc.high:.3f}]", f"ties {choice.ties}"]
+            if choice.picks:
+                parts.append("picks " + ", ".join(f"{k} {v}" for k, v in choice.picks.items()))
+            echo(f"  {score}: " + "; ".join(parts))
 
 
 #: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
@@ -241,7 +239,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if chosen.console == "groups":
         _print_stats(result)
     else:
-        _print_validity(result, chosen.console)
+        _print_validity(result)
     if files:
         echo(f"report: {files.summary_md}")
     return 1 if (failed or result.problems or built) else 0

@@ -30,7 +30,7 @@ from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
-from dri.flows.runners import end_workers_on_signals, interrupted_by, runner_config
+from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
@@ -115,6 +115,33 @@ def _print_summary(summary: RunSummary, out: TextIO | None = None) -> None:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    status = _argument_error(args)
+    if status is not None:
+        return status
+    show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
+    prefect_defaults(quiet_console=quiet)
+    config = _runner_config(args)
+    if isinstance(config, int):
+        return config
+    try:
+        with end_workers_on_signals():
+            state, summary = _run_with_progress(_corpus_run(args, config), show_progress)
+        signum = interrupted_by()
+        if signum is not None:  # the interrupt came back as the run's failure
+            raise Interrupted(signum)
+    except KeyboardInterrupt as err:
+        echo(
+            f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
+            "run the same command again to finish",
+            file=sys.stderr,
+        )
+        return Interrupted.status(err)
+    return _report(args, state, summary)
+
+
+def _argument_error(args: argparse.Namespace) -> int | None:
+    """The exit status for arguments that cannot make a run, after saying why; else ``None``."""
     if not args.corpus_dir.is_dir():
         echo(f"error: {args.corpus_dir}: not a folder", file=sys.stderr)
         return 1
@@ -124,12 +151,12 @@ def run_run(args: argparse.Namespace) -> int:
     if args.batch_size is not None and args.batch_size < 1:
         echo(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
         return 2
-    show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
-    quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
-    prefect_defaults(quiet_console=quiet)
-    # Imported only now: a run on Prefect imports it, which reads its settings when first imported.
-    from dri.flows.pipeline import run_corpus
+    return None
 
+
+def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
+    """Where the run's tasks go, or exit status 2 after saying why the
+    arguments cannot say (a manifest mode without a manifest, a bad runner)."""
     if args.mode == "manifest" and not has_manifest(args.corpus_dir):
         echo(
             f"error: {args.corpus_dir}: --mode manifest needs manifest.csv, file_information.csv, "
@@ -137,15 +164,21 @@ def run_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-
     try:
         inline = args.runner == "inline"
-        config = runner_config(
+        return runner_config(
             workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
         )
     except ValueError as err:
         echo(f"error: {err}", file=sys.stderr)
         return 2
+
+
+def _corpus_run(args: argparse.Namespace, config: RunnerConfig) -> Callable[[], RunOutcome]:
+    """The run the arguments ask for, to be started by the caller."""
+    # Imported only now: a run on Prefect imports it, which reads its settings when first imported.
+    from dri.flows.pipeline import run_corpus
+
     parameters = dict(
         mode=args.mode,
         target=args.target,
@@ -170,20 +203,11 @@ def run_run(args: argparse.Namespace) -> int:
             **parameters,
         )
 
-    try:
-        with end_workers_on_signals():
-            state, summary = _run_with_progress(run, show_progress)
-        signum = interrupted_by()
-        if signum is not None:  # the interrupt came back as the run's failure
-            raise Interrupted(signum)
-    except KeyboardInterrupt as err:
-        echo(
-            f"error: {args.corpus_dir}: interrupted; what was stored is kept, "
-            "run the same command again to finish",
-            file=sys.stderr,
-        )
-        return Interrupted.status(err)
+    return run
 
+
+def _report(args: argparse.Namespace, state: Any, summary: RunSummary | None) -> int:
+    """The summary on stdout (text or JSON), the failures folded on stderr; the exit status."""
     if summary is None:
         reason = state.message or state.name
         echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from dri.store.neo4j_store.settings import Neo4jSettings, check_uri, split_userinfo
 from dri.store.records import StoreError, StoreUnavailable, register_secret, safe_uri
@@ -33,6 +33,8 @@ from dri.store.records import StoreError, StoreUnavailable, register_secret, saf
 __all__ = ["DOWN_RECHECK_SECONDS", "Neo4jConnection", "state_lock"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: After giving up on a server, operations fail at once for this long before
 #: checking the connection again (seconds).
@@ -160,10 +162,11 @@ class Neo4jConnection:
             _down_since.pop(self._key, None)
         log.info("%s answers again", self.location)
 
-    def _write(self, work: Callable[..., Any], *args: Any) -> Any:
+    def _write(self, work: Callable[..., T], *args: Any) -> T:
         self._check_down()
         with self._errors(), self._driver.session(database=self.database) as session:
-            return session.execute_write(work, *args)
+            done: T = session.execute_write(work, *args)
+            return done
 
     def _read(self, query: str, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:

@@ -130,7 +130,10 @@ def _secret_block(name: str | None) -> dict[str, Any]:
         # Prefect only when a Secret block is named.
         from prefect.blocks.system import Secret
 
-        value = Secret.load(name).get()
+        block = Secret.load(name)
+        # Prefect's load() returns a coroutine only when called from async code.
+        assert isinstance(block, Secret)
+        value = block.get()
     except Exception as err:
         raise StoreError(f"Prefect Secret block {name!r}", f"cannot load it: {err}") from None
     if isinstance(value, str):

@@ -50,7 +50,7 @@ class SQLiteSearch(SQLiteDocuments):
                 db.executemany("UPDATE graphs SET features = ? WHERE graph_id = ?", stale)
         return ids, vectors, sizes
 
-    def _vectors_state(self, corpus: str | None) -> tuple:
+    def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
         return tuple(
             self._query(
                 "SELECT (SELECT COUNT(*) FROM graphs), (SELECT MAX(stored) FROM graphs), "

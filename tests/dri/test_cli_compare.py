@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from dri.cli import main
 from dri.graphs import add_triple, new_graph, save_json
@@ -14,6 +17,9 @@ from dri.mapping.content import FAR_CONTENT
 from dri.settings import clough_stevenson_dir
 
 CORPUS = clough_stevenson_dir()
+#: As the session started: the pipe test runs in the background (tests/background.py),
+#: beside tests that change this process's environment.
+ENV_AT_START = dict(os.environ)
 
 
 def _graphs(tmp_path: Path) -> tuple[Path, Path]:
@@ -101,11 +107,13 @@ def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(f"error: {binary}")
 
 
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_output_pipe_closed_early_exits_quietly(tmp_path):
     """``dri compare A B --json | head -1``: no BrokenPipeError traceback."""
     a, b = _graphs(tmp_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "dri.cli", "compare", "--json", str(a), str(b)],
+        env=ENV_AT_START,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

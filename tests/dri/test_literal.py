@@ -1,20 +1,35 @@
 """User text as data in each format (dri.literal): property tests with
 arbitrary text and the markup of each format, each output read back by the
 format's own reader (matplotlib's text preprocessing, the csv module,
-CommonMark, JSON)."""
+CommonMark, JSON).
+
+Then every renderer and writer with arbitrary names, lemmas and cells:
+what comes out parses in its own format and shows the text literally. SVG
+through an XML parser, pages through html.parser, ``summary.md`` through
+CommonMark, ``scores.csv`` through the csv module, ``stats.json`` through
+json, PNGs through matplotlib's reader. Each example runs a whole renderer,
+so those properties take few examples."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 import re
+import tempfile
+import warnings
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from pathlib import Path
 
-from hypothesis import example, given, settings
+import matplotlib.image as mpimg
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from dri.graphs import add_triple, new_graph
+from dri.graphs.export import draw_png
 from dri.literal import (
     FORMULA_STARTS,
     csv_cell,
@@ -25,6 +40,12 @@ from dri.literal import (
     storable,
     storable_json,
 )
+from dri.mapping import MappedPair, Mapping
+from dri.metrics.pages import comparison_page, mapping_view
+from dri.metrics.picture import draw_mapping
+from dri.metrics.report import write_report
+from dri.metrics.results import EvaluationResult, Hit, ReportSection, ReportTable, SearchResult
+from dri.metrics.scores import SCORE_NAMES, Comparison, Scores
 
 #: The markup of every format dri writes, and the characters XML and terminals refuse.
 MARKUP = [
@@ -53,12 +74,18 @@ MARKUP = [
     "\n",
     "snake_case",
 ]
-#: Any text: every code point (surrogates too) and markup pieces between.
-hostile = st.lists(
-    st.one_of(st.sampled_from(MARKUP), st.text(st.characters(exclude_categories=()), max_size=8)),
-    min_size=1,
-    max_size=5,
-).map("".join)
+
+
+def _texts(markup: list[str], max_chars: int, max_pieces: int) -> st.SearchStrategy[str]:
+    """Any text: every code point (surrogates too) and ``markup`` pieces between."""
+    return st.lists(
+        st.one_of(st.sampled_from(markup), st.text(st.characters(exclude_categories=()), max_size=max_chars)),
+        min_size=1,
+        max_size=max_pieces,
+    ).map("".join)
+
+
+hostile = _texts(MARKUP, max_chars=8, max_pieces=5)
 # C0 and C1 controls, surrogates, non-characters and bidirectional overrides.
 UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
 FAST = settings(max_examples=100, deadline=None)
@@ -125,11 +152,16 @@ class _Page(HTMLParser):
         self.text.append(data)
 
 
-def _rendered(markdown: str) -> _Page:
+def _page(html: str) -> _Page:
     page = _Page()
-    page.feed(MarkdownIt("commonmark").enable("table").enable("strikethrough").render(markdown))
+    page.feed(html)
     page.close()
     return page
+
+
+def _rendered(markdown: str) -> _Page:
+    """``markdown`` as CommonMark (with tables and strikethrough) renders it, parsed."""
+    return _page(MarkdownIt("commonmark").enable("table").enable("strikethrough").render(markdown))
 
 
 @FAST
@@ -170,3 +202,165 @@ def test_storable_json_reads_back_as_storable_text(data):
     text = storable_json(json.dumps(data, ensure_ascii=False))
     text.encode("utf-8")
     assert json.loads(text) == {storable(k): [storable(v) for v in vs] for k, vs in data.items()}
+
+
+# -- whole renderers -----------------------------------------------------------
+
+#: Markup pieces for names in whole renderers (pictures, pages, reports).
+NAME_MARKUP = [
+    "$x^2$",
+    "a$\\foo$b",
+    "<script>alert(1)</script>",
+    "]]>",
+    "=1+1",
+    "@SUM(A1)",
+    "\t=x",
+    "# h",
+    "[l](javascript:x)",
+    "*e* _e_ `c` |",
+    "\x00\x0b\x1b[31m\x7f\x9b",
+    "\ufffe",
+    "\udcff",
+    "\u202e",
+]
+hostile_name = _texts(NAME_MARKUP, max_chars=6, max_pieces=4)
+# Each example draws or writes a whole picture or report.
+PIPELINE = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A report draws two box-plot PNGs and a graph picture is a PNG too: fewer still.
+SLOW = settings(PIPELINE, max_examples=3)
+
+
+def _graphs(names: list[str]) -> tuple:
+    source, target = new_graph("s", name=names[0]), new_graph("t", name=names[1])
+    add_triple(source, "sun", "attract", "planet")
+    add_triple(target, "nucleus", "attract", "electron")
+    # Lemmas are user text too (a document's words).
+    source.nodes["c:sun"]["lemma"] = names[2]
+    target.nodes["c:nucleus"]["lemma"] = names[3]
+    return source, target
+
+
+def _comparison(names: list[str]) -> Comparison:
+    pairs = [
+        MappedPair("r:0", "r:0", "relation", "attract", "attract", 1.0, "attract.v.01"),
+        MappedPair("c:sun", "c:nucleus", "concept", names[2], names[3], 0.4, names[4]),
+    ]
+    mapping = Mapping(pairs, 3, 3, 0.0, source_name=names[0], target_name=names[1])
+    scores = Scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 1, 1, message=names[4])
+    return Comparison(mapping, scores)
+
+
+def _svg_text(svg: str) -> str:
+    root = ET.fromstring(svg)  # XML 1.0: fails on a control character
+    return "\n".join(t for t in root.itertext())
+
+
+@PIPELINE
+@given(st.lists(hostile_name, min_size=5, max_size=5))
+@example(["$x^2$.txt", "a$\\foo$b.txt", "a$\\foo$b", "<script>", "x\x0by"])
+def test_mapping_picture_is_xml_and_draws_names_as_they_are(names):
+    source, target = _graphs(names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning reaches the console
+        picture = draw_mapping(source, target, _comparison(names).mapping, prefix="p")
+    text = _svg_text(picture.svg)
+    for name in names[:4]:
+        shown = printable(name.replace("_", " ") if name in names[2:4] else name, newlines=True)
+        for line in shown.split("\n"):
+            assert line.strip() in text
+
+
+@PIPELINE
+@given(st.lists(hostile_name, min_size=5, max_size=5))
+def test_comparison_page_keeps_names_as_text(names):
+    source, target = _graphs(names)
+    html = comparison_page(mapping_view(_comparison(names), source, target))
+    page = _page(html)
+    assert "script" not in page.tags
+    html.encode("utf-8")  # nothing an encoder refuses (no lone surrogate)
+
+
+@SLOW
+@given(hostile_name, hostile_name)
+@example("$x^2$", "a$\\foo$b")
+def test_graph_png_draws_any_lemma_and_title(lemma, title):
+    g = new_graph("g", name=title)
+    add_triple(g, "sun", "attract", "planet")
+    g.nodes["c:sun"]["lemma"] = lemma
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = Path(folder) / "g.png"
+        draw_png(g, path)
+        assert mpimg.imread(path).ndim == 3
+
+
+def _result(names: list[str]) -> EvaluationResult:
+    rows = [
+        {
+            "source": names[i % 5],
+            "target": names[(i + 1) % 5],
+            "group": names[i % 2],
+            names[4]: names[3],  # an extra column, named by the user's file
+            "analogy_similarity": 0.1 * i,
+            "semantic": 0.05 * i,
+            "error": names[2] if i == 0 else "",
+        }
+        for i in range(6)
+    ]
+    section = ReportSection(names[0], names[1], [ReportTable([names[2], "n"], [[names[3], "1"]])])
+    return EvaluationResult(
+        "judgements",
+        rows,
+        groups=[names[0], names[1]],
+        structure_scores=("analogy_similarity", "semantic"),
+        problems=[names[4]],
+        meta={"file": names[0]},
+    ), section
+
+
+@SLOW
+@given(st.lists(hostile_name, min_size=5, max_size=5))
+@example(["=1+1.txt", "@SUM(A1).txt", "<script>alert(1)</script>.txt", "$x^2$", "-cmd"])
+def test_report_files_parse_and_keep_names_as_data(names):
+    result, section = _result(names)
+    search = SearchResult(
+        Path(names[1]),
+        [
+            Hit(
+                1,
+                Path(names[0]),
+                dict.fromkeys(SCORE_NAMES, 0.5),
+                [("concept", names[2], names[3], names[4])],
+            )
+        ],
+        1,
+        (names[2],),
+    )
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        files = write_report(result, Path(folder) / "rep", sections=[section], search=[search])
+        with files.scores_csv.open(encoding="utf-8", newline="") as fh:
+            table = list(csv.reader(fh))
+        stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
+        html = files.index_html.read_text(encoding="utf-8")
+        markdown = files.summary_md.read_text(encoding="utf-8")
+        plots = [mpimg.imread(p) for p in files.plots]
+    assert len(table) == 1 + len(result.rows)
+    for row in table:
+        for cell in row:
+            assert not cell.startswith(FORMULA_STARTS) or _is_number(cell), cell
+    assert stats["pairs"] == len(result.rows)
+    assert "script" not in _page(html).tags
+    shown = _rendered(markdown)
+    assert "script" not in shown.tags and "a" not in shown.tags  # the plots are its only images
+    text = " ".join(" ".join(shown.text).split())
+    for name in names:
+        assert " ".join(printable(name, newlines=True).split()) in text
+    assert all(p.ndim == 3 for p in plots)
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False

@@ -26,7 +26,7 @@ def test_judgements_report_correlations_and_scatter(tmp_path: Path):
     assert len(result.rows) == 4 and not any(r["error"] for r in result.rows)
     assert result.problems == [f"{csv_file}: line 6: 2 fields, the header has 3"]
     assert [float(r["human"]) for r in result.rows] == [s for _, _, s in PAIRS]
-    stats = result.meta["validity"]
+    stats = result.validity.to_dict()
     assert {"analogy_similarity", "tfidf_cosine", "lcs_words"} <= set(stats)
     for per_score in stats.values():
         assert set(per_score) == {"pearson", "spearman", "kendall"} and per_score["pearson"]["n"] == 4
@@ -64,7 +64,7 @@ def test_choice_accuracy_ties_and_type_picks(tmp_path: Path):
         f"{jsonl}: line 3: not valid JSON (Expecting property name enclosed in double quotes at column 2)"
     ]
     assert {r["group"] for r in result.rows} == {"target", "noun", "random"}
-    for score, st in result.meta["validity"].items():
+    for score, st in result.validity.to_dict().items():
         acc = st["accuracy"]
         assert acc["n"] == 2 and 0.0 <= acc["value"] <= 1.0
         picked = sum(st["picks"].values())

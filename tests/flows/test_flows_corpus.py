@@ -12,6 +12,7 @@ import pytest
 from dri.flows.corpus import CorpusSettings, PartialFailure, corpus_flow, default_run_id, run_corpus
 from dri.flows.progress import listening
 from dri.flows.tasks import worker_store
+from dri.mapping.profiles import PROFILES
 
 
 def stored(run_id: str) -> dict[tuple[str, str], dict]:
@@ -85,6 +86,17 @@ def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_ser
     assert all(f"- `{f}`" in artifact.data for f in summary.failures)
     with pytest.raises(PartialFailure):  # called like a function, the failure is an exception
         corpus_flow.with_options(task_runner=_threads())(CorpusSettings(corpus_dir=str(corpus)))
+
+
+def test_a_profile_counts_by_its_fields_in_the_run_id(monkeypatch):
+    params = {"sections": None, "mapping": {"profile": "sme"}}
+    base = default_run_id("tiny", "manifest", None, params)
+    assert base == default_run_id("tiny", "manifest", None, params)
+    assert base != default_run_id("tiny", "manifest", None, {**params, "mapping": {"profile": "paper"}})
+    # The same name with other fields (a later release's sme) is another result set.
+    monkeypatch.setitem(PROFILES, "sme", PROFILES["sme"].but(trickle=0.25))
+    changed = default_run_id("tiny", "manifest", None, params)
+    assert changed != base and changed.startswith("tiny-manifest-")
 
 
 def test_new_parameters_give_a_new_result_set(prefect_server, corpus, data_dir):

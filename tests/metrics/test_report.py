@@ -110,6 +110,7 @@ def test_write_report_files_and_numbers(tmp_path):
     assert "![boxplots](boxplots.png)" in summary and "boxplots_baselines.png" in summary
     assert "TF-IDF cosine" in summary and "Spearman rho" in summary and "AUC (vs non)" in summary
     assert "broken.txt: empty file" in summary and "x.txt: unknown category" in summary
+    assert "Spearman's rho against the level (cut 3, light 2, heavy 1, non 0)" in summary
     html = files.index_html.read_text(encoding="utf-8")
     assert '<img src="boxplots.png"' in html and '<table class="stats">' in html
     assert "<pre>" not in html and "|---|" not in html and "## " not in html
@@ -132,9 +133,26 @@ def test_translation_report_ranks_languages(tmp_path):
     files = write_report(result, tmp_path)
     stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
     assert stats["scores"]["analogy_similarity"]["ranking"] == ["spa", "epo", "hbs"]
-    assert "spa > epo > hbs" in files.summary_md.read_text(encoding="utf-8")
+    summary = files.summary_md.read_text(encoding="utf-8")
+    assert "spa > epo > hbs" in summary and "the groups ranked by their medians" in summary
+    assert "Spearman" not in summary and "AUC" not in summary
     assert len(files.plots) == 1  # no baselines, no baseline plot
     _assert_png(files.plots[0])
+
+
+def test_group_table_text_names_only_the_statistics_of_the_kind(tmp_path):
+    # Human-judgement groups have no levels and no negative group: no rho, no AUC.
+    rows = [
+        {"source": f"a{i}", "target": f"b{i}", "group": group, "analogy_similarity": 0.1 * i}
+        for i, group in enumerate(["low", "low", "high", "high"])
+    ]
+    result = EvaluationResult(
+        "judgements", rows, groups=["low", "high"], structure_scores=("analogy_similarity",)
+    )
+    files = write_report(result, tmp_path)
+    for text in (files.summary_md.read_text(encoding="utf-8"), files.index_html.read_text(encoding="utf-8")):
+        assert "Medians per group; Kruskal-Wallis across the groups." in text
+        assert "cut 3" not in text and "Spearman" not in text and "AUC" not in text
 
 
 def test_ratings_in_reports(tmp_path):

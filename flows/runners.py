@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import logging
 import multiprocessing
 import os
@@ -135,8 +136,10 @@ def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
         if config.dask_address:
             return DaskTaskRunner(address=config.dask_address)
         kwargs = {"n_workers": config.workers, "threads_per_worker": 1} if config.workers else {}
+        # The dashboard on a free port: two runs at once must not warn about port 8787.
         runner: AnyTaskRunner = _stopping_dask_class()(
-            cluster_class=local_cluster, cluster_kwargs={"processes": True, **kwargs}
+            cluster_class=local_cluster,
+            cluster_kwargs={"processes": True, "dashboard_address": ":0", **kwargs},
         )
         return runner
     if config.kind == "threads":
@@ -299,6 +302,9 @@ def local_cluster(**kwargs: Any) -> LocalCluster:
     import distributed
 
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # SIGTERM open, whatever the caller holds (StoppingDaskTaskRunner.submit): the
+    # nannies end their workers with it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     try:
         cluster: LocalCluster = distributed.LocalCluster(**kwargs)  # type: ignore[no-untyped-call]
     finally:
@@ -371,6 +377,18 @@ def _stopping_dask_class() -> type[DaskTaskRunner]:
         :class:`StoppingProcessPoolTaskRunner`); closing the cluster then
         takes a moment instead of waiting for busy workers."""
 
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            # Handing a task over serialises its context with pydantic, which
+            # turns any exception raised inside it -- Ctrl-C's, or Prefect's
+            # TerminationSignal -- into a PydanticSerializationError: the run
+            # would fail instead of stopping. A signal that arrives meanwhile
+            # is taken as soon as the task is handed over.
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            try:
+                return super().submit(*args, **kwargs)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
         def __exit__(
             self,
             exc_type: type[BaseException] | None,
@@ -404,6 +422,18 @@ def __getattr__(name: str) -> type[AnyTaskRunner]:
 _signalled: int | None = None
 
 
+def _in_gc_callback(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside a garbage collector callback (``gc.callbacks``)."""
+    callbacks = {
+        getattr(c, "__code__", getattr(getattr(c, "__func__", None), "__code__", None)) for c in gc.callbacks
+    }
+    while frame is not None:
+        if frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def interrupted_by() -> int | None:
     """The signal that :func:`end_workers_on_signals` caught, if any. The
     command asks after its run, because the interrupt raised in the flow may
@@ -430,6 +460,11 @@ def end_workers_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         global _signalled
+        if _in_gc_callback(frame):
+            # Raised in a garbage collector callback (distributed's), the interrupt
+            # would be printed as "Exception ignored" and lost: take it again just after.
+            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+            return
         _signalled = signum
         if _local_clusters:  # before their workers go: a nanny would start a new one
             _stop_local_clusters()

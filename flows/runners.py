@@ -314,6 +314,7 @@ def local_cluster(**kwargs: Any) -> LocalCluster:
 
 
 _local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
 
 
 def _stop_local_clusters() -> None:
@@ -333,7 +334,11 @@ def _silence_distributed() -> None:
         n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")
     ]:
         logging.getLogger(name).disabled = True
-    logging.getLogger("distributed").disabled = True
+    # A child made later still hands its records to its parents' handlers: none left there.
+    top = logging.getLogger("distributed")
+    top.disabled, top.propagate = True, False
+    for handler in list(top.handlers):
+        top.removeHandler(handler)
 
 
 def _end_dask_workers(cluster: LocalCluster) -> None:
@@ -382,12 +387,19 @@ def _stopping_dask_class() -> type[DaskTaskRunner]:
             # turns any exception raised inside it -- Ctrl-C's, or Prefect's
             # TerminationSignal -- into a PydanticSerializationError: the run
             # would fail instead of stopping. A signal that arrives meanwhile
-            # is taken as soon as the task is handed over.
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            # is held and raised again as soon as the task is handed over.
+            if threading.current_thread() is not threading.main_thread():
+                return super().submit(*args, **kwargs)
+            held: list[int] = []
+            previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
             try:
                 return super().submit(*args, **kwargs)
             finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                for s, handler in previous.items():
+                    if handler is not None:  # None: installed by C code, not ours to put back
+                        signal.signal(s, handler)
+                for signum in held[:1]:
+                    signal.raise_signal(signum)
 
         def __exit__(
             self,

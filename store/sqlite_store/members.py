@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from dri.literal import storable
 from dri.store.base import to_json_text
 from dri.store.records import MembersDropped
 from dri.store.sqlite_store.comparisons import delete_comparisons
@@ -22,7 +23,7 @@ class SQLiteMembers(SQLiteConnection):
     """Removing corpus memberships."""
 
     def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
-        wanted = sorted(set(names))
+        corpus, wanted = storable(corpus), sorted({storable(n) for n in names})  # as they are stored
         if not wanted:
             return MembersDropped()
         with self._write() as db:

@@ -144,6 +144,7 @@ _NAMES = st.text(
 def test_any_name_is_stored_under_its_storable_form_and_found_again(store, corpus, name):
     """SQLite and Neo4j take any name: a lone surrogate is kept as its escape
     (dri.literal.storable), the same every time, so nothing is stored twice."""
+    store.clear()  # each example on its own
     path = f"/corpora/{name}"
     graph = make_graph("sun", "sun.txt", SOLAR)
     meta = {"name": name, "path": path, "note": name}

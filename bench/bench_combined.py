@@ -1,11 +1,14 @@
 """Fit the combined similarity leave-one-set-out: does structure add to the sentence encoder?
 
 The combined similarity of :mod:`dri.metrics.scores` blends AS (structure)
-with content (the sentence encoder's cosine, :mod:`dri.mapping.content`).
-This bench maps every pair of the four similarity sets (Clough & Stevenson,
-STS-B, WMT23, CSFCube fold 1; graphs and encoder vectors from
-``bench/bench_validity.py``'s caches), keeps AS, content and R (the relations
-of the smaller graph) per pair, and fits two forms, each with one parameter:
+with content (the two texts' sentences matched by the sentence encoder,
+:mod:`dri.mapping.content`). This bench maps every pair of the four
+similarity sets (Clough & Stevenson, STS-B, WMT23, CSFCube fold 1; graphs and
+encoder vectors from ``bench/bench_validity.py``'s caches), keeps AS, the
+sentence match, the whole-text cosine and R (the relations of the smaller
+graph) per pair. It first fits the content alone, ``m x cosine + (1 - m) x
+sentence match`` with m in :data:`WHOLE` (m = 1 is the encoder alone), then
+content and structure together, two forms each with one parameter:
 
 * ``share``: ``s x AS + (1 - s) x content`` with ``s = R / (R + k)``, k in
   :data:`GRID` (the structure's weight grows with the relations);
@@ -37,10 +40,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from bench_validity import COLUMNS, encoder_vectors, evaluate, graphs_for, key, sample, set_pairs
+from bench_validity import (
+    COLUMNS,
+    encoder_vectors,
+    evaluate,
+    graphs_for,
+    key,
+    sample,
+    sentence_rows,
+    set_pairs,
+)
 from validity_sets import load_set
 
-from dri.mapping.content import CONTENT_VECTOR
+from dri.mapping.content import CONTENT_VECTOR, content_vector, vector_similarity
 from dri.mapping.wordnet import wordnet
 from dri.metrics.scores import STRUCTURE_HALF, compare
 
@@ -48,24 +60,30 @@ SIMILARITY_SETS = ("clough-stevenson", "stsb", "wmt23", "csfcube")
 #: The headline metric of each similarity set, as bench_validity names it.
 HEADLINE = {"clough-stevenson": "spearman", "stsb": "pearson", "wmt23": "kendall", "csfcube": "ndcg_pct20"}
 GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0, 128.0)
+#: Weights of the whole-text cosine in the content (the rest is the sentence match).
+WHOLE = (0.0, 0.25, 0.5, 0.75, 1.0)
 WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 
 _GRAPHS: dict[str, Any] = {}
 
 
-def _pair(job: tuple[str, str]) -> tuple[tuple[str, str], tuple[float, float, int]]:
-    c = compare(_GRAPHS[job[0]], _GRAPHS[job[1]])
+def _pair(job: tuple[str, str]) -> tuple[tuple[str, str], tuple[float, float, int, float]]:
+    source, target = _GRAPHS[job[0]], _GRAPHS[job[1]]
+    c = compare(source, target)
     relations = min(c.mapping.source_relations, c.mapping.target_relations)
-    return job, (c.scores.analogy_similarity, c.scores.content, relations)
+    cosine = vector_similarity(content_vector(source), content_vector(target))
+    return job, (c.scores.analogy_similarity, c.scores.content, relations, cosine)
 
 
 def metric(name: str, data: Any, values: list[float], n_boot: int) -> Any:
     return evaluate(data, {"x": values}, n_boot)["x"][HEADLINE[name]]
 
 
-def blend(parts: np.ndarray, form: str, parameter: float) -> list[float]:
-    """The combined score of each (AS, content, R) row under ``form`` with ``parameter``."""
-    analogy, content, relations = parts[:, 0], parts[:, 1], parts[:, 2]
+def blend(parts: np.ndarray, form: str, parameter: float, whole: float = 0.0) -> list[float]:
+    """The combined score of each (AS, sentence match, R, whole-text cosine) row under
+    ``form`` with ``parameter``, content being ``whole`` x cosine + (1 - whole) x sentence match."""
+    analogy, relations = parts[:, 0], parts[:, 2]
+    content = whole * parts[:, 3] + (1 - whole) * parts[:, 1]
     if form == "share":
         weight = np.where(relations > 0, relations / (relations + parameter), 0.0)
     else:
@@ -84,6 +102,7 @@ def collect(sets: dict[str, Any], workers: int) -> dict[str, np.ndarray]:
     vectors, _ = encoder_vectors(texts, log, workers)
     for k, v in vectors.items():
         graphs[k].graph[CONTENT_VECTOR] = v.tolist()
+    sentence_rows(graphs, log, workers)
     _GRAPHS.update(graphs)
     jobs = list(dict.fromkeys((key(a), key(b)) for d in sets.values() for a, b in set_pairs(d)))
     jobs.sort(key=lambda j: -(len(graphs[j[0]]) * len(graphs[j[1]])))
@@ -104,38 +123,66 @@ def main(argv: list[str] | None = None) -> int:
     parts = collect(sets, args.workers)
     print(f"pairs mapped in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
-    choices = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
-    table = {
-        (n, c): float(metric(n, sets[n], blend(parts[n], *c), 0).value)
-        for n in SIMILARITY_SETS
-        for c in choices
-    }
-
-    def fit(train: list[str]) -> tuple[str, float]:
-        return max(choices, key=lambda c: (float(np.mean([table[(n, c)] for n in train])), c[0] == "fixed"))
-
-    def name(choice: tuple[str, float]) -> str:
-        form, p = choice
-        if form == "fixed" and p == 0.0:
-            return "encoder alone"
-        return f"k = {p:g}" if form == "share" else f"w = {p:g}"
-
     labels = {c[0]: c[2] for c in COLUMNS if HEADLINE.get(c[0]) == c[1]}
-    print("| held-out set | fitted on the other three | combined | encoder | AS |")
+
+    def score(n: str, whole: float, form: str, parameter: float, boot: int = 0) -> Any:
+        return metric(n, sets[n], blend(parts[n], form, parameter, whole), boot)
+
+    def loso(choices: list[tuple[float, str, float]]) -> dict[str, tuple[float, str, float]]:
+        table = {(n, c): float(score(n, *c).value) for n in SIMILARITY_SETS for c in choices}
+
+        def fit(train: list[str]) -> tuple[float, str, float]:
+            # Ties go to the simpler choice: the cosine alone, then a fixed weight.
+            return max(
+                choices, key=lambda c: (float(np.mean([table[(n, c)] for n in train])), c[0], c[1] == "fixed")
+            )
+
+        fits = {held: fit([n for n in SIMILARITY_SETS if n != held]) for held in SIMILARITY_SETS}
+        fits["all"] = fit(list(SIMILARITY_SETS))
+        return fits
+
+    def name(choice: tuple[float, str, float]) -> str:
+        whole, form, p = choice
+        content = (
+            "cosine"
+            if whole == 1
+            else "sentences"
+            if whole == 0
+            else f"{whole:g} x cosine + {1 - whole:g} x sentences"
+        )
+        if form == "fixed" and p == 0.0:
+            return content
+        return f"{content}, " + (f"k = {p:g}" if form == "share" else f"w = {p:g}")
+
+    content_fits = loso([(m, "fixed", 0.0) for m in WHOLE])
+    print("Content alone (the whole-text cosine's weight fitted on the other three sets):\n")
+    print("| held-out set | fitted on the other three | content | encoder cosine alone | sentences alone |")
     print("|---|---|---|---|---|")
     for held in SIMILARITY_SETS:
-        choice = fit([n for n in SIMILARITY_SETS if n != held])
         cells = [
-            metric(held, sets[held], blend(parts[held], *choice), args.boot).format(),
-            metric(held, sets[held], parts[held][:, 1].tolist(), args.boot).format(),
-            metric(held, sets[held], parts[held][:, 0].tolist(), args.boot).format(),
+            score(held, *c, args.boot).format()
+            for c in (content_fits[held], (1.0, "fixed", 0.0), (0.0, "fixed", 0.0))
         ]
-        print(f"| {labels[held]} | {name(choice)} | " + " | ".join(cells) + " |")
-    choice = fit(list(SIMILARITY_SETS))
-    shipped = f" (the code ships k = {STRUCTURE_HALF:g})"
-    print(f"\nFitted on all four: {name(choice)}{shipped}.")
-    for n in SIMILARITY_SETS:
-        print(f"{labels[n]}: " + ", ".join(f"{name(c)}: {table[(n, c)]:.3f}" for c in choices))
+        print(f"| {labels[held]} | {name(content_fits[held])} | " + " | ".join(cells) + " |")
+    print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships the sentences alone).\n")
+
+    forms = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
+    combined_fits = loso([(m, *f) for m in WHOLE for f in forms])
+    print("Combined (content and structure fitted together on the other three sets):\n")
+    print(
+        "| held-out set | fitted on the other three | combined | content (fitted above) | encoder cosine | AS |"
+    )
+    print("|---|---|---|---|---|---|")
+    for held in SIMILARITY_SETS:
+        cells = [
+            score(held, *combined_fits[held], args.boot).format(),
+            score(held, *content_fits[held], args.boot).format(),
+            score(held, 1.0, "fixed", 0.0, args.boot).format(),
+            score(held, 0.0, "fixed", 1.0, args.boot).format(),
+        ]
+        print(f"| {labels[held]} | {name(combined_fits[held])} | " + " | ".join(cells) + " |")
+    shipped = f"sentences, k = {STRUCTURE_HALF:g}"
+    print(f"\nFitted on all four: {name(combined_fits['all'])} (the code ships {shipped}).")
     return 0
 
 

@@ -26,7 +26,7 @@ sums the top-level imports (lazy ones included: an import inside a function
 called from the top is top-level): the seconds the command spends importing.
 
     .venv/bin/python bench/bench_commands.py [--baseline ../base] [--runs 3]
-        [--rows analogy compare-demo demo] [--sizes 10 300 1000]
+        [--rows analogy compare-demo demo] [--sizes 10 300 1000] [--no-imports]
 
 The whole-paper pair (``compare()`` of two extracted 300-sentence documents)
 is ``bench/bench_pair.py``; the figures are in ``docs/search.md``.
@@ -95,8 +95,14 @@ def import_seconds(argv: list[str], env: dict[str, str]) -> float:
     return total / 1e6
 
 
-def paired(label: str, sides: dict[str, tuple[list[str], dict[str, str], Path | None]], runs: int) -> dict:
-    """Run A and B in turn ``runs`` times, each in a fresh copy of its seed folder."""
+def paired(
+    label: str,
+    sides: dict[str, tuple[list[str], dict[str, str], Path | None]],
+    runs: int,
+    imports_too: bool = True,
+) -> dict:
+    """Run A and B in turn ``runs`` times, each in a fresh copy of its seed folder
+    (and once more each under ``-X importtime`` if ``imports_too``)."""
     times: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
     for _ in range(runs):
         for side in ("A", "B"):
@@ -110,8 +116,8 @@ def paired(label: str, sides: dict[str, tuple[list[str], dict[str, str], Path | 
             if code not in (0, 1):
                 raise SystemExit(f"{label}: {side} exited {code}: {' '.join(argv)}")
             times[side].append((wall, cpu))
-    imports = {}
-    for side in ("A", "B"):
+    imports = {"A": float("nan"), "B": float("nan")}
+    for side in ("A", "B") if imports_too else ():
         argv, env, seed = sides[side]
         with tempfile.TemporaryDirectory(prefix="dri-bench-") as scratch:
             data = Path(scratch) / "data"
@@ -158,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 300, 1000])
     parser.add_argument("--work", type=Path, default=REPO / "data" / "bench" / "commands")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    parser.add_argument("--no-imports", action="store_true", help="analogy rows: skip the -X importtime runs")
     args = parser.parse_args(argv)
     checkouts = {"A": REPO, "B": args.baseline.resolve()}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DRI_", "NEO4J_"))}
@@ -177,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                     env,
                     folder,
                 )
-            rows.append(paired(f"analogy-{n}", sides, args.runs))
+            rows.append(paired(f"analogy-{n}", sides, args.runs, not args.no_imports))
     if "compare-demo" in args.rows:
         pair = [str(DEMO / "rutherford-atom.txt"), str(DEMO / "solar-system.txt")]
         sides = {

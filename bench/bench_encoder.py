@@ -10,6 +10,9 @@ Prints, for :mod:`mapping.encoder` (all-MiniLM-L6-v2 int8 on onnxruntime):
   Clough & Stevenson corpus (``--corpus``; 95 short answers of 200-300
   words), as CPU milliseconds per document (median, 95th percentile, max) and
   per 1,000 word pieces, with the number of windows;
+* the time per document of the content similarity's **sentence vectors**
+  (:func:`mapping.content.sentence_vectors`: each sentence encoded on its
+  own), beside that of the document vector;
 * the time per **short text** of :meth:`SentenceEncoder.encode` in batches
   (the STS-B sentences' length), CPU milliseconds per text.
 
@@ -74,6 +77,19 @@ def main() -> None:
         f"{windows / len(texts):.2f} windows each): median {statistics.median(ms):.0f} ms CPU, "
         f"p95 {ms[int(0.95 * (len(ms) - 1))]:.0f}, max {ms[-1]:.0f}; "
         f"{1000 * sum(times) / pieces * 1000:.0f} ms per 1,000 word pieces"
+    )
+
+    from dri.extract.sentences import split_sentences
+
+    times = []
+    for text in texts:
+        start = time.process_time()
+        encoder.encode([s for s in split_sentences(text) if s.strip()] or [text])
+        times.append(time.process_time() - start)
+    ms = sorted(t * 1000 for t in times)
+    print(
+        f"sentence vectors of the same documents: median {statistics.median(ms):.0f} ms CPU, "
+        f"p95 {ms[int(0.95 * (len(ms) - 1))]:.0f}, max {ms[-1]:.0f}"
     )
 
     sentences = [s.strip() + "." for text in texts for s in text.split(".") if len(s.split()) > 4][:512]

@@ -43,12 +43,10 @@ def measure(cache: Path, cold: int, repeat: int) -> dict[str, float]:
     import dri.mapping.mapper as mapper
     import dri.metrics.scores as scores
     from dri.graphs import load_json
-    from dri.mapping.vectors import word_vectors
     from dri.mapping.wordnet import wordnet
 
     source, target = (load_json(cache / f"stories-300-{side}.json") for side in ("a", "b"))
     wordnet()
-    word_vectors()
     parts: dict[str, float] = {}
 
     def timed(module, name: str, label: str) -> None:

@@ -61,7 +61,15 @@ from validity_sets import SETS, ValiditySet, load_set
 
 from dri.corpora.plagiarism import LEVELS
 from dri.extract import EXTRACTOR_VERSION, build_graphs, document_from_text
-from dri.mapping.content import CONTENT_VECTOR, content_vector, vector_similarity
+from dri.mapping.content import (
+    CONTENT_VECTOR,
+    SENTENCE_VECTORS,
+    content_vector,
+    graph_text,
+    pack_rows,
+    sentence_runs,
+    vector_similarity,
+)
 from dri.mapping.encoder import MODEL_SHA256, sentence_encoder
 from dri.mapping.mapper import Mapping
 from dri.mapping.profiles import Profile, get_profile
@@ -150,6 +158,39 @@ def graphs_for(texts: dict[str, str], log, path: Path | None = None) -> tuple[di
 
 def _encode(text: str) -> np.ndarray:
     return sentence_encoder().encode_document(text)
+
+
+def _encode_sentences(text: str) -> str:
+    return pack_rows(sentence_encoder().encode(sentence_runs(text)))
+
+
+def sentence_rows(graphs: dict[str, Any], log, workers: int) -> float:
+    """Put the content similarity's sentence vectors (:data:`SENTENCE_VECTORS`)
+    into every graph, from the cache (``data/cache/validity/sentences-<model
+    sha256>.pkl``, keyed by the graph's text) or encoded in a pool; the seconds taken."""
+    path = cache_dir() / "validity" / f"sentences-{MODEL_SHA256[:12]}.pkl"
+    cached: dict[str, str] = {}
+    if path.is_file():
+        with path.open("rb") as fh:
+            cached = pickle.load(fh)
+    texts = {k: graph_text(g) for k, g in graphs.items()}
+    todo = sorted({key(t) for t in texts.values()} - set(cached))
+    started = time.perf_counter()
+    if todo:
+        by_key = {key(t): t for t in texts.values()}
+        log(f"encoding the sentences of {len(todo)} texts ({len(by_key) - len(todo)} cached)")
+        with mp.get_context("fork").Pool(workers) as pool:
+            for k, rows in zip(todo, pool.imap(_encode_sentences, [by_key[k] for k in todo], chunksize=16)):
+                cached[k] = rows
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(cached, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    for k, g in graphs.items():
+        if texts[k].strip():
+            g.graph[SENTENCE_VECTORS] = cached[key(texts[k])]
+    return time.perf_counter() - started
 
 
 def encoder_vectors(texts: dict[str, str], log, workers: int) -> tuple[dict[str, np.ndarray], float]:
@@ -447,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     vectors, encode_seconds = encoder_vectors(texts, log, args.workers)
     for k, v in vectors.items():
         graphs[k].graph[CONTENT_VECTOR] = v.tolist()
+    encode_seconds += sentence_rows(graphs, log, args.workers)
     log(f"encoder vectors ready in {encode_seconds:.1f} s")
 
     # Per set: its task's normalisation goes with each pair.

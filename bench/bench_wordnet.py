@@ -18,7 +18,7 @@ Prints one table row per rule (and per ``--exponents`` value of the
 ``semcor`` rule's ``SENSE_EXPONENT``): rho on all pairs, the pairs WordNet
 covers, and the time per pair with a cold and a warm cache; then the
 word-pair cache's size. Then rows for the static word vectors of
-:mod:`mapping.vectors` (WordLlama; cosine clipped at 0) alone, for Lin with
+:mod:`word_vectors` (WordLlama, ``bench/word_vectors.py``, installed by hand; cosine clipped at 0) alone, for Lin with
 vectors for the pairs WordNet does not cover, and for the mean of Lin (max
 rule) and vectors; ``--no-vectors`` leaves them out.
 
@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scipy.stats import spearmanr
 
 import dri.mapping.wordnet as wordnet_module
-from dri.mapping.vectors import word_vectors
 from dri.mapping.wordnet import RULES, wordnet
 from dri.settings import cache_dir
 
@@ -104,6 +103,8 @@ def covered(wn, a: str, b: str, pos: str | None) -> bool:
 
 def vector_rows(wn, sets: dict[str, list[tuple[str, str, float, str | None]]]) -> None:
     """Table rows for the word vectors alone and combined with Lin (the ``max`` rule)."""
+    from word_vectors import word_vectors  # needs wordllama (bench/word_vectors.py)
+
     t = time.perf_counter()
     vectors = word_vectors()
     print(f"| (word vectors loaded in {time.perf_counter() - t:.2f} s) |")

@@ -42,10 +42,13 @@ def analogy_evaluation(
     k: int = 5,
     candidates: int = DEFAULT_CANDIDATES,
     exhaustive: bool = False,
+    top: int | None = None,
 ) -> Evaluation:
     """Every other document against each target (``targets`` override ``targets.txt``);
     with two-stage search (:mod:`flows.search`), only the ``candidates`` closest
-    by content are structure-mapped, unless ``exhaustive``."""
+    by content are structure-mapped, unless ``exhaustive``; with ``top``, a
+    given target's stage 2 skips the candidates that cannot enter its ``top``
+    best (:mod:`flows.stage2`), which are then not rows."""
     corpus = load_analogy(
         corpus_dir,
         targets=list(targets) if targets else None,
@@ -56,7 +59,10 @@ def analogy_evaluation(
     # not in targets.txt, so each is a run of the flow's target mode.
     search = {"candidates": candidates, "exhaustive": exhaustive}
     runs = (
-        [{"mode": "target", "target": str(t), "sections": sections_param, **search} for t in corpus.targets]
+        [
+            {"mode": "target", "target": str(t), "sections": sections_param, **search, "top": top}
+            for t in corpus.targets
+        ]
         if targets
         else [{"mode": "manifest", "sections": sections_param, **search}]
     )
@@ -103,6 +109,8 @@ def analogy_search(
     far analogies, about other things than the target.
     """
     targets = [target] if isinstance(target, str) else (list(target) if target else None)
+    # Stage 2's early stop (``top``) is left off here: it skipped nothing on
+    # stories and cost more CPU than mapping them all on Prefect's pool (docs/speed.md).
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
     if far:

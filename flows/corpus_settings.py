@@ -39,8 +39,12 @@ class CorpusSettings(BaseModel):
     mode a target with more than ``candidates`` sources is structure-mapped
     with the ``candidates`` closest by content only, unless ``exhaustive``;
     in ``all-pairs`` mode ``top_per_document`` keeps the pairs where one
-    document is among the other's K closest. Stage 1 does not change the
-    run id: a pair scores the same whichever stage chose it.
+    document is among the other's K closest. With ``top`` (target mode, when
+    stage 1 pruned), stage 2 maps the candidates in stage-1 order and skips
+    those whose bound on AS cannot reach the ``top`` best (:mod:`flows.stage2`):
+    the best ``top`` are those of mapping every candidate, and the others are
+    not all there. Neither changes the run id: a pair scores the same
+    whichever stage chose it.
     ``profile`` names the mapping profile (:mod:`mapping.profiles`; default:
     the default profile); it is part of the run id.
     ``allow_outside_links`` lets symbolic links to files outside the corpus
@@ -59,6 +63,7 @@ class CorpusSettings(BaseModel):
     candidates: int | None = DEFAULT_CANDIDATES
     exhaustive: bool = False
     top_per_document: int | None = None
+    top: int | None = None
     profile: str | None = None
     allow_outside_links: bool = False
 

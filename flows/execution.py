@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-__all__ = ["InProcess", "RunLogger", "Runner", "local_workers"]
+__all__ = ["InProcess", "ProcessPool", "RunLogger", "Runner", "local_workers"]
 
 #: The logger a run writes to: Python's, or Prefect's adapter of it inside a flow.
 RunLogger = logging.Logger | logging.LoggerAdapter[logging.Logger]
@@ -85,3 +85,32 @@ class InProcess:
 
     def as_completed(self, futures: list[Any]) -> Iterator[Any]:
         return concurrent.futures.as_completed(futures)
+
+
+class ProcessPool(InProcess):
+    """Submitted steps run on a pool of ``workers`` spawned processes (calls
+    still run here): the mapping of a search's many candidates in a run that
+    is otherwise in this process. The workers ignore SIGINT and end with
+    their parent, as the corpus flow's (:func:`flows.runners.worker_init`);
+    on Ctrl-C :meth:`close` does not wait for what they are mapping."""
+
+    def __init__(self, workers: int, failure_level: int = logging.INFO) -> None:
+        import multiprocessing
+
+        from dri.flows.runners import worker_init
+
+        super().__init__(failure_level)
+        self._workers = workers
+        context = multiprocessing.get_context("spawn")
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=context, initializer=worker_init
+        )
+
+    def workers(self) -> int:
+        return self._workers
+
+    def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+        return self._pool.submit(step, *args)
+
+    def close(self, wait: bool = True) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=not wait)

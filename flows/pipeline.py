@@ -35,11 +35,13 @@ from dri.files import FileRefused, read_limited
 from dri.flows import replaced
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings
-from dri.flows.execution import InProcess, RunLogger, Runner
+from dri.flows.execution import InProcess, ProcessPool, RunLogger, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
+from dri.flows.stage2 import POOL_MIN
 from dri.literal import storable
 from dri.mapping.profiles import get_profile
+from dri.metrics.scores import SCORES_VERSION
 from dri.quiet_logs import FAILURE
 from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
 from dri.store import StoreError
@@ -65,6 +67,9 @@ T = TypeVar("T")
 _BATCHES_PER_WORKER = 4
 _MAX_DOCUMENTS_PER_BATCH = 20
 _MAX_PAIRS_PER_BATCH = 200
+# Pairs per worker in each wave of a search's stage 2 after the first k: the
+# k-th best AS is brought up to date between waves.
+_PAIRS_PER_WAVE = 8
 # Best pairs kept for the run summary.
 _TOP = 10
 #: The heap of the best pairs a run mapped: ``(analogy similarity, source id, target id, scores)``.
@@ -74,14 +79,16 @@ TopPairs = list[tuple[float, str, str, dict[str, float]]]
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id. The mapping
-    profile counts by its fields, not its name: a profile whose fields change
-    gives a new result set, and the comparisons stored under the old ones
-    are not read back as its results."""
+    profile counts by its fields, not its name, and the extractor's and the
+    scores' versions count too: a profile whose fields change, or a release
+    whose scores are defined otherwise, gives a new result set, and the
+    comparisons stored under the old ones are not read back as its results."""
     fields: dict[str, Any] = {"corpus": corpus, "mode": mode, "target": target, "params": params}
     profile = (params.get("mapping") or {}).get("profile")
     if profile is not None:
         fields["profile"] = asdict(get_profile(profile))
-    key = json.dumps({**fields, "extractor": EXTRACTOR_VERSION}, sort_keys=True, default=str)
+    versions = {"extractor": EXTRACTOR_VERSION, "scores": SCORES_VERSION}
+    key = json.dumps({**fields, **versions}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     parts = [corpus, mode] + ([storable(Path(target).stem)] if target else []) + [digest]
     return "-".join(parts)
@@ -183,15 +190,56 @@ def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
         _map_wave(run, batches[start : start + wave], names, progress, top)
 
 
+def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
+    """Steps 5-6 of one target's search: the pairs in stage-1 order, in waves,
+    each batch sent with the ``k``-th best AS mapped so far, below which a
+    pair's bound keeps it from being mapped (:mod:`flows.stage2`): the top
+    ``k`` is the one mapping every pair gives. Many pairs in a run in this
+    process go to a pool of processes (both cores)."""
+    pairs = sorted(plan.pairs, key=lambda p: plan.ranks.get((p.source_id, p.target_id), len(plan.ranks)))
+    names = {p.source_id: p.source for p in pairs} | {p.target_id: p.target for p in pairs}
+    progress = Reporter("map", len(pairs), run.logger)
+    ids = [(p.source_id, p.target_id) for p in pairs]
+    best: list[float] = []  # a min-heap of the k best AS so far
+    runner = run.runner
+    pool = (
+        ProcessPool(run.workers)
+        if isinstance(runner, InProcess) and len(ids) > POOL_MIN and run.workers > 1
+        else None
+    )
+    if pool is not None:
+        run.runner = pool
+    finished = False
+    try:
+        # The first k at once (the threshold needs them), then waves of a few pairs per worker.
+        start, size = 0, max(k, run.workers)
+        while start < len(ids):
+            wave = ids[start : start + size]
+            width = max(1, -(-len(wave) // run.workers))
+            batches = [wave[i : i + width] for i in range(0, len(wave), width)]
+            threshold = best[0] if len(best) >= k else None
+            _map_wave(run, batches, names, progress, top, threshold, best, k)
+            start, size = start + len(wave), run.workers * _PAIRS_PER_WAVE
+        finished = True
+    finally:
+        run.runner = runner
+        if pool is not None:
+            pool.close(wait=finished)
+
+
 def _map_wave(
     run: Run,
     batches: list[list[tuple[str, str]]],
     names: dict[str, str],
     progress: Reporter,
     top: TopPairs | None,
+    threshold: float | None = None,
+    best: list[float] | None = None,
+    k: int = 0,
 ) -> None:
     summary, seconds = run.summary, run.seconds
-    futures = [run.runner.submit(steps.map_batch, b, summary.run_id, summary.params) for b in batches]
+    extra = (threshold,) if threshold is not None else ()
+    futures = [run.runner.submit(steps.map_batch, b, summary.run_id, summary.params, *extra) for b in batches]
     for future in run.runner.as_completed(futures):
         try:
             results = future.result()
@@ -207,8 +255,13 @@ def _map_wave(
                 run.failed([Failure(source, "map", r.error, target=target, scope="pair")])
             elif r.skipped:
                 summary.already_stored += 1
+            elif r.pruned:
+                summary.stage1["pruned"] = summary.stage1.get("pruned", 0) + 1
             else:
                 summary.mapped += 1
+                if best is not None:
+                    value = r.scores["analogy_similarity"]
+                    (heapq.heappush if len(best) < k else heapq.heappushpop)(best, value)
                 if top is not None:
                     item = (r.scores["analogy_similarity"], r.source_id, r.target_id, r.scores)
                     (heapq.heappush if len(top) < _TOP else heapq.heappushpop)(top, item)
@@ -271,14 +324,19 @@ def _map_planned(run: Run, documents: dict[str, str]) -> StoreError | None:
     _timed(run, "plan", t)
     t = time.perf_counter()
     top: TopPairs = []
-    map_stage(run, plan, top)
+    if summary.mode == "target" and settings.top and plan.ranks:
+        map_in_order(run, plan, top, settings.top)
+    else:
+        map_stage(run, plan, top)
     _timed(run, "map_wall", t)
-    down = steps.store_problem() if summary.mapped + summary.already_stored < summary.pairs else None
+    pruned = summary.stage1.get("pruned", 0)
+    down = steps.store_problem() if summary.mapped + summary.already_stored + pruned < summary.pairs else None
     if down:
         run.stopped(down, "some pairs not stored")
     else:
         planned = {(p.source_id, p.target_id): p for p in plan.pairs}
-        summary.top = _best(summary.run_id, planned, _TOP, top if summary.mapped == summary.pairs else None)
+        streamed = top if summary.mapped + pruned == summary.pairs else None
+        summary.top = _best(summary.run_id, planned, _TOP, streamed)
     return down
 
 
@@ -362,7 +420,8 @@ def small_job(settings: CorpusSettings) -> bool:
     """Whether a run is small enough to do here, in this process: at most
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
-    skipping stored ones). Starting Prefect's temporary server and a worker
+    skipping stored ones; a target's search with ``top`` counts as small, its
+    stage 2 stopping early on a pool of its own). Starting Prefect's temporary server and a worker
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
@@ -371,14 +430,17 @@ def small_job(settings: CorpusSettings) -> bool:
     n = len(paths)
     mode = settings.mode
     candidates = settings.search()["candidates"]
+    searching = False
     if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
+        # A search's stage 2 stops early and maps on its own pool of processes (map_in_order).
+        searching = bool(settings.top and candidates)
     elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:
         k = settings.top_per_document
         pairs = n * k if k else n * (n - 1) // 2
-    if pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS:
+    if not searching and (pairs > INLINE_MAX_PAIRS or n > INLINE_MAX_PARSE + INLINE_MAX_PAIRS):
         return False
     new = 0
     try:

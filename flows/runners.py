@@ -19,7 +19,7 @@ flow and never start a Prefect server of their own: :func:`shared_prefect_api`
 starts the one temporary server up front and hands its URL to the workers
 (without it each worker would start its own, ~220 MB apiece). Each worker
 ends itself (``os._exit``) as soon as the process that spawned it is gone,
-however it went, ``kill -9`` included (:func:`_worker_init`). When the flow is
+however it went, ``kill -9`` included (:func:`worker_init`). When the flow is
 torn down by a signal -- SIGTERM, which Prefect turns into its own
 ``TerminationSignal`` while a flow runs, or Ctrl-C -- the pool's workers are
 terminated at once instead of being waited for
@@ -73,6 +73,7 @@ __all__ = [
     "runner_config",
     "shared_prefect_api",
     "terminate_workers",
+    "worker_init",
 ]
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
         from prefect.task_runners import ThreadPoolTaskRunner
 
         return ThreadPoolTaskRunner(max_workers=config.workers)
-    return _stopping_process_pool_class()(max_workers=config.workers, initializer=_worker_init)
+    return _stopping_process_pool_class()(max_workers=config.workers, initializer=worker_init)
 
 
 def deferred_task_runner() -> AnyTaskRunner:
@@ -186,7 +187,7 @@ def _deferred_class() -> type[AnyTaskRunner]:
 # -- worker processes ----------------------------------------------------------
 
 
-def _worker_init() -> None:
+def worker_init() -> None:
     """Runs first in every worker process of the process pool: the worker
     exits as soon as its parent (the process that runs the flow) is gone --
     nobody will read its results, so it must stop mapping and writing.

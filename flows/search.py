@@ -11,8 +11,10 @@ vector index and then the same re-ranking on Neo4j), and stage 2 is
 :func:`metrics.compare` on the top :data:`DEFAULT_CANDIDATES`. ``exhaustive=True`` maps every stored
 document, as a search did before stage 1 existed.
 
-* :func:`search` -- one target, in this process, no Prefect: the API and the
-  fast path for a user waiting on a first result.
+* :func:`search` -- one target, no Prefect: the API and the fast path for a
+  user waiting on a first result. Stage 2 maps the candidates in stage-1
+  order and skips those whose bound on AS cannot reach the top k, on a
+  process pool when many are left (:mod:`flows.stage2`).
 * :func:`prune_pairs` -- the same stage 1 applied to the pairs planned by the
   corpus flow (target, manifest and all-pairs modes).
 
@@ -26,12 +28,12 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from dri.metrics import compare
+from dri.flows.stage2 import Stage2, bounded
 from dri.settings import DEFAULT_CANDIDATES
-from dri.store import ComparisonRecord, Store
+from dri.store import Store
 
 __all__ = ["DEFAULT_CANDIDATES", "Hit", "PlannedPair", "SearchOutcome", "prune_pairs", "search"]
 
@@ -53,6 +55,7 @@ class SearchOutcome:
     mapped: int  # documents chosen for stage 2
     reused: int = 0  # of those, comparisons read back from the store instead of mapped
     seconds: dict[str, float] = field(default_factory=dict)
+    skipped: int = 0  # of those, candidates whose bound on AS could not reach the top k: not mapped
 
 
 def search(
@@ -66,14 +69,19 @@ def search(
     among: Sequence[str] | None = None,
     run_id: str | None = None,
     mapping: dict[str, Any] | None = None,
+    workers: int | None = None,
 ) -> SearchOutcome:
     """The ``k`` stored documents most analogous to ``target_id``.
 
     Stage 1 ranks every stored document (of ``corpus``, or only ``among``)
     by content; stage 2 maps the best ``candidates`` (all, with
-    ``exhaustive``) onto the target and ranks them by Analogy Similarity. With
-    ``run_id`` the comparisons are stored, and pairs already stored under it
-    are read back instead of mapped again.
+    ``exhaustive``) onto the target in that order and ranks them by Analogy
+    Similarity, skipping a candidate whose AS cannot reach the ``k``-th best
+    found so far (:func:`metrics.bound.analogy_bound`): the top ``k`` is the
+    same as if every candidate were mapped. With ``run_id`` the comparisons are
+    stored, and pairs already stored under it are read back instead of mapped
+    again. More than :data:`POOL_MIN` candidates go to a pool of ``workers``
+    processes (default: the CPUs, :func:`flows.execution.local_workers`).
     """
     started = time.perf_counter()
     allowed = set(among) if among is not None else None
@@ -88,33 +96,19 @@ def search(
     target = store.get_graph(target_id)
     if target is None:
         raise LookupError(f"no stored graph for document {target_id}")
-    hits, reused, new_records = [], 0, []
+    stage2 = Stage2(k, not exhaustive and bounded(mapping))
+    reused, todo = 0, []
     for doc_id, cosine in chosen:
         stored = store.get_comparison(doc_id, target_id, run_id) if run_id else None
         if stored is not None:
-            scores, reused = stored.scores, reused + 1
+            stage2.add(Hit(doc_id, cosine, dict(stored.scores)))
+            reused += 1
         else:
-            source = store.get_graph(doc_id)
-            if source is None:
-                continue
-            comparison = compare(source, target, **(mapping or {}))
-            scores = asdict(comparison.scores)
-            if run_id:
-                new_records.append(
-                    ComparisonRecord(
-                        doc_id,
-                        target_id,
-                        run_id,
-                        params={"mapping": mapping} if mapping else {},
-                        scores=scores,
-                        pairs=[asdict(p) for p in comparison.mapping.pairs],
-                        inferences=[ci.to_dict() for ci in comparison.inferences],
-                    )
-                )
-        hits.append(Hit(doc_id, cosine, dict(scores)))
+            todo.append((doc_id, cosine))
+    new_records = stage2.run(store, target, todo, mapping or {}, run_id, workers)
     if new_records:  # one transaction for the search's new results, not a commit per candidate
         store.put_comparisons(new_records)
-    hits.sort(key=lambda h: (-h.scores["analogy_similarity"], h.doc_id))
+    hits = sorted(stage2.hits, key=lambda h: (-h.scores["analogy_similarity"], h.doc_id))
     t2 = time.perf_counter()
     return SearchOutcome(
         target_id,
@@ -123,6 +117,7 @@ def search(
         mapped=len(chosen),
         reused=reused,
         seconds={"stage1": t1 - started, "stage2": t2 - t1},
+        skipped=stage2.skipped,
     )
 
 
@@ -146,6 +141,7 @@ def prune_pairs(
     candidates: int | None = DEFAULT_CANDIDATES,
     top_per_document: int | None = None,
     corpus: str | None = None,
+    ranks: dict[tuple[str, str], int] | None = None,
 ) -> tuple[list[PairT], dict[str, Any]]:
     """Stage 1 over planned pairs (objects with ``source_id`` and ``target_id``).
 
@@ -155,7 +151,9 @@ def prune_pairs(
     * ``top_per_document``: keep a pair only if one end is among the other's
       ``K`` nearest documents of the run (all-pairs).
 
-    Returns ``(kept pairs in their planned order, facts for the run summary)``.
+    Returns ``(kept pairs in their planned order, facts for the run summary)``;
+    ``ranks``, if given, receives each kept pair's place in its target's
+    stage-1 ranking (``candidates`` only), the order stage 2 maps them in.
     """
     started = time.perf_counter()
     facts: dict[str, Any] = {"planned": len(pairs)}
@@ -171,6 +169,8 @@ def prune_pairs(
             sources = {pairs[i].source_id for i in members}
             ranked = [d for d, _ in store.similar_documents(target_id, k=None, corpus=corpus) if d in sources]
             best = set(ranked[:candidates])
+            if ranks is not None:
+                ranks.update({(d, target_id): n for n, d in enumerate(ranked[:candidates])})
             keep -= {i for i in members if pairs[i].source_id not in best}
         facts["candidates"] = candidates
     if top_per_document is not None:

@@ -37,9 +37,10 @@ from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
+from dri.flows.stage2 import cannot_reach
 from dri.graphs import restrict_to_sections
 from dri.literal import storable
-from dri.mapping.content import content_vector
+from dri.mapping.content import content_vector, sentence_vectors
 from dri.metrics import compare
 from dri.settings import data_dir
 from dri.store import ComparisonRecord, Store, StoreError, StoreUnavailable, open_store
@@ -202,7 +203,9 @@ def _put(
     path: str, corpus: str, meta: dict[str, Any] | None, graph: nx.DiGraph, seconds_parse: float
 ) -> Extracted:
     t = time.perf_counter()
-    content_vector(graph)  # the encoder reads each document once; its vector is stored with it
+    # The encoder reads each document once; its vectors are stored with it.
+    content_vector(graph)
+    sentence_vectors(graph)
     seconds_parse += time.perf_counter() - t
     t = time.perf_counter()
     worker_store().put_document(corpus, graph, meta=dict(meta or {}))
@@ -310,6 +313,8 @@ class Plan:
     pairs: list[PlannedPair]
     problems: list[Failure] = field(default_factory=list)
     stage1: dict[str, Any] = field(default_factory=dict)  # what stage 1 of the search pruned
+    #: Each kept pair's place in its target's stage-1 ranking (target and manifest modes).
+    ranks: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def prune_plan(
@@ -329,10 +334,16 @@ def prune_plan(
         top_per_document = None
     if not plan.pairs or (candidates is None and top_per_document is None):
         return plan
+    ranks: dict[tuple[str, str], int] = {}
     kept, facts = prune_pairs(
-        worker_store(), plan.pairs, candidates=candidates, top_per_document=top_per_document, corpus=corpus
+        worker_store(),
+        plan.pairs,
+        candidates=candidates,
+        top_per_document=top_per_document,
+        corpus=corpus,
+        ranks=ranks,
     )
-    return Plan(pairs=kept, problems=plan.problems, stage1=facts)
+    return Plan(pairs=kept, problems=plan.problems, stage1=facts, ranks=ranks)
 
 
 def plan_run(
@@ -458,6 +469,8 @@ class PairResult:
     scores: dict[str, float] | None = None
     skipped: bool = False
     error: str | None = None
+    #: Not mapped: its bound on AS could not reach the top k (:mod:`flows.stage2`).
+    pruned: bool = False
     seconds_load: float = 0.0
     seconds_map: float = 0.0
     seconds_store: float = 0.0
@@ -478,9 +491,12 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
     return result
 
 
-def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any]) -> list[PairResult]:
+def map_batch(
+    pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any], threshold: float | None = None
+) -> list[PairResult]:
     """:func:`map_and_store` over several pairs; a failing pair is reported
-    in its :class:`PairResult` and the others carry on.
+    in its :class:`PairResult` and the others carry on. With ``threshold``, a
+    pair whose bound on AS is below it is not mapped (``pruned``; :func:`flows.stage2.cannot_reach`).
 
     The batch asks the store once which pairs it already holds and writes its
     results in one transaction (a commit per pair would cost more than the
@@ -507,6 +523,9 @@ def map_batch(pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, A
             source = _graph(store, source_id, sections, run_id)
             target = _graph(store, target_id, sections, run_id)
             t2 = time.perf_counter()
+            if threshold is not None and cannot_reach(source, target, params.get("mapping"), threshold):
+                results.append(PairResult(source_id, target_id, pruned=True, seconds_load=t2 - t1 + lookup))
+                continue
             comparison = compare(source, target, **(params.get("mapping") or {}))
             t3 = time.perf_counter()
         except Exception as err:
@@ -597,7 +616,9 @@ class RunSummary:
     def headline(self) -> str:
         text = (
             f"run {self.run_id}: {self.documents} documents ({self.parsed} parsed, {self.reused} unchanged), "
-            f"{self.pairs} pairs ({self.mapped} mapped, {self.already_stored} already stored)"
+            f"{self.pairs} pairs ({self.mapped} mapped, {self.already_stored} already stored"
+            + (f", {self.stage1['pruned']} out of reach of the top" if self.stage1.get("pruned") else "")
+            + ")"
         )
         return text + (f", {len(self.failures)} failed" if self.failures else "")
 

@@ -323,10 +323,10 @@ def restrict_to_sections(g: nx.DiGraph, sections: Iterable[str]) -> nx.DiGraph:
     sub = g.subgraph(keep).copy()
     sub.graph.update(g.graph)
     sub.graph["sections"] = sorted(wanted)
-    # The text and its encoder vector are the whole document's: the content of
+    # The text and its encoder vectors are the whole document's: the content of
     # the sections is then read back from their clauses (mapping/content.py).
-    sub.graph.pop("text", None)
-    sub.graph.pop("encoder_vector", None)
+    for attribute in ("text", "encoder_vector", "encoder_sentences"):
+        sub.graph.pop(attribute, None)
     return sub
 
 

@@ -19,9 +19,10 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
 * Unified Analogy Similarity (AS): the profile's headline score
   (:mod:`mapping.profiles`); Jaccard x semantic similarity under ``paper``
   (the paper's AS), the weighted Jaccard under ``sme``;
-* content: :func:`mapping.content.content_similarity`, the cosine of the two
-  documents' sentence-encoder vectors: what they are about, whatever their
-  structure;
+* content: :func:`mapping.content.content_similarity`, the two documents'
+  sentences matched by the sentence encoder (a sentence-level BERTScore F1;
+  the cosine for two one-sentence texts): what they are about, whatever
+  their structure;
 * combined similarity: ``s x AS + (1 - s) x content`` with the structure's
   share ``s = R / (R + STRUCTURE_HALF)``, R the number of relations of the
   smaller graph. Structure mapping has more to go on the more relations the
@@ -58,6 +59,7 @@ from dri.mapping.profiles import PROFILES, Profile, get_profile
 __all__ = [
     "COUNT_NAMES",
     "MAPPING_SECONDS",
+    "SCORES_VERSION",
     "SCORE_NAMES",
     "STRUCTURE_HALF",
     "Comparison",
@@ -104,6 +106,10 @@ SCORE_NAMES = (
 #: the same in the combined similarity (fitted on the four similarity sets,
 #: checked leave-one-set-out: bench/bench_combined.py, docs/mapping.md).
 STRUCTURE_HALF = 8.0
+#: Changes whenever a score's definition does, beyond the profile's fields
+#: (2: the content matches sentences one by one), so that a run id
+#: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
+SCORES_VERSION = "2"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dri.flows import pipeline
 from dri.flows.corpus import CorpusSettings, PartialFailure, corpus_flow, default_run_id, run_corpus
 from dri.flows.progress import listening
 from dri.flows.tasks import worker_store
@@ -97,6 +98,13 @@ def test_a_profile_counts_by_its_fields_in_the_run_id(monkeypatch):
     monkeypatch.setitem(PROFILES, "sme", PROFILES["sme"].but(trickle=0.25))
     changed = default_run_id("tiny", "manifest", None, params)
     assert changed != base and changed.startswith("tiny-manifest-")
+
+
+def test_a_new_definition_of_the_scores_is_a_new_result_set(monkeypatch):
+    params = {"sections": None, "mapping": {"profile": "sme"}}
+    base = default_run_id("tiny", "manifest", None, params)
+    monkeypatch.setattr(pipeline, "SCORES_VERSION", "0")
+    assert default_run_id("tiny", "manifest", None, params) != base
 
 
 def test_new_parameters_give_a_new_result_set(prefect_server, corpus, data_dir):

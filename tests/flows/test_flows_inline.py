@@ -42,3 +42,49 @@ def test_a_big_job_is_not_small(tmp_path, data_dir):
     texts = {f"doc{i}.txt": f"The cat {i} chased the mouse {i}." for i in range(INLINE_MAX_PARSE + 1)}
     big = write_corpus(tmp_path / "big", texts, manifest=None)
     assert not small_job(CorpusSettings(corpus_dir=str(big), mode="target", target="doc0.txt"))
+
+
+def _more(tmp_path):
+    from flows_corpus_helpers import TEXTS
+
+    few = {
+        "a.txt": "The dog barked.",
+        "b.txt": "It rained.",
+        "c.txt": "The bird sang.",
+        "d.txt": "Ice melts.",
+    }
+    return write_corpus(tmp_path / "more", {**TEXTS, **few}, manifest=None)
+
+
+def _search_with_top(tmp_path, data_dir, monkeypatch):
+    monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
+    monkeypatch.setenv("DRI_WORKERS", "2")
+    corpus = _more(tmp_path)
+    state, summary = run_corpus(
+        str(corpus), runner="inline", mode="target", target="atom.txt", candidates=6, top=1
+    )
+    assert state.is_completed(), state.message
+    pruned = summary.stage1.get("pruned", 0)
+    assert summary.stage1["kept"] == summary.pairs == 6 and pruned > 0
+    assert summary.mapped + pruned == 6
+    assert len(worker_store().comparisons(run_id=summary.run_id)) == summary.mapped
+    # Every candidate mapped (the same run id: the stored ones are read back) gives the same best.
+    state, every = run_corpus(str(corpus), runner="inline", mode="target", target="atom.txt", candidates=6)
+    assert every.mapped == pruned and every.top[0] == summary.top[0]
+    assert summary.top[0]["source"].endswith("solar.txt")
+    return summary
+
+
+def test_stage_two_with_top_skips_what_cannot_reach_it_and_keeps_the_same_best(
+    tmp_path, data_dir, monkeypatch
+):
+    summary = _search_with_top(tmp_path, data_dir, monkeypatch)
+    assert summary.worker_pids == [os.getpid()]
+
+
+def test_stage_two_with_top_maps_on_a_pool_of_processes_when_many_are_left(tmp_path, data_dir, monkeypatch):
+    from dri.flows import pipeline
+
+    monkeypatch.setattr(pipeline, "POOL_MIN", 1)
+    summary = _search_with_top(tmp_path, data_dir, monkeypatch)
+    assert set(summary.worker_pids) - {os.getpid()}  # the mapping ran in the workers

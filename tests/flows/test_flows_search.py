@@ -113,3 +113,26 @@ def test_stage_one_recall_on_the_demo_corpus(demo_store):
         assert len(top & {h.doc_id for h in half.hits}) >= 2, target
         if target in classic:
             assert names[every.hits[0].doc_id] == classic[target]
+
+
+def _top(store, target_id, k, candidates):
+    """Today's answer: every candidate of stage 1 mapped, the best ``k`` by AS."""
+    every = search(store, target_id, k=len(DOCS), exhaustive=True)
+    chosen = {d for d, _ in store.similar_documents(target_id, k=candidates)}
+    hits = [h for h in every.hits if h.doc_id in chosen]
+    return [(h.doc_id, h.scores) for h in hits][:k]
+
+
+def test_stage_two_skips_what_cannot_reach_the_top_k_and_keeps_the_same_top_k(store):
+    found = search(store, "solar", k=1, candidates=4)
+    assert [(h.doc_id, h.scores) for h in found.hits] == _top(store, "solar", 1, 4)
+    assert found.skipped > 0 and found.mapped == 4  # the analogue first, then the bound stops the rest
+
+
+def test_stage_two_on_a_process_pool_gives_the_same_answer(store, monkeypatch):
+    from dri.flows import stage2
+
+    monkeypatch.setattr(stage2, "POOL_MIN", 1)
+    pooled = search(store, "solar", k=2, candidates=4, workers=2, run_id="pool")
+    assert [(h.doc_id, h.scores) for h in pooled.hits] == _top(store, "solar", 2, 4)
+    assert len(store.comparisons(run_id="pool")) == 4 - pooled.skipped

@@ -1,4 +1,4 @@
-"""Content similarity of two documents: the cosine of their sentence-encoder vectors."""
+"""Content similarity of two documents: their sentences matched by a sentence encoder."""
 
 from __future__ import annotations
 
@@ -8,7 +8,19 @@ import pytest
 from dri.extract import graph_from_text
 from dri.graphs import add_triple, new_graph
 from dri.graphs.ros import add_concept
-from dri.mapping.content import CONTENT_VECTOR, content_similarity, content_vector, graph_text
+from dri.mapping.content import (
+    CONTENT_VECTOR,
+    MAX_SENTENCES,
+    SENTENCE_VECTORS,
+    content_similarity,
+    content_vector,
+    graph_text,
+    pack_rows,
+    sentence_match,
+    sentence_runs,
+    sentence_vectors,
+    unpack_rows,
+)
 from dri.mapping.encoder import sentence_encoder
 
 
@@ -69,3 +81,73 @@ def test_concepts_alone_still_compare_and_nothing_scores_zero() -> None:
     assert 0.0 < content_similarity(a, b) < 1.0
     assert content_similarity(a, new_graph("empty")) == 0.0
     assert content_vector(new_graph("empty")) is None
+
+
+def test_one_sentence_each_scores_the_cosine_of_the_two_sentences() -> None:
+    a = graph_from_text("The general divided his army to attack the fortress.")
+    b = graph_from_text("The surgeon split the rays to destroy the tumour.")
+    vectors = sentence_encoder().encode([a.graph["text"], b.graph["text"]])
+    assert content_similarity(a, b) == pytest.approx(float(vectors[0] @ vectors[1]), abs=2e-3)
+
+
+def test_sentences_are_matched_one_by_one_precision_recall_and_f1() -> None:
+    source = graph_from_text("The sun attracts the planets. The planets orbit the sun. Comets are icy.")
+    target = graph_from_text("Planets go round the sun. A recipe needs flour.")
+    rows_s, rows_t = sentence_vectors(source), sentence_vectors(target)
+    assert rows_s is not None and rows_t is not None
+    assert rows_s.shape == (3, 384) and rows_t.shape == (2, 384)
+    similarity = np.clip(rows_s @ rows_t.T, 0, 1)
+    precision, recall = similarity.max(axis=1).mean(), similarity.max(axis=0).mean()
+    matched = 2 * precision * recall / (precision + recall)
+    assert sentence_match(rows_s, rows_t) == pytest.approx(matched, abs=1e-6)
+    expected = matched
+    assert content_similarity(source, target) == pytest.approx(expected, abs=1e-6)
+    assert content_similarity(target, source) == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_sentence_vectors_are_kept_in_the_graph_and_reused() -> None:
+    g = graph_from_text("A cat sleeps on the mat. A dog barks.")
+    rows = sentence_vectors(g)
+    assert isinstance(g.graph[SENTENCE_VECTORS], str) and rows is not None
+    g.graph[SENTENCE_VECTORS] = pack_rows(np.eye(2, 384, dtype=np.float32))
+    kept = sentence_vectors(g)
+    assert kept is not None and kept.shape == (2, 384) and kept[1, 1] == 1.0
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        None,
+        7,
+        "",
+        "not base64 !",
+        "QUJD",
+        pack_rows(np.zeros((1, 384))),
+        pack_rows(np.full((1, 384), np.inf)),
+    ],
+)
+def test_kept_sentence_vectors_that_are_not_rows_are_computed_again(junk) -> None:
+    assert unpack_rows(junk) is None
+    g = graph_from_text("A cat sleeps on the mat.")
+    g.graph[SENTENCE_VECTORS] = junk
+    rows = sentence_vectors(g)
+    assert rows is not None and rows.shape == (1, 384)
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+
+
+def test_packed_rows_keep_cosines_within_a_thousandth() -> None:
+    rows = sentence_encoder().encode(
+        ["The sun attracts the planets.", "An atom has a nucleus.", "Cats purr."]
+    )
+    back = unpack_rows(pack_rows(rows))
+    assert back is not None and np.abs(back @ back.T - rows @ rows.T).max() < 1e-3
+    assert 0.0 <= sentence_match(rows, back) <= 1.0
+
+
+def test_a_long_text_is_matched_by_runs_of_consecutive_sentences() -> None:
+    sentences = [f"Sentence number {n} is here." for n in range(MAX_SENTENCES * 2 + 7)]
+    runs = sentence_runs(" ".join(sentences))
+    assert len(runs) == MAX_SENTENCES
+    assert " ".join(runs) == " ".join(sentences)
+    assert sentence_runs("One. Two words here.") == ["One.", "Two words here."]
+    assert sentence_runs("no full stop") == ["no full stop"]

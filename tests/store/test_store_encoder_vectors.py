@@ -5,10 +5,17 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 from store_test_helpers import SOLAR, make_graph
 
 from dri.graphs import to_json
-from dri.mapping.content import CONTENT_VECTOR, content_vector
+from dri.mapping.content import (
+    CONTENT_VECTOR,
+    SENTENCE_VECTORS,
+    content_similarity,
+    content_vector,
+    sentence_vectors,
+)
 from dri.store import open_store
 from dri.store.encoder_vectors import ENCODER_INDEX, graph_json, vector_blob, vector_from_blob
 
@@ -33,6 +40,18 @@ def test_the_vector_round_trips_and_survives_a_put_without_it(store) -> None:
     del bare.graph[CONTENT_VECTOR]
     store.put_document("other", bare)
     assert np.allclose(store.get_graph("solar").graph[CONTENT_VECTOR], g.graph[CONTENT_VECTOR], atol=1e-6)
+
+
+def test_the_sentence_vectors_are_stored_with_the_graph_and_score_as_fresh(store) -> None:
+    g = make_graph(
+        "solar", "solar.txt", SOLAR, text="The sun attracts the planets. The planets orbit the sun."
+    )
+    other = make_graph("atom", "atom.txt", SOLAR, text="The nucleus attracts the electrons.")
+    sentence_vectors(g)
+    store.put_document("tiny", g)
+    back = store.get_graph("solar")
+    assert back.graph[SENTENCE_VECTORS] == g.graph[SENTENCE_VECTORS]
+    assert content_similarity(back, other) == pytest.approx(content_similarity(g, other), abs=1e-6)
 
 
 def test_a_graph_without_a_vector_is_stored_without_one(store) -> None:

@@ -1,4 +1,9 @@
-"""Static word vectors: a similarity for words WordNet cannot rate, and content vectors.
+"""Static word vectors for the word-similarity benchmark: WordLlama (an experiment, not in the library).
+
+Not a dependency of ``dri``: install it into the environment to run the
+benchmarks that read it (``bench/bench_wordnet.py``'s vector rows)::
+
+    .venv/bin/pip install wordllama==0.4.0.post1
 
 WordNet Lin (:mod:`mapping.wordnet`) rates only words WordNet knows. Technical
 terms and noun compounds ("lstm", "bootstrapping", "extraction_pattern") score
@@ -14,11 +19,11 @@ rates word similarity about as well as Lin on SimLex-999 and far better on
 WordSim-353's relatedness, and better than GloVe 6B 50-d.
 
 :meth:`WordVectors.similarity` / :meth:`WordVectors.matrix` give the cosine
-of two words' vectors, clipped at 0 (similarities lie in [0, 1]), and
-:mod:`mapping.content` aligns the words of two graphs with them (the content
-similarity). Inside the mapper, as Lin's stand-in for the words WordNet does
-not know or blended with Lin, they were measured and not kept
-(docs/mapping.md, "Word vectors for words WordNet cannot rate").
+of two words' vectors, clipped at 0 (similarities lie in [0, 1]). Inside the
+mapper, as Lin's stand-in for the words WordNet does not know or blended
+with Lin, they were measured and not kept (docs/mapping.md, "Word vectors
+for words WordNet cannot rate"); as the content similarity they were
+replaced by the sentence encoder (docs/mapping.md, "The encoder as content").
 
 The weights ship inside the wheel and are loaded from the installed package
 with downloads disabled, so nothing is fetched at run time. Loading takes

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, csv_rows, header_rows, shown
+from dri.corpora.text import CorpusError, csv_rows, header_rows
+from dri.literal import printable
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +147,9 @@ def _by_category(
         elif category in LEVELS:
             answers.append((line, name, task, category))
         else:
-            problems.append(f"{info}: line {line}: unknown category {row['Category']!r} for {shown(name)}")
+            problems.append(
+                f"{info}: line {line}: unknown category {row['Category']!r} for {printable(name)}"
+            )
     # Tasks whose original is not listed fall back to the corpus's naming rule.
     for _, _, task, _ in answers:
         if task not in originals and _is_file(root / f"orig_task{task}.txt"):
@@ -164,18 +167,18 @@ def _pairs(
     """Each answer with its task's original, when both files are there."""
     for task, path in sorted(originals.items()):
         if not _is_file(path):
-            problems.append(f"{shown(path)}: original of task {shown(task)} is missing")
+            problems.append(f"{printable(path)}: original of task {printable(task)} is missing")
     pairs = []
     seen_answers: set[Path] = set()
     for line, name, task, category in answers:
         answer, original = root / name, originals.get(task)
         if original is None or not _is_file(original):
-            problems.append(f"{shown(answer)}: no original for task {task!r} (line {line})")
+            problems.append(f"{printable(answer)}: no original for task {task!r} (line {line})")
         elif not _is_file(answer):
-            problems.append(f"{shown(answer)}: listed on line {line} of {INFO_FILE} but missing")
+            problems.append(f"{printable(answer)}: listed on line {line} of {INFO_FILE} but missing")
         elif answer in seen_answers:
             problems.append(
-                f"{info}: line {line}: {shown(name)} is listed again with another task or category"
+                f"{info}: line {line}: {printable(name)} is listed again with another task or category"
             )
         else:
             seen_answers.add(answer)

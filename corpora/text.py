@@ -20,7 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from dri.errors import ProjectError
-from dri.files import FileRefused, read_limited, shown
+from dri.files import FileRefused, read_limited
+from dri.literal import printable
 
 __all__ = [
     "CONTROL_FILES",
@@ -32,7 +33,6 @@ __all__ = [
     "is_document",
     "read_table_text",
     "read_text",
-    "shown",
 ]
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class CorpusError(ProjectError):
     def __init__(self, path: str | Path, reason: str) -> None:
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
-        super().__init__(f"{shown(self.path)}: {self.reason}")
+        super().__init__(f"{printable(self.path)}: {self.reason}")
 
 
 def is_document(path: str | Path) -> bool:

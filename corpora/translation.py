@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, shown
+from dri.corpora.text import CorpusError
+from dri.literal import printable
 
 __all__ = ["ORIGINALS", "PIVOT", "ROUNDTRIP", "TranslationCorpus", "TranslationPair", "load_translation"]
 
@@ -99,9 +100,9 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
         versions = _texts(rt_dir / lang)
         for name, path in versions.items():
             if name not in originals:
-                problems.append(f"{shown(path)}: no original {shown(f'{ORIGINALS}/{name}.txt')}")
+                problems.append(f"{printable(path)}: no original {printable(f'{ORIGINALS}/{name}.txt')}")
             else:
                 pairs.append(TranslationPair(originals[name], path, name, lang))
         for name in sorted(set(originals) - set(versions)):
-            problems.append(f"{shown(rt_dir / lang)}: no round trip of {shown(name)}")
+            problems.append(f"{printable(rt_dir / lang)}: no round trip of {printable(name)}")
     return TranslationCorpus(root, originals, languages, pairs, problems)

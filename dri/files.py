@@ -11,8 +11,9 @@ a file that grows while it is read cost neither memory nor time: the
 
 Refusals raise :class:`FileRefused`, whose ``str()`` is one line
 ``<path>: <reason>``; each reader turns it into its own error type with
-the same reason. Like :mod:`dri.errors`, this module imports nothing of
-ours but that, so every layer may use it.
+the same reason, the path shown with :func:`dri.literal.printable`. Like
+:mod:`dri.errors`, this module imports nothing of ours but those two, so
+every layer may use it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import stat
 from pathlib import Path
 
 from dri.errors import ProjectError
+from dri.literal import printable
 
-__all__ = ["FileRefused", "read_limited", "shown"]
+__all__ = ["FileRefused", "read_limited"]
 
 _CHUNK = 1 << 20
 
@@ -37,20 +39,13 @@ _KINDS = (
 )
 
 
-def shown(path: str | os.PathLike[str]) -> str:
-    """``path`` for a one-line message: as it is, or quoted with escapes if
-    it holds line breaks or other control characters."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
-
-
 class FileRefused(ProjectError):
     """A file that is not read; ``str()`` is ``<path>: <reason>``."""
 
     def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
         self.path = Path(path)
         self.reason = reason
-        super().__init__(f"{shown(path)}: {reason}")
+        super().__init__(f"{printable(path)}: {reason}")
 
 
 def _kind(mode: int) -> str | None:
@@ -85,7 +80,7 @@ def read_limited(path: str | os.PathLike[str], limit: int, *, what: str = "file"
             raise FileRefused(path, f"is a folder, not a {what}") from None
         reason = _open_reason(err, what)
         if os.path.islink(path):
-            reason += f" (a symbolic link to {shown(os.readlink(path))})"
+            reason += f" (a symbolic link to {printable(os.readlink(path))})"
         raise FileRefused(path, reason) from None
     try:
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size

@@ -20,6 +20,12 @@ literally:
   ``$``, ``_`` outside a word, ``|``) escaped, line breaks folded; at the
   start of a list item also a leading ``#``, ``-``, ``+``, ``>`` or ``1.``
   (a ``>`` elsewhere opens nothing: "spa > epo" stays as it is).
+* :func:`storable` -- the stores and the files dri writes: lone surrogates
+  (the bytes of a file name that is not UTF-8, as Python decodes them) become
+  the escape :func:`printable` shows (``\\udcff``), so that the text is
+  valid Unicode (SQLite, Neo4j and UTF-8 files take it) and always the same
+  for the same name; everything else is kept. A name that really holds the
+  six characters ``\\udcff`` then reads the same: such names are not expected.
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
   breaks: every command prints what it echoes of the user's through it;
   :class:`PrintableFormatter` does the same for log lines on the console.
@@ -47,6 +53,8 @@ __all__ = [
     "plot_text",
     "printable",
     "quiet_glyphs",
+    "storable",
+    "storable_json",
 ]
 
 # C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings and isolates.
@@ -56,6 +64,7 @@ _UNPRINTABLE_BUT_NEWLINE = re.compile(
 )
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # Markdown's inline markup; "_" only where it could open or close emphasis (not inside a word).
 _MARKDOWN = re.compile(r"[\\`*\[\]~|<&$]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
@@ -74,6 +83,19 @@ def printable(text: object, *, newlines: bool = False) -> str:
     keeps line breaks (for several lines of output)."""
     pattern = _UNPRINTABLE_BUT_NEWLINE if newlines else _UNPRINTABLE
     return pattern.sub(_escape, str(text))
+
+
+def storable(text: str) -> str:
+    """``text`` with each lone surrogate as its escape (``\\udcff``): valid Unicode
+    for a store or a UTF-8 file, shown as :func:`printable` shows the original."""
+    return _SURROGATE.sub(_escape, text)
+
+
+def storable_json(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) whose strings read
+    back :func:`storable`: each lone surrogate, which can only be inside a
+    string, becomes an escaped backslash and ``udcff``."""
+    return _SURROGATE.sub(lambda m: f"\\\\u{ord(m.group()):04x}", text)
 
 
 def plot_text(text: object) -> str:

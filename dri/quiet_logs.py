@@ -231,7 +231,15 @@ class QuietLogs:
             self.console.addFilter(self.held)
         self.handlers: list[logging.Handler] = [self.console]
         if log_file is not None:
-            to_file = _LogFile(log_file, maxBytes=5_000_000, backupCount=3, encoding="utf-8", delay=True)
+            # A name that is not UTF-8 (lone surrogates) is written as "\udcff", not lost with the file.
+            to_file = _LogFile(
+                log_file,
+                maxBytes=5_000_000,
+                backupCount=3,
+                encoding="utf-8",
+                errors="backslashreplace",
+                delay=True,
+            )
             to_file.setFormatter(logging.Formatter(FILE_FORMAT))
             self.handlers.append(to_file)
         for handler in self.handlers:

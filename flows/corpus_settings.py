@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from dri.literal import storable
 from dri.settings import DEFAULT_CANDIDATES
 
 __all__ = ["CorpusSettings", "Mode"]
@@ -73,7 +74,8 @@ class CorpusSettings(BaseModel):
 
     @property
     def corpus_name(self) -> str:
-        return self.corpus or Path(self.root).name
+        # A folder name that is not UTF-8 is kept as its escape: the stores take it.
+        return storable(self.corpus or Path(self.root).name)
 
     def search(self) -> dict[str, Any]:
         """Stage 1 of the two-stage search: ``candidates`` and ``top_per_document``."""

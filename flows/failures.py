@@ -13,8 +13,12 @@ A run stopped by Ctrl-C or SIGTERM makes the engine log ``Crash detected!
 Execution was aborted by an interrupt signal`` for the flow and each task
 under way; the command says "interrupted" in one line of its own, so
 :class:`InterruptChatterFilter` moves those records to the ``dri`` log file
-(logger ``dri.flows.interrupt``, folded: not on the console). The run's
-state on the Prefect server still says it crashed, and why.
+(logger ``dri.flows.interrupt``, folded: not on the console), and so do
+the engine's warnings and errors of any kind once the command has caught
+a signal (:func:`dri.flows.runners.interrupted_by`): an interrupt raised
+inside a library that catches every exception comes back as another
+exception (on the Dask runner, pydantic's ``PydanticSerializationError``).
+The run's state on the Prefect server still says it crashed, and why.
 """
 
 from __future__ import annotations
@@ -45,8 +49,12 @@ class InterruptChatterFilter(logging.Filter):
     """Moves the engine's crash records of a signalled run to the ``dri`` log file."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        from dri.flows.runners import interrupted_by  # not at import: runners imports Prefect's parts late
+
         message = record.getMessage()
-        if not message.startswith("Crash detected!") or not any(s in message for s in _SIGNALLED):
+        signalled = interrupted_by() is not None and record.levelno >= logging.WARNING
+        crashed = message.startswith("Crash detected!") and any(s in message for s in _SIGNALLED)
+        if not (signalled or crashed):
             return True
         logging.getLogger("dri.flows.interrupt").warning("%s: %s", record.name, message, extra={FOLDED: True})
         return False

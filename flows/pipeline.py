@@ -39,6 +39,7 @@ from dri.flows.execution import InProcess, ProcessPool, RunLogger, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
 from dri.flows.stage2 import POOL_MIN
+from dri.literal import storable
 from dri.mapping.profiles import get_profile
 from dri.metrics.scores import SCORES_VERSION
 from dri.quiet_logs import FAILURE
@@ -89,7 +90,7 @@ def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str,
     versions = {"extractor": EXTRACTOR_VERSION, "scores": SCORES_VERSION}
     key = json.dumps({**fields, **versions}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
-    parts = [corpus, mode] + ([Path(target).stem] if target else []) + [digest]
+    parts = [corpus, mode] + ([storable(Path(target).stem)] if target else []) + [digest]
     return "-".join(parts)
 
 

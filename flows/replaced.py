@@ -12,10 +12,12 @@ a folder that changed, :mod:`dri.flows.sensor`).
 
 A file deleted from the folder, or renamed inside it, leaves its old name
 behind as a membership; :func:`drop_departed` removes such names (with
-:meth:`dri.store.Store.drop_members`), after the documents are stored, so
-that a renamed file's content, stored again under its new name, keeps its
-comparisons, and a deleted file's content goes from the corpus with the
-run's comparisons of it (from the store, if no corpus holds it any more).
+:meth:`dri.store.Store.drop_members`), after the documents are stored and
+before the pairs are planned, with the run's comparisons of their contents:
+a renamed file's pairs are mapped again under its new name (which may pair
+them the other way round, so keeping the old ones would store a pair
+twice), and a deleted file's content goes from the store when no corpus
+holds it any more.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 from collections.abc import Iterable
 
 from dri.flows import tasks as steps
+from dri.literal import storable
 from dri.store import StoreError
 
 __all__ = ["drop_departed", "drop_replaced", "members"]
@@ -61,7 +64,7 @@ def drop_replaced(corpus: str, run_id: str, before: dict[str, str]) -> list[str]
 def _gone(path: str, root: str, kept: set[str]) -> bool:
     """Whether the file a membership names under ``root`` is gone (not merely
     unreadable, or refused by this run: those keep their memberships)."""
-    if path in kept or not path.startswith(root.rstrip(os.sep) + os.sep):
+    if path in kept or not path.startswith(storable(root).rstrip(os.sep) + os.sep):
         return False
     try:
         os.lstat(path)
@@ -75,8 +78,8 @@ def _gone(path: str, root: str, kept: set[str]) -> bool:
 def drop_departed(corpus: str, root: str, run_id: str, paths: Iterable[str]) -> list[str]:
     """Remove the members of ``corpus`` whose files under ``root`` are gone (not
     in ``paths``, the documents the run found, and not there any more), with
-    run ``run_id``'s comparisons of what thereby left the corpus; returns their names."""
-    kept = set(paths)
+    run ``run_id``'s comparisons of their contents; returns their names."""
+    kept = {storable(p) for p in paths}  # as the members' paths are stored
     try:
         store = steps.worker_store()
         gone = sorted({d.name for d in store.documents(corpus) if _gone(d.path, root, kept)})

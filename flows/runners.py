@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +51,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     # Prefect is imported when a runner is made, never with this module (make_task_runner).
+    from distributed import LocalCluster
     from prefect.server.api.server import SubprocessASGIServer
     from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+    from prefect_dask.task_runners import DaskTaskRunner
 
     #: A task runner of any kind of future (processes, threads, Dask).
     AnyTaskRunner = TaskRunner[Any]
@@ -63,6 +67,8 @@ __all__ = [
     "RunnerConfig",
     "deferred_task_runner",
     "end_workers_on_signals",
+    "interrupted_by",
+    "local_cluster",
     "make_task_runner",
     "runner_config",
     "shared_prefect_api",
@@ -131,7 +137,12 @@ def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
         if config.dask_address:
             return DaskTaskRunner(address=config.dask_address)
         kwargs = {"n_workers": config.workers, "threads_per_worker": 1} if config.workers else {}
-        return DaskTaskRunner(cluster_kwargs={"processes": True, **kwargs})
+        # The dashboard on a free port: two runs at once must not warn about port 8787.
+        runner: AnyTaskRunner = _stopping_dask_class()(
+            cluster_class=local_cluster,
+            cluster_kwargs={"processes": True, "dashboard_address": ":0", **kwargs},
+        )
+        return runner
     if config.kind == "threads":
         # Prefect when the runner is made, after its settings (see above).
         from prefect.task_runners import ThreadPoolTaskRunner
@@ -277,6 +288,137 @@ def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
     return StoppingProcessPoolTaskRunner
 
 
+# -- a local Dask cluster ------------------------------------------------------
+
+
+def local_cluster(**kwargs: Any) -> LocalCluster:
+    """A ``distributed.LocalCluster`` whose processes and threads never see
+    SIGINT: a terminal's Ctrl-C reaches the whole process group, and a nanny
+    or worker that stopped on its own would die mid-task, with its traceback
+    and the scheduler's complaints on the console. Blocked while the cluster
+    starts, SIGINT stays blocked in everything started meanwhile (a signal
+    mask is inherited by threads and across fork and exec); this thread gets
+    its mask back, so only the command handles Ctrl-C, and it ends the
+    cluster (:class:`StoppingDaskTaskRunner`)."""
+    import distributed
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # SIGTERM open, whatever the caller holds (StoppingDaskTaskRunner.submit): the
+    # nannies end their workers with it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    try:
+        cluster: LocalCluster = distributed.LocalCluster(**kwargs)  # type: ignore[no-untyped-call]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    _local_clusters.add(cluster)
+    return cluster
+
+
+_local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+def _stop_local_clusters() -> None:
+    """Stop the local clusters' workers at once: distributed's loggers
+    silenced, each nanny told not to restart its worker, and the worker
+    processes killed (they map batches nobody will wait for)."""
+    _silence_distributed()
+    for cluster in list(_local_clusters):
+        _end_dask_workers(cluster)
+
+
+def _silence_distributed() -> None:
+    """distributed's loggers quiet for good: a cluster taken down by a signal
+    makes its scheduler and nannies report every lost worker and connection,
+    which tells the user nothing (the command says "interrupted")."""
+    for name in [
+        n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")
+    ]:
+        logging.getLogger(name).disabled = True
+    # A child made later still hands its records to its parents' handlers: none left there.
+    top = logging.getLogger("distributed")
+    top.disabled, top.propagate = True, False
+    for handler in list(top.handlers):
+        top.removeHandler(handler)
+
+
+def _end_dask_workers(cluster: LocalCluster) -> None:
+    """Kill the worker processes of a local ``cluster`` (its nannies and their
+    workers) at once: they are mapping batches nobody will wait for."""
+    pids = []
+    for worker in list(getattr(cluster, "workers", {}).values()):
+        with contextlib.suppress(Exception):
+            worker.close_gracefully(reason="interrupted")  # a nanny: no restart when its worker goes
+        process = getattr(getattr(worker, "process", None), "process", None)  # Nanny -> AsyncProcess
+        pid = getattr(process, "pid", None)
+        if pid:
+            pids.append(pid)
+    for pid in pids:
+        for child in _child_pids(pid):
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _child_pids(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _stopping_dask_class() -> type[DaskTaskRunner]:
+    built: type[DaskTaskRunner] | None = globals().get("StoppingDaskTaskRunner")
+    if built is not None:
+        return built
+    # prefect_dask when the class is first needed, after Prefect's settings (see make_task_runner).
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    class StoppingDaskTaskRunner(DaskTaskRunner):
+        """Prefect's Dask runner on a :func:`local_cluster`, whose worker
+        processes are killed at once, and distributed's loggers silenced,
+        when the flow is torn down by a signal (see
+        :class:`StoppingProcessPoolTaskRunner`); closing the cluster then
+        takes a moment instead of waiting for busy workers."""
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            # Handing a task over serialises its context with pydantic, which
+            # turns any exception raised inside it -- Ctrl-C's, or Prefect's
+            # TerminationSignal -- into a PydanticSerializationError: the run
+            # would fail instead of stopping. A signal that arrives meanwhile
+            # is held and raised again as soon as the task is handed over.
+            if threading.current_thread() is not threading.main_thread():
+                return super().submit(*args, **kwargs)
+            held: list[int] = []
+            previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
+            try:
+                return super().submit(*args, **kwargs)
+            finally:
+                for s, handler in previous.items():
+                    if handler is not None:  # None: installed by C code, not ours to put back
+                        signal.signal(s, handler)
+                for signum in held[:1]:
+                    signal.raise_signal(signum)
+
+        def __exit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc_value: BaseException | None,
+            traceback: TracebackType | None,
+        ) -> None:
+            stopping = exc_type is not None and not issubclass(exc_type, Exception)
+            if (stopping or interrupted_by() is not None) and self._cluster is not None:
+                _stop_local_clusters()
+            super().__exit__(exc_type, exc_value, traceback)
+
+    StoppingDaskTaskRunner.__module__ = __name__
+    StoppingDaskTaskRunner.__qualname__ = "StoppingDaskTaskRunner"
+    globals()["StoppingDaskTaskRunner"] = StoppingDaskTaskRunner
+    return StoppingDaskTaskRunner
+
+
 def __getattr__(name: str) -> type[AnyTaskRunner]:
     # StoppingProcessPoolTaskRunner subclasses Prefect's runner, which cannot be
     # imported with this module; it is built on first use -- also when a worker
@@ -285,7 +427,32 @@ def __getattr__(name: str) -> type[AnyTaskRunner]:
         return _stopping_process_pool_class()
     if name == "DeferredTaskRunner":
         return _deferred_class()
+    if name == "StoppingDaskTaskRunner":
+        return _stopping_dask_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_signalled: int | None = None
+
+
+def _in_gc_callback(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside a garbage collector callback (``gc.callbacks``)."""
+    callbacks = {
+        getattr(c, "__code__", getattr(getattr(c, "__func__", None), "__code__", None)) for c in gc.callbacks
+    }
+    while frame is not None:
+        if frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def interrupted_by() -> int | None:
+    """The signal that :func:`end_workers_on_signals` caught, if any. The
+    command asks after its run, because the interrupt raised in the flow may
+    come back as the flow's failure: a library that catches every exception
+    (pydantic's serializer, say) wraps a KeyboardInterrupt raised inside it."""
+    return _signalled
 
 
 @contextlib.contextmanager
@@ -298,11 +465,22 @@ def end_workers_on_signals() -> Iterator[None]:
     While a flow runs, Prefect's own SIGTERM handler comes first: the pool's
     workers are ended as the flow unwinds (:class:`StoppingProcessPoolTaskRunner`),
     then Prefect restores this handler and sends SIGTERM again."""
+    global _signalled
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _signalled = None
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        global _signalled
+        if _in_gc_callback(frame):
+            # Raised in a garbage collector callback (distributed's), the interrupt
+            # would be printed as "Exception ignored" and lost: take it again just after.
+            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+            return
+        _signalled = signum
+        if _local_clusters:  # before their workers go: a nanny would start a new one
+            _stop_local_clusters()
         terminate_workers(timeout=1.0)
 
         def force_exit() -> None:

@@ -104,7 +104,7 @@ def state_path(root: str | Path, state_dir: str | Path | None = None) -> Path:
     if state_dir is None:
         state_dir = data_dir() / "sensor"
     root = Path(root).resolve()
-    key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    key = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
     return Path(state_dir) / f"seen-{root.name or 'root'}-{key}.json"
 
 
@@ -167,7 +167,8 @@ def folder_state(folder: Path, now: float) -> FolderState:
         info = path.lstat()
         newest = max(newest, info.st_mtime)
         if not stat.S_ISDIR(info.st_mode):
-            digest.update(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+            # fsencode: a file name that is not UTF-8 is its own bytes here.
+            digest.update(os.fsencode(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n"))
         if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
     return FolderState(n, now - newest, digest.hexdigest()[:32])

@@ -39,6 +39,7 @@ from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
 from dri.flows.stage2 import cannot_reach
 from dri.graphs import restrict_to_sections
+from dri.literal import storable
 from dri.mapping.content import content_vector, sentence_vectors
 from dri.metrics import compare
 from dri.settings import data_dir
@@ -190,7 +191,7 @@ def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | N
     started = time.perf_counter()
     if not store.has_graph(graph_id):
         return None
-    name = str((meta or {}).get("name") or Path(path).name)
+    name = str((meta or {}).get("name") or storable(Path(path).name))
     if not store.is_member(corpus, name, doc_id):
         # Parsed before (for another corpus, or under another name): enrol
         # it under this name in this corpus too, from the stored graph.
@@ -251,7 +252,12 @@ def extract_batch(
     failures: list[Failure] = []
     pending: list[tuple[str, dict[str, Any], Any]] = []
     for path in paths:
-        meta = {"name": _relative(path, root), "path": str(path), "corpus_dir": str(root)}
+        # A name that is not UTF-8 is kept as its escape (dri.literal.storable): the stores take it.
+        meta = {
+            "name": storable(_relative(path, root)),
+            "path": storable(str(path)),
+            "corpus_dir": storable(str(root)),
+        }
         try:
             known = _reuse(path, corpus, meta)
             if known is not None:

@@ -59,6 +59,8 @@ from typing import Any
 
 import networkx as nx
 
+from dri.literal import storable, storable_json
+
 __all__ = [
     "CONCEPT",
     "HIGHER_ORDER_LEMMAS",
@@ -112,10 +114,15 @@ class GraphSummary:
 
 
 def new_graph(doc_id: str, name: str = "", **meta: Any) -> nx.DiGraph:
-    """An empty ROS graph for the document ``doc_id``."""
+    """An empty ROS graph for the document ``doc_id``. Its text attributes
+    (a file's name and path) are kept :func:`~dri.literal.storable`: a name
+    that is not UTF-8 holds ``\\udcff`` escapes, never lone surrogates."""
     g = nx.DiGraph()
     g.graph.update({"doc_id": doc_id, "name": name, "sentences": 0})
     g.graph.update(meta)
+    for key, value in g.graph.items():
+        if isinstance(value, str):
+            g.graph[key] = storable(value)
     return g
 
 
@@ -348,7 +355,7 @@ def from_json(data: dict[str, Any]) -> nx.DiGraph:
 
 
 def save_json(g: nx.DiGraph, path: str | Path) -> None:
-    # A name that is not UTF-8 (lone surrogates) is written as its JSON escape, "\udcff":
-    # the file stays UTF-8 and reads back to the same name.
-    text = json.dumps(to_json(g), ensure_ascii=False, indent=1)
-    Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
+    # A lone surrogate (a name that is not UTF-8) is written as the text "\udcff"
+    # (dri.literal.storable): the file is UTF-8 and every reader takes it.
+    text = storable_json(json.dumps(to_json(g), ensure_ascii=False, indent=1))
+    Path(path).write_text(text, encoding="utf-8")

@@ -23,6 +23,7 @@ import networkx as nx
 
 from dri.files import read_limited
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SCHEMA_VERSION, SUBJ, from_json
+from dri.literal import printable, storable
 
 __all__ = ["MAX_GRAPH_BYTES", "NotAGraph", "check_graph_json", "load_json"]
 
@@ -62,6 +63,16 @@ def _is_text(value: object) -> bool:
     return True
 
 
+def _not_text(value: object) -> str | None:
+    """Why ``value`` is not a string that can be printed and stored, or ``None``."""
+    if not isinstance(value, str):
+        return f"must be a string, not {_type(value)}"
+    if not _is_text(value):
+        surrogate = next(c for c in value if "\ud800" <= c <= "\udfff")
+        return f"holds a lone surrogate ({printable(surrogate)}), which is not Unicode text"
+    return None
+
+
 def _check_list(where: str, value: object, item_ok: Any, item: str) -> None:
     if not isinstance(value, list) or not all(item_ok(v) for v in value):
         raise NotAGraph(f"{where} must be a list of {item}, not {_type(value)}")
@@ -71,7 +82,8 @@ def _check_graph_attrs(attrs: object) -> None:
     if not isinstance(attrs, dict):
         raise NotAGraph(f'"graph" must be an object, not {_type(attrs)}')
     for key in _TEXT_ATTRS:
-        if attrs.get(key) is not None and not _is_text(attrs[key]):
+        # A lone surrogate here (a file name that is not UTF-8) is read as its escape (load_json).
+        if attrs.get(key) is not None and not isinstance(attrs[key], str):
             raise NotAGraph(f'graph attribute "{key}" must be a string, not {_type(attrs[key])}')
     for key in _COUNT_ATTRS:
         if key in attrs and not (_is_int(attrs[key]) and 0 <= attrs[key] < 2**53):
@@ -86,13 +98,15 @@ def _check_node(n: int, node: object) -> tuple[str, str, int]:
     if not isinstance(node, dict):
         raise NotAGraph(f"{where} must be an object, not {_type(node)}")
     for key in ("id", "type", "lemma"):
-        if not _is_text(node.get(key)) or not node[key]:
+        if not isinstance(node.get(key), str) or not node[key]:
             raise NotAGraph(f'{where}: "{key}" must be a non-empty string')
+        if _not_text(node[key]):
+            raise NotAGraph(f'{where}: "{key}" {_not_text(node[key])}')
     node_id, kind = node["id"], node["type"]
     if kind not in (CONCEPT, RELATION):
         raise NotAGraph(f'{where}: "type" must be "{CONCEPT}" or "{RELATION}", not {kind!r:.40}')
-    if not _is_text(node.get("pos")):
-        raise NotAGraph(f'{where}: "pos" must be a string')
+    if _not_text(node.get("pos")):
+        raise NotAGraph(f'{where}: "pos" {_not_text(node.get("pos"))}')
     _check_list(
         f'{where}: "sentences"', node.get("sentences"), lambda v: _is_int(v) and v >= 0, "sentence numbers"
     )
@@ -100,8 +114,8 @@ def _check_node(n: int, node: object) -> tuple[str, str, int]:
     if "mentions" in node:
         _check_list(f'{where}: "mentions"', node["mentions"], _is_text, "strings")
     for key in ("entity", "wordnet_lemma"):
-        if node.get(key) is not None and not _is_text(node[key]):
-            raise NotAGraph(f'{where}: "{key}" must be a string, not {_type(node[key])}')
+        if node.get(key) is not None and _not_text(node[key]):
+            raise NotAGraph(f'{where}: "{key}" {_not_text(node[key])}')
     order = node.get("order", 1) if kind == RELATION else 0
     if kind == RELATION and (
         order not in (1, 2) or not _is_int(order) or not _RELATION_ID.fullmatch(node_id)
@@ -175,4 +189,8 @@ def load_json(path: str | Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> nx.DiGra
     except RecursionError:
         raise NotAGraph("JSON nested too deeply") from None
     check_graph_json(parsed)
+    attrs = parsed.get("graph", {})
+    for key in _TEXT_ATTRS:
+        if isinstance(attrs.get(key), str):
+            attrs[key] = storable(attrs[key])
     return from_json(parsed)

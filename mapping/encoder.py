@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from dri.errors import ProjectError
+
 __all__ = [
     "DIMENSION",
     "MAX_PIECES",
@@ -76,8 +78,9 @@ DOCUMENTS_KEPT = 1024
 THREADS = 1
 
 
-class EncoderSetupError(RuntimeError):
-    """The encoder's files are missing or are not the pinned ones."""
+class EncoderSetupError(ProjectError, RuntimeError):
+    """The encoder's files are missing or are not the pinned ones: a command
+    says so in one line (exit 1), as for any other setup it cannot use."""
 
 
 def _package_file(package: str, relative: str) -> Path:

@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri.literal import storable, storable_json
 from dri.settings import data_dir
 from dri.store.records import (
     Analogue,
@@ -103,7 +104,7 @@ class Store(abc.ABC):
 
         Raises :class:`StoreError` if a name matches several documents.
         """
-        text = str(name_or_path)
+        text = storable(str(name_or_path))  # as names and paths are stored
         found = self._document_candidates(text, corpus)
         spellings = {text}
         with contextlib.suppress(OSError, RuntimeError):
@@ -129,12 +130,12 @@ class Store(abc.ABC):
         """Remove ``corpus``'s memberships under ``names`` (files deleted from, or
         renamed inside, its folder), in one transaction.
 
-        A document that thereby leaves the corpus loses its comparisons of run
-        ``run_id``; one that is then in no corpus at all goes, with its graphs
-        and its comparisons of every run. A document still held under another
-        name (a renamed file) keeps its comparisons, and takes that name and
-        path if it was named by a membership that went. Unknown names are
-        ignored.
+        Each document these memberships held loses its comparisons of run
+        ``run_id`` (a renamed file's pairs are mapped again under the new name,
+        which may pair them the other way round); one that is then in no corpus
+        at all goes, with its graphs and its comparisons of every run. A
+        document still held under another name takes that name and path if it
+        was named by a membership that went. Unknown names are ignored.
         """
 
     @abc.abstractmethod
@@ -293,7 +294,8 @@ def now() -> str:
 
 
 def to_json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    # A lone surrogate (a file name that is not UTF-8) is kept as its escape: SQLite and Neo4j take it.
+    return storable_json(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
 def evaluation_id(kind: str, corpus: str, rows: Iterable[dict[str, Any]]) -> str:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import networkx as nx
 
 from dri.errors import ProjectError, one_line
+from dri.literal import storable, storable_json
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
 __all__ = [
@@ -225,7 +226,7 @@ class MembersDropped:
     """What :meth:`Store.drop_members` removed."""
 
     members: int = 0  # memberships (corpus, name)
-    comparisons: int = 0  # of the run, of documents that left the corpus
+    comparisons: int = 0  # of the run, of the documents these members held
     documents: int = 0  # left in no corpus: gone with their graphs and every comparison
 
 
@@ -335,10 +336,10 @@ def document_input(
     name, or a graph that cannot be JSON, is a :class:`ValueError` naming it."""
     if not isinstance(corpus, str) or not corpus:
         raise ValueError("corpus must be a non-empty string")
-    fields = document_fields(graph, meta)
+    fields = {k: storable(v) if isinstance(v, str) else v for k, v in document_fields(graph, meta).items()}
     clean = clean_meta(meta)
     try:
-        text = json.dumps(stored(graph), ensure_ascii=False)
+        text = storable_json(json.dumps(stored(graph), ensure_ascii=False))
     except (TypeError, ValueError) as err:
         raise ValueError(f"graph {fields['doc_id']} cannot be stored as JSON: {err}") from None
     return fields, clean, text
@@ -346,7 +347,8 @@ def document_input(
 
 def clean_meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
     """The caller's meta as JSON-safe data (keys are strings)."""
-    clean: dict[str, Any] = json.loads(json.dumps(dict(meta or {}), ensure_ascii=False, default=str))
+    text = storable_json(json.dumps(dict(meta or {}), ensure_ascii=False, default=str))
+    clean: dict[str, Any] = json.loads(text)
     return clean
 
 

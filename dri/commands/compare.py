@@ -26,9 +26,9 @@ import networkx as nx
 
 from dri.errors import ProjectError
 from dri.extract import DocumentError, graph_from_path
-from dri.files import FileRefused, shown
+from dri.files import FileRefused
 from dri.graphs import NotAGraph, load_json
-from dri.literal import echo
+from dri.literal import echo, printable
 from dri.mapping.content import FAR_CONTENT
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
@@ -91,7 +91,7 @@ def load_graph(path: Path) -> nx.DiGraph:
         except FileRefused as err:
             raise InputError(str(err)) from None
         except NotAGraph as err:
-            raise InputError(f"{shown(path)}: not a stored ROS graph ({err.reason})") from None
+            raise InputError(f"{printable(path)}: not a stored ROS graph ({err.reason})") from None
     try:
         return graph_from_path(path)
     except DocumentError as err:

@@ -51,6 +51,16 @@ if TYPE_CHECKING:
 __all__ = ["register", "run_evaluate"]
 
 
+def _naming_once(target: str, error: str) -> str:
+    """``error`` after ``target``, unless it already starts with it: a failure of
+    the run names its document by the resolved path, the row by the path given."""
+    try:
+        resolved = str(Path(target).resolve())
+    except (OSError, RuntimeError):
+        resolved = target
+    return error if error.startswith((target, resolved)) else f"{target}: {error}"
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "evaluate",
@@ -221,7 +231,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         echo(f"error: {problem}", file=sys.stderr)
     failed = [r for r in result.rows if r.get("error")]
     for r in failed:
-        echo(f"error: {r['target']}: {r['error']}", file=sys.stderr)
+        echo(f"error: {_naming_once(str(r['target']), r['error'])}", file=sys.stderr)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s"

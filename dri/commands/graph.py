@@ -9,6 +9,7 @@ file failed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -32,15 +33,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
     p.add_argument(
         "--png",
-        type=Path,
         metavar="PATH",
-        help="draw the graph: a PNG file for one input, a folder for several",
+        # A str, not a Path: a Path drops the trailing "/" that says "a folder".
+        help="draw the graph: a PNG file for one input, a folder for several "
+        "(or for one, given as an existing folder or a path ending in /)",
     )
     p.set_defaults(handler=run_graph)
 
 
-def _png_path(target: Path, name: str, many: bool) -> Path:
-    if many or target.is_dir():
+def _png_path(given: str, name: str, many: bool) -> Path:
+    target = Path(given)
+    if many or given.endswith(("/", os.sep)) or target.is_dir():
         target.mkdir(parents=True, exist_ok=True)
         return target / f"{name}.png"
     return target

@@ -30,7 +30,7 @@ from dri.commands.search_options import add_search_arguments
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
-from dri.flows.runners import RunnerConfig, end_workers_on_signals, runner_config
+from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
@@ -127,6 +127,9 @@ def run_run(args: argparse.Namespace) -> int:
     try:
         with end_workers_on_signals():
             state, summary = _run_with_progress(_corpus_run(args, config), show_progress)
+        signum = interrupted_by()
+        if signum is not None:  # the interrupt came back as the run's failure
+            raise Interrupted(signum)
     except KeyboardInterrupt as err:
         echo(
             f"error: {args.corpus_dir}: interrupted; what was stored is kept, "

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from dri.literal import storable
 from dri.store.base import evaluation_id, now
 from dri.store.neo4j_store.connection import Neo4jConnection
 from dri.store.records import EvaluationRecord, clean_meta
@@ -19,6 +20,7 @@ class Neo4jEvaluations(Neo4jConnection):
     """Saving and reading evaluations."""
 
     def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
+        kind, corpus = storable(kind), storable(corpus)  # a folder name that is not UTF-8
         rows = clean_meta({"rows": list(rows)})["rows"]
         ident = evaluation_id(kind, corpus, rows)
 

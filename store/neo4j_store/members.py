@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from dri.literal import storable
 from dri.store.base import to_json_text
 from dri.store.neo4j_store.comparisons import delete_comparisons
 from dri.store.neo4j_store.connection import Neo4jConnection
@@ -23,7 +24,7 @@ class Neo4jMembers(Neo4jConnection):
     """Removing corpus memberships."""
 
     def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
-        wanted = sorted(set(names))
+        corpus, wanted = storable(corpus), sorted({storable(n) for n in names})  # as they are stored
         if not wanted:
             return MembersDropped()
 
@@ -36,22 +37,13 @@ class Neo4jMembers(Neo4jConnection):
             )
             held = {r["id"]: set(r["names"]) for r in rows}
             ids = sorted(held)
-            left = [
-                r["id"]
-                for r in tx.run(
-                    "MATCH (d:Document) WHERE d.id IN $ids "
-                    "AND NOT EXISTS { MATCH (:Corpus {name: $corpus})-[:CONTAINS]->(d) } RETURN d.id AS id",
-                    ids=ids,
-                    corpus=corpus,
-                )
-            ]
-            comparisons = delete_comparisons(tx, left, run_id) if left else 0
+            comparisons = delete_comparisons(tx, ids, run_id) if ids else 0
             orphans = [
                 r["id"]
                 for r in tx.run(
                     "MATCH (d:Document) WHERE d.id IN $ids AND NOT EXISTS { MATCH ()-[:CONTAINS]->(d) } "
                     "RETURN d.id AS id",
-                    ids=left,
+                    ids=ids,
                 )
             ]
             if orphans:

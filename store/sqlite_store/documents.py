@@ -12,6 +12,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs import from_json
+from dri.literal import storable
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector, vector_blob
 from dri.store.records import DocumentRecord, document_input, member_name, version_key
@@ -29,6 +30,7 @@ class SQLiteDocuments(SQLiteConnection):
         self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
     ) -> DocumentRecord:
         fields, meta, data = document_input(corpus, graph, meta, graph_json)
+        corpus = storable(corpus)
         features = encode_features(graph)
         encoder = vector_blob(graph_vector(graph))
         stamp = now()

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from dri.literal import storable
 from dri.store.base import evaluation_id, now
 from dri.store.records import EvaluationRecord, clean_meta
 from dri.store.sqlite_store.connection import SQLiteConnection
@@ -19,6 +20,7 @@ class SQLiteEvaluations(SQLiteConnection):
     """Saving and reading evaluations."""
 
     def save_evaluation(self, kind: str, corpus: str, rows: Sequence[dict[str, Any]]) -> str:
+        kind, corpus = storable(kind), storable(corpus)  # a folder name that is not UTF-8
         rows = clean_meta({"rows": list(rows)})["rows"]
         ident = evaluation_id(kind, corpus, rows)
         with self._write() as db:

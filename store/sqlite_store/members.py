@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from dri.literal import storable
 from dri.store.base import to_json_text
 from dri.store.records import MembersDropped
 from dri.store.sqlite_store.comparisons import delete_comparisons
@@ -22,7 +23,7 @@ class SQLiteMembers(SQLiteConnection):
     """Removing corpus memberships."""
 
     def drop_members(self, corpus: str, names: Iterable[str], run_id: str) -> MembersDropped:
-        wanted = sorted(set(names))
+        corpus, wanted = storable(corpus), sorted({storable(n) for n in names})  # as they are stored
         if not wanted:
             return MembersDropped()
         with self._write() as db:
@@ -36,9 +37,8 @@ class SQLiteMembers(SQLiteConnection):
                 ):
                     held.setdefault(doc_id, set()).add(name)
                 db.execute(f"DELETE FROM members WHERE {where}", (corpus, *chunk))
-            left = [d for d in sorted(held) if not _member(db, "corpus = ? AND doc_id = ?", (corpus, d))]
-            comparisons = delete_comparisons(db, left, run_id)
-            orphans = [d for d in left if not _member(db, "doc_id = ?", (d,))]
+            comparisons = delete_comparisons(db, held, run_id)
+            orphans = [d for d in sorted(held) if not _member(db, "doc_id = ?", (d,))]
             comparisons += delete_comparisons(db, orphans, None)
             for doc_id in orphans:
                 db.execute("DELETE FROM graphs WHERE doc_id = ?", (doc_id,))

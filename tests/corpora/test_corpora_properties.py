@@ -18,6 +18,7 @@ from dri.corpora.plagiarism import load_plagiarism
 from dri.corpora.ratings import read_ratings
 from dri.corpora.text import CorpusError
 from dri.corpora.translation import load_translation
+from dri.literal import printable
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -34,7 +35,7 @@ def _headed(header: str):
 def _one_line_naming(err: CorpusError, path: Path) -> None:
     text = str(err)
     assert "\n" not in text and "\r" not in text
-    assert text.startswith((str(path), repr(str(path)))), text
+    assert text.startswith(printable(path)), text
 
 
 def _load_bytes(loader: Callable[[Path], Any], name: str, data: bytes) -> Any:

@@ -190,13 +190,15 @@ COMMANDS: dict[str, Callable[[Workspace], list[str]]] = {
         "--workers",
         "2",
     ],
+    # The same flow on a local Dask cluster: its own processes, started by the command.
+    "run-dask": lambda ws: ["run", str(ws.corpus), "--no-progress", "--runner", "dask", "--workers", "2"],
     "evaluate": lambda ws: ["evaluate", "plagiarism", str(ws.plagiarism), "--no-baselines", "-q"],
     "store-info": lambda ws: ["store", "info"],
     "store-top": lambda ws: ["store", "top", ANALOGY[0]],
 }
 
 STORE_COMMANDS = ("run-inline", "run-flow", "evaluate", "store-info", "store-top")
-RUNNERS = ("run-inline", "run-flow")
+RUNNERS = ("run-inline", "run-flow", "run-dask")
 WRITERS = ("run-inline", "run-flow", "evaluate")
 
 _NO_STORE = "graph and compare never open the store"
@@ -208,8 +210,23 @@ _NOT_A_RUNNER = (
     "the interrupt cells cover dri run on each runner; every command's Ctrl-C is the one line of "
     "dri.cli.main (test_an_interrupt_is_one_line)"
 )
+_SAME_FLOW = "the store and input faults reach the same flow and tasks as on the process pool (run-flow)"
 #: The interrupt faults: SIGINT to the process group (a terminal's Ctrl-C), to the command only, SIGTERM.
 INTERRUPTS = ("sigint-group", "sigint-parent", "sigterm")
+
+STORE_FAULTS = (
+    "uri-password",
+    "refused",
+    "wrong-credentials",
+    "neo4j-restart",
+    "corrupt-sqlite",
+    "read-only-data",
+    "full-disk",
+    "concurrent",
+    "worker-killed",
+    "not-a-file",
+    "empty-corpus",
+)
 
 #: (command, fault) -> why the cell is left out.
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
@@ -252,21 +269,11 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ): "an evaluation's loader names what its corpus lacks (file_information.csv) first",
     **{(c, "empty-corpus"): "takes no corpus" for c in ("store-info", "store-top")},
     **{(c, f): _NOT_A_RUNNER for c in COMMANDS if c not in RUNNERS for f in INTERRUPTS},
+    # A Dask cluster's own faults are its interrupts; the store faults reach the same
+    # flow and tasks as on the process pool (run-flow).
+    **{("run-dask", f): _SAME_FLOW for f in STORE_FAULTS},
 }
 
-STORE_FAULTS = (
-    "uri-password",
-    "refused",
-    "wrong-credentials",
-    "neo4j-restart",
-    "corrupt-sqlite",
-    "read-only-data",
-    "full-disk",
-    "concurrent",
-    "worker-killed",
-    "not-a-file",
-    "empty-corpus",
-)
 FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
 
 

@@ -35,7 +35,7 @@ def cell_order(cell: tuple[str, str]) -> tuple[int, int]:
     """Where a cell stands in the pool's queue (and its test in the session)."""
     command, fault = cell
     rank = _LONGEST_FIRST.index(fault) if fault in _LONGEST_FIRST else len(_LONGEST_FIRST)
-    return rank, 0 if command == "run-flow" else 1
+    return rank, 0 if command in ("run-flow", "run-dask") else 1
 
 
 class CellPool:

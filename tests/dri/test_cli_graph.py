@@ -36,3 +36,14 @@ def test_graph_png(tmp_path):
     png = tmp_path / "solar.png"
     assert main(["graph", str(src), "--png", str(png)]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_graph_png_into_a_folder_named_with_a_trailing_slash(tmp_path):
+    src = tmp_path / "solar.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    pictures = tmp_path / "pictures"
+    assert (
+        main(["graph", str(src), "--png", f"{pictures}/"]) == 0
+    )  # one input, a folder that is not there yet
+    assert (pictures / "solar.png").read_bytes()[:4] == b"\x89PNG"
+    assert not (tmp_path / "pictures.png").exists()

@@ -4,6 +4,7 @@ terminal control: exit 0 (never 70), files that parse, names shown as escapes.""
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
@@ -61,3 +62,24 @@ def test_graph_warns_once_and_draws_markup(tmp_path, capsys):
     assert main(["graph", str(german), "--out", str(graphml), "--format", "graphml"]) == 0
     root = ET.parse(graphml / "hund\x1b[2J.graphml").getroot()  # XML 1.0 despite the name
     assert any("hund\\u001b[2J.txt" in (data.text or "") for data in root.iter())
+
+
+def test_graph_and_compare_take_a_name_that_is_not_utf8(tmp_path, capsys):
+    source = tmp_path / os.fsdecode(b"sun\xff.txt")  # bytes Python reads as a lone surrogate
+    target = tmp_path / "atom.txt"
+    source.write_text(SOLAR, encoding="utf-8")
+    target.write_text(ATOM, encoding="utf-8")
+    graphs, pictures = tmp_path / "json", tmp_path / "png"
+    assert main(["graph", str(source), "--out", str(graphs)]) == 0
+    assert main(["graph", str(source), "--png", str(pictures)]) == 0
+    [written] = graphs.iterdir()
+    data = json.loads(written.read_text(encoding="utf-8"))  # UTF-8 and JSON
+    assert data["graph"]["name"] == "sun\\udcff.txt"
+    svg, html = tmp_path / "m.svg", tmp_path / "m.html"
+    assert main(["compare", str(written), str(target), "--svg", str(svg), "--html", str(html)]) == 0
+    assert "sun\\udcff.txt" in "".join(ET.parse(svg).getroot().itertext())
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # nothing unprintable reached the terminal
+    assert "sun\\udcff.txt" in out
+    assert main(["compare", str(source), str(target), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["source"] == "sun\\udcff.txt"

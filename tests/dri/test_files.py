@@ -19,6 +19,7 @@ from dri.corpora.ratings import read_ratings
 from dri.corpora.text import CorpusError, read_table_text, read_text
 from dri.extract import DocumentError, read_document
 from dri.files import FileRefused, read_limited
+from dri.literal import printable
 
 
 def _not_files(tmp_path: Path, suffix: str) -> dict[str, Path]:
@@ -133,3 +134,12 @@ def test_dri_graph_refuses_dev_zero_a_link_to_it_and_a_fifo_at_once(tmp_path, ca
         f"error: {args[2]}: is a FIFO (named pipe), not a regular file",
         f"error: {args[3]}: is a folder, not a regular file",
     ]
+
+
+def test_a_refused_name_is_shown_as_every_message_shows_names(tmp_path):
+    # One form for the whole project (dri.literal.printable), not a quoted repr.
+    path = tmp_path / "a\nb\x1b[2J\udcff.txt"
+    with pytest.raises(FileRefused) as err:
+        read_limited(path, 10)
+    assert str(err.value) == f"{printable(path)}: no such file"
+    assert "\n" not in str(err.value) and "'" not in str(err.value)

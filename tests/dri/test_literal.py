@@ -30,7 +30,16 @@ from markdown_it import MarkdownIt
 
 from dri.graphs import add_triple, new_graph
 from dri.graphs.export import draw_png
-from dri.literal import FORMULA_STARTS, csv_cell, echo, markdown_text, plot_text, printable
+from dri.literal import (
+    FORMULA_STARTS,
+    csv_cell,
+    echo,
+    markdown_text,
+    plot_text,
+    printable,
+    storable,
+    storable_json,
+)
 from dri.mapping import MappedPair, Mapping
 from dri.metrics.pages import comparison_page, mapping_view
 from dri.metrics.picture import draw_mapping
@@ -174,6 +183,25 @@ def test_echo_shows_control_characters_and_keeps_the_line(capsys):
     echo("x\x1b[2Jy.txt", "a\nb", lead="\r")
     out = capsys.readouterr().out
     assert out == "\rx\\u001b[2Jy.txt a\nb\n"
+
+
+@FAST
+@given(hostile)
+def test_storable_text_is_unicode_and_shown_as_the_name_it_stands_for(text):
+    kept = storable(text)
+    kept.encode("utf-8")  # SQLite, Neo4j and UTF-8 files take it
+    assert storable(kept) == kept  # the same name always stored the same way
+    assert printable(kept) == printable(text)  # shown as the original is shown
+    if not re.search("[\ud800-\udfff]", text):
+        assert kept == text  # only lone surrogates change
+
+
+@FAST
+@given(st.dictionaries(hostile, st.lists(hostile, max_size=2), max_size=3))
+def test_storable_json_reads_back_as_storable_text(data):
+    text = storable_json(json.dumps(data, ensure_ascii=False))
+    text.encode("utf-8")
+    assert json.loads(text) == {storable(k): [storable(v) for v in vs] for k, vs in data.items()}
 
 
 # -- whole renderers -----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,15 @@ def test_evaluate_missing_corpus_exit_2(data_dir, tmp_path, capsys):
     assert main(["evaluate", "translation", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: {tmp_path / 'nope'}: no such corpus folder"
+
+
+def test_a_failed_document_is_named_once_in_its_problem_line(data_dir, tmp_path, capsys, monkeypatch):
+    corpus = tmp_path / "pl"
+    shutil.copytree(DEMO / "plagiarism", corpus)
+    (corpus / "taska_cut.txt").write_text("", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the corpus given by a relative path, the run's failure by the resolved one
+    assert main(["evaluate", "plagiarism", "pl", "--no-baselines", "-q", "--out", str(tmp_path / "rep")]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
+    [line] = [e for e in errors if "taska_cut.txt" in e and "empty file" in e]
+    assert line.startswith(f"error: {corpus / 'taska_cut.txt'}: empty file"), line
+    assert f"taska_cut.txt: {corpus}" not in line, line  # not "X: X: ..."

@@ -11,6 +11,7 @@ from dri.graphs import (
     concept_nodes,
     from_json,
     higher_order_relations,
+    load_json,
     new_graph,
     relation_nodes,
     restrict_to_sections,
@@ -141,10 +142,15 @@ def test_entity_attributes_come_from_the_first_mention_that_has_them():
 
 
 def test_save_json_writes_a_name_that_is_not_utf8_as_its_escape(tmp_path):
-    # A file name with bytes that are not UTF-8 reaches the graph as lone surrogates.
+    # A file name with bytes that are not UTF-8 reaches Python as lone surrogates;
+    # a graph keeps the escape instead (dri.literal.storable), which every store and reader takes.
     g = new_graph("g", name="sun\udcff.txt")
+    assert g.graph["name"] == "sun\\udcff.txt"
+    g.graph["path"] = "/corpus/sun\udcfe.txt"  # set later, by hand: written the same way
     add_triple(g, "sun", "attract", "planet")
     path = tmp_path / "g.json"
     save_json(g, path)
     text = path.read_text(encoding="utf-8")  # the file is UTF-8
-    assert "sun\\udcff.txt" in text and json.loads(text)["graph"]["name"] == "sun\udcff.txt"
+    attrs = json.loads(text)["graph"]
+    assert (attrs["name"], attrs["path"]) == ("sun\\udcff.txt", "/corpus/sun\\udcfe.txt")
+    assert load_json(path).graph["name"] == "sun\\udcff.txt"

@@ -24,6 +24,7 @@ from dri.graphs import (
     to_json,
     triples,
 )
+from dri.literal import printable, storable
 from dri.metrics import compare
 
 _SETTINGS = settings(
@@ -221,3 +222,29 @@ def test_the_json_graph_written_by_dri_graph_is_read_back(tmp_path):
     assert main(["graph", str(text), "--out", str(tmp_path)]) == 0
     (written,) = tmp_path.glob("*.json")
     assert load_json(written).number_of_nodes() > 10
+
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=4)
+_SURROGATES = st.tuples(_TEXT, st.sampled_from(["\udcff", "\udc80", "\ud800", "\udcff\udcfe"]), _TEXT).map(
+    "".join
+)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_SURROGATES, key=st.sampled_from(["name", "path", "title", "lemma", "pos", "entity"]))
+def test_a_lone_surrogate_is_read_as_its_escape_or_named_as_such(tmp_path, text, key):
+    """A file written with a lone surrogate in it (a name that is not UTF-8, as an
+    earlier dri wrote it): the graph's own text is read as its escape; anywhere else
+    the error says what is wrong, never "must be a string, not a string"."""
+    data = _valid()
+    (data["graph"] if key in ("name", "path", "title") else data["nodes"][0])[key] = text
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")  # "\udcff" as JSON's own escape
+    try:
+        graph = load_json(path)
+    except NotAGraph as err:
+        assert key not in ("name", "path", "title")
+        assert "lone surrogate" in err.reason and "not a string" not in err.reason
+        assert printable(err.reason) == err.reason  # printable, one line
+    else:
+        assert graph.graph[key] == storable(text)

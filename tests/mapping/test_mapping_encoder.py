@@ -126,3 +126,22 @@ def test_a_document_read_twice_is_encoded_once(encoder, monkeypatch) -> None:
     # What is handed out is a copy: changing it does not change what is kept.
     encoder.encode_windows(text)[:] = 0
     assert np.array_equal(encoder.encode_document(text), first)
+
+
+def test_dri_compare_says_in_one_line_that_the_encoder_cannot_load(tmp_path, monkeypatch, capsys) -> None:
+    """The installed files made unreadable (a fault, as a broken install has): exit 1, not 70."""
+    from dri.cli import main
+
+    _, tokenizer = default_files()
+    monkeypatch.setattr(encoder_module, "default_files", lambda: (tmp_path / "missing.onnx", tokenizer))
+    monkeypatch.setattr(encoder_module, "_ENCODER", None)
+    source, target = tmp_path / "a.txt", tmp_path / "b.txt"
+    source.write_text("The sun attracts the planets. The planets orbit the sun.", encoding="utf-8")
+    target.write_text(
+        "The nucleus attracts the electrons. The electrons orbit the nucleus.", encoding="utf-8"
+    )
+    assert main(["compare", str(source), str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert (
+        err == f"error: {tmp_path / 'missing.onnx'}: cannot read the encoder file (No such file or directory)"
+    )

@@ -69,6 +69,8 @@ def _two_runs(store, renamed: bool) -> None:
             comparison("solar", "atom", "run-1", 0.5),
             comparison("water", "solar", "run-1", 0.4),
             comparison("heat", "atom", "run-1", 0.8),
+            comparison("solar", "heat", "run-1", 0.3),
+            comparison("solar", "heat", "run-2", 0.3),
             comparison("heat", "water", "run-2", 0.7),
             comparison("atom", "heat", "run-2", 0.6),
         ]
@@ -81,7 +83,8 @@ def test_dropped_members_take_only_what_they_alone_kept(store):
     assert (dropped.members, dropped.documents) == (3, 1)
     seen = _stored(store)
     # water.txt deleted: in no corpus now, gone with its comparisons of every run.
-    # solar.txt renamed to sun.txt: kept, with its comparisons, under the new name.
+    # solar.txt renamed to sun.txt: kept under the new name; its run-1 comparisons go
+    # (the run maps them again), run-2's stay.
     # atom.txt deleted here but held by "other": its run-1 comparisons go, run-2's stay.
     assert seen["members"] == [
         ("other", "atom.txt", "atom"),
@@ -89,10 +92,13 @@ def test_dropped_members_take_only_what_they_alone_kept(store):
         ("tiny", "sun.txt", "solar"),
     ]
     assert seen["documents"] == [("atom", "atom.txt"), ("heat", "heat.txt"), ("solar", "sun.txt")]
-    assert seen["comparisons"] == [("atom", "heat", "run-2")]
-    assert dropped.comparisons == 4
+    assert seen["comparisons"] == [("atom", "heat", "run-2"), ("solar", "heat", "run-2")]
+    assert dropped.comparisons == 5
     assert store.find_document("sun.txt").doc_id == "solar" and store.find_document("water.txt") is None
-    assert [(a.doc_id, a.name) for a in store.top_analogues("heat")] == [("atom", "atom.txt")]
+    assert [(a.doc_id, a.name) for a in store.top_analogues("heat")] == [
+        ("atom", "atom.txt"),
+        ("solar", "sun.txt"),
+    ]
     # Nothing orphaned: the same data stored afresh gives the same counts.
     counts = store.counts()
     store.clear()
@@ -100,6 +106,8 @@ def test_dropped_members_take_only_what_they_alone_kept(store):
     store.put_document("tiny", corpus_graphs()[3])
     store.put_document("tiny", make_graph("solar", "solar.txt", SOLAR), meta={"name": "sun.txt"})
     assert _stored(store)["members"] == seen["members"]
-    store.put_comparisons([comparison("atom", "heat", "run-2", 0.6)])
+    store.put_comparisons(
+        [comparison("atom", "heat", "run-2", 0.6), comparison("solar", "heat", "run-2", 0.3)]
+    )
     assert store.counts() == counts
     assert store.drop_members("tiny", [], "run-1").members == 0

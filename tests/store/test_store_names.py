@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from store_test_helpers import ATOM, SOLAR, make_graph
 
+from dri.literal import storable
 from dri.store import open_store
 from dri.store.neo4j_store.schema import _schema_ready
 
@@ -128,3 +131,31 @@ def test_a_sqlite_store_without_loose_pairs_gets_the_columns_and_keeps_its_pairs
         assert pairs and all(p["loose"] is None and p["evidence"] is None for p in pairs)
     with sqlite3.connect(path) as db:
         assert {"loose", "evidence"} <= {r[1] for r in db.execute("PRAGMA table_info(pairs)")}
+
+
+#: Names as Python reads them from a disk: any text, lone surrogates (bytes that are not UTF-8) too.
+_NAMES = st.text(
+    st.characters(exclude_categories=("Cs",)) | st.sampled_from("\udcff\udc80\ud800"), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(corpus=_NAMES, name=_NAMES)
+def test_any_name_is_stored_under_its_storable_form_and_found_again(store, corpus, name):
+    """SQLite and Neo4j take any name: a lone surrogate is kept as its escape
+    (dri.literal.storable), the same every time, so nothing is stored twice."""
+    store.clear()  # each example on its own
+    path = f"/corpora/{name}"
+    graph = make_graph("sun", "sun.txt", SOLAR)
+    meta = {"name": name, "path": path, "note": name}
+    first = store.put_document(corpus, graph, meta=meta)
+    counts = store.counts()
+    again = store.put_document(corpus, graph, meta=meta)
+    assert store.counts() == counts and again == first
+    assert (first.name, first.path) == (storable(name), storable(path))
+    assert [d.name for d in store.documents(storable(corpus))] == [storable(name)]
+    assert store.find_document(name, corpus=corpus) == first  # the name as read from a disk finds it
+    assert store.find_document(path) is not None
+    assert storable(corpus) in store.corpora()
+    assert store.drop_members(corpus, [name], "run").members == 1
+    assert store.get_document("sun") is None

@@ -8,7 +8,6 @@ both backends. See ``docs/store.md`` for the semantics of each method.
 from __future__ import annotations
 
 import abc
-import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -106,9 +105,7 @@ class Store(abc.ABC):
         """
         text = storable(str(name_or_path))  # as names and paths are stored
         found = self._document_candidates(text, corpus)
-        spellings = {text}
-        with contextlib.suppress(OSError, RuntimeError):
-            spellings.add(str(Path(text).expanduser().resolve()))
+        spellings = {text, resolved_path(text)}
         for matches in (
             [d for d in found if d.doc_id == text],
             [d for d in found if d.path in spellings],
@@ -311,7 +308,7 @@ def resolved_path(text: str) -> str:
     """``text`` resolved as a path, to match stored paths; unchanged if it cannot be."""
     try:
         return str(Path(text).expanduser().resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL byte, which no path holds
         return text
 
 

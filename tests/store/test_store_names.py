@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from store_test_helpers import ATOM, SOLAR, make_graph
 
@@ -141,6 +141,7 @@ _NAMES = st.text(
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(corpus=_NAMES, name=_NAMES)
+@example(corpus="0", name="\x00")  # a NUL byte: no path can hold it, so it is looked up as it is
 def test_any_name_is_stored_under_its_storable_form_and_found_again(store, corpus, name):
     """SQLite and Neo4j take any name: a lone surrogate is kept as its escape
     (dri.literal.storable), the same every time, so nothing is stored twice."""

@@ -168,29 +168,19 @@ def sentence_rows(graphs: dict[str, Any], log, workers: int) -> float:
     """Put the content similarity's sentence vectors (:data:`SENTENCE_VECTORS`)
     into every graph, from the cache (``data/cache/validity/sentences-<model
     sha256>.pkl``, keyed by the graph's text) or encoded in a pool; the seconds taken."""
-    path = cache_dir() / "validity" / f"sentences-{MODEL_SHA256[:12]}.pkl"
-    cached: dict[str, str] = {}
-    if path.is_file():
-        with path.open("rb") as fh:
-            cached = pickle.load(fh)
     texts = {k: graph_text(g) for k, g in graphs.items()}
-    todo = sorted({key(t) for t in texts.values()} - set(cached))
-    started = time.perf_counter()
-    if todo:
-        by_key = {key(t): t for t in texts.values()}
-        log(f"encoding the sentences of {len(todo)} texts ({len(by_key) - len(todo)} cached)")
+    by_text = {key(t): t for t in texts.values() if t.strip()}
+
+    def encode(todo: list[str]) -> Iterator[str]:
         with mp.get_context("fork").Pool(workers) as pool:
-            for k, rows in zip(todo, pool.imap(_encode_sentences, [by_key[k] for k in todo], chunksize=16)):
-                cached[k] = rows
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(cached, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
+            yield from pool.imap(_encode_sentences, [by_text[k] for k in todo], chunksize=16)
+
+    path = cache_dir() / "validity" / f"sentences-{MODEL_SHA256[:12]}.pkl"
+    rows, seconds = _cached(path, by_text, log, "encoding the sentences of", encode)
     for k, g in graphs.items():
         if texts[k].strip():
-            g.graph[SENTENCE_VECTORS] = cached[key(texts[k])]
-    return time.perf_counter() - started
+            g.graph[SENTENCE_VECTORS] = rows[key(texts[k])]
+    return seconds
 
 
 def encoder_vectors(texts: dict[str, str], log, workers: int) -> tuple[dict[str, np.ndarray], float]:

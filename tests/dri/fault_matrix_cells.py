@@ -128,6 +128,27 @@ def _writes_new(ws: Workspace, command: str) -> list[str]:
     return [str(ws.plagiarism) if a == str(ws.corpus) else a for a in argv]
 
 
+def _inline(argv: list[str]) -> list[str]:
+    """The same command, a ``dri run`` in one process (``--runner inline``).
+
+    For the runs whose store, not whose runner, a cell checks: the undisturbed
+    reference, and the rerun after the fault (what the fault left in the store
+    is what the rerun must finish). Every runner stores the same
+    (tests/flows/test_flows_corpus.py), and an inline run costs a tenth of a
+    pool's or a cluster's CPU (no Prefect server, no worker imports).
+    """
+    if argv[0] != "run":
+        return argv
+    kept: list[str] = []
+    options = iter(argv)
+    for a in options:
+        if a in ("--runner", "--workers"):
+            next(options)
+        else:
+            kept.append(a)
+    return [*kept, "--runner", "inline"]
+
+
 def uri_password(ws: Workspace, command: str, template: Workspace) -> Outcome:
     ws.env["NEO4J_URI"] = f"neo4j:{SECRET}@127.0.0.1:{REFUSED_PORT}"
     return dri(ws, COMMANDS[command](ws))
@@ -215,9 +236,9 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
-    again = dri(ws, argv)
+    again = dri(ws, _inline(argv))
     clean = ws.sibling("clean")
-    reference = dri(clean, [a.replace(str(ws.plagiarism), str(clean.plagiarism)) for a in argv])
+    reference = dri(clean, _inline([a.replace(str(ws.plagiarism), str(clean.plagiarism)) for a in argv]))
     outcome.notes.update(
         killed=killed,
         rerun=again,
@@ -276,7 +297,8 @@ def _comparisons(path: Path) -> int:
 def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str) -> Outcome:
     """Start an all-pairs run of the big corpus, one pair per task; once it
     has stored comparisons, signal it as ``fault`` says; then run it again to
-    the end, and once more in a clean workspace, for the reference counts.
+    the end (inline: what the signal left is what is checked), and once more
+    in a clean workspace, for the reference counts.
     ``notes["exit_seconds"]`` is the time from the signal to the command's end."""
     corpus = _big_corpus(ws.root)
     argv = [str(corpus) if a == str(ws.corpus) else a for a in COMMANDS[command](ws)]
@@ -303,7 +325,7 @@ def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str)
     outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
     with contextlib.closing(sqlite3.connect(f"file:{ws.store_file}?mode=ro", uri=True)) as db:
         integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-    again = dri(ws, argv)
+    again = dri(ws, _inline(argv))
     outcome.notes.update(
         signalled=signalled,
         exit_seconds=exit_seconds,
@@ -341,13 +363,13 @@ def neo4j_restart(ws: Workspace, command: str, template: Workspace) -> Outcome:
                 os.killpg(run.pid, signal.SIGKILL)
         outcome = Outcome(argv, run.returncode, out, err, time.monotonic() - started)
         neo4j("start", port)
-        again = dri(ws, argv)
+        again = dri(ws, _inline(argv))
         after = neo4j_counts(uri)
         import neo4j as driver
 
         with driver.GraphDatabase.driver(uri, auth=None) as d:
             d.execute_query("MATCH (n) DETACH DELETE n")
-        reference = dri(ws, argv)
+        reference = dri(ws, _inline(argv))
         outcome.notes.update(
             stopped_mid_run=stopped_mid_run,
             rerun=again,

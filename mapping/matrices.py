@@ -12,13 +12,12 @@ entries, pairs are asked one at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from dri.mapping.meaning import meaning_matrix, meaning_similarity, relation_keys
+from dri.mapping.meaning import meaning_matrix
 from dri.mapping.sides import Side
-from dri.mapping.wordnet import relation_similarity, relation_similarity_matrix, wordnet
+from dri.mapping.wordnet import relation_similarity_matrix, wordnet
 
 __all__ = ["MATRIX_LIMIT", "ConceptMatrix", "LabelMatrix", "per_pair"]
 
@@ -124,29 +123,19 @@ class LabelMatrix:
     the candidates are first needed, under max-over-senses and up to
     :data:`MATRIX_LIMIT` entries (``usable``); before that, pair by pair with ``sim``.
     It replaces the label index of :func:`_candidate_pairs` there: one matrix of all
-    label pairs costs less than the index and the pairs it finds, scored one by one.
-
-    With relations matched by meaning (``meaning`` > 0) the rows and columns are
-    the distinct relation keys (label and argument roles,
-    :func:`mapping.meaning.relation_keys`) and each entry is
-    ``max(lin, meaning x meaning_similarity)``; without, the distinct labels."""
+    label pairs costs less than the index and the pairs it finds, scored one by one."""
 
     def __init__(
         self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float], meaning: float = 0.0
     ):
         self.rule, self.sim, self.meaning = rule, sim, meaning
-        items_s: list[Any] = relation_keys(s) if meaning > 0.0 else s.rel_lemma
-        items_t: list[Any] = relation_keys(t) if meaning > 0.0 else t.rel_lemma
-        self.keys_s, self.keys_t = list(dict.fromkeys(items_s)), list(dict.fromkeys(items_t))
-        where_s = {x: n for n, x in enumerate(self.keys_s)}
-        where_t = {x: n for n, x in enumerate(self.keys_t)}
-        self.id_s = [where_s[x] for x in items_s]
-        self.id_t = [where_t[x] for x in items_t]
         self.labels_s = list(dict.fromkeys(s.rel_lemma))
         self.labels_t = list(dict.fromkeys(t.rel_lemma))
-        self.key_label_s = [k[0] if meaning > 0.0 else k for k in self.keys_s]
-        self.key_label_t = [k[0] if meaning > 0.0 else k for k in self.keys_t]
-        self.usable = rule == "max" and len(self.keys_s) * len(self.keys_t) <= MATRIX_LIMIT
+        where_s = {x: n for n, x in enumerate(self.labels_s)}
+        where_t = {x: n for n, x in enumerate(self.labels_t)}
+        self.id_s = [where_s[x] for x in s.rel_lemma]
+        self.id_t = [where_t[x] for x in t.rel_lemma]
+        self.usable = rule == "max" and len(self.labels_s) * len(self.labels_t) <= MATRIX_LIMIT
         self._matrix: np.ndarray | None = None
         self._rows: list[list[float]] | None = None
         self.asked = 0
@@ -155,29 +144,17 @@ class LabelMatrix:
         if self._matrix is None:
             matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
             if self.meaning > 0.0:
-                where_s = {x: n for n, x in enumerate(self.labels_s)}
-                where_t = {x: n for n, x in enumerate(self.labels_t)}
-                matrix = matrix[
-                    np.ix_([where_s[x] for x in self.key_label_s], [where_t[x] for x in self.key_label_t])
-                ]
-                np.maximum(matrix, self.meaning * meaning_matrix(self.keys_s, self.keys_t), out=matrix)
+                np.maximum(matrix, self.meaning * meaning_matrix(self.labels_s, self.labels_t), out=matrix)
             self._matrix = matrix
         return self._matrix
-
-    def _pair(self, a: int, b: int) -> float:
-        """Entry (a, b) of the matrix, computed alone."""
-        if self.meaning <= 0.0:
-            return self.sim(self.keys_s[a], self.keys_t[b], "v")
-        lin = relation_similarity(self.key_label_s[a], self.key_label_t[b], self.rule)
-        return max(lin, self.meaning * meaning_similarity(self.keys_s[a], self.keys_t[b]))
 
     def get(self, i: int, k: int) -> float:
         # As ConceptMatrix.get: pair by pair until the matrix is needed or pays off.
         if self._rows is None:
             if self._matrix is None:
                 self.asked += 1
-                if self.asked * _MATRIX_SHARE <= len(self.keys_s) * len(self.keys_t):
-                    return self._pair(self.id_s[i], self.id_t[k])
+                if self.asked * _MATRIX_SHARE <= len(self.labels_s) * len(self.labels_t):
+                    return self.sim(self.labels_s[self.id_s[i]], self.labels_t[self.id_t[k]], "v")
             self._rows = self.matrix().tolist()
         return self._rows[self.id_s[i]][self.id_t[k]]
 

@@ -11,7 +11,7 @@ scoring many pairs at once (:mod:`mapping.seeds`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -21,34 +21,6 @@ from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.valence import relation_valences
 
 __all__ = ["Side", "SideArrays", "Signature"]
-
-#: Mentions that make a concept someone, whatever its lemma.
-_PERSON_MENTIONS = frozenset(
-    [
-        "he",
-        "she",
-        "him",
-        "her",
-        "his",
-        "hers",
-        "himself",
-        "herself",
-        "they",
-        "them",
-        "their",
-        "themselves",
-        "who",
-        "whom",
-        "i",
-        "me",
-        "my",
-        "we",
-        "us",
-        "our",
-        "you",
-        "your",
-    ]
-)
 
 #: A relation's type: (order, has a subject, has an object, subject is object).
 Signature = tuple[int, bool, bool, bool]
@@ -98,8 +70,6 @@ class Side:
     rsubj_of: list[list[int]]  # relation -> order-2 relations having it as subject
     robj_of: list[list[int]]
     signature: list[Signature]
-    #: concept -> named as a person: a PERSON entity or narrator, or mentioned as he/she/they/...
-    con_someone: list[bool] = field(default_factory=list)
     reachable_concepts: int = 0
     _arrays: SideArrays | None = None
     _valence: list[int] | None = None
@@ -177,11 +147,6 @@ class Side:
             obj_of=obj_of,
             rsubj_of=rsubj_of,
             robj_of=robj_of,
-            con_someone=[
-                nodes[c].get("entity") == "PERSON"
-                or any(str(m).lower() in _PERSON_MENTIONS for m in nodes[c].get("mentions") or ())
-                for c in cons
-            ],
             signature=[
                 (order[i], subj[i] >= 0, obj[i] >= 0, subj[i] == obj[i] and subj[i] >= 0)
                 for i in range(len(rels))

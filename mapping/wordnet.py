@@ -83,6 +83,7 @@ from typing import Any
 import numpy as np
 
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
+from dri.mapping.wordnet_snapshot import load_snapshot, save_snapshot
 from dri.morphy import SUBSTITUTIONS
 
 __all__ = [
@@ -182,10 +183,32 @@ class WordNet:
             self._read_exceptions(pos)
         self._read_ic()
         self._read_sense_counts()
+        self._add_caches(cache_size)
+
+    def _add_caches(self, cache_size: int) -> None:
         # Bounded per instance: the mapper asks for millions of pairs over a long run.
         self._lin_cached = lru_cache(maxsize=cache_size)(self._lin_uncached)
         self._score_cached = lru_cache(maxsize=cache_size)(self._score_uncached)
         self._table_cached = lru_cache(maxsize=WORD_CACHE_SIZE)(self._ancestor_table)
+
+    @classmethod
+    def load(cls, corpora: Path, cache_size: int = PAIR_CACHE_SIZE) -> WordNet:
+        """The tables of ``corpora``, from their snapshot when it is current
+        (:mod:`mapping.wordnet_snapshot`), else read from the files and saved as one."""
+        tables = load_snapshot(Path(corpora))
+        if tables is None:
+            read = cls(corpora, cache_size)
+            save_snapshot(Path(corpora), read._tables())
+            return read
+        loaded = cls.__new__(cls)
+        loaded.__dict__.update(tables)
+        loaded.corpora = Path(corpora)
+        loaded._add_caches(cache_size)
+        return loaded
+
+    def _tables(self) -> dict[str, Any]:
+        """What the files gave (the caches filled on use are left out)."""
+        return {k: v for k, v in self.__dict__.items() if not k.endswith("_cached")}
 
     # -- loading -----------------------------------------------------------
     def _read_data(self, pos: str) -> None:
@@ -711,7 +734,7 @@ def wordnet() -> WordNet:
                         raise WordNetSetupError(
                             f"WordNet is not set up in {wordnet_root()}: run scripts/setup-wordnet ({err})"
                         ) from err
-                _instance = WordNet(wordnet_root())
+                _instance = WordNet.load(wordnet_root())
     return _instance
 
 

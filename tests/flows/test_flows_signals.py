@@ -119,11 +119,13 @@ def _comparisons(db: Path) -> int:
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_signalled_run_leaves_no_process_behind(tmp_path, case):
     how, when = CASES[case]
-    corpus = fault_corpus(tmp_path)
+    # 12 documents, 66 pairs: the workers parse every document before the first
+    # pair maps, so more documents only make each case longer.
+    corpus = fault_corpus(tmp_path, documents=12)
     db = tmp_path / "data" / "dri.sqlite"
     err = tmp_path / "stderr.txt"
     # One pair per task: Prefect's cost per task keeps the workers mapping
-    # for half a minute or more (a batch of 35 pairs maps in a fraction of a second).
+    # for many seconds (a batch of 35 pairs maps in a fraction of a second).
     command = [*DRI, "run", str(corpus), "--no-progress", "--mode", "all-pairs", "--batch-size", "1"]
     with err.open("w") as err_file:
         run = subprocess.Popen(

@@ -36,5 +36,6 @@ def preload() -> None:
     import matplotlib.pyplot
     import onnxruntime  # noqa: F401
     import rapidfuzz.distance  # noqa: F401
+    import scipy.sparse
     import scipy.special  # noqa: F401
     import tokenizers  # noqa: F401

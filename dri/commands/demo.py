@@ -10,6 +10,15 @@ with whatever store is configured (the embedded SQLite store by default):
 3. analogy search: each target against every other document.
 
 It prints each report's summary file; ``dri report`` shows the newest.
+
+The evaluations run on two processes, on a machine's two cores: the
+translation evaluation in a second process forked from the first, which
+runs the plagiarism evaluation and then the analogy search. What both use
+(the spaCy pipeline, WordNet, the libraries of reports and baselines) is
+loaded before the fork, once (:func:`dri.evaluate.preload`). The second
+process ends with the first however that ends (Ctrl-C, a signal, an error);
+its lines are shown in their place when it is done, its error as the
+demo's own one line.
 """
 
 from __future__ import annotations

@@ -165,9 +165,7 @@ class _ChildSections:
         self.names = tuple(names)
         context = multiprocessing.get_context("fork")
         self._reader, writer = context.Pipe(duplex=False)
-        self._process = context.Process(
-            target=_run_in_child, args=(self.names, out, writer), name="dri-demo"
-        )
+        self._process = context.Process(target=_run_in_child, args=(self.names, out, writer), name="dri-demo")
         # The garbage collector of either process would otherwise walk, and so
         # copy, every page of what was loaded before the fork.
         gc.freeze()

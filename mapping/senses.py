@@ -50,6 +50,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
 
 import numpy as np
 
@@ -163,7 +164,7 @@ def _sense_in_context(
             continue  # each context word adds at most 1, so this sense cannot win
         related = table.relatedness(offset)
         # Summed in the context's order, one by one, as the words come.
-        total = weight * (PRIOR_WEIGHT + sum(r for r, k in zip(related, keep) if k))
+        total = weight * (PRIOR_WEIGHT + sum(compress(related, keep)))
         if total > best:
             best, chosen = total, offset
     return chosen

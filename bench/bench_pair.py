@@ -32,10 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _clear() -> None:
-    from dri.mapping import senses, wordnet
+    from dri.mapping import mapper, senses, wordnet
 
     wordnet.clear_caches()
     senses.clear_caches()
+    meaning = getattr(mapper, "_meaning", None)  # label pairs' meaning, kept per process
+    if meaning is not None:
+        meaning.cache_clear()
 
 
 def measure(cache: Path, cold: int, repeat: int) -> dict[str, float]:

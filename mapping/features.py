@@ -44,16 +44,25 @@ have a partner of that kind in a document bound the relations the two can
 map. :class:`RelationPartners` finds, for a probe's labels, the partners in
 a vocabulary of labels through the same WordNet index as the mapper's seeds
 (:func:`mapping.seeds.relation_reach`), without comparing every pair.
+
+Under ``sme`` the mapper also pairs labels by meaning (:mod:`mapping.meaning`:
+``max(lin, w x meaning)`` must reach the floor), so the partners include the
+labels of the same type whose clause vectors are close enough for that
+(:func:`label_vectors`, computed once per document and stored with its
+features, ``store.vectors.encode_features``): without them a story that
+meaning lifts into the top 10 can rank past the candidates (docs/search.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
+from dri.mapping.meaning import clause_vectors, cosine_at, identity_only
 from dri.mapping.seeds import relation_reach
 from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
 
@@ -64,14 +73,21 @@ __all__ = [
     "RELATION_PREFIX",
     "RelationPartners",
     "content_features",
+    "label_vectors",
+    "meaning_labels",
 ]
 
 #: Bumped whenever the features change, so stored vectors are recomputed.
-FEATURES_VERSION = "3"
+FEATURES_VERSION = "4"
 #: Hypernyms with less information content (in bits... nats, as WordNet IC) are too general to count.
 MIN_HYPERNYM_IC = 3.0
 #: Weight of a hypernym feature against a word feature (a shared word says more).
 HYPERNYM_WEIGHT = 0.5
+
+#: Stored clause vectors are float16 (``mapping.content.pack_rows``), which moves a
+#: cosine of unit vectors by at most this; the meaning partners' cut is lowered by
+#: it so that no pair the mapper makes (from float32 vectors) is left out.
+STORED_COSINE_ERROR = 1e-3
 
 #: Node degrees above this count as this in the structural signatures.
 MAX_DEGREE = 6
@@ -165,6 +181,19 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
     return dict(counts)
 
 
+def meaning_labels(features: Mapping[str, float]) -> list[str]:
+    """The distinct relation labels of ``features`` (its ``m:`` keys) that may pair
+    by meaning (all but the identity-only ones), sorted."""
+    labels = {_split(k)[1] for k in features if k.startswith(RELATION_PREFIX)}
+    return sorted(x for x in labels if not identity_only(x))
+
+
+def label_vectors(features: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """The clause vector (:mod:`mapping.meaning`) of each of :func:`meaning_labels`."""
+    labels = meaning_labels(features)
+    return dict(zip(labels, clause_vectors(labels))) if labels else {}
+
+
 class RelationPartners:
     """Which typed relation labels (``m:`` features) of a vocabulary each probe
     label may pair with in a mapping: the same type, and an identical label or
@@ -175,9 +204,20 @@ class RelationPartners:
     which they can reach ``floor`` (built on first use or by :meth:`prepare`);
     a probe label meets only the labels sharing one, whose similarity is then
     checked.
+
+    Given the labels' clause ``vectors`` and the profile's ``meaning`` weight,
+    labels of the same type whose meaning similarity reaches ``floor / meaning``
+    are partners too, as the mapper pairs them (:mod:`mapping.meaning`); a label
+    without a vector pairs by WordNet only.
     """
 
-    def __init__(self, vocabulary: Sequence[str], floor: float):
+    def __init__(
+        self,
+        vocabulary: Sequence[str],
+        floor: float,
+        vectors: Mapping[str, np.ndarray] | None = None,
+        meaning: float = 0.0,
+    ):
         self.vocabulary = list(vocabulary)
         self.floor = floor
         self.positions = {key: i for i, key in enumerate(self.vocabulary)}
@@ -185,6 +225,21 @@ class RelationPartners:
         self._by_type: dict[str, list[int]] = {}
         for i, key in enumerate(self.vocabulary):
             self._by_type.setdefault(_split(key)[0], []).append(i)
+        self.vectors = dict(vectors or {})
+        reach = floor / meaning if meaning > 0.0 else 2.0
+        self.cut = cosine_at(reach) - STORED_COSINE_ERROR if vectors and 0.0 < reach <= 1.0 else None
+        # Per type: the positions of the labels with a vector, and those vectors as rows.
+        self._meaning: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if self.cut is not None:
+            for kind, where in self._by_type.items():
+                rows = [
+                    (i, self.vectors[label])
+                    for i in where
+                    if (label := _split(self.vocabulary[i])[1]) in self.vectors
+                ]
+                if rows:
+                    positions = np.array([i for i, _ in rows], dtype=np.int64)
+                    self._meaning[kind] = (positions, np.stack([v for _, v in rows]).astype(np.float32))
 
     def prepare(self) -> RelationPartners:
         """Build the synset index now rather than on the first :meth:`partners`."""
@@ -203,12 +258,14 @@ class RelationPartners:
             self._index = index
         return self._index
 
-    def partners(self, key: str) -> list[int]:
-        """Positions in the vocabulary of the labels ``key`` may pair with."""
+    def partners(self, key: str, vector: np.ndarray | None = None) -> list[int]:
+        """Positions in the vocabulary of the labels ``key`` may pair with (by
+        meaning too, through ``vector`` or the label's own vector, if known)."""
         kind, label = _split(key)
         if self.floor <= 0.0:
             return list(self._by_type.get(kind, ()))
         found = {self.positions[key]} if key in self.positions else set()
+        found.update(self._by_meaning(kind, label, vector))
         index, ic = self._built(), wordnet()._icv["v"]  # read only
         bound: dict[int, float] = {}
         for synset, least in relation_reach(label, self.floor):
@@ -227,6 +284,18 @@ class RelationPartners:
             ):
                 found.add(i)
         return sorted(found)
+
+    def _by_meaning(self, kind: str, label: str, vector: np.ndarray | None) -> list[int]:
+        """The labels of type ``kind`` whose clause vectors are within the cut of ``label``'s."""
+        if self.cut is None or kind not in self._meaning or identity_only(label):
+            return []
+        if vector is None:
+            vector = self.vectors.get(label)
+            if vector is None:
+                return []
+        positions, rows = self._meaning[kind]
+        close = rows @ np.asarray(vector, dtype=np.float32) >= self.cut
+        return [int(i) for i in positions[close]]
 
 
 def _split(key: str) -> tuple[str, str]:

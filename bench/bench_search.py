@@ -44,7 +44,7 @@ from dri.mapping.features import FEATURE_SETS, content_features, label_vectors
 from dri.mapping.random_graphs import random_ros_graph
 from dri.settings import DEFAULT_CANDIDATES, PROJECT_ROOT, clough_stevenson_dir, data_dir
 from dri.store import open_store
-from dri.store.vectors import VectorIndex
+from dri.store.vectors import VectorIndex, pack_label_vectors, unpack_label_vectors
 
 SHARED = PROJECT_ROOT.parent / "shared"
 STORY_BANK = SHARED / "validity" / "analobench" / "story_bank.jsonl"
@@ -117,7 +117,7 @@ def _label_vectors(graphs: dict) -> dict:
     """The clause vectors of every relation label of ``graphs``, as the stores keep them."""
     vectors: dict = {}
     for graph in graphs.values():
-        vectors.update(label_vectors(content_features(graph)))
+        vectors.update(unpack_label_vectors(pack_label_vectors(label_vectors(content_features(graph)))))
     return vectors
 
 

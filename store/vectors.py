@@ -250,8 +250,7 @@ class StructureIndex:
         keys = sorted(wanted)
         q = np.array([wanted[k] for k in keys])
         rows, cols = [], []
-        for j, key in enumerate(keys):
-            found = self.partners.partners(key, (vectors or {}).get(key.split(":", 2)[2]))
+        for j, found in enumerate(self.partners.partners_of(keys, vectors)):
             rows += found
             cols += [j] * len(found)
         pairs = csr_matrix(

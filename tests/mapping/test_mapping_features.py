@@ -92,7 +92,7 @@ def test_meaning_partners_are_the_pairs_the_sme_mapper_makes():
     verbs = [*rng.sample(wordnet_vocabulary("v"), 60), "heat", "warm", "push_into", "pump_into", "orbit"]
     vocabulary = [f"m:1110:{v}" for v in verbs]
     partners = RelationPartners(vocabulary, 0.5, dict(zip(verbs, clause_vectors(verbs))), meaning=1.0)
-    for probe in verbs[:20] + ["heat", "push_into"]:
+    for probe in [*verbs[:20], "heat", "push_into"]:
         found = set(partners.partners(f"m:1110:{probe}"))
         for i, other in enumerate(verbs):
             best = max(relation_similarity(probe, other), meaning_similarity(probe, other))

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from dri.evaluate.judgements import evaluate_judgements, judgements_evaluation
     from dri.evaluate.kinds import KINDS, EvaluationKind
     from dri.evaluate.plagiarism import evaluate_plagiarism, plagiarism_evaluation
+    from dri.evaluate.preload import preload
     from dri.evaluate.ranking import evaluate_ranking, ranking_evaluation
     from dri.evaluate.translation import evaluate_translation, translation_evaluation
 
@@ -73,6 +74,7 @@ _EXPORTS = {
     "EvaluationKind": ".kinds",
     "evaluate_plagiarism": ".plagiarism",
     "plagiarism_evaluation": ".plagiarism",
+    "preload": ".preload",
     "evaluate_ranking": ".ranking",
     "ranking_evaluation": ".ranking",
     "evaluate_translation": ".translation",
@@ -99,6 +101,7 @@ __all__ = [
     "headline_order",
     "judgements_evaluation",
     "plagiarism_evaluation",
+    "preload",
     "ranking_evaluation",
     "run_evaluation",
     "translation_evaluation",

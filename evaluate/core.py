@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
+import numpy as np
+
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
 from dri.errors import Failure, one_line
@@ -44,7 +46,7 @@ from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, ReportFiles
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.settings import data_dir
-from dri.store import ComparisonRecord, Store, open_store
+from dri.store import ComparisonRecord, Store, StoreError, open_store
 
 __all__ = [
     "Evaluation",
@@ -378,6 +380,9 @@ def evaluate(
     fitted = _fit_baselines(pairs, text) if baselines else None
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
     baseline_started = time.perf_counter()
+    if fitted is not None:
+        ends = (resolved_path(p) for _, pair, _ in chosen for p in (pair.source, pair.target))
+        _remember_stored_vectors(ids[e] for e in ends if e in ids)
     scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
     baseline_seconds = time.perf_counter() - baseline_started
     rows = []
@@ -421,6 +426,28 @@ def evaluate(
         result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _remember_stored_vectors(doc_ids: Iterable[str]) -> None:
+    """Give the encoder the document vectors stored with the graphs of ``doc_ids``,
+    so that the ``encoder`` baseline does not run the model again on what the
+    flow has encoded (a text whose word pieces are not its graph's is encoded)."""
+    from dri.mapping.content import graph_text
+    from dri.mapping.encoder import sentence_encoder
+    from dri.store.encoder_vectors import graph_vector
+
+    encoder = None
+    try:
+        with open_store() as store:
+            for doc_id in dict.fromkeys(doc_ids):
+                graph = store.get_graph(doc_id)
+                vector = graph_vector(graph) if graph is not None else None
+                if graph is None or vector is None:
+                    continue
+                encoder = encoder or sentence_encoder()
+                encoder.remember_document(graph_text(graph), np.asarray(vector, dtype=np.float32))
+    except StoreError as err:  # the baseline then encodes the texts itself
+        log.debug("stored encoder vectors not read: %s", one_line(err))
 
 
 def _read_store(

@@ -30,7 +30,11 @@ word pieces that overlap by :data:`WINDOW_OVERLAP` (each window starts at a
 whole word), the windows are encoded, and the document vector is the mean of
 the unit window vectors, scaled to unit length. :meth:`SentenceEncoder.encode_windows`
 gives the window matrix itself, for matching window to window (late
-interaction, as ColBERT does with tokens).
+interaction, as ColBERT does with tokens). A process encodes a text once
+(texts are keyed by their word pieces), and
+:meth:`SentenceEncoder.remember_document` hands it a document vector
+computed before (one stored with its graph), so that an evaluation's
+``encoder`` baseline does not read the stored documents again.
 """
 
 from __future__ import annotations
@@ -161,6 +165,8 @@ class SentenceEncoder:
         )
         self._lock = threading.Lock()
         self._documents: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        #: Document vectors given by :meth:`remember_document`, by word-piece key.
+        self._known: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``, one float32 row each (texts past :data:`MAX_PIECES` pieces are cut)."""
@@ -171,27 +177,50 @@ class SentenceEncoder:
 
     def encode_windows(self, text: str) -> np.ndarray:
         """Unit vectors of the overlapping windows of ``text``, one row each (at least one row)."""
+        key, encoding = self._keyed(text)
+        return self._window_matrix(key, encoding).copy()
+
+    def encode_document(self, text: str) -> np.ndarray:
+        """The unit vector of a text of any length: :func:`document_vector` of its windows."""
+        key, encoding = self._keyed(text)
+        with self._lock:
+            known = self._known.get(key)
+        if known is not None:
+            return known.copy()
+        return document_vector(self._window_matrix(key, encoding))
+
+    def remember_document(self, text: str, vector: np.ndarray) -> None:
+        """Take ``vector`` as :meth:`encode_document` of ``text``, and of any text of
+        the same word pieces, in this process: a document's vector stored with its
+        graph, so that the model does not read the document again."""
+        key, _ = self._keyed(text)
+        with self._lock:
+            self._known[key] = _unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+            self._known.move_to_end(key)
+            if len(self._known) > DOCUMENTS_KEPT:
+                self._known.popitem(last=False)
+
+    def _keyed(self, text: str) -> tuple[bytes, Any]:
+        """The text's word pieces and their key. A text read twice in one process
+        (a document's graph text, then the same file's plain text for the encoder
+        baseline: the same word pieces whatever the white space) is encoded once."""
         encoding = self._pieces.encode(text, add_special_tokens=False)
-        ids: list[int] = list(encoding.ids)
-        # A text read twice in one process (a document's graph text, then the
-        # same file's plain text for the encoder baseline: the same word
-        # pieces whatever the white space) is encoded once.
-        key = hashlib.sha1(np.asarray(ids, dtype=np.int64).tobytes()).digest()
+        return hashlib.sha1(np.asarray(encoding.ids, dtype=np.int64).tobytes()).digest(), encoding
+
+    def _window_matrix(self, key: bytes, encoding: Any) -> np.ndarray:
+        """The window matrix of a keyed text, from this process's cache or the model."""
         with self._lock:
             kept = self._documents.get(key)
             if kept is not None:
                 self._documents.move_to_end(key)
-                return kept.copy()
+                return kept
+        ids: list[int] = list(encoding.ids)
         windows = self._run([[self._cls, *ids[a:b], self._sep] for a, b in _windows(encoding.tokens)])
         with self._lock:
             self._documents[key] = windows
             if len(self._documents) > DOCUMENTS_KEPT:
                 self._documents.popitem(last=False)
-        return windows.copy()
-
-    def encode_document(self, text: str) -> np.ndarray:
-        """The unit vector of a text of any length: :func:`document_vector` of its windows."""
-        return document_vector(self.encode_windows(text))
+        return windows
 
     def _piece_ids(self, texts: list[str]) -> list[list[int]]:
         return [list(e.ids) for e in self._pieces.encode_batch(texts, add_special_tokens=False)]

@@ -35,6 +35,7 @@ import numpy as np
 
 from dri.metrics.report import save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
+from dri.metrics.stats import average_ranks
 
 __all__ = [
     "ChoiceResult",
@@ -110,10 +111,7 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    # SciPy is slow to import: only when a statistic needs it.
-    from scipy.stats import rankdata
-
-    return _pearson(rankdata(a), rankdata(b))
+    return _pearson(average_ranks(a), average_ranks(b))
 
 
 def _kendall(a: np.ndarray, b: np.ndarray) -> float:

@@ -10,17 +10,34 @@ with whatever store is configured (the embedded SQLite store by default):
 3. analogy search: each target against every other document.
 
 It prints each report's summary file; ``dri report`` shows the newest.
+
+The evaluations run on two processes, on a machine's two cores: the
+translation evaluation in a second process forked from the first, which
+runs the plagiarism evaluation and then the analogy search. What both use
+(the spaCy pipeline, WordNet, the libraries of reports and baselines) is
+loaded before the fork, once (:func:`dri.evaluate.preload`). The second
+process ends with the first however that ends (Ctrl-C, a signal, an error);
+its lines are shown in their place when it is done, its error as the
+demo's own one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import gc
+import multiprocessing
 import sys
 import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dri.errors import ProjectError
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
@@ -28,6 +45,9 @@ if TYPE_CHECKING:
     from dri.evaluate.core import Progress
 
 __all__ = ["DEMO_ROOT", "register", "run_demo"]
+
+#: Where a section writes its lines: ``echo`` in this process, a list in the second.
+Emit = Callable[[str], None]
 
 #: The demo corpora, package data of dri.corpora (so a wheel carries them too).
 DEMO_ROOT = Path(str(resources.files("dri.corpora") / "demo"))
@@ -61,36 +81,152 @@ def _ticker() -> Progress | None:
 
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
-    # Imported only now: it imports Prefect, which reads its settings when first imported.
-    from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation
-
-    def report_dir(kind: str) -> Path | None:
-        return args.out / kind if args.out else None
-
     started = time.perf_counter()
-    failed = 0
-    for kind, run in (("plagiarism", evaluate_plagiarism), ("translation", evaluate_translation)):
-        echo(f"==> {kind}: {DEMO_ROOT / kind}")
-        result, files = run(DEMO_ROOT / kind, report_dir(kind), progress=_ticker())
-        failed += sum(1 for row in result.rows if row.get("error"))
-        analogy = result.stats().get("analogy_similarity")
-        if analogy:
-            for group, summary in analogy.groups.items():
-                echo(f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs")
-            if analogy.rho is not None:
-                echo(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
-        if files:
-            echo(f"    report: {files.summary_md}")
+    # Imported only now: they import Prefect, which reads its settings when
+    # first imported. What both processes load is loaded once, before the fork.
+    from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, preload  # noqa: F401
 
-    echo(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
+    preload()
+    out = args.out
+    # Two processes of about the same work (each evaluation's CPU measured
+    # in bench/bench_commands.py): translation in the second; plagiarism,
+    # then the analogy search here, whose lines wait for translation's.
+    with _sections_in_child(("translation",), out) as child:
+        failed = _SECTIONS["plagiarism"](out, echo, _ticker())
+        analogy: list[str] = []
+        failed += _SECTIONS["analogy"](out, analogy.append, None)
+        translation, child_failed = child.result()
+    for line in (*translation, *analogy):
+        echo(line)
+    failed += child_failed
+    echo(f"done in {time.perf_counter() - started:.0f} s; `dri report` prints the newest report")
+    return 1 if failed else 0
+
+
+def _report_dir(out: Path | None, kind: str) -> Path | None:
+    return out / kind if out else None
+
+
+def _scored_section(kind: str, out: Path | None, emit: Emit, progress: Progress | None) -> int:
+    """The plagiarism or translation evaluation: its medians per group, rho and AUC;
+    returns how many of its pairs failed."""
+    from dri.evaluate import evaluate_plagiarism, evaluate_translation
+
+    run = evaluate_plagiarism if kind == "plagiarism" else evaluate_translation
+    emit(f"==> {kind}: {DEMO_ROOT / kind}")
+    result, files = run(DEMO_ROOT / kind, _report_dir(out, kind), progress=progress)
+    analogy = result.stats().get("analogy_similarity")
+    if analogy:
+        for group, summary in analogy.groups.items():
+            emit(f"    {group:>8}: median Analogy Similarity {summary.median:.3f} over {summary.n} pairs")
+        if analogy.rho is not None:
+            emit(f"    Spearman rho with level {analogy.rho:.3f}, ROC AUC {analogy.auc:.3f}")
+    if files:
+        emit(f"    report: {files.summary_md}")
+    return sum(1 for row in result.rows if row.get("error"))
+
+
+def _analogy_section(out: Path | None, emit: Emit, progress: Progress | None) -> int:
+    """The analogy search: each target's best analogue; no pair of a search fails the demo."""
+    from dri.evaluate import analogy_search
+
+    emit(f"==> analogy search: {DEMO_ROOT / 'analogy'}")
     results, files = analogy_search(
-        DEMO_ROOT / "analogy", k=3, report_dir=report_dir("analogy"), progress=_ticker()
+        DEMO_ROOT / "analogy", k=3, report_dir=_report_dir(out, "analogy"), progress=progress
     )
     for res in results:
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"
-        echo(f"    {res.target.name}: best analogue {found}")
+        emit(f"    {res.target.name}: best analogue {found}")
     if files:
-        echo(f"    report: {files.summary_md}")
-    echo(f"done in {time.perf_counter() - started:.0f} s; `dri report` prints the newest report")
-    return 1 if failed else 0
+        emit(f"    report: {files.summary_md}")
+    return 0
+
+
+_SECTIONS: dict[str, Callable[[Path | None, Emit, Progress | None], int]] = {
+    "plagiarism": functools.partial(_scored_section, "plagiarism"),
+    "translation": functools.partial(_scored_section, "translation"),
+    "analogy": _analogy_section,
+}
+
+
+class DemoProcessError(ProjectError):
+    """The demo's second process failed: its error, passed on as it was."""
+
+    def __init__(self, message: str, advice: str = "") -> None:
+        super().__init__(message)
+        self.advice = advice
+
+
+class _ChildSections:
+    """Sections run in a forked process; their lines come back when they are done."""
+
+    def __init__(self, names: Sequence[str], out: Path | None) -> None:
+        self.names = tuple(names)
+        context = multiprocessing.get_context("fork")
+        self._reader, writer = context.Pipe(duplex=False)
+        self._process = context.Process(target=_run_in_child, args=(self.names, out, writer), name="dri-demo")
+        # The garbage collector of either process would otherwise walk, and so
+        # copy, every page of what was loaded before the fork.
+        gc.freeze()
+        self._process.start()
+        writer.close()  # only the child writes: its end closing is the reader's EOF
+
+    def result(self) -> tuple[list[str], int]:
+        """The sections' lines and failed pairs; raises what failed them."""
+        try:
+            kind, lines, payload = self._reader.recv()
+        except EOFError:
+            self._process.join()
+            code = self._process.exitcode
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            raise DemoProcessError(
+                f"the {' and '.join(self.names)} evaluations stopped ({how})",
+                "what was stored is kept; run `dri demo` again to finish",
+            ) from None
+        self._process.join()
+        if kind == "done":
+            return lines, int(payload)
+        for line in lines:
+            echo(line)
+        if kind == "error":
+            raise DemoProcessError(*payload)
+        raise RuntimeError(f"in the demo's process for {' and '.join(self.names)}:\n{payload}")
+
+    def stop(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join()
+        self._reader.close()
+
+
+@contextlib.contextmanager
+def _sections_in_child(names: Sequence[str], out: Path | None) -> Iterator[_ChildSections]:
+    """Run the sections ``names`` in a second process while the body runs in this one."""
+    child = _ChildSections(names, out)
+    try:
+        yield child
+    finally:
+        child.stop()
+
+
+def _run_in_child(names: Sequence[str], out: Path | None, writer: Connection) -> None:
+    """The second process: run ``names``, send back ``(kind, lines, payload)``."""
+    # It ends with the demo however the demo ends, leaves Ctrl-C to it, and
+    # sends its log records to the demo's warning counts.
+    from dri.flows.runners import worker_init
+
+    worker_init()
+    lines: list[str] = []
+    try:
+        failed = sum(_SECTIONS[name](out, lines.append, None) for name in names)
+        writer.send(("done", lines, failed))
+    except ProjectError as err:
+        writer.send(("error", lines, (str(err), getattr(err, "advice", ""))))
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        writer.send(("error", lines, (f"{where}{err.strerror or err}", "")))
+    except Exception:
+        writer.send(("bug", lines, traceback.format_exc()))
+    finally:
+        writer.close()

@@ -1,12 +1,14 @@
 """Shared fixtures of the evaluation tests.
 
-The evaluation runners go through the corpus flow (Prefect) and the store,
-so these tests use the session's Prefect test server, worker threads
-(one spaCy model and one WordNet in the test process, instead of loading
-them again in every worker process) and, for the whole session, their own
-data folder with the embedded SQLite store -- never the store of whoever
-runs the tests. The Neo4j test asks for ``neo4j_store`` explicitly.
-The settings are applied per module and undone afterwards.
+The evaluation runners go through the corpus run and the store, as a user's
+do: the demo-sized evaluations here are small jobs, which run in the test
+process (``flows.pipeline.small_job``: no runner asked for); a larger one
+would go to Prefect's pool on the session's test server. The corpus flow on
+Prefect's runners (threads, processes, Dask) is tested in ``tests/flows``;
+here it cost 40 of the folder's 105 s. The tests use, for the whole
+session, their own data folder with the embedded SQLite store -- never the
+store of whoever runs the tests. The Neo4j test asks for ``neo4j_store``
+explicitly. The settings are applied per module and undone afterwards.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def evaluation_data_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module", autouse=True)
 def evaluation_environment(prefect_server, evaluation_data_dir):
-    """A private SQLite store and worker threads for each module of this folder.
+    """A private SQLite store, and no runner asked for, for each module of this folder.
 
     Module-scoped, so the module-scoped evaluations see it, and undone after
     each module, so the settings never leak into other folders' tests (the
@@ -34,8 +36,8 @@ def evaluation_environment(prefect_server, evaluation_data_dir):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DRI_DATA_DIR", str(evaluation_data_dir))
         mp.delenv("NEO4J_URI", raising=False)
-        mp.setenv("DRI_TASK_RUNNER", "threads")
-        mp.setenv("DRI_WORKERS", "2")
+        mp.delenv("DRI_TASK_RUNNER", raising=False)
+        mp.delenv("DRI_WORKERS", raising=False)
         yield evaluation_data_dir
 
 

@@ -130,3 +130,44 @@ def test_analogy_target_override_runs_the_target_mode_with_sections(tmp_path, mo
         (run,) = list(store.runs())
     assert "-target-atom-" in run.run_id and run.comparisons == 2
     assert all(not math.isnan(h.scores["analogy_similarity"]) for h in atom.hits)
+
+
+def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path, monkeypatch):
+    from collections import OrderedDict
+
+    import numpy as np
+
+    from dri.evaluate import evaluate
+    from dri.evaluate.analogy import analogy_evaluation
+    from dri.mapping.content import CONTENT_VECTOR
+    from dri.mapping.encoder import sentence_encoder
+    from dri.store import open_store
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "stories"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text("The electron orbits the nucleus. The nucleus attracts it.\n")
+    (corpus / "solar.txt").write_text("The planet orbits the sun. The sun attracts the planet.\n")
+    (corpus / "farm.txt").write_text("The farmer feeds the cows in the morning.\n")
+    first = evaluate(analogy_evaluation(corpus, ["atom.txt"]))
+    # A new process knows no text: the model must not read the stored documents again.
+    encoder = sentence_encoder()
+    monkeypatch.setattr(encoder, "_documents", OrderedDict())
+    monkeypatch.setattr(encoder, "_known", OrderedDict())
+    read: list[int] = []
+    model = encoder._run
+    monkeypatch.setattr(encoder, "_run", lambda sequences: read.append(len(sequences)) or model(sequences))
+    again = evaluate(analogy_evaluation(corpus, ["atom.txt"]))
+    assert again.meta["flow_mapped"] == 0 and read == []
+    with open_store() as store:
+        vectors = {
+            d.path: np.asarray(store.get_graph(d.doc_id).graph[CONTENT_VECTOR])
+            for d in store.documents(store.corpora()[0])
+        }
+    for before, row in zip(first.rows, again.rows, strict=True):
+        s, t = (vectors[str(Path(row[end]).resolve())] for end in ("source", "target"))
+        stored = float(s @ t / np.linalg.norm(s) / np.linalg.norm(t))
+        assert row["encoder"] == pytest.approx(min(1.0, max(0.0, stored)), abs=1e-7)  # float32
+        assert row["encoder"] == pytest.approx(
+            before["encoder"], abs=1e-5
+        )  # the rounding of the stored vector

@@ -128,6 +128,22 @@ def test_a_document_read_twice_is_encoded_once(encoder, monkeypatch) -> None:
     assert np.array_equal(encoder.encode_document(text), first)
 
 
+def test_a_remembered_document_vector_is_used_for_texts_of_the_same_word_pieces(encoder, monkeypatch) -> None:
+    monkeypatch.setattr(encoder, "_known", type(encoder._known)())
+    text = "The nucleus attracts the electrons.\nThe electrons circle the nucleus."
+    given = np.zeros(DIMENSION, dtype=np.float32)
+    given[:2] = 3.0, 4.0  # not what the model gives: seen only if nothing was encoded
+    encoder.remember_document(text, given)
+    runs = []
+    monkeypatch.setattr(encoder, "_run", lambda sequences: runs.append(sequences) or np.ones((1, DIMENSION)))
+    kept = encoder.encode_document("The nucleus  attracts the electrons. The electrons circle the nucleus.")
+    assert (
+        runs == [] and kept[:2] == pytest.approx([0.6, 0.8]) and not kept[2:].any()
+    )  # scaled to unit length
+    encoder.encode_document("The nucleus repels the electrons.")
+    assert len(runs) == 1  # other word pieces: the model reads them
+
+
 def test_dri_compare_says_in_one_line_that_the_encoder_cannot_load(tmp_path, monkeypatch, capsys) -> None:
     """The installed files made unreadable (a fault, as a broken install has): exit 1, not 70."""
     from dri.cli import main

@@ -1,0 +1,103 @@
+"""``dri demo``'s second process: its lines come back in order, its failures as the demo's own.
+
+The demo itself (three evaluations on the real parts) runs in CI as the
+README's first command; these tests run small sections in the forked
+process, to reach the failures a demo on good corpora never has.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from dri.commands import demo
+from dri.errors import ProjectError
+
+
+def _lines(word: str):
+    def section(out: Path | None, emit, progress) -> int:
+        emit(f"==> {word}")
+        emit(f"    pid {os.getpid()}")
+        return 1 if word == "failing" else 0
+
+    return section
+
+
+class _BadCorpus(ProjectError):
+    advice = "fix the corpus"
+
+
+def _project_error(out, emit, progress) -> int:
+    emit("==> broken")
+    raise _BadCorpus("corpus.csv: line 3: no text column")
+
+
+def _bug(out, emit, progress) -> int:
+    raise ZeroDivisionError("a bug")
+
+
+def _killed(out, emit, progress) -> int:
+    os._exit(3)
+
+
+@pytest.fixture
+def sections(monkeypatch):
+    table = {
+        "one": _lines("one"),
+        "failing": _lines("failing"),
+        "broken": _project_error,
+        "bug": _bug,
+        "killed": _killed,
+    }
+    monkeypatch.setattr(demo, "_SECTIONS", table)
+    return table
+
+
+def test_the_second_process_sends_back_its_lines_and_failures(sections):
+    with demo._sections_in_child(("one", "failing"), None) as child:
+        lines, failed = child.result()
+    assert [line for line in lines if line.startswith("==>")] == ["==> one", "==> failing"]
+    assert f"    pid {os.getpid()}" not in lines  # it ran in another process
+    assert failed == 1
+
+
+def test_a_project_error_in_the_second_process_is_the_demos_one_line_error(sections, capsys):
+    with (
+        pytest.raises(demo.DemoProcessError) as err,
+        demo._sections_in_child(("one", "broken"), None) as child,
+    ):
+        child.result()
+    assert str(err.value) == "corpus.csv: line 3: no text column"
+    assert err.value.advice == "fix the corpus"
+    # What it did before the error is shown, in order.
+    shown = capsys.readouterr().out
+    assert shown.index("==> one") < shown.index("==> broken")
+
+
+def test_a_bug_in_the_second_process_is_a_bug_with_its_traceback(sections):
+    with (
+        pytest.raises(RuntimeError, match="ZeroDivisionError: a bug"),
+        demo._sections_in_child(("bug",), None) as c,
+    ):
+        c.result()
+
+
+def test_a_second_process_that_dies_is_an_error_that_says_so(sections):
+    stopped = r"killed evaluations stopped \(exit status 3\)"
+    with (
+        pytest.raises(demo.DemoProcessError, match=stopped),
+        demo._sections_in_child(("killed",), None) as child,
+    ):
+        child.result()
+
+
+def test_leaving_early_ends_the_second_process(sections, monkeypatch):
+    monkeypatch.setitem(sections, "slow", lambda out, emit, progress: time.sleep(30) or 0)
+    with pytest.raises(KeyboardInterrupt), demo._sections_in_child(("slow",), None) as child:
+        process = child._process
+        raise KeyboardInterrupt
+    assert not process.is_alive()
+    assert process.exitcode is not None

@@ -44,16 +44,25 @@ have a partner of that kind in a document bound the relations the two can
 map. :class:`RelationPartners` finds, for a probe's labels, the partners in
 a vocabulary of labels through the same WordNet index as the mapper's seeds
 (:func:`mapping.seeds.relation_reach`), without comparing every pair.
+
+Under ``sme`` the mapper also pairs labels by meaning (:mod:`mapping.meaning`:
+``max(lin, w x meaning)`` must reach the floor), so the partners include the
+labels of the same type whose clause vectors are close enough for that
+(:func:`label_vectors`, computed once per document and stored with its
+features, ``store.vectors.encode_features``): without them a story that
+meaning lifts into the top 10 can rank past the candidates (docs/search.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
+from dri.mapping.meaning import clause_vectors, cosine_at, identity_only
 from dri.mapping.seeds import relation_reach
 from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
 
@@ -64,14 +73,21 @@ __all__ = [
     "RELATION_PREFIX",
     "RelationPartners",
     "content_features",
+    "label_vectors",
+    "meaning_labels",
 ]
 
 #: Bumped whenever the features change, so stored vectors are recomputed.
-FEATURES_VERSION = "3"
+FEATURES_VERSION = "4"
 #: Hypernyms with less information content (in bits... nats, as WordNet IC) are too general to count.
 MIN_HYPERNYM_IC = 3.0
 #: Weight of a hypernym feature against a word feature (a shared word says more).
 HYPERNYM_WEIGHT = 0.5
+
+#: Stored clause vectors are float16 (``mapping.content.pack_rows``), which moves a
+#: cosine of unit vectors by at most this; the meaning partners' cut is lowered by
+#: it so that no pair the mapper makes (from float32 vectors) is left out.
+STORED_COSINE_ERROR = 1e-3
 
 #: Node degrees above this count as this in the structural signatures.
 MAX_DEGREE = 6
@@ -165,6 +181,19 @@ def content_features(graph: nx.DiGraph, kinds: Iterable[str] = FEATURE_SETS["all
     return dict(counts)
 
 
+def meaning_labels(features: Mapping[str, float]) -> list[str]:
+    """The distinct relation labels of ``features`` (its ``m:`` keys) that may pair
+    by meaning (all but the identity-only ones), sorted."""
+    labels = {_split(k)[1] for k in features if k.startswith(RELATION_PREFIX)}
+    return sorted(x for x in labels if not identity_only(x))
+
+
+def label_vectors(features: Mapping[str, float]) -> dict[str, np.ndarray]:
+    """The clause vector (:mod:`mapping.meaning`) of each of :func:`meaning_labels`."""
+    labels = meaning_labels(features)
+    return dict(zip(labels, clause_vectors(labels))) if labels else {}
+
+
 class RelationPartners:
     """Which typed relation labels (``m:`` features) of a vocabulary each probe
     label may pair with in a mapping: the same type, and an identical label or
@@ -175,9 +204,20 @@ class RelationPartners:
     which they can reach ``floor`` (built on first use or by :meth:`prepare`);
     a probe label meets only the labels sharing one, whose similarity is then
     checked.
+
+    Given the labels' clause ``vectors`` and the profile's ``meaning`` weight,
+    labels of the same type whose meaning similarity reaches ``floor / meaning``
+    are partners too, as the mapper pairs them (:mod:`mapping.meaning`); a label
+    without a vector pairs by WordNet only.
     """
 
-    def __init__(self, vocabulary: Sequence[str], floor: float):
+    def __init__(
+        self,
+        vocabulary: Sequence[str],
+        floor: float,
+        vectors: Mapping[str, np.ndarray] | None = None,
+        meaning: float = 0.0,
+    ):
         self.vocabulary = list(vocabulary)
         self.floor = floor
         self.positions = {key: i for i, key in enumerate(self.vocabulary)}
@@ -185,6 +225,25 @@ class RelationPartners:
         self._by_type: dict[str, list[int]] = {}
         for i, key in enumerate(self.vocabulary):
             self._by_type.setdefault(_split(key)[0], []).append(i)
+        self.vectors = dict(vectors or {})
+        reach = floor / meaning if meaning > 0.0 else 2.0
+        self.cut = cosine_at(reach) - STORED_COSINE_ERROR if vectors and 0.0 < reach <= 1.0 else None
+        # The vocabulary's labels with a vector as the rows of one matrix, and per
+        # type the row and the vocabulary position of each label of that type.
+        self._labels: dict[str, int] = {}
+        self._meaning: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if self.cut is not None:
+            for kind, where in self._by_type.items():
+                known = [
+                    (i, label) for i in where if (label := _split(self.vocabulary[i])[1]) in self.vectors
+                ]
+                known = [(i, label) for i, label in known if not identity_only(label)]
+                if known:
+                    rows = [self._labels.setdefault(label, len(self._labels)) for _, label in known]
+                    self._meaning[kind] = (np.array(rows, dtype=np.int64), np.array([i for i, _ in known]))
+        self._matrix = (
+            np.stack([self.vectors[x] for x in self._labels]).astype(np.float32) if self._labels else None
+        )
 
     def prepare(self) -> RelationPartners:
         """Build the synset index now rather than on the first :meth:`partners`."""
@@ -203,12 +262,53 @@ class RelationPartners:
             self._index = index
         return self._index
 
-    def partners(self, key: str) -> list[int]:
-        """Positions in the vocabulary of the labels ``key`` may pair with."""
-        kind, label = _split(key)
-        if self.floor <= 0.0:
-            return list(self._by_type.get(kind, ()))
-        found = {self.positions[key]} if key in self.positions else set()
+    def partners(self, key: str, vector: np.ndarray | None = None) -> list[int]:
+        """Positions in the vocabulary of the labels ``key`` may pair with (by
+        meaning too, through ``vector`` or the label's own vector, if known)."""
+        return self.partners_of([key], {_split(key)[1]: vector} if vector is not None else None)[0]
+
+    def partners_of(
+        self, keys: Sequence[str], vectors: Mapping[str, np.ndarray] | None = None
+    ) -> list[list[int]]:
+        """:meth:`partners` of each of ``keys``, their clause vectors taken from
+        ``vectors`` or else the vocabulary's; one matrix product for all of them."""
+        close = self._close_in_meaning(keys, vectors or {})
+        found = []
+        for key in keys:
+            kind, label = _split(key)
+            if self.floor <= 0.0:
+                found.append(list(self._by_type.get(kind, ())))
+                continue
+            mine = {self.positions[key]} if key in self.positions else set()
+            if label in close and kind in self._meaning:
+                rows, positions = self._meaning[kind]
+                mine.update(int(i) for i in positions[close[label][rows]])
+            found.append(self._by_wordnet(kind, label, mine))
+        return found
+
+    def _close_in_meaning(
+        self, keys: Sequence[str], vectors: Mapping[str, np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """For each label of ``keys`` with a clause vector: which of the vocabulary's
+        labels with a vector (rows of the matrix) lie within the cut."""
+        if self.cut is None or self._matrix is None:
+            return {}
+        labels, rows = [], []
+        for label in dict.fromkeys(_split(k)[1] for k in keys):
+            vector = vectors.get(label)
+            if vector is None:
+                vector = self.vectors.get(label)
+            if vector is not None and not identity_only(label):
+                labels.append(label)
+                rows.append(vector)
+        if not labels:
+            return {}
+        with _one_blas_thread():  # a small product: threads would cost more CPU than they save
+            cosine = np.asarray(rows, dtype=np.float32) @ self._matrix.T  # one product for all labels
+        return dict(zip(labels, cosine >= self.cut))
+
+    def _by_wordnet(self, kind: str, label: str, found: set[int]) -> list[int]:
+        """``found`` and the labels of type ``kind`` at least ``floor`` similar to ``label`` by WordNet."""
         index, ic = self._built(), wordnet()._icv["v"]  # read only
         bound: dict[int, float] = {}
         for synset, least in relation_reach(label, self.floor):
@@ -227,6 +327,20 @@ class RelationPartners:
             ):
                 found.add(i)
         return sorted(found)
+
+
+@lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread: OpenBLAS's idle threads spin on,
+    and a product of a few rows then costs several times its CPU (measured: a
+    stage-1 query of a story 33 ms of CPU with one thread, 80 ms with two)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 def _split(key: str) -> tuple[str, str]:

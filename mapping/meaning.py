@@ -49,7 +49,15 @@ import numpy as np
 
 from dri.graphs.ros import HIGHER_ORDER_LEMMAS
 
-__all__ = ["UNRELATED", "clause", "meaning_matrix", "meaning_similarity"]
+__all__ = [
+    "UNRELATED",
+    "clause",
+    "clause_vectors",
+    "cosine_at",
+    "identity_only",
+    "meaning_matrix",
+    "meaning_similarity",
+]
 
 #: Cosine of two clauses at which their labels' meaning similarity is 0 (see the docstring).
 UNRELATED = 0.20
@@ -79,6 +87,21 @@ def _vectors(labels: Sequence[str]) -> np.ndarray:
     if not labels:
         return np.zeros((0, DIMENSION), dtype=np.float32)
     return np.stack([_VECTORS[x] for x in labels])
+
+
+def clause_vectors(labels: Sequence[str]) -> np.ndarray:
+    """Unit clause vectors (float32) of ``labels``, one row each, from the process's cache."""
+    return _vectors(labels)
+
+
+def identity_only(label: str) -> bool:
+    """Whether ``label`` is matched by identity only (higher-order labels, ``isa``)."""
+    return label in _IDENTITY_ONLY
+
+
+def cosine_at(meaning: float) -> float:
+    """The clause cosine at which two labels' meaning similarity is ``meaning`` (the inverse rescaling)."""
+    return UNRELATED + meaning * (1.0 - UNRELATED)
 
 
 def meaning_matrix(rows: Sequence[str], columns: Sequence[str]) -> np.ndarray:

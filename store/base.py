@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from dri.literal import storable, storable_json
 from dri.settings import data_dir
@@ -209,10 +210,11 @@ class Store(abc.ABC):
 
     def content_vectors(
         self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
-        """``(doc_ids, feature counts, node counts)`` of the latest graph of every
-        document (of ``corpus``), computing and storing any vector that is
-        missing or of older features. See :mod:`mapping.features`."""
+    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
+        """``(doc_ids, feature counts, node counts, label vectors)`` of the latest
+        graph of every document (of ``corpus``), computing and storing any vector
+        that is missing or of older features; the label vectors are the clause
+        vectors of all their relation labels. See :mod:`mapping.features`."""
         raise NotImplementedError(f"{type(self).__name__} keeps no content vectors")
 
     def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
@@ -235,11 +237,11 @@ class Store(abc.ABC):
         k = len(index.doc_ids) if k is None else k
         position = index.positions.get(doc_id)
         if position is None:
-            ids, vectors, sizes = self.content_vectors(None)
+            ids, vectors, sizes, labels = self.content_vectors(None)
             if doc_id not in ids:
                 raise StoreError(self.location, f"no stored graph for document {doc_id}")
             at = ids.index(doc_id)
-            return index.query(vectors[at], k, exclude=frozenset({doc_id}), size=sizes[at])
+            return index.query(vectors[at], k, exclude=frozenset({doc_id}), size=sizes[at], vectors=labels)
         return index.query_row(position, k, exclude=frozenset({doc_id}))
 
     def vector_index(self, corpus: str | None = None) -> VectorIndex:
@@ -250,7 +252,8 @@ class Store(abc.ABC):
         state = self._vectors_state(corpus)
         hit = cache.get(corpus)
         if hit is None or hit[0] != state:
-            hit = (self._vectors_state(corpus), VectorIndex.build(*self.content_vectors(corpus)))
+            ids, features, sizes, labels = self.content_vectors(corpus)
+            hit = (self._vectors_state(corpus), VectorIndex.build(ids, features, sizes, vectors=labels))
             cache[corpus] = hit
         return hit[1]
 

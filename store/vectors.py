@@ -22,6 +22,9 @@ similar enough (:class:`mapping.features.RelationPartners`), so
 bounds the relation pairs of any mapping (a histogram intersection under the
 mapper's compatibility), and ``m / (r_probe + r_doc - m)`` is the relation
 Jaccard share it allows. Both parts are sparse operations over all documents.
+The compatibility includes the pairs the default profile makes by meaning,
+through the clause vectors of the relation labels (:func:`label_vectors`),
+computed once per document and stored with its features (:func:`encode_features`).
 
 The SQLite store builds one index per corpus selection and keeps it until the
 stored graphs change; the Neo4j store takes a pool from the server's vector
@@ -39,7 +42,14 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dri.mapping.features import FEATURES_VERSION, RELATION_PREFIX, RelationPartners, content_features
+from dri.mapping.content import pack_rows, unpack_rows
+from dri.mapping.features import (
+    FEATURES_VERSION,
+    RELATION_PREFIX,
+    RelationPartners,
+    content_features,
+    label_vectors,
+)
 from dri.mapping.profiles import get_profile
 from dri.metrics.tfidf import document_idf, hash_features, weigh
 
@@ -49,9 +59,12 @@ __all__ = [
     "StructureIndex",
     "VectorIndex",
     "combine",
+    "decode_stored",
     "dense_vector",
     "encode_features",
+    "pack_label_vectors",
     "size_factor",
+    "unpack_label_vectors",
 ]
 
 #: Columns of the hashed matrix; collisions are rare at this size for the
@@ -66,6 +79,8 @@ CONTENT_OFFSET = 0.5
 #: Relation similarity below which the mapper never pairs two relations: the
 #: default profile's ``relation_floor``, which the structural estimate mirrors.
 RELATION_FLOOR = get_profile().relation_floor
+#: The default profile's weight of relations matched by meaning, which the estimate mirrors too.
+RELATION_MEANING = get_profile().relation_meaning
 #: Added to the estimate so that documents it cannot tell apart keep their cosine order.
 _TIE = 1e-6
 
@@ -108,17 +123,51 @@ def combine(share: ArrayLike, cosine: ArrayLike) -> np.ndarray:
     return score
 
 
+def pack_label_vectors(vectors: Mapping[str, np.ndarray]) -> dict[str, Any] | None:
+    """Relation labels' clause vectors as JSON: the labels, and their rows as float16
+    in base64 (:func:`mapping.content.pack_rows`); ``None`` when there are none."""
+    if not vectors:
+        return None
+    labels = sorted(vectors)
+    return {"labels": labels, "rows": pack_rows(np.stack([vectors[x] for x in labels]))}
+
+
+def unpack_label_vectors(value: object) -> dict[str, np.ndarray]:
+    """Inverse of :func:`pack_label_vectors`; empty for anything else."""
+    if not isinstance(value, dict) or not isinstance(value.get("labels"), list):
+        return {}
+    rows = unpack_rows(value.get("rows"))
+    if rows is None or len(rows) != len(value["labels"]):
+        return {}
+    return dict(zip(value["labels"], rows))
+
+
 def encode_features(graph: nx.DiGraph) -> str:
-    """The stored form of a graph's content vector (JSON with the features' version)."""
-    return json.dumps({"v": FEATURES_VERSION, "f": content_features(graph)}, sort_keys=True)
+    """The stored form of a graph's content vector (JSON with the features' version),
+    with the clause vectors of its relation labels."""
+    features = content_features(graph)
+    stored: dict[str, Any] = {"v": FEATURES_VERSION, "f": features}
+    packed = pack_label_vectors(label_vectors(features))
+    if packed:
+        stored["l"] = packed
+    return json.dumps(stored, sort_keys=True)
+
+
+def decode_stored(text: str | None) -> tuple[dict[str, float], dict[str, np.ndarray]] | None:
+    """The feature counts and the label vectors of a stored vector, or ``None`` if
+    missing or of another version."""
+    if not text:
+        return None
+    data = json.loads(text)
+    if data.get("v") != FEATURES_VERSION:
+        return None
+    return data["f"], unpack_label_vectors(data.get("l"))
 
 
 def decode_features(text: str | None) -> dict[str, float] | None:
     """The feature counts of a stored vector, or ``None`` if missing or of another version."""
-    if not text:
-        return None
-    data = json.loads(text)
-    return data["f"] if data.get("v") == FEATURES_VERSION else None
+    stored = decode_stored(text)
+    return stored[0] if stored else None
 
 
 def dense_vector(features: Mapping[str, float], dimensions: int = DENSE_DIMENSIONS) -> list[float]:
@@ -153,12 +202,19 @@ class StructureIndex:
     labels: SparseMatrix  # documents x vocabulary, counts
     relations: np.ndarray  # relations per document
     floor: float = RELATION_FLOOR
+    vectors: Mapping[str, np.ndarray] | None = None  # clause vectors by relation label
+    meaning: float = RELATION_MEANING
 
     def __post_init__(self) -> None:
-        self.partners = RelationPartners(self.vocabulary, self.floor)
+        self.partners = RelationPartners(self.vocabulary, self.floor, self.vectors, self.meaning)
 
     @classmethod
-    def build(cls, features: Sequence[Mapping[str, float]], floor: float = RELATION_FLOOR) -> StructureIndex:
+    def build(
+        cls,
+        features: Sequence[Mapping[str, float]],
+        floor: float = RELATION_FLOOR,
+        vectors: Mapping[str, np.ndarray] | None = None,
+    ) -> StructureIndex:
         from scipy.sparse import csr_matrix  # slow to import: only a search needs it
 
         positions: dict[str, int] = {}
@@ -171,17 +227,20 @@ class StructureIndex:
                     data.append(float(count))
         labels = csr_matrix((data, (rows, cols)), shape=(len(features), len(positions)), dtype=float)
         relations = np.asarray(labels.sum(axis=1)).ravel()
-        return cls(list(positions), labels, relations, floor)
+        return cls(list(positions), labels, relations, floor, vectors)
 
     def row(self, position: int) -> dict[str, float]:
         """The typed relation labels of an indexed document, as features."""
         row = self.labels.getrow(position)
         return {self.vocabulary[j]: float(v) for j, v in zip(row.indices, row.data)}
 
-    def share(self, probe: Mapping[str, float]) -> np.ndarray:
+    def share(
+        self, probe: Mapping[str, float], vectors: Mapping[str, np.ndarray] | None = None
+    ) -> np.ndarray:
         """The estimated relation Jaccard share of every document with ``probe``'s
         features: ``m / (r_probe + r_doc - m)``, ``m`` the bound of mappable
-        relation pairs (module docstring). 0 where nothing can map."""
+        relation pairs (module docstring). 0 where nothing can map. ``vectors``:
+        the probe's label vectors, for labels the index has none of."""
         from scipy.sparse import csr_matrix
 
         count = self.labels.shape[0]
@@ -191,8 +250,7 @@ class StructureIndex:
         keys = sorted(wanted)
         q = np.array([wanted[k] for k in keys])
         rows, cols = [], []
-        for j, key in enumerate(keys):
-            found = self.partners.partners(key)
+        for j, found in enumerate(self.partners.partners_of(keys, vectors)):
             rows += found
             cols += [j] * len(found)
         pairs = csr_matrix(
@@ -241,12 +299,15 @@ class VectorIndex:
         features: Sequence[Mapping[str, float]],
         sizes: Sequence[int] | None = None,
         rank: str = "estimate",
+        vectors: Mapping[str, np.ndarray] | None = None,
     ) -> VectorIndex:
+        """``vectors``: the clause vectors of the documents' relation labels
+        (:func:`mapping.features.label_vectors`); without them relations pair by WordNet only."""
         counts = hash_features((content_only(f) for f in features), HASH_FEATURES)
         idf = document_idf(counts) if counts.shape[0] else np.ones(HASH_FEATURES)
         matrix = weigh(counts, idf, sublinear=True) if counts.shape[0] else counts
         nodes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
-        structure = StructureIndex.build(features)
+        structure = StructureIndex.build(features, vectors=vectors)
         structure.partners.prepare()  # part of building the index, not of the first query
         return cls(list(doc_ids), matrix.tocsr(), idf, nodes, structure, rank)
 
@@ -263,9 +324,11 @@ class VectorIndex:
         k: int,
         exclude: frozenset[str] = frozenset(),
         size: float | None = None,
+        vectors: Mapping[str, np.ndarray] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best documents for a probe's feature counts (and its graph's
-        node count, for ``rank="size"``), best first: ``(doc_id, score)``."""
+        node count, for ``rank="size"``; its label vectors for the estimate), best
+        first: ``(doc_id, score)``."""
         if not self.doc_ids:
             return []
         row = hash_features([content_only(features)], HASH_FEATURES)
@@ -273,7 +336,7 @@ class VectorIndex:
         row = row.multiply(self.idf).tocsr()
         norm = np.sqrt(row.multiply(row).sum())
         scores = np.asarray((self.matrix @ row.T).todense()).ravel() / (norm or 1.0)
-        return self._top(scores, k, exclude, size, features)
+        return self._top(scores, k, exclude, size, features, vectors)
 
     def _top(
         self,
@@ -282,12 +345,13 @@ class VectorIndex:
         exclude: frozenset[str],
         size: float | None,
         probe: Mapping[str, float],
+        vectors: Mapping[str, np.ndarray] | None = None,
     ) -> list[tuple[str, float]]:
         scores = scores.astype(float)
         if self.rank == "estimate":
-            scores = combine(self.structure.share(probe), scores)
+            scores = combine(self.structure.share(probe, vectors), scores)
         elif self.rank == "share":
-            scores = combine(self.structure.share(probe), 0.0) + _TIE * scores
+            scores = combine(self.structure.share(probe, vectors), 0.0) + _TIE * scores
         elif self.rank == "size" and size is not None:
             scores *= size_factor(self.sizes, size)
         for doc_id in exclude:

@@ -6,13 +6,16 @@ vector index (HNSW), re-ranked by the structural estimate of
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+
+import numpy as np
 
 from dri.mapping.features import FEATURES_VERSION
 from dri.store.neo4j_store.documents import Neo4jDocuments
 from dri.store.neo4j_store.rows import vector_props
 from dri.store.neo4j_store.schema import VECTOR_INDEX
 from dri.store.records import StoreError
-from dri.store.vectors import StructureIndex, combine
+from dri.store.vectors import StructureIndex, combine, unpack_label_vectors
 
 __all__ = ["Neo4jSearch"]
 
@@ -40,18 +43,20 @@ class Neo4jSearch(Neo4jDocuments):
 
     def content_vectors(
         self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
         self._fill_vectors()
         rows = self._read(
             "MATCH (d:Document) WHERE d.features IS NOT NULL "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
-            "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size ORDER BY d.id",
+            "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size, "
+            "d.label_vectors AS labels ORDER BY d.id",
             corpus=corpus,
         )
         return (
             [r["id"] for r in rows],
             [json.loads(r["features"]) for r in rows],
             [int(r["size"] or 0) for r in rows],
+            _label_vectors(r["labels"] for r in rows),
         )
 
     def similar_documents(
@@ -64,7 +69,8 @@ class Neo4jSearch(Neo4jDocuments):
         those documents) and the index's score mapped back to a cosine."""
         self._fill_vectors()
         head = self._read(
-            "MATCH (d:Document {id: $id}) RETURN d.content_vector AS v, d.features AS features",
+            "MATCH (d:Document {id: $id}) "
+            "RETURN d.content_vector AS v, d.features AS features, d.label_vectors AS labels",
             id=doc_id,
         )
         if not head:
@@ -81,7 +87,7 @@ class Neo4jSearch(Neo4jDocuments):
             f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
             "WHERE node.id <> $id "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
-            "RETURN node.id AS id, score, node.features AS features",
+            "RETURN node.id AS id, score, node.features AS features, node.label_vectors AS labels",
             wanted=max(1, wanted),
             vector=head[0]["v"],
             id=doc_id,
@@ -89,8 +95,18 @@ class Neo4jSearch(Neo4jDocuments):
         )
         if not rows:
             return []
-        pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows])
+        vectors = _label_vectors([head[0]["labels"], *(r["labels"] for r in rows)])
+        pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows], vectors=vectors)
         share = pool.share(json.loads(head[0]["features"] or "{}"))
         scores = combine(share, [2.0 * float(r["score"]) - 1.0 for r in rows])
         found = sorted(((r["id"], float(x)) for r, x in zip(rows, scores)), key=lambda x: (-x[1], x[0]))
         return found if k is None else found[:k]
+
+
+def _label_vectors(texts: Iterable[str | None]) -> dict[str, np.ndarray]:
+    """The clause vectors of the documents' relation labels, from their stored JSON."""
+    vectors: dict[str, np.ndarray] = {}
+    for text in texts:
+        if text:
+            vectors.update(unpack_label_vectors(json.loads(text)))
+    return vectors

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from dri.graphs import from_json
 from dri.store.sqlite_store.documents import SQLiteDocuments
-from dri.store.vectors import decode_features, encode_features
+from dri.store.vectors import decode_stored, encode_features
 
 __all__ = ["SQLiteSearch"]
 
@@ -19,7 +21,7 @@ class SQLiteSearch(SQLiteDocuments):
 
     def content_vectors(
         self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int]]:
+    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
         where, params = (
             ("", ())
             if corpus is None
@@ -34,21 +36,24 @@ class SQLiteSearch(SQLiteDocuments):
         ids: list[str] = []
         vectors: list[dict[str, float]] = []
         sizes: list[int] = []
+        labels: dict[str, np.ndarray] = {}
         stale: list[tuple[str, str]] = []
         for doc_id, graph_id, text, size in rows:
-            features = decode_features(text)
-            if features is None:  # stored before content vectors, or by other features: compute once
+            stored = decode_stored(text)
+            if stored is None:  # stored before content vectors, or by other features: compute once
                 data = self._query("SELECT data FROM graphs WHERE graph_id = ?", (graph_id,))[0][0]
                 text = encode_features(from_json(json.loads(data)))
                 stale.append((text, graph_id))
-                features = decode_features(text)
+                stored = decode_stored(text)
+            features, found = stored or ({}, {})
             ids.append(doc_id)
-            vectors.append(features or {})
+            vectors.append(features)
             sizes.append(int(size))
+            labels.update(found)
         if stale:
             with self._write() as db:
                 db.executemany("UPDATE graphs SET features = ? WHERE graph_id = ?", stale)
-        return ids, vectors, sizes
+        return ids, vectors, sizes, labels
 
     def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
         return tuple(

@@ -5,7 +5,14 @@ from __future__ import annotations
 import random
 
 from dri.graphs import add_triple, new_graph
-from dri.mapping.features import FEATURE_SETS, RelationPartners, content_features
+from dri.mapping.features import (
+    FEATURE_SETS,
+    RelationPartners,
+    content_features,
+    label_vectors,
+    meaning_labels,
+)
+from dri.mapping.meaning import clause_vectors, meaning_similarity
 from dri.mapping.random_graphs import random_ros_graph, wordnet_vocabulary
 from dri.mapping.wordnet import relation_similarity
 
@@ -58,6 +65,53 @@ def test_relation_partners_are_exactly_the_labels_the_mapper_may_pair():
     assert {"m:1110:attract", "m:1110:pull", "m:1110:draw"} <= found and "m:1100:attract" not in found
     # Without a floor any label of the same type may pair.
     assert len(RelationPartners(vocabulary, 0.0).partners("m:1100:pull")) == len(verbs)
+
+
+def test_relation_labels_close_in_meaning_are_partners_too():
+    # heat/warm: Lin 0.32, below the floor; their clauses are close (meaning 0.8),
+    # so the sme mapper pairs them, and so must the estimate given the vectors.
+    vocabulary = ["m:1110:warm", "m:1100:warm", "m:1110:sing", "m:1110:heat", "m:2110:cause"]
+    labels = ["warm", "sing", "heat", "cause"]
+    vectors = dict(zip(labels, clause_vectors(labels)))
+    assert relation_similarity("heat", "warm") < 0.5 <= meaning_similarity("heat", "warm")
+    assert RelationPartners(vocabulary, 0.5).partners("m:1110:heat") == [3]
+    partners = RelationPartners(vocabulary, 0.5, vectors, meaning=1.0)
+    assert partners.partners("m:1110:heat") == [0, 3]  # not the other type, not sing
+    assert partners.partners("m:1100:heat", vectors["heat"]) == [1]  # a probe label outside the vocabulary
+    assert partners.partners("m:1100:heat") == [1]  # vectors are by label, whatever the type
+    assert partners.partners("m:1110:zzzq") == []  # a label without a vector: WordNet only
+    assert partners.partners("m:2110:cause") == [4]  # higher-order labels: identity only
+    # A weight under which meaning cannot reach the floor adds nothing.
+    assert RelationPartners(vocabulary, 0.5, vectors, meaning=0.4).partners("m:1110:heat") == [3]
+
+
+def test_meaning_partners_are_the_pairs_the_sme_mapper_makes():
+    # Every label pair the mapper may pair (max(Lin, meaning) at the floor) is found,
+    # and nothing found lies below the floor by more than the stored vectors' rounding.
+    rng = random.Random(5)
+    verbs = [*rng.sample(wordnet_vocabulary("v"), 60), "heat", "warm", "push_into", "pump_into", "orbit"]
+    vocabulary = [f"m:1110:{v}" for v in verbs]
+    partners = RelationPartners(vocabulary, 0.5, dict(zip(verbs, clause_vectors(verbs))), meaning=1.0)
+    for probe in [*verbs[:20], "heat", "push_into"]:
+        found = set(partners.partners(f"m:1110:{probe}"))
+        for i, other in enumerate(verbs):
+            best = max(relation_similarity(probe, other), meaning_similarity(probe, other))
+            if other == probe or best >= 0.5:
+                assert i in found, (probe, other, best)
+            elif i in found:
+                assert best >= 0.5 - 0.002, (probe, other, best)
+    assert verbs.index("warm") in partners.partners("m:1110:heat")
+
+
+def test_label_vectors_are_the_clauses_of_the_first_order_labels():
+    g = _graph([("sun", "heat", "planet"), ("planet", "try_to_revolve_around", "sun")])
+    features = content_features(g)
+    features["m:2110:cause"] = 1  # a higher-order label pairs by identity: no vector
+    assert meaning_labels(features) == ["heat", "try_to_revolve_around"]
+    vectors = label_vectors(features)
+    assert sorted(vectors) == ["heat", "try_to_revolve_around"]
+    assert abs(float(vectors["heat"] @ clause_vectors(["heat"])[0]) - 1.0) < 1e-5
+    assert label_vectors({}) == {}
 
 
 def test_random_graphs_get_their_relation_labels_counted():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from store_test_helpers import make_graph
 
-from dri.mapping.features import content_features
+from dri.mapping.features import content_features, label_vectors
+from dri.mapping.meaning import clause_vectors
 from dri.mapping.random_graphs import random_ros_graph
 from dri.metrics import compare
 from dri.store import StoreError
@@ -21,6 +22,9 @@ KITCHEN = [("cook", "bake", "bread"), ("oven", "heat", "bread"), ("cook", "slice
 FARM = [("farmer", "plough", "field"), ("farmer", "sow", "seed"), ("rain", "water", "field")]
 # The solar system's words, but verbs no relation of it may pair with (Lin < 0.5).
 SAME_WORDS = [("sun", "sing", "planet"), ("planet", "paint", "sun"), ("sun", "write", "planet")]
+# Verbs that pair with the solar system's by meaning only (heat/warm: Lin 0.32, meaning 0.8).
+STOVE = [("stove", "warm", "pot"), ("cook", "sing", "song")]
+SINGER = [("stove", "sing", "pot"), ("cook", "sing", "song")]
 
 
 def _put_all(store, corpus="demo"):
@@ -86,3 +90,53 @@ def test_the_estimate_bounds_the_relations_the_mapper_maps():
             shares.append(share[j])
     assert len({round(x, 6) for x in shares}) > 5
     assert np.all(index.share({}) == 0.0)
+
+
+def test_relations_paired_by_meaning_count_in_the_estimate(store):
+    # "stove" shares no verb WordNet relates with "solar"; its "warm" pairs with
+    # "heat" by meaning (the sme mapper pairs them), so it ranks far above
+    # "singer", which has nothing that may map. The label vectors are stored
+    # with each document and come back from the store.
+    _put_all(store)
+    store.put_document("demo", make_graph("stove", "stove.txt", STOVE))
+    store.put_document("demo", make_graph("singer", "singer.txt", SINGER))
+    ids, _, _, labels = store.content_vectors("demo")
+    assert {"heat", "warm", "sing", "revolve_around"} <= labels.keys() and "stove" in ids
+    fresh = clause_vectors(["warm"])[0]
+    assert abs(float(labels["warm"] @ fresh) - 1.0) < 1e-3  # kept as float16
+    ranked = dict(store.similar_documents("solar", k=None))
+    assert ranked["stove"] > 100 * ranked["singer"] >= 0.0
+    assert (
+        compare(
+            make_graph("stove", "stove.txt", STOVE), make_graph("solar", "solar.txt", SOLAR)
+        ).scores.mapped_relations
+        >= 1
+    )
+
+
+def test_with_meaning_the_estimate_bounds_what_the_sme_mapper_maps():
+    # Random graphs over verbs some of which pair by meaning only: the WordNet-only
+    # estimate is no bound of the sme mapper (it pairs heat/warm, push_into/pump_into),
+    # the estimate with the labels' clause vectors is.
+    rng = random.Random(15)
+    verbs = ("heat", "warm", "push_into", "pump_into", "split", "carry", "sing", "orbit", "see", "attract")
+    graphs = [random_ros_graph(rng.randint(8, 30), rng, verbs=verbs, verb_pool=4) for _ in range(10)]
+    features = [content_features(g) for g in graphs]
+    vectors = {k: v for f in features for k, v in label_vectors(f).items()}
+    wordnet_only, with_meaning = (
+        StructureIndex.build(features),
+        StructureIndex.build(features, vectors=vectors),
+    )
+    relations = [sum(1 for _, kind in g.nodes(data="type") if kind == "relation") for g in graphs]
+    above_wordnet = 0
+    for i, probe in enumerate(graphs):
+        lin, share = wordnet_only.share(features[i]), with_meaning.share(features[i])
+        assert share[i] == pytest.approx(1.0) and np.all(share >= lin - 1e-12)
+        for j, other in enumerate(graphs):
+            if j == i:
+                continue
+            mapped = compare(other, probe).scores.mapped_relations
+            jaccard = mapped / (relations[i] + relations[j] - mapped)
+            assert jaccard <= share[j] + 1e-9, (i, j)
+            above_wordnet += jaccard > lin[j] + 1e-9
+    assert above_wordnet > 0

@@ -311,7 +311,28 @@ def local_cluster(**kwargs: Any) -> LocalCluster:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     _local_clusters.add(cluster)
+    _quiet_lost_workers()
     return cluster
+
+
+class _LostWorkerWarnings(logging.Filter):
+    """Drops the scheduler's "Removing worker ... caused the cluster to lose
+    already computed tasks": dri says itself what a lost worker cost (the
+    batch's failure line, or "interrupted"). On Ctrl-C it could come before
+    :func:`_stop_local_clusters` silences distributed, while the signal
+    waits for the main thread."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Removing worker")
+
+
+def _quiet_lost_workers() -> None:
+    """Install :class:`_LostWorkerWarnings` on the scheduler's logger, unless ``-v``."""
+    logger = logging.getLogger("distributed.scheduler")
+    if not os.environ.get("DRI_VERBOSE") and not any(
+        isinstance(f, _LostWorkerWarnings) for f in logger.filters
+    ):
+        logger.addFilter(_LostWorkerWarnings())
 
 
 _local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()

@@ -18,8 +18,9 @@ Each file's sha256 is pinned here (:data:`MODEL_SHA256`,
 :data:`TOKENIZER_SHA256`) and checked when it is loaded, so a changed file is a
 one-line error (:class:`EncoderSetupError`) and never a silently different
 score. Loading is lazy: importing this module loads nothing,
-:func:`sentence_encoder` loads the model once per process on first use (about
-0.3 s; ``bench/bench_encoder.py`` measures it and the time per document).
+:func:`sentence_encoder` loads the encoder once per process on first use, and
+its onnxruntime session when the model first runs (about 0.3 s in all;
+``bench/bench_encoder.py`` measures it and the time per document).
 
 :meth:`SentenceEncoder.encode` embeds short texts (up to :data:`MAX_PIECES`
 word pieces each, the length the model was trained on; longer ones are cut)
@@ -136,7 +137,9 @@ class SentenceEncoder:
 
     def __init__(self, model: Path | None = None, tokenizer: Path | None = None) -> None:
         try:
-            import onnxruntime
+            # Both checked now, so that a missing runtime is a one-line error when
+            # the encoder loads, not when the model first runs.
+            import onnxruntime  # noqa: F401
             from tokenizers import Tokenizer
         except ImportError as err:
             raise EncoderSetupError(
@@ -154,15 +157,11 @@ class SentenceEncoder:
         if cls is None or sep is None:
             raise EncoderSetupError(f"{tokenizer_path}: the tokenizer has no [CLS] or [SEP] piece")
         self._cls, self._sep = cls, sep
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = THREADS
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # The arena keeps the largest batch's buffers for good: 50 MB more, no faster.
-        options.enable_cpu_mem_arena = False
-        self._session: Any = onnxruntime.InferenceSession(
-            model_bytes, options, providers=["CPUExecutionProvider"]
-        )
+        # The session (0.2-0.3 s to make) is made when the model first runs: a
+        # process that only reads stored vectors (a search's first result)
+        # needs the tokenizer alone (remember_document).
+        self._model_bytes: bytes | None = model_bytes
+        self._session: Any = None
         self._lock = threading.Lock()
         self._documents: OrderedDict[bytes, np.ndarray] = OrderedDict()
         #: Document vectors given by :meth:`remember_document`, by word-piece key.
@@ -234,6 +233,13 @@ class SentenceEncoder:
             out[batch] = self._pooled([sequences[n] for n in batch])
         return out
 
+    def _model_session(self) -> Any:
+        """The onnxruntime session, made on first use (the caller holds ``_lock``)."""
+        if self._session is None:
+            assert self._model_bytes is not None
+            self._session, self._model_bytes = _session_of(self._model_bytes), None
+        return self._session
+
     def _pooled(self, sequences: list[list[int]]) -> np.ndarray:
         width = max(len(s) for s in sequences)
         ids = np.zeros((len(sequences), width), dtype=np.int64)
@@ -243,10 +249,23 @@ class SentenceEncoder:
             mask[row, : len(s)] = 1
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         with self._lock:
-            hidden = self._session.run(None, feed)[0]
+            hidden = self._model_session().run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return _unit(pooled.astype(np.float32))
+
+
+def _session_of(model_bytes: bytes) -> Any:
+    """An onnxruntime session of the model: one thread, quiet, no arena."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # The arena keeps the largest batch's buffers for good: 50 MB more, no faster.
+    options.enable_cpu_mem_arena = False
+    return onnxruntime.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
 
 
 def _windows(tokens: Sequence[str]) -> list[tuple[int, int]]:

@@ -76,17 +76,39 @@ def clause(label: str) -> str:
 
 def _vectors(labels: Sequence[str]) -> np.ndarray:
     """Unit clause vectors of ``labels``, one row each, encoding only labels not seen before."""
-    from dri.mapping.encoder import DIMENSION, sentence_encoder
+    from dri.mapping.encoder import DIMENSION
 
     with _LOCK:
-        missing = [x for x in dict.fromkeys(labels) if x not in _VECTORS]
+        # Identity-only labels are never compared by meaning (meaning_matrix sets
+        # their rows and columns): a zero row, not an encoding.
+        missing = [x for x in dict.fromkeys(labels) if x not in _VECTORS and x not in _IDENTITY_ONLY]
     if missing:
-        rows = sentence_encoder().encode([clause(x) for x in missing])
+        found = _kept_or_encoded(missing)
         with _LOCK:
-            _VECTORS.update(zip(missing, rows))
+            _VECTORS.update(found)
     if not labels:
         return np.zeros((0, DIMENSION), dtype=np.float32)
-    return np.stack([_VECTORS[x] for x in labels])
+    zero = np.zeros(DIMENSION, dtype=np.float32)
+    return np.stack([_VECTORS.get(x, zero) if x in _IDENTITY_ONLY else _VECTORS[x] for x in labels])
+
+
+def _kept_or_encoded(labels: Sequence[str]) -> dict[str, np.ndarray]:
+    """The clause vectors of ``labels``: those another process kept
+    (:mod:`mapping.clause_cache`), the others encoded now and kept."""
+    from dri.mapping.clause_cache import clause_cache
+    from dri.mapping.encoder import sentence_encoder
+
+    cache = clause_cache()
+    clauses = {x: clause(x) for x in labels}
+    kept = cache.get(list(clauses.values())) if cache is not None else {}
+    out = {x: kept[c] for x, c in clauses.items() if c in kept}
+    new = [x for x in labels if x not in out]
+    if new:
+        rows = sentence_encoder().encode([clauses[x] for x in new])
+        out.update(zip(new, rows))
+        if cache is not None:
+            cache.put({clauses[x]: row for x, row in zip(new, rows)})
+    return out
 
 
 def clause_vectors(labels: Sequence[str]) -> np.ndarray:

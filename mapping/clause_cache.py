@@ -1,0 +1,145 @@
+"""Relation labels' clause vectors kept between processes, in the data folder.
+
+:mod:`mapping.meaning` embeds each relation label as a clause ("someone
+push into something") with the sentence encoder. A clause's vector is the
+same in every process: the model is pinned by its sha256
+(:data:`mapping.encoder.MODEL_SHA256`), and a text's vector does not depend on
+the batch it is encoded in (tested). So the vectors a process encodes are
+kept in ``data/cache/clause-vectors.sqlite``, keyed by the model and the
+clause text, and a later process reads them instead of starting the model:
+a search's first result over stored documents, whose labels were encoded
+when the documents were stored, then runs no model at all (0.6 s of CPU).
+
+The file is a cache, never a source of truth: a folder that cannot be
+written, a full disk, a damaged file or a row of the wrong size only means
+the labels are encoded again, as without it. Writers in several processes
+at once are SQLite's WAL mode; a row is written once (``INSERT OR IGNORE``).
+
+>>> cache = ClauseCache(Path("/tmp/clause-vectors.sqlite"))      # doctest: +SKIP
+>>> cache.put({"someone orbit something": vector})                # doctest: +SKIP
+>>> cache.get(["someone orbit something"])                        # doctest: +SKIP
+{'someone orbit something': array([...], dtype=float32)}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ClauseCache", "clause_cache"]
+
+log = logging.getLogger(__name__)
+
+#: Clauses asked for in one query (SQLite's limit on parameters is 32,766).
+_CHUNK = 500
+
+
+class ClauseCache:
+    """Clause vectors of one model in one SQLite file; every failure is a miss."""
+
+    def __init__(self, path: Path, model: str, dimension: int) -> None:
+        self.path = path
+        self.model = model
+        self.dimension = dimension
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._broken = False
+
+    def get(self, clauses: Sequence[str]) -> dict[str, np.ndarray]:
+        """The kept vectors of ``clauses`` (those not kept are left out)."""
+        found: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(clauses))
+        with self._lock:
+            db = self._connection()
+            if db is None:
+                return found
+            try:
+                for start in range(0, len(wanted), _CHUNK):
+                    chunk = wanted[start : start + _CHUNK]
+                    rows = db.execute(
+                        f"SELECT clause, vector FROM clauses WHERE model = ? AND clause IN ({','.join('?' * len(chunk))})",
+                        (self.model, *chunk),
+                    ).fetchall()
+                    for clause, blob in rows:
+                        if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:
+                            found[clause] = np.frombuffer(blob, dtype="<f4").copy()
+            except sqlite3.Error as err:
+                self._give_up(err)
+        return found
+
+    def put(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Keep ``vectors`` (clause -> float32 row); a failure is logged and forgotten."""
+        if not vectors:
+            return
+        rows = [
+            (self.model, clause, np.asarray(v, dtype="<f4").tobytes())
+            for clause, v in vectors.items()
+            if np.asarray(v).shape == (self.dimension,)
+        ]
+        with self._lock:
+            db = self._connection()
+            if db is None:
+                return
+            try:
+                with db:
+                    db.executemany(
+                        "INSERT OR IGNORE INTO clauses (model, clause, vector) VALUES (?,?,?)", rows
+                    )
+            except sqlite3.Error as err:
+                self._give_up(err)
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._broken:
+            return None
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=2.0, check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS clauses "
+                    "(model TEXT NOT NULL, clause TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, clause))"
+                )
+                self._db = db
+            except (sqlite3.Error, OSError) as err:
+                self._give_up(err)
+        return self._db
+
+    def _give_up(self, err: BaseException) -> None:
+        """No more use of the file in this process: the labels are encoded instead."""
+        log.debug("clause vector cache %s not used: %s", self.path, err)
+        self._broken = True
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+
+_LOCK = threading.Lock()
+_CACHES: dict[tuple[int, Path], ClauseCache] = {}
+
+
+def clause_cache() -> ClauseCache | None:
+    """The process's cache in the data folder (a new one in a forked child: a
+    SQLite connection must not cross a fork), or None if there is no data folder."""
+    from dri.mapping.encoder import DIMENSION, MODEL_SHA256
+    from dri.settings import data_dir
+
+    try:
+        path = data_dir() / "cache" / "clause-vectors.sqlite"
+    except Exception as err:  # a data folder that cannot be made: the labels are encoded
+        log.debug("no clause vector cache: %s", err)
+        return None
+    key = (os.getpid(), path)
+    with _LOCK:
+        cache = _CACHES.get(key)
+        if cache is None:
+            cache = _CACHES[key] = ClauseCache(path, MODEL_SHA256, DIMENSION)
+    return cache

@@ -302,6 +302,12 @@ def local_cluster(**kwargs: Any) -> LocalCluster:
     cluster (:class:`StoppingDaskTaskRunner`)."""
     import distributed
 
+    if not os.environ.get("DRI_VERBOSE"):
+        # The workers' own warnings (tasks cancelled by an interrupt, lost
+        # peers) reach the console from their processes, which no handler of
+        # this one silences; dri reports a run's failures itself. Read by
+        # distributed when a worker process starts; -v keeps them.
+        os.environ.setdefault(_WORKER_LOGGING, "error")
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     # SIGTERM open, whatever the caller holds (StoppingDaskTaskRunner.submit): the
     # nannies end their workers with it.
@@ -336,6 +342,8 @@ def _quiet_lost_workers() -> None:
 
 
 _local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()
+#: Dask's setting of distributed's log level, as an environment variable (dask.config).
+_WORKER_LOGGING = "DASK_LOGGING__DISTRIBUTED"
 _STOPPING = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -7,10 +7,17 @@ import logging
 from dri.flows.runners import local_cluster
 
 
+def _undone_after_the_test(monkeypatch, name: str) -> None:
+    """``name`` unset now, and as it was after the test, whoever sets it meanwhile."""
+    monkeypatch.setenv(name, "")  # records the value to restore, set or not
+    monkeypatch.delenv(name)
+
+
 def test_a_local_cluster_keeps_lost_worker_warnings_off_the_console(caplog, monkeypatch) -> None:
     # dri reports a lost worker itself (a batch's failure, or "interrupted");
     # the scheduler's own warning could reach the console before Ctrl-C's handler ran.
     monkeypatch.delenv("DRI_VERBOSE", raising=False)
+    _undone_after_the_test(monkeypatch, "DASK_LOGGING__DISTRIBUTED")
     cluster = local_cluster(n_workers=0, processes=False, dashboard_address=None)
     try:
         scheduler = logging.getLogger("distributed.scheduler")
@@ -24,3 +31,16 @@ def test_a_local_cluster_keeps_lost_worker_warnings_off_the_console(caplog, monk
         assert not [m for m in said if m.startswith("Removing worker")]
     finally:
         cluster.close()
+
+
+def test_a_local_clusters_worker_processes_print_errors_only_unless_verbose(monkeypatch) -> None:
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("DRI_VERBOSE", raising=False)
+    _undone_after_the_test(monkeypatch, "DASK_LOGGING__DISTRIBUTED")
+    local_cluster(n_workers=0, processes=False, dashboard_address=None).close()
+    # What a worker process started now reads: distributed's loggers at ERROR.
+    code = "import logging, distributed; print(logging.getLogger('distributed').getEffectiveLevel())"
+    level = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert int(level) == logging.ERROR

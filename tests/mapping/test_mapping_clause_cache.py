@@ -43,6 +43,17 @@ def test_a_damaged_or_unusable_file_is_only_a_miss(tmp_path) -> None:
     assert ClauseCache(path, MODEL_SHA256, DIMENSION // 2).get(["x"]) == {}
 
 
+def test_a_clause_has_the_same_vector_alone_and_in_any_batch() -> None:
+    # What makes a kept vector exact: whichever batch encoded it, the bits are the same.
+    labels = ["attract", "revolve_around", "push_into", "split_into_small_group", "heat", "sing", "be"]
+    clauses = [meaning.clause(x) for x in labels]
+    encoder = sentence_encoder()
+    together = encoder.encode(clauses)
+    for n, text in enumerate(clauses):
+        assert encoder.encode([text])[0].tobytes() == together[n].tobytes(), text
+    assert encoder.encode(clauses[::-1])[::-1].tobytes() == together.tobytes()
+
+
 def test_labels_encoded_by_one_process_are_not_encoded_by_the_next(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
     encoder = sentence_encoder()

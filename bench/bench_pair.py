@@ -32,13 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _clear() -> None:
-    from dri.mapping import mapper, senses, wordnet
+    from dri.mapping import meaning, senses, wordnet
 
     wordnet.clear_caches()
     senses.clear_caches()
-    meaning = getattr(mapper, "_meaning", None)  # label pairs' meaning, kept per process
-    if meaning is not None:
-        meaning.cache_clear()
+    kept = getattr(meaning.meaning_similarity, "cache_clear", None)  # label pairs' meaning, per process
+    if kept is not None:
+        kept()
 
 
 def measure(cache: Path, cold: int, repeat: int) -> dict[str, float]:

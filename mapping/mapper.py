@@ -89,7 +89,6 @@ returns a :class:`Mapping`.
 
 from __future__ import annotations
 
-import functools
 import gc
 import itertools
 import time
@@ -322,14 +321,9 @@ def _with_meaning(lin: Similarity, weight: float) -> Similarity:
 
     def similarity(a: str, b: str, pos: str) -> float:
         value = lin(a, b, pos)
-        return max(value, weight * _meaning(a, b)) if pos == "v" else value
+        return max(value, weight * meaning_similarity(a, b)) if pos == "v" else value
 
     return similarity
-
-
-# A label pair's meaning never changes in a process (its clause vectors are
-# kept): the mapper asks for hundreds of pairs again in every mapping.
-_meaning = functools.lru_cache(maxsize=1 << 16)(meaning_similarity)
 
 
 def _checked(similarity: Similarity) -> Similarity:

@@ -42,6 +42,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 
@@ -144,8 +145,11 @@ def meaning_matrix(rows: Sequence[str], columns: Sequence[str]) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def meaning_similarity(a: str, b: str) -> float:
-    """:func:`meaning_matrix` of one pair of labels."""
+    """:func:`meaning_matrix` of one pair of labels. Kept per process: a pair's
+    meaning never changes (its clause vectors are kept), and the mapper asks
+    for hundreds of pairs again in every mapping."""
     if a == b:
         return 1.0
     return float(meaning_matrix([a], [b])[0, 0])

@@ -37,7 +37,7 @@ from dri.extract.kept_graphs import GraphCache
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.graphs import NotAGraph, load_json
-from dri.literal import echo, printable
+from dri.literal import echo, printable, storable
 from dri.mapping.content import FAR_CONTENT
 from dri.mapping.encoder import MODEL_SHA256
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
@@ -136,7 +136,8 @@ def _kept_graph(path: Path, kept: GraphCache) -> nx.DiGraph | None:
     found = kept.get(content_ids(data)[1]) if data else None
     if found is None or found.chars > limit:
         return None
-    found.graph.graph.update(path=str(path), name=path.name)
+    # Named as a fresh read names it (graphs.ros.new_graph): storable text.
+    found.graph.graph.update(path=storable(str(path)), name=storable(path.name))
     return found.graph
 
 

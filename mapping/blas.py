@@ -43,6 +43,8 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     float64 products may differ in the last place, so they stay as they are.
     """
     if a.shape[0] * b.shape[-1] * a.shape[-1] <= THREADED_ABOVE:
-        return a @ b
+        out: np.ndarray = a @ b
+        return out
     with one_blas_thread():
-        return a @ b
+        out = a @ b
+    return out

@@ -24,6 +24,7 @@ from dri.mapping.content import FAR_CONTENT
 from dri.mapping.inference import CandidateInference
 from dri.metrics import Comparison, Scores, compare
 from dri.metrics.pages import render
+from dri.metrics.picture_pool import picture_pool
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
 from dri.metrics.stats import rating_stats
@@ -112,20 +113,24 @@ def analogy_search(
     # Stage 2's early stop (``top``) is left off here: it skipped nothing on
     # stories and cost more CPU than mapping them all on Prefect's pool (docs/speed.md).
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
-    result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
-    if far:
-        result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
-    results, records = _search_results(evaluation, result, k, far)
-    if report_dir is False:
-        return results, None
-    _add_comparisons(results, records, profile)
-    ratings = _stored_ratings()
-    files = write_report(
-        result,
-        report_dir or default_report_dir("analogy", evaluation.root),
-        ratings=rating_stats(ratings) if ratings else None,
-        search=results,
-    )
+    # Forked now, before the search starts any thread: the workers load matplotlib
+    # while the search maps, then draw the report's pictures side by side.
+    with picture_pool(wanted=report_dir is not False) as pool:
+        result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
+        if far:
+            result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
+        results, records = _search_results(evaluation, result, k, far)
+        if report_dir is False:
+            return results, None
+        _add_comparisons(results, records, profile)
+        ratings = _stored_ratings()
+        files = write_report(
+            result,
+            report_dir or default_report_dir("analogy", evaluation.root),
+            ratings=rating_stats(ratings) if ratings else None,
+            search=results,
+            pool=pool,
+        )
     return results, files
 
 

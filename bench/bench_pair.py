@@ -32,11 +32,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _clear() -> None:
-    from dri.mapping import meaning, senses, wordnet
+    import importlib
+
+    from dri.mapping import senses, wordnet
 
     wordnet.clear_caches()
     senses.clear_caches()
-    kept = getattr(meaning.meaning_similarity, "cache_clear", None)  # label pairs' meaning, per process
+    try:  # label pairs' meaning, per process (not in every checkout)
+        meaning = importlib.import_module("dri.mapping.meaning")
+    except ImportError:
+        return
+    kept = getattr(meaning.meaning_similarity, "cache_clear", None)
     if kept is not None:
         kept()
 

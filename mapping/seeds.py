@@ -56,6 +56,8 @@ SEED_FLOOR = 0.3
 #: Without a floor, graphs with at most this many relation pairs get every pair
 #: as a seed (cheap there, and more varied restarts); larger ones use the index.
 FULL_SEEDS = 5_000
+#: Relation pairs checked at once when candidates come from the label matrix (a boolean each).
+_PAIR_BLOCK = 4_000_000
 
 
 def _reach(label: str, floor: float) -> dict[int, float]:
@@ -158,26 +160,25 @@ def _cross(groups: list[_Group]) -> tuple[np.ndarray, np.ndarray]:
 
 def _label_pairs(s: Side, t: Side, labels: LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """Relation pairs of one type whose labels' similarity (from the label matrix,
-    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds."""
+    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds,
+    row-major (the seed table sorts them by their keys, whose last fields are the pair)."""
     ok = labels.matrix() >= floor - 1e-12
-    # Relations grouped by (signature, label): each allowed pair of groups gives a block of pairs.
-    groups_s: dict[tuple[Signature, int], list[int]] = {}
-    for i in range(len(s.relations)):
-        groups_s.setdefault((s.signature[i], labels.id_s[i]), []).append(i)
-    groups_t: dict[tuple[Signature, int], list[int]] = {}
-    for k in range(len(t.relations)):
-        groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
-    by_sig_t: dict[Signature, tuple[np.ndarray, list[list[int]]]] = {}
-    for sig in dict.fromkeys(sig for sig, _ in groups_t):
-        keys = [label for sg, label in groups_t if sg == sig]
-        by_sig_t[sig] = (np.array(keys, dtype=np.int64), [groups_t[(sig, label)] for label in keys])
-    blocks: list[_Group] = []
-    for (sig, label), mine in groups_s.items():
-        theirs = by_sig_t.get(sig)
-        if theirs is not None:
-            others, members = theirs
-            blocks += [(mine, members[n]) for n in np.flatnonzero(ok[label, others]).tolist()]
-    return _cross(blocks)
+    signatures = {sig: n for n, sig in enumerate(dict.fromkeys(s.signature + t.signature))}
+    sig_s = np.array([signatures[x] for x in s.signature], dtype=np.int64)
+    sig_t = np.array([signatures[x] for x in t.signature], dtype=np.int64)
+    id_s, id_t = np.array(labels.id_s, dtype=np.int64), np.array(labels.id_t, dtype=np.int64)
+    # Every relation pair at once, a block of source rows at a time to bound the memory.
+    step = max(1, _PAIR_BLOCK // max(1, len(id_t)))
+    rows, cols = [], []
+    for first in range(0, len(id_s), step):
+        part = slice(first, first + step)
+        allowed = ok[id_s[part, None], id_t] & (sig_s[part, None] == sig_t)
+        r, c = np.nonzero(allowed)
+        rows.append(r.astype(np.int64) + first)
+        cols.append(c.astype(np.int64))
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(rows), np.concatenate(cols)
 
 
 class Candidates:

@@ -462,11 +462,15 @@ class WordNet:
         and some column word, 2 IC(c) / (least IC of the row word under c + that
         of the column word) for the block of those words, keeping the maximum.
         The arithmetic is :meth:`score`'s, so every entry is the same float
-        (tested); nothing goes into the pair cache. Other rules and parts of
-        speech ask :meth:`score` pair by pair.
+        (tested); nothing goes into the pair cache. Adjectives, whose score does not
+        depend on the rule, come from :meth:`_adjective_matrix`; other rules ask
+        :meth:`score` pair by pair.
         """
         out = np.zeros((len(rows), len(columns)))
         if not len(rows) or not len(columns):
+            return out
+        if pos == "a" and rule in RULES:
+            self._adjective_matrix(out, [normalise(w) for w in rows], [normalise(w) for w in columns])
             return out
         if rule != "max" or pos not in ("n", "v"):
             for r, a in enumerate(rows):
@@ -498,6 +502,43 @@ class WordNet:
             if word in where_c:
                 out[r, where_c[word]] = 1.0
         return out
+
+    def _adjective_matrix(self, out: np.ndarray, rows: list[str], columns: list[str]) -> None:
+        """:meth:`_adjectives` of every row word against every column word (normalised)
+        into ``out``, through an index of the columns' synsets, cluster heads and
+        attribute nouns: each row meets only the columns it shares one of them with.
+        The scores are the same constants in the same precedence (shared synset, then
+        cluster, then attribute; identical words 1.0), whatever the rule."""
+        by_synset: dict[int, list[int]] = {}
+        by_head: dict[int, list[int]] = {}
+        by_attribute: dict[int, list[int]] = {}
+        for n, word in enumerate(columns):
+            offsets = self.offsets(word, "a")
+            heads = {h for o in offsets for h in self._adj_head.get(o, ())}
+            for o in set(offsets):
+                by_synset.setdefault(o, []).append(n)
+            for h in heads:
+                by_head.setdefault(h, []).append(n)
+            for noun in {a for h in heads for a in self._adj_attributes.get(h, ())}:
+                by_attribute.setdefault(noun, []).append(n)
+        where: dict[str, list[int]] = {}
+        for n, word in enumerate(columns):
+            where.setdefault(word, []).append(n)
+        for r, word in enumerate(rows):
+            offsets = self.offsets(word, "a")
+            heads = {h for o in offsets for h in self._adj_head.get(o, ())}
+            # Lowest tier first, so a pair ends with the best tier it reaches.
+            tiers = (
+                (ADJ_ATTRIBUTE, by_attribute, {a for h in heads for a in self._adj_attributes.get(h, ())}),
+                (ADJ_CLUSTER, by_head, heads),
+                (1.0, by_synset, set(offsets)),
+            )
+            for value, index, keys in tiers:
+                hit = [n for key in keys for n in index.get(key, ())]
+                if hit:
+                    out[r, hit] = value
+            if word in where:
+                out[r, where[word]] = 1.0
 
     def _ancestor_entries(
         self, pos: str, words: list[str]
@@ -921,6 +962,11 @@ def similarity_functions(
     return similarity, generic
 
 
+#: Pairs of words under one shared ancestor from which :func:`_max_over_shared_ancestors`
+#: scores them as one dense block.
+_DENSE_BLOCK = 2_000
+
+
 def _max_over_shared_ancestors(
     out: np.ndarray,
     ic: dict[int, float],
@@ -940,6 +986,24 @@ def _max_over_shared_ancestors(
     both = count_c > 0
     shared, start_r, count_r, first_c, count_c = (
         x[both] for x in (shared, start_r, count_r, first_c, count_c)
+    )
+    if not len(shared):
+        return
+    # The few general ancestors (abstraction, physical entity, ...) shared by many words
+    # on both sides hold most of the pairs: each is one dense block of its row words x
+    # its column words (a word appears once per ancestor), cheaper than scattering
+    # its pairs one by one; the rest are scattered. The maximum does not depend on order.
+    dense = count_r * count_c >= _DENSE_BLOCK
+    for j in np.flatnonzero(dense).tolist():
+        rs, cs = slice(start_r[j], start_r[j] + count_r[j]), slice(first_c[j], first_c[j] + count_c[j])
+        denominator = least_r[rs, None] + least_c[None, cs]
+        valid = (denominator > 0) & (denominator < math.inf)
+        value = np.zeros(denominator.shape)
+        np.divide(2.0 * ic[int(shared[j])], denominator, out=value, where=valid)
+        block = np.ix_(idx_r[rs], idx_c[cs])
+        out[block] = np.maximum(out[block], value)
+    shared, start_r, count_r, first_c, count_c = (
+        x[~dense] for x in (shared, start_r, count_r, first_c, count_c)
     )
     if not len(shared):
         return

@@ -165,7 +165,8 @@ def _search_results(
             )
             records[id(hit)] = r.get("_record")
             hits.append(hit)
-        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
+        failures = tuple((str(r["source"]), str(r["error"])) for r in mine if r.get("error"))
+        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections, failures))
     return results, records
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from dri.extract.kept_graphs import MAX_KEPT, GraphCache
+from dri.extract.kept_graphs import GraphCache
 from dri.graphs import add_triple, new_graph
 from dri.graphs.ros import to_json
 
@@ -63,10 +63,11 @@ def test_an_unwritable_folder_is_a_miss(tmp_path):
     assert kept.get("g1") is None
 
 
-def test_the_oldest_graphs_go_first(tmp_path):
-    extra = 3
+def test_the_oldest_graphs_go_first(tmp_path, monkeypatch):
+    kept_at_most, extra = 6, 3
+    monkeypatch.setattr("dri.extract.kept_graphs.MAX_KEPT", kept_at_most)
     kept = GraphCache(tmp_path / "graphs.sqlite", variant="v")
-    for n in range(MAX_KEPT + extra):
+    for n in range(kept_at_most + extra):
         kept.put(_graph(f"g{n}"), chars=1)
     assert [kept.get(f"g{n}") is None for n in range(extra + 1)] == [True] * extra + [False]
-    assert kept.get(f"g{MAX_KEPT + extra - 1}") is not None
+    assert kept.get(f"g{kept_at_most + extra - 1}") is not None

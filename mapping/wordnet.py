@@ -593,7 +593,9 @@ class WordNet:
             frozenset(x.offset for x in senses),
             np.array(informative, dtype=np.int64),
             np.array([table[c] for c in informative], dtype=np.float64),
-            tuple(o for o in dict.fromkeys(x.offset for x in senses) if not 0.0 < known.get(o, 0.0) < math.inf),
+            tuple(
+                o for o in dict.fromkeys(x.offset for x in senses) if not 0.0 < known.get(o, 0.0) < math.inf
+            ),
         )
 
     def _score_uncached(self, pos: str, a: str, b: str, rule: str) -> float:

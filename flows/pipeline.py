@@ -15,13 +15,14 @@ so one task per pair would spend most of the run orchestrating.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import heapq
 import json
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -201,16 +202,7 @@ def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
     progress = Reporter("map", len(pairs), run.logger)
     ids = [(p.source_id, p.target_id) for p in pairs]
     best: list[float] = []  # a min-heap of the k best AS so far
-    runner = run.runner
-    pool = (
-        ProcessPool(run.workers)
-        if isinstance(runner, InProcess) and len(ids) > POOL_MIN and run.workers > 1
-        else None
-    )
-    if pool is not None:
-        run.runner = pool
-    finished = False
-    try:
+    with _own_pool(run, len(ids)):
         # The first k at once (the threshold needs them), then waves of a few pairs per worker.
         start, size = 0, max(k, run.workers)
         while start < len(ids):
@@ -220,6 +212,23 @@ def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
             threshold = best[0] if len(best) >= k else None
             _map_wave(run, batches, names, progress, top, threshold, best, k)
             start, size = start + len(wave), run.workers * _PAIRS_PER_WAVE
+
+
+@contextlib.contextmanager
+def _own_pool(run: Run, pairs: int) -> Iterator[None]:
+    """Many pairs of a run in this process mapped on a pool of processes (both
+    cores); on Ctrl-C or an error the pool does not wait for what is in flight."""
+    runner = run.runner
+    pool = (
+        ProcessPool(run.workers)
+        if isinstance(runner, InProcess) and pairs > POOL_MIN and run.workers > 1
+        else None
+    )
+    if pool is not None:
+        run.runner = pool
+    finished = False
+    try:
+        yield
         finished = True
     finally:
         run.runner = runner

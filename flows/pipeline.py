@@ -187,8 +187,10 @@ def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
     batches = _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
     wave = max(2, run.workers * _BATCHES_PER_WORKER)
-    for start in range(0, len(batches), wave):
-        _map_wave(run, batches[start : start + wave], names, progress, top)
+    # A search's candidates, in a run in this process (small_job), go to a pool.
+    with _own_pool(run, len(ids) if run.summary.mode == "target" else 0):
+        for start in range(0, len(batches), wave):
+            _map_wave(run, batches[start : start + wave], names, progress, top)
 
 
 def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
@@ -429,8 +431,8 @@ def small_job(settings: CorpusSettings) -> bool:
     """Whether a run is small enough to do here, in this process: at most
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
-    skipping stored ones; a target's search with ``top`` counts as small, its
-    stage 2 stopping early on a pool of its own). Starting Prefect's temporary server and a worker
+    skipping stored ones; a target's search with stage 1 counts as small, its
+    stage 2 mapping on a pool of its own). Starting Prefect's temporary server and a worker
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
@@ -442,8 +444,10 @@ def small_job(settings: CorpusSettings) -> bool:
     searching = False
     if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
-        # A search's stage 2 stops early and maps on its own pool of processes (map_in_order).
-        searching = bool(settings.top and candidates)
+        # A search maps its stage-1 candidates on a pool of processes of its own
+        # (map_stage, map_in_order): Prefect's server and workers would cost
+        # more CPU than the mapping (docs/speed.md).
+        searching = bool(candidates)
     elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:

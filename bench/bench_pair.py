@@ -15,7 +15,7 @@ inferences), and the ratio A/B of the medians of each round.
 
     .venv/bin/python bench/bench_pair.py [--baseline ../base] [--rounds 3]
 
-The figures are in ``docs/mapping.md`` ("The whole-paper pair").
+The figures are in ``docs/speed.md`` ("The whole-paper pair").
 """
 
 from __future__ import annotations

@@ -59,6 +59,8 @@ class ConceptMatrix:
         self.column: list[int] = []
         self._column = self._row = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0))
+        self._lemma_s: np.ndarray | None = None  # lemma ids shared by both sides, on first use
+        self._lemma_t: np.ndarray | None = None
         self.asked = 0
 
     def get(self, a: int, b: int) -> float:
@@ -79,11 +81,11 @@ class ConceptMatrix:
         if self.rows is None:
             self._compute()
         s, t = self.s, self.t
-        lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
-        same = (
-            np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)[a]
-            == np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)[b]
-        )
+        if self._lemma_s is None or self._lemma_t is None:
+            lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+            self._lemma_s = np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)
+            self._lemma_t = np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)
+        same = self._lemma_s[a] == self._lemma_t[b]
         out = np.ones(len(a))
         row = self._row[a]
         gather = ~same & (row >= 0)

@@ -331,9 +331,16 @@ class SeedTable:
             )
         score = total / count
         rscore = round12(score)
-        # Order 2: parallel connectivity forces pairs below, which may conflict.
+        # Order 2: parallel connectivity forces pairs below, which may conflict. An
+        # argument pair of two types is never compatible, so most order-2 pairs are
+        # infeasible before any is scored one by one.
+        r2, c2 = rows[~first], cols[~first]
+        for args_s, args_t in ((sa.subj, ta.subj), (sa.obj, ta.obj)):
+            a, b = args_s[r2], args_t[c2]
+            typed = (a < 0) | (b < 0) | (sig_s[np.maximum(a, 0)] == sig_t[np.maximum(b, 0)])
+            r2, c2 = r2[typed], c2[typed]
         extra: list[tuple[int, int, float, int, int, int]] = []
-        for i, k in zip(rows[~first].tolist(), cols[~first].tolist()):
+        for i, k in zip(r2.tolist(), c2.tolist()):
             seed = search.seed_score(i, k)
             if seed is not None:
                 extra.append((i, k, *seed))

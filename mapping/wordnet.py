@@ -145,6 +145,8 @@ class _WordTable:
     senses: frozenset[int]
     informative: np.ndarray  # the ancestors with IC > 0, sorted (only they can score above 0)
     informative_least: np.ndarray
+    #: The senses without a finite IC > 0 (the noun root): they meet the other word's only as a shared synset.
+    uninformative: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -487,9 +489,8 @@ class WordNet:
         # own), here for a sense without IC > 0 (the noun root); identical words too.
         uninformative: dict[int, list[int]] = {}
         for n, table in enumerate(senses_c):
-            for o in table.senses:
-                if not 0.0 < ic.get(o, 0.0) < math.inf:
-                    uninformative.setdefault(o, []).append(n)
+            for o in table.uninformative:
+                uninformative.setdefault(o, []).append(n)
         if uninformative:
             for r, table in enumerate(senses_r):
                 for o in table.senses:
@@ -592,6 +593,9 @@ class WordNet:
             frozenset(x.offset for x in senses),
             np.array(informative, dtype=np.int64),
             np.array([table[c] for c in informative], dtype=np.float64),
+            tuple(
+                o for o in dict.fromkeys(x.offset for x in senses) if not 0.0 < known.get(o, 0.0) < math.inf
+            ),
         )
 
     def _score_uncached(self, pos: str, a: str, b: str, rule: str) -> float:
@@ -901,15 +905,23 @@ def relation_similarity_matrix(
     where_r = {h: n for n, h in enumerate(heads_r)}
     where_c = {h: n for n, h in enumerate(heads_c)}
     tails = {t: n for n, t in enumerate(dict.fromkeys(t for rd in read_r + read_c for _, t in rd))}
-    # Up to two readings a label (longest head, first word); a missing one repeats the first.
+    # Up to two readings a label (longest head, first word); a missing one repeats the
+    # first, so the second readings are taken only for the labels that have one (few).
     for p in (0, 1):
-        head_r = np.array([where_r[rd[min(p, len(rd) - 1)][0]] for rd in read_r])
-        tail_r = np.array([tails[rd[min(p, len(rd) - 1)][1]] for rd in read_r])
+        rows_p = [n for n, rd in enumerate(read_r) if p < len(rd)]
+        head_r = np.array([where_r[read_r[n][p][0]] for n in rows_p], dtype=np.int64)
+        tail_r = np.array([tails[read_r[n][p][1]] for n in rows_p], dtype=np.int64)
         for q in (0, 1):
-            head_c = np.array([where_c[rd[min(q, len(rd) - 1)][0]] for rd in read_c])
-            tail_c = np.array([tails[rd[min(q, len(rd) - 1)][1]] for rd in read_c])
+            cols_q = [n for n, rd in enumerate(read_c) if q < len(rd)]
+            head_c = np.array([where_c[read_c[n][q][0]] for n in cols_q], dtype=np.int64)
+            tail_c = np.array([tails[read_c[n][q][1]] for n in cols_q], dtype=np.int64)
             factor = np.where(tail_r[:, None] == tail_c[None, :], 1.0, TAIL_MISMATCH)
-            np.maximum(out, heads[np.ix_(head_r, head_c)] * factor, out=out)
+            value = heads[np.ix_(head_r, head_c)] * factor
+            if p == 0 and q == 0:
+                np.maximum(out, value, out=out)
+            else:
+                block = np.ix_(rows_p, cols_q)
+                out[block] = np.maximum(out[block], value)
     # "isa" and the like are equal only to themselves; identical labels score 1.0.
     for n, rd in enumerate(read_r):
         if rd[0][0] in NON_WORDNET_RELATIONS:

@@ -380,6 +380,11 @@ def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
     assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
     assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
     assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1
+    # Labels of one reading only (no second reading to take on either side), and one side only.
+    for rows, columns in ((["have", "destroy"], ["build", "take", "be"]), (["have"], ["base_on", "be_in"])):
+        expected = np.array([[relation_similarity(a, b) for b in columns] for a in rows])
+        assert np.array_equal(relation_similarity_matrix(rows, columns), expected)
+        assert np.array_equal(relation_similarity_matrix(columns, rows), expected.T)
 
 
 def test_information_ranks_general_words_below_specific_ones():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from dri.graphs.ros import CONCEPT, RELATION
 from dri.mapping.matrices import ConceptMatrix, LabelMatrix
@@ -32,6 +33,14 @@ Extension = tuple[int, Pairs, Pairs]
 Step = tuple[str, int, int]
 #: (relation index, concept lists of its arguments' roles) pairs to look among, see _Run.push.
 _Neighbours = tuple[tuple[Sequence[int], Sequence[int]], ...]
+#: What checking a relation pair needs besides the state (:meth:`Search.entry`): False,
+#: never compatible; True, order 2 (:meth:`Search.extension` checks it); else an order-1
+#: pair's [subject, its partner, object, its partner (-1: none, or the subject again)],
+#: then per variant (bit 1: the subject pair is new, bit 2: the object pair) its
+#: extension and key, filled on first use.
+_Entry = bool | list[Any]
+#: A feasible relation pair's extension and key.
+_Found = tuple[Extension, Key]
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,10 @@ class Search:
         self.concepts = inputs.concepts
         self.labels = inputs.labels
         self.work = 0  # feasibility checks made, a machine-independent effort count
+        # Relation pair (i, k) by i * len(t.relations) + k: what its checks need that
+        # does not depend on the state (see _entry), shared by the runs of this ordering.
+        self.entries: dict[int, _Entry] = {}
+        self.width = len(self.t.relations)
         self._seeds: tuple[list[int], list[int]] | None = None
         self._exact_seeds: list[Key] | None = None
         self._empty: Maps | None = None  # read only: the state seeds are scored on
@@ -195,6 +208,72 @@ class Search:
                     stack.append((a, b))
         del new_r[i]
         return anchors, tuple(new_c.items()), tuple(new_r.items())
+
+    def entry(self, i: int, k: int) -> _Entry:
+        """What checking (i, k) needs that no state changes (see :data:`_Entry`), kept."""
+        entry: _Entry
+        if not self.compatible(i, k):
+            entry = False
+        elif self.s.order[i] != 1:
+            entry = True
+        else:
+            s, t = self.s, self.t
+            si, oi = s.subj[i], s.obj[i]
+            # The signatures match: an argument missing or repeated on one side is on the other.
+            two = oi >= 0 and oi != si
+            entry = [si, t.subj[k], oi if two else -1, t.obj[k] if two else -1, None, None, None, None]
+        self.entries[i * self.width + k] = entry
+        return entry
+
+    def found(self, i: int, k: int, entry: list[Any], variant: int) -> _Found:
+        """The extension and key of order-1 pair (i, k) when the argument pairs
+        ``variant`` names are new and the others already mapped to each other, kept."""
+        si, sk, oi, ok = entry[0], entry[1], entry[2], entry[3]
+        new = []
+        if variant & 1:
+            new.append((si, sk))
+        if variant & 2:
+            new.append((oi, ok))
+        extension = ((si >= 0) + (oi >= 0) - len(new), tuple(new), ())
+        found = entry[4 + variant] = (extension, self.key(i, k, extension))
+        return found
+
+    def check(self, i: int, k: int, maps: Maps) -> _Found | None:
+        """:meth:`extension` of (i, k) in state ``maps`` and its :meth:`key` (None: infeasible),
+        counted as :meth:`extension` counts; an order-1 pair's from what is kept for it."""
+        entry = self.entries.get(i * self.width + k)
+        if entry is None:
+            entry = self.entry(i, k)
+        if entry is True:
+            extension = self.extension(i, k, maps)
+            return None if extension is None else (extension, self.key(i, k, extension))
+        self.work += 1
+        if entry is False:
+            return None
+        cmap, cinv = maps.cmap, maps.cinv
+        variant = 0
+        a, b = entry[0], entry[1]
+        if a >= 0:
+            there = cmap[a]
+            if there >= 0:
+                if there != b:
+                    return None
+            elif cinv[b] >= 0:
+                return None
+            else:
+                variant = 1
+        a, b = entry[2], entry[3]
+        if a >= 0:
+            there = cmap[a]
+            if there >= 0:
+                if there != b:
+                    return None
+            elif cinv[b] >= 0:
+                return None
+            else:
+                variant |= 2
+        found: _Found | None = entry[4 + variant]
+        return found if found is not None else self.found(i, k, entry, variant)
 
     def key(self, i: int, k: int, extension: Extension) -> Key:
         """The order of candidates (least first): anchors, in look-ahead mode the
@@ -334,14 +413,13 @@ class _Run:
                 i, k = key[-2], key[-1]
                 if rmap[i] >= 0 or rinv[k] >= 0:
                     continue
-                extension = search.extension(i, k, maps)
-                if extension is None:
+                found = search.check(i, k, maps)
+                if found is None:
                     continue
-                fresh = search.key(i, k, extension)
-                if fresh != key:
-                    heapq.heappush(heap, fresh)
+                if found[1] != key:
+                    heapq.heappush(heap, found[1])
                     continue
-                self.take(i, k, extension)
+                self.take(i, k, found[0])
                 continue
             seed = self.next_seed()
             if seed is None:
@@ -354,6 +432,7 @@ class _Run:
         onto the heap, by its key."""
         search, maps, heap = self.search, self.maps, self.heap
         rmap, rinv = maps.rmap, maps.rinv
+        check = search.check
         for mine, theirs in neighbours:
             for i in mine:
                 if rmap[i] >= 0:
@@ -361,9 +440,9 @@ class _Run:
                 for k in theirs:
                     if rinv[k] >= 0:
                         continue
-                    extension = search.extension(i, k, maps)
-                    if extension is not None:
-                        heapq.heappush(heap, search.key(i, k, extension))
+                    found = check(i, k, maps)
+                    if found is not None:
+                        heapq.heappush(heap, found[1])
 
     def take(self, i: int, k: int, extension: Extension) -> None:
         """Map (i, k) and what it adds, and push the candidates around the new pairs."""

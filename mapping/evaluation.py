@@ -57,35 +57,46 @@ def structural_evaluation(
         cons = {a: b for kind, a, b in order if kind == CONCEPT}
         rl, cl = rel_lin, con_lin
     trickle, conn = profile.trickle, profile.connectivity
+    order_of, subj, obj = s.order, s.subj, s.obj
     # How many mapped order-1 relations each mapped concept is an argument of.
     uses: dict[int, int] = {}
     for i in rels:
-        if s.order[i] == 1:
-            for a in {s.subj[i], s.obj[i]}:
-                if a >= 0:
-                    uses[a] = uses.get(a, 0) + 1
+        if order_of[i] == 1:
+            a, o = subj[i], obj[i]
+            if a >= 0:
+                uses[a] = uses.get(a, 0) + 1
+            if o >= 0 and o != a:
+                uses[o] = uses.get(o, 0) + 1
     evidence: dict[int, float] = {}
     total = 0.0
     arcs = _arcs(s, t or s, rels, profile.valence) if profile.valence else None
+    rsubj_of, robj_of = s.rsubj_of, s.robj_of
     # Higher orders first, so a relation pair's parents are done before it.
-    for i in sorted(rels, key=lambda r: -s.order[r]):
+    ranked = sorted(rels, key=lambda r: -order_of[r]) if any(order_of[i] != 1 for i in rels) else rels
+    for i in ranked:
         local = rl(i, rels[i])
         if arcs is not None:
             local *= arcs(i)
-        if s.order[i] == 1 and conn:
-            shared = sum(1 for a in {s.subj[i], s.obj[i]} if a >= 0 and uses.get(a, 0) > 1)
+        if conn and order_of[i] == 1:
+            a, o = subj[i], obj[i]
+            shared = (a >= 0 and uses.get(a, 0) > 1) + (o >= 0 and o != a and uses.get(o, 0) > 1)
             local *= 1.0 + conn * shared
-        support = sum(evidence.get(p, 0.0) for p in (*s.rsubj_of[i], *s.robj_of[i]))
-        evidence[i] = local + trickle * support
-        total += evidence[i]
-        if evidence_out is not None:
-            evidence_out[(RELATION, i)] = evidence[i]
+        parents_s, parents_o = rsubj_of[i], robj_of[i]
+        if parents_s or parents_o:
+            local += trickle * sum(evidence.get(p, 0.0) for p in (*parents_s, *parents_o))
+        # (else no support: local + trickle x 0 is local)
+        evidence[i] = local
+        total += local
+    if evidence_out is not None:
+        for i, value in evidence.items():
+            evidence_out[(RELATION, i)] = value
+    weight, loose = profile.concept_weight, profile.loose_concepts
+    subj_of, obj_of = s.subj_of, s.obj_of
     for a, b in cons.items():
-        local = profile.concept_weight * cl(a, b)
-        if profile.loose_concepts and not uses.get(a):
-            local *= profile.loose_concepts
-        support = sum(evidence.get(r, 0.0) for r in {*s.subj_of[a], *s.obj_of[a]})
-        concept = local + trickle * support
+        local = weight * cl(a, b)
+        if loose and not uses.get(a):
+            local *= loose
+        concept = local + trickle * sum(evidence.get(r, 0.0) for r in {*subj_of[a], *obj_of[a]})
         total += concept
         if evidence_out is not None:
             evidence_out[(CONCEPT, a)] = concept

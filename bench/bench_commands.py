@@ -18,7 +18,9 @@ Rows (``--rows``):
   from a fresh copy of it (copying is not timed). The target is the bank's
   second story, which the seeding run (target: the first) did not compare.
 * ``compare-demo``: ``dri compare`` of two demo texts (Rutherford's atom and
-  the solar system).
+  the solar system), in an empty data folder: both files are parsed.
+* ``compare-again``: the same command, in a data folder where it has run
+  once: the graphs kept then are read back (extract/kept_graphs.py).
 * ``demo``: ``dri demo`` in an empty data folder.
 
 Each row also runs each side once more under ``python -X importtime`` and
@@ -26,7 +28,7 @@ sums the top-level imports (lazy ones included: an import inside a function
 called from the top is top-level): the seconds the command spends importing.
 
     .venv/bin/python bench/bench_commands.py [--baseline ../base] [--runs 3]
-        [--rows analogy compare-demo demo] [--sizes 10 300 1000] [--no-imports]
+        [--rows analogy compare-demo compare-again demo] [--sizes 10 300 1000] [--no-imports]
 
 The whole-paper pair (``compare()`` of two extracted 300-sentence documents)
 is ``bench/bench_pair.py``; the figures are in ``docs/search.md``.
@@ -160,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--baseline", type=Path, default=REPO.parent / "base")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--rows", nargs="+", default=["analogy", "compare-demo", "demo"])
+    parser.add_argument("--rows", nargs="+", default=["analogy", "compare-demo", "compare-again", "demo"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 300, 1000])
     parser.add_argument("--work", type=Path, default=REPO / "data" / "bench" / "commands")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
@@ -185,12 +187,23 @@ def main(argv: list[str] | None = None) -> int:
                     folder,
                 )
             rows.append(paired(f"analogy-{n}", sides, args.runs, not args.no_imports))
+    pair = [str(DEMO / "rutherford-atom.txt"), str(DEMO / "solar-system.txt")]
     if "compare-demo" in args.rows:
-        pair = [str(DEMO / "rutherford-atom.txt"), str(DEMO / "solar-system.txt")]
         sides = {
             s: ([str(r / ".venv" / "bin" / "dri"), "compare", *pair], env, None) for s, r in checkouts.items()
         }
         rows.append(paired("compare-demo", sides, args.runs))
+    if "compare-again" in args.rows:
+        sides = {}
+        for side, root in checkouts.items():
+            argv = [str(root / ".venv" / "bin" / "dri"), "compare", *pair]
+            folder = args.work / f"seed-{side}-compare"
+            shutil.rmtree(folder, ignore_errors=True)
+            subprocess.run(
+                argv, env={**env, "DRI_DATA_DIR": str(folder)}, check=False, stdout=subprocess.DEVNULL
+            )
+            sides[side] = (argv, env, folder)
+        rows.append(paired("compare-again", sides, args.runs))
     if "demo" in args.rows:
         sides = {
             s: (

@@ -15,7 +15,7 @@ inferences), and the ratio A/B of the medians of each round.
 
     .venv/bin/python bench/bench_pair.py [--baseline ../base] [--rounds 3]
 
-The figures are in ``docs/mapping.md`` ("The whole-paper pair").
+The figures are in ``docs/speed.md`` ("The whole-paper pair").
 """
 
 from __future__ import annotations
@@ -32,11 +32,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _clear() -> None:
-    from dri.mapping import meaning, senses, wordnet
+    import importlib
+
+    from dri.mapping import senses, wordnet
 
     wordnet.clear_caches()
     senses.clear_caches()
-    kept = getattr(meaning.meaning_similarity, "cache_clear", None)  # label pairs' meaning, per process
+    try:  # label pairs' meaning, per process (not in every checkout)
+        meaning = importlib.import_module("dri.mapping.meaning")
+    except ImportError:
+        return
+    kept = getattr(meaning.meaning_similarity, "cache_clear", None)
     if kept is not None:
         kept()
 

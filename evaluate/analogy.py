@@ -24,8 +24,9 @@ from dri.mapping.content import FAR_CONTENT
 from dri.mapping.inference import CandidateInference
 from dri.metrics import Comparison, Scores, compare
 from dri.metrics.pages import render
+from dri.metrics.picture_pool import picture_pool
 from dri.metrics.report import write_report
-from dri.metrics.results import STRUCTURE_SCORES, Hit, ReportFiles, SearchResult
+from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
 from dri.metrics.stats import rating_stats
 from dri.settings import DEFAULT_CANDIDATES
 from dri.store import ComparisonRecord, open_store
@@ -112,9 +113,32 @@ def analogy_search(
     # Stage 2's early stop (``top``) is left off here: it skipped nothing on
     # stories and cost more CPU than mapping them all on Prefect's pool (docs/speed.md).
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
-    result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
-    if far:
-        result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
+    # Forked now, before the search starts any thread: the workers load matplotlib
+    # while the search maps, then draw the report's pictures side by side.
+    with picture_pool(wanted=report_dir is not False) as pool:
+        result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
+        if far:
+            result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
+        results, records = _search_results(evaluation, result, k, far)
+        if report_dir is False:
+            return results, None
+        _add_comparisons(results, records, profile)
+        ratings = _stored_ratings()
+        files = write_report(
+            result,
+            report_dir or default_report_dir("analogy", evaluation.root),
+            ratings=rating_stats(ratings) if ratings else None,
+            search=results,
+            pool=pool,
+        )
+    return results, files
+
+
+def _search_results(
+    evaluation: Evaluation, result: EvaluationResult, k: int, far: bool
+) -> tuple[list[SearchResult], dict[int, ComparisonRecord | None]]:
+    """Each target's top ``k`` hits by AS (only far sources if ``far``), and each
+    hit's stored comparison record by ``id(hit)``."""
     results = []
     records: dict[int, ComparisonRecord | None] = {}
     for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
@@ -141,18 +165,9 @@ def analogy_search(
             )
             records[id(hit)] = r.get("_record")
             hits.append(hit)
-        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections))
-    if report_dir is False:
-        return results, None
-    _add_comparisons(results, records, profile)
-    ratings = _stored_ratings()
-    files = write_report(
-        result,
-        report_dir or default_report_dir("analogy", evaluation.root),
-        ratings=rating_stats(ratings) if ratings else None,
-        search=results,
-    )
-    return results, files
+        failures = tuple((str(r["source"]), str(r["error"])) for r in mine if r.get("error"))
+        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections, failures))
+    return results, records
 
 
 def _add_comparisons(

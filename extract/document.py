@@ -48,6 +48,8 @@ class Document:
     sentences: list[Sentence]
     encoding: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Characters of text read, the count ``DRI_MAX_TEXT_CHARS`` limits.
+    chars: int = 0
 
 
 def content_ids(source: bytes, version: str = EXTRACTOR_VERSION) -> tuple[str, str]:

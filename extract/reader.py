@@ -337,10 +337,12 @@ def read_document(
     if _is_pdf(p, data[:1024]):
         title, blocks, warnings = pdf_blocks(data, where)
         kind, encoding = "pdf", None
-        _check_length(where, sum(len(b[1]) for b in blocks), limit)
+        chars = sum(len(b[1]) for b in blocks)
+        _check_length(where, chars, limit)
     else:
         text, encoding, warnings = decode_text(data, where)
-        _check_length(where, len(text), limit)
+        chars = len(text)
+        _check_length(where, chars, limit)
         title, blocks, kind = None, text_blocks(text), "text"
     sentences = _sentences(blocks)
     if not sentences:
@@ -367,4 +369,5 @@ def read_document(
         sentences=sentences,
         encoding=encoding,
         warnings=warnings,
+        chars=chars,
     )

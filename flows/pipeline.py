@@ -15,13 +15,14 @@ so one task per pair would spend most of the run orchestrating.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import heapq
 import json
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -186,8 +187,10 @@ def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
     batches = _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
     wave = max(2, run.workers * _BATCHES_PER_WORKER)
-    for start in range(0, len(batches), wave):
-        _map_wave(run, batches[start : start + wave], names, progress, top)
+    # A search's candidates, in a run in this process (small_job), go to a pool.
+    with _own_pool(run, len(ids) if run.summary.mode == "target" else 0):
+        for start in range(0, len(batches), wave):
+            _map_wave(run, batches[start : start + wave], names, progress, top)
 
 
 def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
@@ -201,16 +204,7 @@ def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
     progress = Reporter("map", len(pairs), run.logger)
     ids = [(p.source_id, p.target_id) for p in pairs]
     best: list[float] = []  # a min-heap of the k best AS so far
-    runner = run.runner
-    pool = (
-        ProcessPool(run.workers)
-        if isinstance(runner, InProcess) and len(ids) > POOL_MIN and run.workers > 1
-        else None
-    )
-    if pool is not None:
-        run.runner = pool
-    finished = False
-    try:
+    with _own_pool(run, len(ids)):
         # The first k at once (the threshold needs them), then waves of a few pairs per worker.
         start, size = 0, max(k, run.workers)
         while start < len(ids):
@@ -220,6 +214,23 @@ def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
             threshold = best[0] if len(best) >= k else None
             _map_wave(run, batches, names, progress, top, threshold, best, k)
             start, size = start + len(wave), run.workers * _PAIRS_PER_WAVE
+
+
+@contextlib.contextmanager
+def _own_pool(run: Run, pairs: int) -> Iterator[None]:
+    """Many pairs of a run in this process mapped on a pool of processes (both
+    cores); on Ctrl-C or an error the pool does not wait for what is in flight."""
+    runner = run.runner
+    pool = (
+        ProcessPool(run.workers)
+        if isinstance(runner, InProcess) and pairs > POOL_MIN and run.workers > 1
+        else None
+    )
+    if pool is not None:
+        run.runner = pool
+    finished = False
+    try:
+        yield
         finished = True
     finally:
         run.runner = runner
@@ -420,8 +431,8 @@ def small_job(settings: CorpusSettings) -> bool:
     """Whether a run is small enough to do here, in this process: at most
     :data:`~dri.settings.INLINE_MAX_PARSE` documents to parse (not stored yet)
     and at most :data:`~dri.settings.INLINE_MAX_PAIRS` pairs to map (before
-    skipping stored ones; a target's search with ``top`` counts as small, its
-    stage 2 stopping early on a pool of its own). Starting Prefect's temporary server and a worker
+    skipping stored ones; a target's search with stage 1 counts as small, its
+    stage 2 mapping on a pool of its own). Starting Prefect's temporary server and a worker
     pool costs more than such a job (``docs/search.md``). A store that
     cannot be used makes it small too: the run then says so at once, here,
     as the flow would."""
@@ -433,8 +444,10 @@ def small_job(settings: CorpusSettings) -> bool:
     searching = False
     if mode == "target" or (mode == "auto" and settings.target and not has_manifest(corpus_dir)):
         pairs = min(n - 1, candidates or n)
-        # A search's stage 2 stops early and maps on its own pool of processes (map_in_order).
-        searching = bool(settings.top and candidates)
+        # A search maps its stage-1 candidates on a pool of processes of its own
+        # (map_stage, map_in_order): Prefect's server and workers would cost
+        # more CPU than the mapping (docs/speed.md).
+        searching = bool(candidates)
     elif mode in ("manifest", "auto") and has_manifest(corpus_dir):
         pairs = n  # a manifest pairs each document with a few others
     else:

@@ -62,6 +62,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from dri.mapping.blas import one_blas_thread
 from dri.mapping.meaning import clause_vectors, cosine_at, identity_only
 from dri.mapping.seeds import relation_reach
 from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
@@ -303,7 +304,7 @@ class RelationPartners:
                 rows.append(vector)
         if not labels:
             return {}
-        with _one_blas_thread():  # a small product: threads would cost more CPU than they save
+        with one_blas_thread():  # a small product: threads would cost more CPU than they save
             cosine = np.asarray(rows, dtype=np.float32) @ self._matrix.T  # one product for all labels
         return dict(zip(labels, cosine >= self.cut))
 
@@ -327,20 +328,6 @@ class RelationPartners:
             ):
                 found.add(i)
         return sorted(found)
-
-
-@lru_cache(maxsize=1)
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-
-    return ThreadpoolController()
-
-
-def _one_blas_thread() -> Any:
-    """A context in which BLAS runs on one thread: OpenBLAS's idle threads spin on,
-    and a product of a few rows then costs several times its CPU (measured: a
-    stage-1 query of a story 33 ms of CPU with one thread, 80 ms with two)."""
-    return _blas().limit(limits=1, user_api="blas")
 
 
 def _split(key: str) -> tuple[str, str]:

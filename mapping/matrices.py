@@ -45,12 +45,12 @@ _MATRIX_SHARE = 20
 
 
 class ConceptMatrix:
-    """The similarity of every source noun concept with every target concept word,
+    """The similarity of every source noun or adjective concept with every target concept word,
     computed with :meth:`WordNet.score_matrix` when the seeds are scored (the same
     floats as asking pair by pair, tested): the seeds and the search then ask for
     most of these pairs, and under max-over-senses one matrix costs less than the
     pairs one by one. Before that (a clone never scores seeds), other rules,
-    adjectives and matrices above :data:`MATRIX_LIMIT` entries ask ``sim`` pair
+    other parts of speech and matrices above :data:`MATRIX_LIMIT` entries ask ``sim`` pair
     by pair."""
 
     def __init__(self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float]):
@@ -59,6 +59,8 @@ class ConceptMatrix:
         self.column: list[int] = []
         self._column = self._row = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0))
+        self._lemma_s: np.ndarray | None = None  # lemma ids shared by both sides, on first use
+        self._lemma_t: np.ndarray | None = None
         self.asked = 0
 
     def get(self, a: int, b: int) -> float:
@@ -79,11 +81,11 @@ class ConceptMatrix:
         if self.rows is None:
             self._compute()
         s, t = self.s, self.t
-        lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
-        same = (
-            np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)[a]
-            == np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)[b]
-        )
+        if self._lemma_s is None or self._lemma_t is None:
+            lemmas = {x: n for n, x in enumerate(dict.fromkeys(s.con_lemma + t.con_lemma))}
+            self._lemma_s = np.array([lemmas[x] for x in s.con_lemma], dtype=np.int64)
+            self._lemma_t = np.array([lemmas[x] for x in t.con_lemma], dtype=np.int64)
+        same = self._lemma_s[a] == self._lemma_t[b]
         out = np.ones(len(a))
         row = self._row[a]
         gather = ~same & (row >= 0)
@@ -103,15 +105,28 @@ class ConceptMatrix:
         rows: list[list[float] | None] = [None] * len(s.concepts)
         self._row = np.full(len(s.concepts), -1, dtype=np.int64)
         self._matrix = np.zeros((0, len(columns)))
-        mine = [j for j in range(len(s.concepts)) if s.con_pos[j] == "n"]
-        words = list(dict.fromkeys(s.con_word[j] for j in mine))
-        if self.rule == "max" and words and len(words) * len(columns) <= MATRIX_LIMIT:
-            self._matrix = wordnet().score_matrix(words, columns, "n", self.rule)
-            matrix = self._matrix.tolist()
-            index = {w: n for n, w in enumerate(words)}
-            for j in mine:
-                rows[j] = matrix[index[s.con_word[j]]]
-                self._row[j] = index[s.con_word[j]]
+        if self.rule == "max":
+            # Nouns and adjectives (a source concept's part of speech is the pair's), one
+            # block of rows each; other parts of speech are asked pair by pair.
+            blocks = []
+            for pos in ("n", "a"):
+                mine = [j for j in range(len(s.concepts)) if s.con_pos[j] == pos]
+                words = list(dict.fromkeys(s.con_word[j] for j in mine))
+                if words and len(words) * len(columns) <= MATRIX_LIMIT:
+                    blocks.append((pos, mine, words))
+            if blocks:
+                wn = wordnet()
+                self._matrix = np.concatenate(
+                    [wn.score_matrix(words, columns, pos, self.rule) for pos, _, words in blocks]
+                )
+                matrix = self._matrix.tolist()
+                first = 0
+                for _, mine, words in blocks:
+                    index = {w: first + n for n, w in enumerate(words)}
+                    for j in mine:
+                        rows[j] = matrix[index[s.con_word[j]]]
+                        self._row[j] = index[s.con_word[j]]
+                    first += len(words)
         self.rows = rows
         return rows
 

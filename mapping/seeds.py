@@ -56,6 +56,8 @@ SEED_FLOOR = 0.3
 #: Without a floor, graphs with at most this many relation pairs get every pair
 #: as a seed (cheap there, and more varied restarts); larger ones use the index.
 FULL_SEEDS = 5_000
+#: Relation pairs checked at once when candidates come from the label matrix (a boolean each).
+_PAIR_BLOCK = 4_000_000
 
 
 def _reach(label: str, floor: float) -> dict[int, float]:
@@ -158,26 +160,25 @@ def _cross(groups: list[_Group]) -> tuple[np.ndarray, np.ndarray]:
 
 def _label_pairs(s: Side, t: Side, labels: LabelMatrix, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """Relation pairs of one type whose labels' similarity (from the label matrix,
-    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds."""
+    identical labels 1.0) reaches ``floor``: the pairs :func:`_candidate_pairs` finds,
+    row-major (the seed table sorts them by their keys, whose last fields are the pair)."""
     ok = labels.matrix() >= floor - 1e-12
-    # Relations grouped by (signature, label): each allowed pair of groups gives a block of pairs.
-    groups_s: dict[tuple[Signature, int], list[int]] = {}
-    for i in range(len(s.relations)):
-        groups_s.setdefault((s.signature[i], labels.id_s[i]), []).append(i)
-    groups_t: dict[tuple[Signature, int], list[int]] = {}
-    for k in range(len(t.relations)):
-        groups_t.setdefault((t.signature[k], labels.id_t[k]), []).append(k)
-    by_sig_t: dict[Signature, tuple[np.ndarray, list[list[int]]]] = {}
-    for sig in dict.fromkeys(sig for sig, _ in groups_t):
-        keys = [label for sg, label in groups_t if sg == sig]
-        by_sig_t[sig] = (np.array(keys, dtype=np.int64), [groups_t[(sig, label)] for label in keys])
-    blocks: list[_Group] = []
-    for (sig, label), mine in groups_s.items():
-        theirs = by_sig_t.get(sig)
-        if theirs is not None:
-            others, members = theirs
-            blocks += [(mine, members[n]) for n in np.flatnonzero(ok[label, others]).tolist()]
-    return _cross(blocks)
+    signatures = {sig: n for n, sig in enumerate(dict.fromkeys(s.signature + t.signature))}
+    sig_s = np.array([signatures[x] for x in s.signature], dtype=np.int64)
+    sig_t = np.array([signatures[x] for x in t.signature], dtype=np.int64)
+    id_s, id_t = np.array(labels.id_s, dtype=np.int64), np.array(labels.id_t, dtype=np.int64)
+    # Every relation pair at once, a block of source rows at a time to bound the memory.
+    step = max(1, _PAIR_BLOCK // max(1, len(id_t)))
+    rows, cols = [], []
+    for first in range(0, len(id_s), step):
+        part = slice(first, first + step)
+        allowed = ok[id_s[part, None], id_t] & (sig_s[part, None] == sig_t)
+        r, c = np.nonzero(allowed)
+        rows.append(r.astype(np.int64) + first)
+        cols.append(c.astype(np.int64))
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(rows), np.concatenate(cols)
 
 
 class Candidates:
@@ -267,18 +268,7 @@ class SeedTable:
             if self._columns is None:
                 self._columns = self._score(search)
             rows, cols, rscore, same, potential, anchors = self._columns
-            # Search.key's fields; np.lexsort sorts by the last key first. The
-            # integer fields after the score (identical lemmas, then i, then k) are
-            # packed into one key when they fit in 62 bits, which sorts faster.
-            bits = [max(1, int(x.max(initial=0)).bit_length()) for x in (same, rows, cols)]
-            if sum(bits) <= 62 and same.min(initial=0) >= 0:
-                tail = [((same.max(initial=0) - same) << (bits[1] + bits[2])) | (rows << bits[2]) | cols]
-            else:
-                tail = [cols, rows, -same]
-            keys = (*tail, -rscore, -potential) if search.structure else (*tail, -rscore)
-            if anchors.any():
-                keys = (*keys, -anchors)
-            ranked = np.lexsort(keys)
+            ranked = _ranked(rows, cols, rscore, same, potential, anchors, search.structure)
             hit = (rows[ranked].tolist(), cols[ranked].tolist())
             self._orders[search.structure] = hit
         return hit
@@ -341,9 +331,16 @@ class SeedTable:
             )
         score = total / count
         rscore = round12(score)
-        # Order 2: parallel connectivity forces pairs below, which may conflict.
+        # Order 2: parallel connectivity forces pairs below, which may conflict. An
+        # argument pair of two types is never compatible, so most order-2 pairs are
+        # infeasible before any is scored one by one.
+        r2, c2 = rows[~first], cols[~first]
+        for args_s, args_t in ((sa.subj, ta.subj), (sa.obj, ta.obj)):
+            a, b = args_s[r2], args_t[c2]
+            typed = (a < 0) | (b < 0) | (sig_s[np.maximum(a, 0)] == sig_t[np.maximum(b, 0)])
+            r2, c2 = r2[typed], c2[typed]
         extra: list[tuple[int, int, float, int, int, int]] = []
-        for i, k in zip(rows[~first].tolist(), cols[~first].tolist()):
+        for i, k in zip(r2.tolist(), c2.tolist()):
             seed = search.seed_score(i, k)
             if seed is not None:
                 extra.append((i, k, *seed))
@@ -356,6 +353,60 @@ class SeedTable:
             potential = np.concatenate([potential, epot.astype(np.int64)])
             anchors = np.concatenate([anchors, eanch.astype(np.int64)])
         return r1, c1, rscore, same, potential, anchors
+
+
+def _ranked(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    rscore: np.ndarray,
+    same: np.ndarray,
+    potential: np.ndarray,
+    anchors: np.ndarray,
+    structure: bool,
+) -> np.ndarray:
+    """The order of the seeds by :meth:`mapping.search.Search.key`: most anchors, in
+    look-ahead mode the greatest potential, the greatest score, most identical lemmas,
+    then i and k.
+
+    The fields are packed into one integer key when they fit in 63 bits (a score
+    rounded to 12 places is an integer number of 1e-12, checked), and sorted
+    once: the keys are unique (the pairs are), so any sort gives the order of
+    ``np.lexsort`` over the fields, several times faster. Otherwise two packed
+    keys (the score and what comes before it, the rest) or the fields themselves
+    go to ``np.lexsort``.
+    """
+    scaled = np.rint(rscore * 1e12)
+    exact = len(rscore) == 0 or (
+        rscore.min() >= 0.0 and rscore.max() <= 1.0 and np.array_equal(scaled / 1e12, rscore)
+    )
+    if exact and same.min(initial=0) >= 0:
+        score = scaled.astype(np.int64)
+        fields = [anchors.max(initial=0) - anchors]
+        if structure:
+            fields.append(potential.max(initial=0) - potential)
+        fields += [score.max(initial=0) - score, same.max(initial=0) - same, rows, cols]
+        key = _packed(fields)
+        if key is not None:
+            return np.argsort(key)
+        high, low = _packed(fields[:-3]), _packed(fields[-3:])  # (identical lemmas, i, k) low
+        if high is not None and low is not None:
+            return np.lexsort((low, high))
+    keys = (cols, rows, -same, -rscore, -potential) if structure else (cols, rows, -same, -rscore)
+    if anchors.any():
+        keys = (*keys, -anchors)
+    return np.lexsort(keys)
+
+
+def _packed(fields: list[np.ndarray]) -> np.ndarray | None:
+    """One int64 key that sorts as the non-negative integer ``fields`` do, most
+    significant first; None when they need more than 63 bits."""
+    widths = [int(f.max(initial=0)).bit_length() for f in fields]
+    if sum(widths) > 63:
+        return None
+    key = np.zeros(len(fields[0]), dtype=np.int64)
+    for field, width in zip(fields, widths):
+        key = (key << width) | field.astype(np.int64)
+    return key
 
 
 def round12(values: np.ndarray) -> np.ndarray:

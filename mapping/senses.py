@@ -50,7 +50,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import compress
+from itertools import compress, repeat
 
 import numpy as np
 
@@ -200,8 +200,16 @@ class _ContextTable:
         self.ancestor = np.asarray(ancestors, dtype=np.int64)
         self.least = np.asarray(least, dtype=float)
         self.group_of = np.asarray(group_of, dtype=np.int64)
-        self.ancestor_ic = np.asarray([wn.information_content(pos, c) for c in ancestors], dtype=float)
+        # WordNet.information_content of every ancestor, looked up by map at C speed (a
+        # whole paper's context has tens of thousands).
+        ic = wn._icv[pos]  # read only
+        self.ancestor_ic = np.fromiter(map(ic.get, ancestors, repeat(0.0)), dtype=float, count=len(ancestors))
         self._related: dict[int, list[float]] = {}
+        # The groups each sense is in, so a sense finds its own groups without a loop over all.
+        self._groups_with: dict[int, list[int]] = {}
+        for n, senses in enumerate(self.senses):
+            for sense in senses:
+                self._groups_with.setdefault(sense, []).append(n)
 
     def relatedness(self, offset: int) -> list[float]:
         """:func:`_relatedness` of sense ``offset`` to each word, in order."""
@@ -218,9 +226,8 @@ class _ContextTable:
                 lin, self.group_of[shared][ok], 2.0 * self.ancestor_ic[shared][ok] / denominator[ok]
             )
         value = self.factor * np.minimum(1.0, lin)
-        for n, senses in enumerate(self.senses):
-            if offset in senses:
-                value[n] = self.factor[n]  # the sense itself: Lin 1
+        for n in self._groups_with.get(offset, ()):
+            value[n] = self.factor[n]  # the sense itself: Lin 1
         out = np.zeros(len(self.words))
         np.maximum.at(out, self.word_of, value)
         self._related[offset] = hit = out.tolist()

@@ -145,6 +145,8 @@ class _WordTable:
     senses: frozenset[int]
     informative: np.ndarray  # the ancestors with IC > 0, sorted (only they can score above 0)
     informative_least: np.ndarray
+    #: The senses without a finite IC > 0 (the noun root): they meet the other word's only as a shared synset.
+    uninformative: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -462,11 +464,15 @@ class WordNet:
         and some column word, 2 IC(c) / (least IC of the row word under c + that
         of the column word) for the block of those words, keeping the maximum.
         The arithmetic is :meth:`score`'s, so every entry is the same float
-        (tested); nothing goes into the pair cache. Other rules and parts of
-        speech ask :meth:`score` pair by pair.
+        (tested); nothing goes into the pair cache. Adjectives, whose score does not
+        depend on the rule, come from :meth:`_adjective_matrix`; other rules ask
+        :meth:`score` pair by pair.
         """
         out = np.zeros((len(rows), len(columns)))
         if not len(rows) or not len(columns):
+            return out
+        if pos == "a" and rule in RULES:
+            self._adjective_matrix(out, [normalise(w) for w in rows], [normalise(w) for w in columns])
             return out
         if rule != "max" or pos not in ("n", "v"):
             for r, a in enumerate(rows):
@@ -483,9 +489,8 @@ class WordNet:
         # own), here for a sense without IC > 0 (the noun root); identical words too.
         uninformative: dict[int, list[int]] = {}
         for n, table in enumerate(senses_c):
-            for o in table.senses:
-                if not 0.0 < ic.get(o, 0.0) < math.inf:
-                    uninformative.setdefault(o, []).append(n)
+            for o in table.uninformative:
+                uninformative.setdefault(o, []).append(n)
         if uninformative:
             for r, table in enumerate(senses_r):
                 for o in table.senses:
@@ -498,6 +503,43 @@ class WordNet:
             if word in where_c:
                 out[r, where_c[word]] = 1.0
         return out
+
+    def _adjective_matrix(self, out: np.ndarray, rows: list[str], columns: list[str]) -> None:
+        """:meth:`_adjectives` of every row word against every column word (normalised)
+        into ``out``, through an index of the columns' synsets, cluster heads and
+        attribute nouns: each row meets only the columns it shares one of them with.
+        The scores are the same constants in the same precedence (shared synset, then
+        cluster, then attribute; identical words 1.0), whatever the rule."""
+        by_synset: dict[int, list[int]] = {}
+        by_head: dict[int, list[int]] = {}
+        by_attribute: dict[int, list[int]] = {}
+        for n, word in enumerate(columns):
+            offsets = self.offsets(word, "a")
+            heads = {h for o in offsets for h in self._adj_head.get(o, ())}
+            for o in set(offsets):
+                by_synset.setdefault(o, []).append(n)
+            for h in heads:
+                by_head.setdefault(h, []).append(n)
+            for noun in {a for h in heads for a in self._adj_attributes.get(h, ())}:
+                by_attribute.setdefault(noun, []).append(n)
+        where: dict[str, list[int]] = {}
+        for n, word in enumerate(columns):
+            where.setdefault(word, []).append(n)
+        for r, word in enumerate(rows):
+            offsets = self.offsets(word, "a")
+            heads = {h for o in offsets for h in self._adj_head.get(o, ())}
+            # Lowest tier first, so a pair ends with the best tier it reaches.
+            tiers = (
+                (ADJ_ATTRIBUTE, by_attribute, {a for h in heads for a in self._adj_attributes.get(h, ())}),
+                (ADJ_CLUSTER, by_head, heads),
+                (1.0, by_synset, set(offsets)),
+            )
+            for value, index, keys in tiers:
+                hit = [n for key in keys for n in index.get(key, ())]
+                if hit:
+                    out[r, hit] = value
+            if word in where:
+                out[r, where[word]] = 1.0
 
     def _ancestor_entries(
         self, pos: str, words: list[str]
@@ -551,6 +593,9 @@ class WordNet:
             frozenset(x.offset for x in senses),
             np.array(informative, dtype=np.int64),
             np.array([table[c] for c in informative], dtype=np.float64),
+            tuple(
+                o for o in dict.fromkeys(x.offset for x in senses) if not 0.0 < known.get(o, 0.0) < math.inf
+            ),
         )
 
     def _score_uncached(self, pos: str, a: str, b: str, rule: str) -> float:
@@ -860,15 +905,23 @@ def relation_similarity_matrix(
     where_r = {h: n for n, h in enumerate(heads_r)}
     where_c = {h: n for n, h in enumerate(heads_c)}
     tails = {t: n for n, t in enumerate(dict.fromkeys(t for rd in read_r + read_c for _, t in rd))}
-    # Up to two readings a label (longest head, first word); a missing one repeats the first.
+    # Up to two readings a label (longest head, first word); a missing one repeats the
+    # first, so the second readings are taken only for the labels that have one (few).
     for p in (0, 1):
-        head_r = np.array([where_r[rd[min(p, len(rd) - 1)][0]] for rd in read_r])
-        tail_r = np.array([tails[rd[min(p, len(rd) - 1)][1]] for rd in read_r])
+        rows_p = [n for n, rd in enumerate(read_r) if p < len(rd)]
+        head_r = np.array([where_r[read_r[n][p][0]] for n in rows_p], dtype=np.int64)
+        tail_r = np.array([tails[read_r[n][p][1]] for n in rows_p], dtype=np.int64)
         for q in (0, 1):
-            head_c = np.array([where_c[rd[min(q, len(rd) - 1)][0]] for rd in read_c])
-            tail_c = np.array([tails[rd[min(q, len(rd) - 1)][1]] for rd in read_c])
+            cols_q = [n for n, rd in enumerate(read_c) if q < len(rd)]
+            head_c = np.array([where_c[read_c[n][q][0]] for n in cols_q], dtype=np.int64)
+            tail_c = np.array([tails[read_c[n][q][1]] for n in cols_q], dtype=np.int64)
             factor = np.where(tail_r[:, None] == tail_c[None, :], 1.0, TAIL_MISMATCH)
-            np.maximum(out, heads[np.ix_(head_r, head_c)] * factor, out=out)
+            value = heads[np.ix_(head_r, head_c)] * factor
+            if p == 0 and q == 0:
+                np.maximum(out, value, out=out)
+            else:
+                block = np.ix_(rows_p, cols_q)
+                out[block] = np.maximum(out[block], value)
     # "isa" and the like are equal only to themselves; identical labels score 1.0.
     for n, rd in enumerate(read_r):
         if rd[0][0] in NON_WORDNET_RELATIONS:
@@ -921,6 +974,11 @@ def similarity_functions(
     return similarity, generic
 
 
+#: Pairs of words under one shared ancestor from which :func:`_max_over_shared_ancestors`
+#: scores them as one dense block.
+_DENSE_BLOCK = 2_000
+
+
 def _max_over_shared_ancestors(
     out: np.ndarray,
     ic: dict[int, float],
@@ -940,6 +998,24 @@ def _max_over_shared_ancestors(
     both = count_c > 0
     shared, start_r, count_r, first_c, count_c = (
         x[both] for x in (shared, start_r, count_r, first_c, count_c)
+    )
+    if not len(shared):
+        return
+    # The few general ancestors (abstraction, physical entity, ...) shared by many words
+    # on both sides hold most of the pairs: each is one dense block of its row words x
+    # its column words (a word appears once per ancestor), cheaper than scattering
+    # its pairs one by one; the rest are scattered. The maximum does not depend on order.
+    dense = count_r * count_c >= _DENSE_BLOCK
+    for j in np.flatnonzero(dense).tolist():
+        rs, cs = slice(start_r[j], start_r[j] + count_r[j]), slice(first_c[j], first_c[j] + count_c[j])
+        denominator = least_r[rs, None] + least_c[None, cs]
+        valid = (denominator > 0) & (denominator < math.inf)
+        value = np.zeros(denominator.shape)
+        np.divide(2.0 * ic[int(shared[j])], denominator, out=value, where=valid)
+        block = np.ix_(idx_r[rs], idx_c[cs])
+        out[block] = np.maximum(out[block], value)
+    shared, start_r, count_r, first_c, count_c = (
+        x[~dense] for x in (shared, start_r, count_r, first_c, count_c)
     )
     if not len(shared):
         return

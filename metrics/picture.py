@@ -313,13 +313,27 @@ def _visible(
     for inference in inferences:
         wanted_source.append(inference.source_relation)
         wanted_source += [a.source for a in inference.arguments]
-    source_nodes = _shown(source, wanted_source, max_nodes)
-    src = source.subgraph(source_nodes)
+    src = _induced(source, _shown(source, wanted_source, max_nodes))
     shown_pairs = [(i, p) for i, p in pairs if p.source in src]
-    target_nodes = _shown(target, [p.target for _, p in shown_pairs], max_nodes)
-    tgt = target.subgraph(target_nodes)
+    tgt = _induced(target, _shown(target, [p.target for _, p in shown_pairs], max_nodes))
     shown_pairs = [(i, p) for i, p in shown_pairs if p.target in tgt]
     return src, tgt, shown_pairs
+
+
+def _induced(g: nx.DiGraph, nodes: Iterable[str]) -> nx.DiGraph:
+    """The subgraph of ``g`` on ``nodes``, its nodes and edges in ``g``'s order.
+
+    Not ``g.subgraph(nodes)``: a view on less than half the graph iterates
+    the set of its nodes, whose order changes with each process's string
+    hashing, and the layout starts from that order, so the same mapping
+    would be drawn differently by every run.
+    """
+    keep = set(nodes)
+    sub = nx.DiGraph()
+    sub.graph.update(g.graph)
+    sub.add_nodes_from((n, g.nodes[n]) for n in g if n in keep)
+    sub.add_edges_from((u, v, d) for u, v, d in g.edges(data=True) if u in keep and v in keep)
+    return sub
 
 
 def _positions(

@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from dri.literal import csv_cell, plot_text, quiet_glyphs
-from dri.metrics.pages import SCORE_LABELS, MappingView, mapping_view, number, render
+from dri.metrics.pages import SCORE_LABELS, MappingView, number, render
+from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures
 from dri.metrics.results import (
     EvaluationResult,
     Hit,
@@ -208,17 +209,36 @@ class _TargetView:
     hits: list[tuple[Hit, MappingView | None]]
 
 
-def _search_views(search: Sequence[SearchResult], pictures: int) -> list[_TargetView]:
+def _search_views(
+    search: Sequence[SearchResult], pictures: int, pool: PicturePool | None = None
+) -> list[_TargetView]:
     """The views of the hits that carry their comparison; the first ``pictures``
-    hits of each target with their graphs also get the mapping picture."""
+    hits of each target with their graphs also get the mapping picture (drawn
+    in ``pool``'s workers if given)."""
+    jobs: dict[tuple[int, int], PictureJob] = {}
+    for t, res in enumerate(search, start=1):
+        for h, hit in enumerate(res.hits[:pictures]):
+            if hit.comparison is None or hit.graphs is None:
+                continue
+            source, target = hit.graphs
+            if source is not None and target is not None:
+                jobs[t, h] = PictureJob(
+                    source,
+                    target,
+                    hit.comparison.mapping,
+                    tuple(hit.comparison.inferences),
+                    prefix=f"t{t}-h{hit.rank}",
+                )
+    drawn_pictures = dict(zip(jobs, draw_pictures(list(jobs.values()), pool)))
     out = []
     for t, res in enumerate(search, start=1):
         hits: list[tuple[Hit, MappingView | None]] = []
-        for hit in res.hits:
+        for h, hit in enumerate(res.hits):
             view = None
             if hit.comparison is not None:
-                graphs = hit.graphs if hit.graphs is not None and len(hits) < pictures else (None, None)
-                view = mapping_view(hit.comparison, *graphs, prefix=f"t{t}-h{hit.rank}")
+                view = MappingView(
+                    hit.comparison, drawn_pictures.get((t, h)), tuple(hit.comparison.inferences)
+                )
             hits.append((hit, view))
         out.append(_TargetView(res, hits))
     return out
@@ -284,12 +304,14 @@ def write_report(
     sections: Sequence[ReportSection] = (),
     search: Sequence[SearchResult] = (),
     pictures: int = DEFAULT_PICTURES,
+    pool: PicturePool | None = None,
 ) -> ReportFiles:
     """Write the report folder of ``result`` (created if needed); returns its files.
 
     ``sections`` are the kind's own parts (validity statistics); ``search``
     the ranked hits of an analogy search, whose first ``pictures`` hits per
-    target are drawn when they carry their graphs.
+    target are drawn when they carry their graphs (in ``pool``'s workers if
+    given: :mod:`metrics.picture_pool`).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -317,7 +339,7 @@ def write_report(
     summary_md.write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
     index_html = out / "index.html"
     index_html.write_text(
-        render("report.html", **context, targets=_search_views(search, pictures)),
+        render("report.html", **context, targets=_search_views(search, pictures, pool)),
         encoding="utf-8",
         errors=_UNENCODABLE,
     )

@@ -165,3 +165,5 @@ class SearchResult:
     hits: list[Hit]
     compared: int
     sections: tuple[str, ...] | None
+    #: ``(source, error)`` of each pair that could not be compared (a bad file, a failed mapping).
+    failures: tuple[tuple[str, str], ...] = ()

@@ -12,6 +12,11 @@ page that works offline: the scores, the mapping picture (the two graphs side
 by side, mapped pairs linked and coloured by Lin), the mapping table and the
 candidate inferences; ``--svg FILE`` writes the picture alone. A bad input
 gets a one-line error naming the file and the reason, and the exit status is 1.
+
+A text or PDF read before (the same bytes, this extractor version) is not
+parsed again: its graph, with the encoder vectors the comparison computed,
+is kept in ``data/cache/graphs.sqlite`` (:mod:`extract.kept_graphs`), so a
+second ``dri compare`` of the same files loads neither spaCy nor the encoder.
 """
 
 from __future__ import annotations
@@ -19,21 +24,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from dri.errors import ProjectError
-from dri.extract import DocumentError, graph_from_path
-from dri.files import FileRefused
+from dri.errors import ProjectError, SettingsError
+from dri.extract import DocumentError, build_graphs, read_document
+from dri.extract.document import content_ids
+from dri.extract.kept_graphs import GraphCache
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.graphs import NotAGraph, load_json
-from dri.literal import echo, printable
+from dri.literal import echo, printable, storable
 from dri.mapping.content import FAR_CONTENT
+from dri.mapping.encoder import MODEL_SHA256
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
 from dri.metrics.pages import comparison_page, mapping_view
+from dri.settings import data_dir, max_text_chars
 
 if TYPE_CHECKING:
     from dri.mapping.inference import CandidateInference
@@ -82,20 +93,60 @@ class InputError(ProjectError):
     """One line: ``<path>: <reason>``."""
 
 
-def load_graph(path: Path) -> nx.DiGraph:
-    """A ROS graph from a stored graph JSON, a text file or a PDF."""
-    path = Path(path)
+def load_graph(path: Path, kept: GraphCache | None = None) -> nx.DiGraph:
+    """A ROS graph from a stored graph JSON, a text file or a PDF (from ``kept``
+    if the file's bytes were read before)."""
+    return _load(Path(path), kept).graph
+
+
+@dataclass
+class _Loaded:
+    graph: nx.DiGraph
+    #: Characters of text, if the graph was built now from a file read without a warning.
+    new_chars: int | None = None
+
+
+def _load(path: Path, kept: GraphCache | None) -> _Loaded:
     if path.suffix.lower() == ".json":
         try:
-            return load_json(path)
+            return _Loaded(load_json(path))
         except FileRefused as err:
             raise InputError(str(err)) from None
         except NotAGraph as err:
             raise InputError(f"{printable(path)}: not a stored ROS graph ({err.reason})") from None
+    graph = _kept_graph(path, kept) if kept is not None else None
+    if graph is not None:
+        return _Loaded(graph)
     try:
-        return graph_from_path(path)
+        document = read_document(path)
+        graph = next(build_graphs([document]))
     except DocumentError as err:
         raise InputError(str(err).splitlines()[0]) from err
+    return _Loaded(graph, None if document.warnings else document.chars)
+
+
+def _kept_graph(path: Path, kept: GraphCache) -> nx.DiGraph | None:
+    """The kept graph of the file's bytes, or None (the file is then read in full,
+    which also says in its own words why a file is refused)."""
+    try:
+        data = read_limited(path, DEFAULT_MAX_BYTES)
+        limit = max_text_chars()
+    except (FileRefused, SettingsError):
+        return None
+    found = kept.get(content_ids(data)[1]) if data else None
+    if found is None or found.chars > limit:
+        return None
+    # Named as a fresh read names it (graphs.ros.new_graph): storable text.
+    found.graph.graph.update(path=storable(str(path)), name=storable(path.name))
+    return found.graph
+
+
+def kept_graphs() -> GraphCache | None:
+    """The graphs kept in the data folder (extract/kept_graphs.py), or None without one."""
+    try:
+        return GraphCache(data_dir() / "cache" / "graphs.sqlite", variant=MODEL_SHA256)
+    except Exception:  # a data folder that cannot be made: every file is parsed
+        return None
 
 
 def _distance(content: float) -> str:
@@ -159,17 +210,19 @@ def format_inferences(inferences: list[CandidateInference], shown: int = SHOWN_I
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    graphs = []
+    kept = kept_graphs()
+    loaded = []
     failed = False
     for path in (args.source, args.target):
         try:
-            graphs.append(load_graph(path))
+            loaded.append(_load(path, kept))
         except InputError as err:
             echo(f"error: {err}", file=sys.stderr)
             failed = True
     if failed:
         return 1
 
+    graphs = [item.graph for item in loaded]
     try:
         comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
@@ -179,6 +232,12 @@ def run_compare(args: argparse.Namespace) -> int:
         echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
     else:
         echo(format_comparison(comparison))
+    if kept is not None:
+        # After the comparison, so the graphs keep the encoder vectors it computed.
+        for item in loaded:
+            if item.new_chars is not None:
+                kept.put(item.graph, item.new_chars)
+        kept.close()
     if args.html or args.svg:
         return _write_pages(comparison, graphs, args.html, args.svg)
     return 0

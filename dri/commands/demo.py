@@ -85,7 +85,12 @@ def run_demo(args: argparse.Namespace) -> int:
     # Imported only now: they import Prefect, which reads its settings when
     # first imported. What both processes load is loaded once, before the fork.
     from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, preload  # noqa: F401
+    from dri.store import open_store
 
+    # A store that cannot be used (a Neo4j that is down, a read-only folder) is
+    # one line now, not after seconds of loading models.
+    with open_store():
+        pass
     preload()
     out = args.out
     # Two processes of about the same work (each evaluation's CPU measured

@@ -61,6 +61,15 @@ def _naming_once(target: str, error: str) -> str:
     return error if error.startswith((target, resolved)) else f"{target}: {error}"
 
 
+def _pair_error(source: str, target: str, error: str) -> str:
+    """A failed search pair's error as it is printed: as it is if it names one of
+    the two documents (a file that cannot be read), else after the pair."""
+    for document in (source, target):
+        if _naming_once(document, error) == error:
+            return error
+    return f"{source} -> {target}: {error}"
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "evaluate",
@@ -222,7 +231,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
             echo(format_search(searches))
             if files:
                 echo(f"report: {files.summary_md}")
-            return 0
+            # A bad file fails every pair it is in: each distinct reason once (a row
+            # joins its documents' reasons and its baselines' with "; ").
+            errors = dict.fromkeys(
+                _pair_error(source, str(res.target), reason)
+                for res in searches
+                for source, error in res.failures
+                for reason in error.split("; ")
+            )
+            for line in errors:
+                echo(f"error: {line}", file=sys.stderr)
+            return 1 if errors else 0
         result, files = run(args.corpus, args.out, **options, **common)
     except CorpusError as err:
         echo(f"error: {err}", file=sys.stderr)

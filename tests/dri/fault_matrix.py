@@ -249,8 +249,6 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
             "worker-killed",
         )
     },
-    ("compare", "read-only-data"): "compare writes nothing",
-    ("compare", "full-disk"): "compare writes nothing",
     ("store-info", "full-disk"): _READS_ONLY,
     ("store-top", "full-disk"): _READS_ONLY,
     ("store-info", "neo4j-restart"): _NOT_A_RUN,

@@ -90,6 +90,46 @@ def test_texts(tmp_path, capsys):
     assert 0 < data["scores"]["analogy_similarity"] <= 1
 
 
+def _without_timing(out: str) -> str:
+    return "\n".join(line for line in out.splitlines() if not line.startswith("mapping time"))
+
+
+def test_a_text_read_before_is_not_parsed_again(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    demo = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
+    a, b = demo / "solar-system.txt", demo / "rutherford-atom.txt"
+    assert main(["compare", str(a), str(b)]) == 0
+    first = capsys.readouterr().out
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr("dri.commands.compare.build_graphs", no_parse)
+    monkeypatch.setattr("dri.mapping.encoder.SentenceEncoder._run", no_parse)
+    assert main(["compare", str(a), str(b)]) == 0
+    assert _without_timing(capsys.readouterr().out) == _without_timing(first)
+    # The same bytes under another name: the kept graph, named as the file read now.
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(a.read_bytes())
+    assert main(["compare", str(copy), str(b)]) == 0
+    assert capsys.readouterr().out.startswith("source: copy.txt ")
+    # A lower limit than the kept text's length: refused as a first read is.
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "100")
+    assert main(["compare", str(a), str(b)]) == 1
+    assert capsys.readouterr().err.startswith(f"error: {a}: too long: ")
+
+
+def test_a_text_read_with_a_warning_warns_every_time(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    text = tmp_path / "cafe.txt"
+    text.write_bytes(
+        "The caf\xe9 serves coffee to the guests. The guests drink the coffee.\n".encode("cp1252")
+    )
+    for _ in range(2):
+        assert main(["compare", str(text), str(text)]) == 0
+        assert f"{text}: not valid UTF-8; read as Windows-1252" in capsys.readouterr().err
+
+
 def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
     a, _ = _graphs(tmp_path)
     bad = tmp_path / "bad.json"

@@ -101,3 +101,18 @@ def test_leaving_early_ends_the_second_process(sections, monkeypatch):
         raise KeyboardInterrupt
     assert not process.is_alive()
     assert process.exitcode is not None
+
+
+def test_a_store_that_cannot_be_used_is_one_line_before_any_loading(tmp_path, monkeypatch, capsys):
+    from dri.cli import main
+
+    def no_loading() -> None:
+        raise AssertionError("models loaded before the store was checked")
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # nothing listens there
+    monkeypatch.setattr("dri.evaluate.preload", no_loading)
+    assert main(["demo", "--out", str(tmp_path / "out")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("error: Neo4j at bolt://127.0.0.1:1: cannot connect: connection refused")

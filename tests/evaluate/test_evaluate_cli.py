@@ -88,3 +88,23 @@ def test_a_failed_document_is_named_once_in_its_problem_line(data_dir, tmp_path,
     [line] = [e for e in errors if "taska_cut.txt" in e and "empty file" in e]
     assert line.startswith(f"error: {corpus / 'taska_cut.txt'}: empty file"), line
     assert f"taska_cut.txt: {corpus}" not in line, line  # not "X: X: ..."
+
+
+def test_a_search_with_bad_files_says_each_once_and_exits_1(data_dir, tmp_path, capsys):
+    corpus = tmp_path / "stories"
+    corpus.mkdir()
+    for name in ("solar-system.txt", "rutherford-atom.txt", "bread.txt"):
+        shutil.copy(DEMO / "analogy" / name, corpus / name)
+    (corpus / "junk.txt").write_bytes(bytes(range(256)) * 12)
+    (corpus / "empty.txt").write_bytes(b"")
+    assert main(["evaluate", "analogy", str(corpus), "--target", "solar-system.txt", "-q"]) == 1
+    out, err = capsys.readouterr()
+    assert "rutherford-atom.txt" in out  # the good sources are still ranked
+    errors = err.strip().splitlines()
+    assert len(errors) == len(set(errors)) and all(line.startswith("error: ") for line in errors)
+    assert any(line.startswith(f"error: {corpus / 'empty.txt'}: empty file") for line in errors)
+    assert any(line.startswith(f"error: {corpus / 'junk.txt'}: ") for line in errors)
+    # A target that cannot be read fails every pair: its reason, once.
+    assert main(["evaluate", "analogy", str(corpus), "--target", "junk.txt", "-q"]) == 1
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == len(set(errors)) and any(f"{corpus / 'junk.txt'}: " in line for line in errors)

@@ -88,3 +88,25 @@ def test_stage_two_with_top_maps_on_a_pool_of_processes_when_many_are_left(tmp_p
     monkeypatch.setattr(pipeline, "POOL_MIN", 1)
     summary = _search_with_top(tmp_path, data_dir, monkeypatch)
     assert set(summary.worker_pids) - {os.getpid()}  # the mapping ran in the workers
+
+
+def test_a_search_over_stored_documents_maps_here_on_a_pool_of_its_own(tmp_path, data_dir, monkeypatch):
+    """No Prefect server for a search whose documents are stored, however many
+    candidates it maps: they go to a pool of processes started by this one."""
+    monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("DRI_WORKERS", "2")
+    # As a search of hundreds of candidates meets them: more pairs than a small run maps.
+    monkeypatch.setattr("dri.flows.pipeline.INLINE_MAX_PAIRS", 2)
+    monkeypatch.setattr("dri.flows.pipeline.POOL_MIN", 2)
+    corpus = _more(tmp_path)
+    search = {"mode": "target", "target": "atom.txt"}
+    assert small_job(CorpusSettings(corpus_dir=str(corpus), candidates=6, **search))
+    # Without stage 1 it is a corpus run like any other: 6 pairs are more than 2.
+    assert not small_job(CorpusSettings(corpus_dir=str(corpus), exhaustive=True, **search))
+    state, summary = run_corpus(str(corpus), candidates=6, **search)
+    assert state.is_completed(), state.message
+    assert summary.mapped == summary.pairs == 6
+    # Parsed here, mapped by the pool's processes.
+    assert os.getpid() in summary.worker_pids and len(set(summary.worker_pids) - {os.getpid()}) >= 1
+    assert summary.top[0]["source"].endswith("solar.txt")

@@ -17,7 +17,7 @@ from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.profiles import get_profile
 from dri.mapping.random_graphs import random_ros_graph
 from dri.mapping.search import Maps, Search, SearchInputs
-from dri.mapping.seeds import SEED_FLOOR, Candidates, SeedTable, round12
+from dri.mapping.seeds import SEED_FLOOR, Candidates, SeedTable, _ranked, round12
 from dri.mapping.sides import Side
 from dri.mapping.wordnet import similarity_functions
 from dri.metrics import compare, score_mapping
@@ -356,3 +356,22 @@ def test_round12_is_pythons_round():
     values += [(rng.randrange(10**12) + 0.5) / 1e12 for _ in range(20000)]  # halves after scaling
     values += [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 1 / 6]
     assert round12(np.array(values)).tolist() == [round(v, 12) for v in values]
+
+
+@pytest.mark.parametrize("structure", [False, True])
+@pytest.mark.parametrize("row_max", [8, 2**20, 2**61])
+def test_seed_ranking_is_lexsort_of_the_key_fields(structure, row_max):
+    # The seed order packs the key's fields into one integer (or two) when they fit:
+    # it must be exactly the order of sorting the fields, whichever way it takes
+    # (larger node ids leave fewer bits: one key, two keys, plain lexsort).
+    rng = np.random.default_rng(row_max)
+    n = 3000
+    rows, cols = rng.integers(0, row_max, n), rng.permutation(n)
+    rscore = round12(rng.choice(rng.random(40), n))
+    rscore[:5] = (0.0, 1.0, 0.5, 1 / 3, 2 / 3)
+    same, potential = rng.integers(0, 4, n), rng.integers(0, 30, n)
+    anchors = (rng.random(n) < 0.05).astype(np.int64)
+    keys = (cols, rows, -same, -rscore, -potential) if structure else (cols, rows, -same, -rscore)
+    expected = np.lexsort((*keys, -anchors))
+    got = _ranked(rows, cols, rscore, same, potential, anchors, structure)
+    assert got.tolist() == expected.tolist()

@@ -23,6 +23,18 @@ def test_synonyms_mean_more_than_unrelated_verbs():
     assert meaning_similarity("heat", "warm") == matrix[0, 0]
 
 
+def test_one_pair_is_the_same_float_as_the_matrix_of_that_pair():
+    # meaning_similarity computes one pair without the matrix (the mapper asks
+    # hundreds before its label matrix exists); the floats must be the matrix's
+    # (identical labels are 1.0 by definition, the matrix's cosine of a clause with itself may fall short).
+    labels = ["heat", "warm", "sing", "sleep", "push_into", "pump_into", "orbit", "revolve_around"]
+    labels += ["divide", "split", "base_on", "cause", "before", "isa", "be", "have", "take_over"]
+    for a in labels:
+        for b in labels:
+            if a != b:
+                assert meaning_similarity.__wrapped__(a, b) == meaning_matrix([a], [b])[0, 0], (a, b)
+
+
 def test_higher_order_labels_match_by_identity_only():
     matrix = meaning_matrix(["cause", "before"], ["cause", "after"])
     assert np.array_equal(matrix, np.array([[1.0, 0.0], [0.0, 0.0]]))

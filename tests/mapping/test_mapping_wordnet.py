@@ -334,12 +334,28 @@ def test_score_matrix_is_score_of_every_pair(pos, rule):
     wn = wordnet()
     if pos == "a":
         rows, columns = ["weak", "hot", "big", "xqzzyword"], ["feeble", "cold", "large", "weak"]
+        # Adjectives come from an index of the columns' synsets, clusters and attributes:
+        # mix in the cluster heads of sampled rows (0.8), their antonyms' attributes (0.5),
+        # nouns and inflections, so every tier is met.
+        sample = random.Random(3).sample(wordnet().lemmas("a"), 80)
+        heads = [
+            wordnet()._first_word["a"][h]
+            for w in sample[:40]
+            for o in wordnet().offsets(w, "a")
+            for h in wordnet()._adj_head.get(o, ())
+        ]
+        rows = rows + sample + ["bigger", "Weak", ""]
+        columns = (
+            columns + heads + ["strong", "strength", "heavy", "light", "largest", "dog", "", "xqzzyword"]
+        )
     else:
         rows, columns = _sample_words(pos, 60, seed=1), _sample_words(pos, 50, seed=2)
     matrix = wn.score_matrix(rows, columns, pos, rule)
     expected = np.array([[wn.score(a, b, pos, rule) for b in columns] for a in rows])
     assert matrix.shape == (len(rows), len(columns))
     assert np.array_equal(matrix, expected)  # exactly, not approximately
+    if pos == "a":
+        assert {0.0, ADJ_ATTRIBUTE, ADJ_CLUSTER, 1.0} <= set(matrix.ravel().tolist())
     assert wn.score_matrix([], columns, pos, rule).shape == (0, len(columns))
 
 
@@ -364,6 +380,11 @@ def test_relation_similarity_matrix_is_relation_similarity_of_every_pair():
     assert matrix[rows.index("Take over"), columns.index("take_over")] == 1.0
     assert matrix[rows.index("isa"), columns.index("isa")] == 1.0
     assert (matrix[rows.index("isa")] == 0.0).sum() == len(columns) - 1
+    # Labels of one reading only (no second reading to take on either side), and one side only.
+    for rows, columns in ((["have", "destroy"], ["build", "take", "be"]), (["have"], ["base_on", "be_in"])):
+        expected = np.array([[relation_similarity(a, b) for b in columns] for a in rows])
+        assert np.array_equal(relation_similarity_matrix(rows, columns), expected)
+        assert np.array_equal(relation_similarity_matrix(columns, rows), expected.T)
 
 
 def test_information_ranks_general_words_below_specific_ones():

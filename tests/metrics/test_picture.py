@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from dri.metrics.picture import MAX_INFERENCES, MAX_NODES, draw_mapping
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
 SVG = "{http://www.w3.org/2000/svg}"
+#: As the session started: the subprocess test runs in the background (tests/background.py).
+ENV_AT_START = dict(os.environ)
 
 
 def _groups(svg: str, prefix: str, kind: str) -> dict[str, ET.Element]:
@@ -138,3 +143,37 @@ def test_many_inferences_draw_the_best_supported_and_say_so():
     assert picture.inferences_shown == MAX_INFERENCES and picture.inferences == len(verbs)
     assert len(_groups(picture.svg, "m", "inference")) == MAX_INFERENCES
     assert f"Draws {MAX_INFERENCES} of the {len(verbs)} candidate inferences" in picture.note
+
+
+_DRAW_BIG = """
+import sys
+from dri.graphs import add_triple, new_graph
+from dri.mapping import MappedPair, Mapping
+from dri.metrics.picture import draw_mapping
+
+source, target = new_graph("s", name="big"), new_graph("t", name="small")
+add_triple(source, "sun", "attract", "planet")
+for i in range(150):  # the picture shows less than half of the source
+    add_triple(source, f"thing{i}", "touch", f"thing{i + 1}")
+add_triple(target, "nucleus", "attract", "electron")
+pair = MappedPair("c:sun", "c:nucleus", "concept", "sun", "nucleus", 0.5, "object.n.01")
+mapping = Mapping([pair], source_size=source.number_of_nodes(), target_size=3, seconds=0.0)
+sys.stdout.write(draw_mapping(source, target, mapping, prefix="big").svg)
+"""
+
+
+@pytest.mark.background  # two fresh processes: seconds of imports, waited for
+def test_a_picture_is_the_same_in_every_process():
+    """The nodes shown are laid out in the graph's order, not in the order of a set of
+    strings, which changes with each process's hashing (PYTHONHASHSEED)."""
+    svgs = {
+        subprocess.run(
+            [sys.executable, "-c", _DRAW_BIG],
+            env={**ENV_AT_START, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(svgs) == 1 and "big-source-0" in next(iter(svgs))

@@ -1,0 +1,55 @@
+"""metrics/picture_pool.py: pictures drawn in forked workers are the caller's pictures."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from dri.graphs import add_triple, new_graph
+from dri.metrics import compare
+from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures, picture_pool
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    made = []
+    for n, (a, b) in enumerate([("sun", "nucleus"), ("army", "ray")]):
+        source, target = new_graph(f"s{n}", name=f"s{n}"), new_graph(f"t{n}", name=f"t{n}")
+        add_triple(source, a, "attract", "planet")
+        add_triple(source, "planet", "revolve_around", a)
+        add_triple(target, b, "attract", "electron")
+        comparison = compare(source, target)
+        made.append(
+            PictureJob(source, target, comparison.mapping, tuple(comparison.inferences), prefix=f"j{n}")
+        )
+    return made
+
+
+def test_a_pool_draws_what_the_caller_draws(jobs):
+    here = [job.draw().svg for job in jobs]
+    with picture_pool() as pool:
+        assert pool is not None  # these machines have more than one CPU
+        drawn = draw_pictures(jobs, pool)
+    assert [p.svg for p in drawn] == here
+
+
+def test_a_dead_worker_costs_time_never_a_picture(jobs):
+    pool = PicturePool(workers=1)
+    try:
+        # The worker is forked by the pool's first task; kill it.
+        workers = list(pool._executor._processes.values())  # type: ignore[union-attr]
+        assert workers
+        for process in workers:
+            os.kill(process.pid, signal.SIGKILL)
+            process.join(10)
+        drawn = draw_pictures(jobs, pool)
+    finally:
+        pool.close()
+    assert [p.svg for p in drawn] == [job.draw().svg for job in jobs]
+
+
+def test_no_pool_when_none_is_wanted():
+    with picture_pool(wanted=False) as pool:
+        assert pool is None

@@ -16,9 +16,12 @@ its fork): a worker would only draw what the caller waits for.
 The workers are forked (the start method that shares the parent's loaded
 modules; the pool is made before the search starts any thread) and ignore
 SIGINT: an interrupt is the parent's to report, in one line, and closing the
-pool ends them; a worker whose parent is gone (even killed outright) exits. A worker that dies or a picture that fails in one is drawn
-again in the caller, so a broken pool costs time, never a picture. On one
-CPU there is no second core to use, and :func:`picture_pool` gives None.
+pool ends them; a worker whose parent is gone (even killed outright) exits.
+A worker that dies or a picture that fails in one is drawn again in the
+caller, so a broken pool costs time, never a picture. :func:`picture_pool`
+gives None on one CPU (no second core to use) and where matplotlib is loaded
+already (``dri demo`` loads it before its fork): a worker would then only
+draw what the caller waits for.
 
 >>> with picture_pool() as pool:                                   # doctest: +SKIP
 ...     results = search()                 # the workers import matplotlib meanwhile

@@ -10,12 +10,18 @@ side by side. A picture is the same, byte for byte, drawn by a worker or by
 the caller (the layout is seeded and the SVG ids come from the picture's
 prefix), so the pool changes when a picture is ready, never what it shows.
 
+No pool is made where matplotlib is loaded already (`dri demo` loads it before
+its fork): a worker would only draw what the caller waits for.
+
 The workers are forked (the start method that shares the parent's loaded
 modules; the pool is made before the search starts any thread) and ignore
 SIGINT: an interrupt is the parent's to report, in one line, and closing the
-pool ends them; a worker whose parent is gone (even killed outright) exits. A worker that dies or a picture that fails in one is drawn
-again in the caller, so a broken pool costs time, never a picture. On one
-CPU there is no second core to use, and :func:`picture_pool` gives None.
+pool ends them; a worker whose parent is gone (even killed outright) exits.
+A worker that dies or a picture that fails in one is drawn again in the
+caller, so a broken pool costs time, never a picture. :func:`picture_pool`
+gives None on one CPU (no second core to use) and where matplotlib is loaded
+already (``dri demo`` loads it before its fork): a worker would then only
+draw what the caller waits for.
 
 >>> with picture_pool() as pool:                                   # doctest: +SKIP
 ...     results = search()                 # the workers import matplotlib meanwhile
@@ -29,6 +35,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -121,9 +128,11 @@ class PicturePool:
 @contextlib.contextmanager
 def picture_pool(wanted: bool = True) -> Iterator[PicturePool | None]:
     """A :class:`PicturePool` for the block, or None when ``wanted`` is false, on one
-    CPU, or where processes cannot be forked."""
+    CPU, where processes cannot be forked, or when this process has loaded
+    matplotlib already (``dri demo``): a worker would then only draw what the
+    caller waits for."""
     pool = None
-    if wanted and (os.cpu_count() or 1) > 1:
+    if wanted and (os.cpu_count() or 1) > 1 and "matplotlib.pyplot" not in sys.modules:
         try:
             pool = PicturePool()
         except (OSError, ValueError) as err:

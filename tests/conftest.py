@@ -55,6 +55,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import background
 import pytest
@@ -106,6 +107,31 @@ def neo4j_uri() -> Iterator[str]:
     yield f"bolt://127.0.0.1:{port}"
     if not was_running:
         neo4j_script("stop", port)
+
+
+@pytest.fixture(scope="session")
+def evaluation_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data folder (an embedded SQLite store) the demo evaluations share for the session."""
+    return tmp_path_factory.mktemp("evaluation-data")
+
+
+@pytest.fixture(scope="module")
+def evaluation_environment(prefect_server: None, evaluation_data_dir: Path) -> Iterator[Path]:
+    """The evaluations' private SQLite store, and no runner asked for, for one module.
+
+    Module-scoped, so the module-scoped evaluations see it, and undone after
+    the module, so the settings never leak into other tests (the flow tests
+    check the default task runner; the store tests read NEO4J_URI). The
+    modules that evaluate the demo corpora share the store, so a pair mapped
+    by one (the report pages' tests) is read back by the next
+    (``tests/evaluate``), as a user's second evaluation of a corpus is.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DRI_DATA_DIR", str(evaluation_data_dir))
+        mp.delenv("NEO4J_URI", raising=False)
+        mp.delenv("DRI_TASK_RUNNER", raising=False)
+        mp.delenv("DRI_WORKERS", raising=False)
+        yield evaluation_data_dir
 
 
 @pytest.fixture

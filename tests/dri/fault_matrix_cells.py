@@ -17,6 +17,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -104,11 +105,16 @@ def neo4j_counts(uri: str, patience: float = 30.0) -> dict[str, int]:
 
 
 def template_store(folder: Path, pythonpath: str | None) -> Workspace:
-    """One clean run of the analogy corpus in SQLite, to copy into cells."""
+    """One clean run of the analogy corpus in SQLite, to copy into cells, and
+    a migrated Prefect database in its Prefect home (``Workspace.prefect_db``)."""
     ws = Workspace(folder, pythonpath).prepare()
     done = dri(ws, COMMANDS["run-inline"](ws))
     if done.code != 0:
         raise RuntimeError(f"the template run failed: {done.stderr[-500:]}")
+    upgrade = [sys.executable, "-m", "prefect", "server", "database", "upgrade", "-y"]
+    migrated = subprocess.run(upgrade, env=ws.base_env(), capture_output=True, text=True, timeout=600)
+    if migrated.returncode != 0 or not (ws.prefect / "prefect.db").is_file():
+        raise RuntimeError(f"the template Prefect database was not made: {migrated.stderr[-500:]}")
     return ws
 
 

@@ -62,6 +62,7 @@ class CellPool:
 
     def _run(self, ws: Workspace, command: str, fault: str) -> tuple[Workspace, Outcome]:
         template = self._template.result()
+        ws.prefect_db = template.prefect / "prefect.db"
         if fault == "wrong-credentials" and self._auth is not None:
             self._auth.result()
         return ws, CELL_RUNNERS[fault](ws.prepare(), command, template)

@@ -16,6 +16,10 @@ from chromium import docs_screenshot
 
 from dri.cli import main
 
+# The demo evaluations' store, shared with tests/evaluate: the pairs these
+# reports map are read back there instead of being mapped again.
+pytestmark = pytest.mark.usefixtures("evaluation_environment")
+
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
 
 #: A desktop window and a narrow one (a small laptop, a window beside another).
@@ -55,7 +59,7 @@ def _fits(page) -> None:
 
 
 @pytest.fixture(scope="module")
-def analogy_report(tmp_path_factory) -> Path:
+def analogy_report(tmp_path_factory, evaluation_environment) -> Path:
     out = tmp_path_factory.mktemp("analogy-report")
     assert (
         main(["evaluate", "analogy", str(DEMO), "-k", "3", "--no-baselines", "--quiet", "--out", str(out)])

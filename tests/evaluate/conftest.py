@@ -7,38 +7,24 @@ would go to Prefect's pool on the session's test server. The corpus flow on
 Prefect's runners (threads, processes, Dask) is tested in ``tests/flows``;
 here it cost 40 of the folder's 105 s. The tests use, for the whole
 session, their own data folder with the embedded SQLite store -- never the
-store of whoever runs the tests. The Neo4j test asks for ``neo4j_store``
-explicitly. The settings are applied per module and undone afterwards.
+store of whoever runs the tests -- shared with the report pages' tests
+(``tests/dri/test_pages_in_chromium.py``), so each demo pair is mapped once
+in the session (``evaluation_environment`` in ``tests/conftest.py``). The
+Neo4j test asks for ``neo4j_store`` explicitly. The settings are applied
+per module and undone afterwards.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from dri.store import open_store
 
 
-@pytest.fixture(scope="session")
-def evaluation_data_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("evaluation-data")
-
-
 @pytest.fixture(scope="module", autouse=True)
-def evaluation_environment(prefect_server, evaluation_data_dir):
-    """A private SQLite store, and no runner asked for, for each module of this folder.
-
-    Module-scoped, so the module-scoped evaluations see it, and undone after
-    each module, so the settings never leak into other folders' tests (the
-    flow tests check the default task runner; the store tests read NEO4J_URI).
-    """
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DRI_DATA_DIR", str(evaluation_data_dir))
-        mp.delenv("NEO4J_URI", raising=False)
-        mp.delenv("DRI_TASK_RUNNER", raising=False)
-        mp.delenv("DRI_WORKERS", raising=False)
-        yield evaluation_data_dir
+def evaluation_environment(evaluation_environment):
+    """Every module of this folder in the evaluations' environment (``tests/conftest.py``)."""
+    return evaluation_environment
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from dri.graphs.ros import CONCEPT, RELATION
@@ -430,19 +431,56 @@ class _Run:
     def push(self, neighbours: _Neighbours) -> None:
         """Every feasible pair among ``neighbours`` (source relations x target relations)
         onto the heap, by its key."""
+        # Search.check, inlined for order-1 pairs: most of a mapping's checks are made here.
         search, maps, heap = self.search, self.maps, self.heap
-        rmap, rinv = maps.rmap, maps.rinv
-        check = search.check
+        rmap, rinv, cmap, cinv = maps.rmap, maps.rinv, maps.cmap, maps.cinv
+        entries, width, push = search.entries, search.width, heapq.heappush
+        checks = 0
         for mine, theirs in neighbours:
             for i in mine:
                 if rmap[i] >= 0:
                     continue
+                row = i * width
                 for k in theirs:
                     if rinv[k] >= 0:
                         continue
-                    found = check(i, k, maps)
-                    if found is not None:
-                        heapq.heappush(heap, found[1])
+                    entry = entries.get(row + k)
+                    if entry is None:
+                        entry = search.entry(i, k)
+                    if entry is True:
+                        found = search.check(i, k, maps)
+                        if found is not None:
+                            push(heap, found[1])
+                        continue
+                    checks += 1
+                    if entry is False:
+                        continue
+                    variant = 0
+                    a, b = entry[0], entry[1]
+                    if a >= 0:
+                        there = cmap[a]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            variant = 1
+                    a, b = entry[2], entry[3]
+                    if a >= 0:
+                        there = cmap[a]
+                        if there >= 0:
+                            if there != b:
+                                continue
+                        elif cinv[b] >= 0:
+                            continue
+                        else:
+                            variant |= 2
+                    found = entry[4 + variant]
+                    if found is None:
+                        found = search.found(i, k, entry, variant)
+                    push(heap, found[1])
+        search.work += checks
 
     def take(self, i: int, k: int, extension: Extension) -> None:
         """Map (i, k) and what it adds, and push the candidates around the new pairs."""
@@ -488,11 +526,13 @@ class _Run:
             search.t.subj,
             search.t.obj,
         )
-        pos, end = self.seed_pos[tier], len(rows)
-        while pos < end:
-            i, k = rows[pos], cols[pos]
-            pos += 1
-            if rmap[i] >= 0 or rinv[k] >= 0:
+        start = self.seed_pos[tier]
+        # pos: the place after seed (i, k), where the next scan starts.
+        for pos, i in enumerate(islice(rows, start, None), start + 1):
+            if rmap[i] >= 0:
+                continue
+            k = cols[pos - 1]
+            if rinv[k] >= 0:
                 continue
             if s_order[i] != 1:
                 extension = search.extension(i, k, maps)
@@ -525,7 +565,7 @@ class _Run:
                     fresh.append((o, b))
             self.seed_pos[tier] = pos
             return i, k, (0, tuple(fresh), ())
-        self.seed_pos[tier] = pos
+        self.seed_pos[tier] = len(rows)
         return None
 
     def untouched(self, side: Side, i: int, m: list[int], cm: list[int]) -> bool:

@@ -155,6 +155,13 @@ class LabelMatrix:
         self._rows: list[list[float]] | None = None
         self.asked = 0
 
+    @property
+    def settled(self) -> bool:
+        """Whether :meth:`get` gives its final floats: once the matrix exists (or when it never
+        will). A pair asked before takes ``sim``'s float, whose label meaning may differ
+        from the matrix's in the last place, and is counted towards computing the matrix."""
+        return not self.usable or self._matrix is not None
+
     def matrix(self) -> np.ndarray:
         if self._matrix is None:
             matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)

@@ -34,8 +34,8 @@ Extension = tuple[int, Pairs, Pairs]
 Step = tuple[str, int, int]
 #: (relation index, concept lists of its arguments' roles) pairs to look among, see _Run.push.
 _Neighbours = tuple[tuple[Sequence[int], Sequence[int]], ...]
-#: What checking a relation pair needs besides the state (:meth:`Search.entry`): False,
-#: never compatible; True, order 2 (:meth:`Search.extension` checks it); else an order-1
+#: What checking a relation pair needs besides the state (:meth:`Search.entry`): True,
+#: order 2 (:meth:`Search.extension` checks it); False, never compatible; else an order-1
 #: pair's [subject, its partner, object, its partner (-1: none, or the subject again)],
 #: then per variant (bit 1: the subject pair is new, bit 2: the object pair) its
 #: extension and key, filled on first use.
@@ -210,25 +210,35 @@ class Search:
         del new_r[i]
         return anchors, tuple(new_c.items()), tuple(new_r.items())
 
+    def settled(self) -> bool:
+        """Whether what is kept for a pair stays true. Before the label matrix exists,
+        each relation pair asked is scored on its own and counted towards computing the
+        matrix (:class:`~mapping.matrices.LabelMatrix`): a pair is then checked and keyed
+        anew each time, as the similarity asks come and the floats they give."""
+        return self.labels is None or self.labels.settled
+
     def entry(self, i: int, k: int) -> _Entry:
-        """What checking (i, k) needs that no state changes (see :data:`_Entry`), kept."""
+        """What checking (i, k) needs that no state changes (see :data:`_Entry`), kept
+        once :meth:`settled`."""
         entry: _Entry
-        if not self.compatible(i, k):
+        if self.s.order[i] != 1:
+            entry = True  # extension() checks its compatibility, each time
+        elif not self.compatible(i, k):
             entry = False
-        elif self.s.order[i] != 1:
-            entry = True
         else:
             s, t = self.s, self.t
             si, oi = s.subj[i], s.obj[i]
             # The signatures match: an argument missing or repeated on one side is on the other.
             two = oi >= 0 and oi != si
             entry = [si, t.subj[k], oi if two else -1, t.obj[k] if two else -1, None, None, None, None]
-        self.entries[i * self.width + k] = entry
+        if self.settled():
+            self.entries[i * self.width + k] = entry
         return entry
 
     def found(self, i: int, k: int, entry: list[Any], variant: int) -> _Found:
         """The extension and key of order-1 pair (i, k) when the argument pairs
-        ``variant`` names are new and the others already mapped to each other, kept."""
+        ``variant`` names are new and the others already mapped to each other, kept
+        in ``entry`` (which is kept itself once :meth:`settled`)."""
         si, sk, oi, ok = entry[0], entry[1], entry[2], entry[3]
         new = []
         if variant & 1:

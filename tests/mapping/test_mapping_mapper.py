@@ -375,3 +375,31 @@ def test_seed_ranking_is_lexsort_of_the_key_fields(structure, row_max):
     expected = np.lexsort((*keys, -anchors))
     got = _ranked(rows, cols, rscore, same, potential, anchors, structure)
     assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("structure", [False, True])
+def test_check_from_what_is_kept_is_extension_and_key(structure):
+    # Search.check keeps a pair's compatibility, arguments, extension and key between
+    # runs; in any state it must give what extension() and key() compute afresh, and
+    # count the same feasibility checks.
+    rng = random.Random(5)
+    s, t = Side.of(_varied_graph(rng, 60, "a")), Side.of(_varied_graph(rng, 50, "b"))
+    sim, _ = similarity_functions("max")
+    labels = LabelMatrix(s, t, "max", sim)
+    labels.matrix()  # settled: what a pair needs is kept from the first check on
+    inputs = SearchInputs(s, t, sim, floor=0.5, concepts=ConceptMatrix(s, t, "max", sim), labels=labels)
+    kept, fresh = Search(inputs, structure=structure), Search(inputs, structure=structure)
+    pairs = [(i, k) for i in range(len(s.relations)) for k in range(len(t.relations))]
+    feasible = 0
+    for _ in range(6):
+        maps = Maps.empty(s, t)
+        for j in rng.sample(range(len(s.concepts)), len(s.concepts) // 3):
+            b = rng.randrange(len(t.concepts))
+            if maps.cinv[b] < 0:
+                maps.cmap[j], maps.cinv[b] = b, j
+        for i, k in pairs:
+            extension = fresh.extension(i, k, maps)
+            expected = None if extension is None else (extension, fresh.key(i, k, extension))
+            assert kept.check(i, k, maps) == expected
+            feasible += expected is not None
+    assert kept.work == fresh.work and feasible > 100 and kept.entries

@@ -40,6 +40,7 @@ from dri.flows.search import prune_pairs
 from dri.flows.stage2 import cannot_reach
 from dri.graphs import restrict_to_sections
 from dri.literal import storable
+from dri.mapping.abstract_sentences import abstract_sentence_vectors
 from dri.mapping.content import content_vector, sentence_vectors
 from dri.metrics import compare
 from dri.settings import data_dir
@@ -206,6 +207,7 @@ def _put(
     # The encoder reads each document once; its vectors are stored with it.
     content_vector(graph)
     sentence_vectors(graph)
+    abstract_sentence_vectors(graph)
     seconds_parse += time.perf_counter() - t
     t = time.perf_counter()
     worker_store().put_document(corpus, graph, meta=dict(meta or {}))

@@ -100,8 +100,9 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
+from dri.mapping.abstract_sentences import clause_context
 from dri.mapping.evaluation import loose_concept_pairs, structural_evaluation
-from dri.mapping.matrices import ConceptMatrix, LabelMatrix, blend
+from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.meaning import meaning_similarity
 from dri.mapping.profiles import Profile, get_profile
 from dri.mapping.search import Search, SearchInputs, Step, seed_pairs
@@ -259,10 +260,6 @@ def _map_graphs(
     rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
     concepts = ConceptMatrix(s, t, rule, cached) if rule else None
     labels = LabelMatrix(s, t, rule, cached, prof.relation_meaning) if rule else None
-    if labels is not None:
-        labels.how = prof.relation_blend
-    if labels is not None and prof.relation_meaning > 0.0 and prof.relation_clause > 0.0:
-        labels.use_clauses(source, target, prof.relation_clause)
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
@@ -275,18 +272,11 @@ def _map_graphs(
         table=SeedTable(candidates),
         concepts=concepts,
         labels=labels,
+        context=clause_context(source, target, s, t, prof.clause_context)
+        if prof.clause_context > 0.0
+        else None,
     )
     search = Search(inputs)
-    search.rel_evidence = search.rel_lin
-    if prof.clause_gate > 0.0:
-        from dri.mapping.relation_clauses import clause_gate
-
-        gate = clause_gate(source, target, s, t, prof.clause_gate, prof.clause_mode)
-
-        def gated(i: int, k: int) -> float:
-            return search.rel_lin(i, k) * gate[i][k]
-
-        search.rel_evidence = gated
     best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit)
     structural = len(best)
     if prof.loose_concepts > 0.0:
@@ -325,21 +315,17 @@ def _similarity(
         )
     similarity, default_generic = similarity_functions(SIMILARITIES[prof.similarity])
     if prof.relation_meaning > 0.0:
-        similarity = _with_meaning(similarity, prof.relation_meaning, prof.relation_blend)
+        similarity = _with_meaning(similarity, prof.relation_meaning)
     return similarity, generic or default_generic, prof.similarity
 
 
-def _with_meaning(lin: Similarity, weight: float, how: str = "max") -> Similarity:
+def _with_meaning(lin: Similarity, weight: float) -> Similarity:
     """``lin``, with relation labels also paired by meaning (:mod:`mapping.meaning`):
     ``max(lin, weight x meaning)`` for verbs, as :class:`LabelMatrix` computes it."""
 
     def similarity(a: str, b: str, pos: str) -> float:
         value = lin(a, b, pos)
-        if pos != "v":
-            return value
-        if how == "max":
-            return max(value, weight * meaning_similarity(a, b))
-        return float(blend(how, value, weight * meaning_similarity(a, b)))
+        return max(value, weight * meaning_similarity(a, b)) if pos == "v" else value
 
     return similarity
 

@@ -12,11 +12,10 @@ entries, pairs are asked one at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from dri.mapping.meaning import UNRELATED, identity_only, meaning_matrix, text_vectors
+from dri.mapping.meaning import meaning_matrix
 from dri.mapping.sides import Side
 from dri.mapping.wordnet import relation_similarity_matrix, wordnet
 
@@ -132,17 +131,6 @@ class ConceptMatrix:
         return rows
 
 
-def blend(how: str, lin, meaning):
-    """EXPERIMENT: Lin and weighted meaning of two labels combined (identical labels are 1 in both)."""
-    if how == "max":
-        return np.maximum(lin, meaning)
-    if how == "mean":
-        return 0.5 * (lin + meaning)
-    if how == "meaning":
-        return np.maximum(meaning, np.asarray(lin) >= 1.0 - 1e-12)
-    raise ValueError(how)
-
-
 class LabelMatrix:
     """:func:`mapping.wordnet.relation_similarity` of every source relation label with
     every target label, computed with
@@ -156,8 +144,6 @@ class LabelMatrix:
         self, s: Side, t: Side, rule: str, sim: Callable[[str, str, str], float], meaning: float = 0.0
     ):
         self.rule, self.sim, self.meaning = rule, sim, meaning
-        self._rels_s, self._rels_t = s.relations, t.relations
-        self.how = "max"
         self.labels_s = list(dict.fromkeys(s.rel_lemma))
         self.labels_t = list(dict.fromkeys(t.rel_lemma))
         where_s = {x: n for n, x in enumerate(self.labels_s)}
@@ -168,43 +154,6 @@ class LabelMatrix:
         self._matrix: np.ndarray | None = None
         self._rows: list[list[float]] | None = None
         self.asked = 0
-        self.clause_share = 0.0
-
-    def use_clauses(self, source: Any, target: Any, share: float) -> None:
-        """EXPERIMENT: rows and columns become the relations, each with its own clause."""
-        from dri.mapping.relation_clauses import relation_clauses
-
-        s_lab = [self.labels_s[i] for i in self.id_s]
-        t_lab = [self.labels_t[i] for i in self.id_t]
-        self.clauses_s = relation_clauses(source, self._rels_s, s_lab)
-        self.clauses_t = relation_clauses(target, self._rels_t, t_lab)
-        keys_s = list(zip(s_lab, self.clauses_s))
-        keys_t = list(zip(t_lab, self.clauses_t))
-        self.keys_s, self.keys_t = list(dict.fromkeys(keys_s)), list(dict.fromkeys(keys_t))
-        ws = {x: n for n, x in enumerate(self.keys_s)}
-        wt = {x: n for n, x in enumerate(self.keys_t)}
-        self.id_s = [ws[x] for x in keys_s]
-        self.id_t = [wt[x] for x in keys_t]
-        self.clause_share = share
-        self.usable = self.rule == "max" and len(self.keys_s) * len(self.keys_t) <= MATRIX_LIMIT
-
-    def _clause_matrix(self) -> np.ndarray:
-        where_s = {x: n for n, x in enumerate(self.labels_s)}
-        where_t = {x: n for n, x in enumerate(self.labels_t)}
-        rows = [where_s[k[0]] for k in self.keys_s]
-        cols = [where_t[k[0]] for k in self.keys_t]
-        lin = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)[np.ix_(rows, cols)]
-        label = meaning_matrix(self.labels_s, self.labels_t)[np.ix_(rows, cols)]
-        vs = text_vectors([k[1] for k in self.keys_s]).astype(np.float64)
-        vt = text_vectors([k[1] for k in self.keys_t]).astype(np.float64)
-        own = np.clip((vs @ vt.T - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
-        b = self.clause_share
-        blend_ = (1.0 - b) * label + b * own
-        fixed_s = np.array([identity_only(k[0]) for k in self.keys_s], dtype=bool)
-        fixed_t = np.array([identity_only(k[0]) for k in self.keys_t], dtype=bool)
-        fixed = fixed_s[:, None] | fixed_t[None, :]
-        blend_[fixed] = label[fixed]
-        return blend(self.how, lin, self.meaning * blend_)
 
     @property
     def settled(self) -> bool:
@@ -214,19 +163,17 @@ class LabelMatrix:
         return not self.usable or self._matrix is not None
 
     def matrix(self) -> np.ndarray:
-        if self._matrix is None and self.clause_share > 0.0:
-            self._matrix = self._clause_matrix()
         if self._matrix is None:
             matrix = relation_similarity_matrix(self.labels_s, self.labels_t, self.rule)
             if self.meaning > 0.0:
-                matrix = blend(self.how, matrix, self.meaning * meaning_matrix(self.labels_s, self.labels_t))
+                np.maximum(matrix, self.meaning * meaning_matrix(self.labels_s, self.labels_t), out=matrix)
             self._matrix = matrix
         return self._matrix
 
     def get(self, i: int, k: int) -> float:
         # As ConceptMatrix.get: pair by pair until the matrix is needed or pays off.
         if self._rows is None:
-            if self._matrix is None and self.clause_share <= 0.0:
+            if self._matrix is None:
                 self.asked += 1
                 if self.asked * _MATRIX_SHARE <= len(self.labels_s) * len(self.labels_t):
                     return self.sim(self.labels_s[self.id_s[i]], self.labels_t[self.id_t[k]], "v")

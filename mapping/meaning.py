@@ -113,32 +113,6 @@ def _kept_or_encoded(labels: Sequence[str]) -> dict[str, np.ndarray]:
     return out
 
 
-_TEXTS: dict[str, np.ndarray] = {}
-
-
-def text_vectors(clauses: Sequence[str]) -> np.ndarray:
-    """Unit vectors of clause texts, one row each, kept (:mod:`mapping.clause_cache`) or encoded."""
-    from dri.mapping.clause_cache import clause_cache
-    from dri.mapping.encoder import DIMENSION, sentence_encoder
-
-    with _LOCK:
-        missing = [x for x in dict.fromkeys(clauses) if x not in _TEXTS]
-    if missing:
-        cache = clause_cache()
-        found = cache.get(missing) if cache is not None else {}
-        new = [x for x in missing if x not in found]
-        if new:
-            rows = sentence_encoder().encode(new)
-            found.update(zip(new, rows))
-            if cache is not None:
-                cache.put(dict(zip(new, rows)))
-        with _LOCK:
-            _TEXTS.update(found)
-    if not clauses:
-        return np.zeros((0, DIMENSION), dtype=np.float32)
-    return np.stack([_TEXTS[x] for x in clauses])
-
-
 def clause_vectors(labels: Sequence[str]) -> np.ndarray:
     """Unit clause vectors (float32) of ``labels``, one row each, from the process's cache."""
     return _vectors(labels)

@@ -88,18 +88,10 @@ class Profile:
     #: ``max(lin, this x meaning)``, with meaning the sentence encoder's rescaled
     #: similarity of the two labels as clauses (:mod:`mapping.meaning`); 0: Lin alone.
     relation_meaning: float = 0.0
-    #: EXPERIMENT: share of a relation pair's meaning taken from the two relations'
-    #: own clauses (:mod:`mapping.relation_clauses`) instead of their labels' clauses.
-    relation_clause: float = 0.0
-    #: EXPERIMENT: how Lin and meaning combine for two different labels: "max",
-    #: "mean" (their mean), "meaning" (meaning alone).
-    relation_blend: str = "max"
-    #: EXPERIMENT: a mapped order-1 relation pair's evidence is scaled by
-    #: 1 - this + this x the meaning similarity of the two relations' own clauses.
-    clause_gate: float = 0.0
-    #: EXPERIMENT: "span" (subject to object), "sentence" (the whole sentence,
-    #: abstracted), "raw" (the stored sentence vectors, nothing abstracted).
-    clause_mode: str = "span"
+    #: Relations matched in their own clauses: a mapped order-1 relation pair's local
+    #: evidence is scaled by 1 - this + this x the meaning similarity of the two
+    #: relations' sentences, nouns and pronouns abstracted (:mod:`mapping.abstract_sentences`).
+    clause_context: float = 0.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a
     #: structural concept pair's; 0: such pairs are not mapped.
@@ -128,6 +120,7 @@ PROFILES: dict[str, Profile] = {
         concept_floor=0.5,
         valence=0.5,
         relation_meaning=1.0,
+        clause_context=1.0,
     ),
 }
 

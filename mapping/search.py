@@ -62,6 +62,8 @@ class SearchInputs:
     #: Concept and relation-label similarities computed together; None: one by one.
     concepts: ConceptMatrix | None = None
     labels: LabelMatrix | None = None
+    #: Factor of each relation pair's evidence (``[i][k]``, :mod:`mapping.abstract_sentences`); None: 1.
+    context: list[list[float]] | None = None
 
 
 @dataclass(slots=True)
@@ -96,6 +98,7 @@ class Search:
         self.table = inputs.table if inputs.table is not None else SeedTable(inputs.candidates)
         self.concepts = inputs.concepts
         self.labels = inputs.labels
+        self.context = inputs.context
         self.work = 0  # feasibility checks made, a machine-independent effort count
         # Relation pair (i, k) by i * len(t.relations) + k: what its checks need that
         # does not depend on the state (see _entry), shared by the runs of this ordering.
@@ -116,6 +119,12 @@ class Search:
         if self.labels is not None and self.labels.usable:
             return self.labels.get(i, k)
         return self.sim(a, b, "v")
+
+    def rel_evidence(self, i: int, k: int) -> float:
+        """A relation pair's similarity as evidence: :meth:`rel_lin`, times its clause context if any."""
+        if self.context is None:
+            return self.rel_lin(i, k)
+        return self.rel_lin(i, k) * self.context[i][k]
 
     def con_lin(self, a: int, b: int) -> float:
         s, t = self.s, self.t

@@ -1,0 +1,211 @@
+"""Relations matched in their own clauses: each relation's sentence with its nouns and pronouns abstracted to roles.
+
+A relation label says little on its own: ``divide`` and ``split`` pair by
+meaning (:mod:`mapping.meaning`), but so do the ``have`` of "his book" and
+the ``have`` of "her goal". What a relation does in its story is in its
+sentence. So every sentence of a document is kept a second time with the
+graph's concepts abstracted: each mention of a noun concept (pronouns
+included) becomes *someone* (a person: a PERSON entity, ``wordnet_lemma``
+``person``, or a concept mentioned as he/she/they/...) or *something*, and
+a determiner or possessor before it goes ("He finally finished the epilogue
+of his book" -> "someone finally finished something of something";
+"the army divided to attack the fortress" and "the doctor split the rays
+onto the tumour" meet). The verbs, adjectives and adverbs stay, the nouns
+never reach the encoder, so two such sentences are close when they say the
+same kind of thing, whoever they say it of (Gentner's relational
+similarity).
+
+Under ``sme`` (``clause_context`` 1.0) a mapped order-1 relation pair's
+local evidence is scaled by
+
+    1 - w + w x max(0, (cos(a, b) - UNRELATED) / (1 - UNRELATED))
+
+with a, b the encoder vectors of the two relations' abstracted sentences
+and :data:`mapping.meaning.UNRELATED` the meaning rescaling. It only
+weighs pairs the structural constraints (one to one, type match, parallel
+connectivity, the relation floor on the labels) already allow; it never
+lets a pair map, and the search keeps the mapping with the greatest
+evaluation, so it prefers relation pairs from corresponding sentences.
+Higher-order pairs keep their evidence. A graph mapped onto itself scores
+each pair 1, so a clone still scores 1, and the factor is at most 1, so
+every bound on the evaluation still holds.
+
+The sentences are those of the graph's ``text`` (the reader's sentences
+joined by a space), split again by :func:`extract.sentences.split_sentences`;
+a relation's sentence is the first of its ``sentences`` ids. A graph whose
+text does not split into as many sentences as it has (``graph.graph
+["sentences"]``), and a relation without a sentence keep their evidence (factor 1), as
+before; a sentence whose abstraction is empty (nouns only) is encoded as
+"something".
+
+Each document's abstracted sentences are encoded once: their vectors are
+kept in the graph attribute :data:`ABSTRACT_SENTENCES` (float16 in base64,
+:func:`mapping.content.pack_rows`), which both stores keep with the graph;
+a document is stored with them (``flows/tasks.py``), so comparing stored
+documents starts no encoder for them.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from dri.extract.sentences import split_sentences
+from dri.graphs.ros import CONCEPT
+from dri.mapping.blas import product
+from dri.mapping.content import pack_rows, unpack_rows
+from dri.mapping.encoder import DIMENSION
+from dri.mapping.meaning import UNRELATED
+from dri.mapping.sides import Side
+
+__all__ = ["ABSTRACT_SENTENCES", "abstract_sentence_vectors", "abstract_sentences", "clause_context"]
+
+#: The graph attribute that holds the encoder vectors of the abstracted sentences.
+ABSTRACT_SENTENCES = "encoder_abstract_sentences"
+
+_PERSON_WORDS = frozenset(
+    [
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "himself",
+        "herself",
+        "they",
+        "them",
+        "their",
+        "themselves",
+        "who",
+        "whom",
+        "i",
+        "me",
+        "my",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+    ]
+)
+_DETERMINER = re.compile(
+    r"\b(?:the|a|an|this|that|these|those|his|her|their|its|my|our|your|some|any)\s+(someone|something)\b",
+    re.IGNORECASE,
+)
+#: A possessor abstracted before its possession ("his assignments": someone something).
+_POSSESSED = re.compile(r"\bsomeone(?:'s)?\s+(something|someone)\b")
+_SPACE = re.compile(r"\s+")
+#: Each graph's kept rows, decoded (by graph object, while it lives; checked against the kept value).
+_UNPACKED: weakref.WeakKeyDictionary[nx.DiGraph, tuple[object, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def _role(data: dict[str, Any]) -> str:
+    if data.get("entity") == "PERSON" or data.get("wordnet_lemma") == "person":
+        return "someone"
+    if any(str(m).lower() in _PERSON_WORDS for m in data.get("mentions") or ()):
+        return "someone"
+    return "something"
+
+
+def _pattern(mentions: list[str]) -> re.Pattern[str] | None:
+    words = sorted({m for m in mentions if m.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])")
+
+
+def _abstract(text: str, roles: list[tuple[re.Pattern[str], str]]) -> str:
+    for pattern, role in roles:
+        text = pattern.sub(role, text)
+    text = _DETERMINER.sub(r"\1", text)
+    text = _POSSESSED.sub(r"\1", text)
+    return _SPACE.sub(" ", text).strip(" ,;:.")
+
+
+def abstract_sentences(graph: nx.DiGraph) -> list[str] | None:
+    """The graph's sentences with its noun concepts' mentions abstracted to roles (see the
+    module docstring); None if its text does not split into its number of sentences."""
+    sentences = split_sentences(str(graph.graph.get("text") or ""))
+    if not sentences or len(sentences) != graph.graph.get("sentences"):
+        return None
+    by_sentence: dict[int, list[tuple[re.Pattern[str], str]]] = {}
+    for _, data in graph.nodes(data=True):
+        if data.get("type") != CONCEPT or data.get("pos") != "n":
+            continue
+        pattern = _pattern([str(m) for m in data.get("mentions") or ()])
+        if pattern is None:
+            continue
+        for sid in data.get("sentences") or ():
+            by_sentence.setdefault(int(sid), []).append((pattern, _role(data)))
+    out = []
+    for sid, sentence in enumerate(sentences):
+        roles = sorted(by_sentence.get(sid, []), key=lambda x: -len(x[0].pattern))
+        out.append(_abstract(sentence, roles))
+    return out
+
+
+def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
+    """Unit encoder vectors of :func:`abstract_sentences`, one row each (an empty
+    abstraction a zero row), computed on first use and kept in the graph
+    (:data:`ABSTRACT_SENTENCES`); None if the graph has no such sentences."""
+    count = graph.graph.get("sentences")
+    packed = graph.graph.get(ABSTRACT_SENTENCES)
+    known = _UNPACKED.get(graph)
+    if known is not None and known[0] is packed and len(known[1]) == count:
+        return known[1]
+    kept = unpack_rows(packed)
+    if kept is not None and len(kept) == count:
+        # Decoded once per graph object: a stored document is compared with many.
+        _UNPACKED[graph] = (packed, kept)
+        return kept
+    sentences = abstract_sentences(graph)
+    if sentences is None:
+        return None
+    from dri.mapping.encoder import sentence_encoder
+
+    # A row per sentence keeps the ids; an empty abstraction (nouns only) must still be a unit row.
+    rows = sentence_encoder().encode([x or "something" for x in sentences])
+    packed = pack_rows(rows)
+    graph.graph[ABSTRACT_SENTENCES] = packed
+    # What is kept is what is used, so a stored graph scores as the fresh one.
+    return unpack_rows(packed)
+
+
+def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarray]:
+    """Each relation's abstracted-sentence row (a zero row if it has none) and whether it has one."""
+    rows = abstract_sentence_vectors(graph)
+    out = np.zeros((len(side.relations), DIMENSION))
+    known = np.zeros(len(side.relations), dtype=bool)
+    if rows is None:
+        return out, known
+    nodes = graph.nodes
+    for n, relation in enumerate(side.relations):
+        ids = nodes[relation].get("sentences") or ()
+        if ids and 0 <= int(ids[0]) < len(rows):
+            out[n] = rows[int(ids[0])]
+            known[n] = True
+    return out, known
+
+
+def clause_context(
+    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
+) -> list[list[float]]:
+    """The factor of every source relation's evidence with every target relation's (see the
+    module docstring), as rows of a relations x relations table; 1 where either is of order 2
+    or has no abstracted sentence."""
+    out = np.ones((len(s.relations), len(t.relations)))
+    if not s.relations or not t.relations:
+        return out.tolist()
+    a, known_a = _relation_rows(source, s)
+    b, known_b = _relation_rows(target, t)
+    first = known_a & (np.array(s.order) == 1)
+    second = known_b & (np.array(t.order) == 1)
+    if first.any() and second.any():
+        own = np.clip((product(a[first], b[second].T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
+        out[np.ix_(first, second)] = 1.0 - weight + weight * own
+    return out.tolist()

@@ -1,0 +1,100 @@
+"""Relations matched in their own clauses: sentences with nouns abstracted, kept vectors, the evidence factor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dri.extract import graph_from_text
+from dri.graphs import add_triple, from_json, new_graph, to_json
+from dri.mapping import map_graphs
+from dri.mapping.abstract_sentences import (
+    ABSTRACT_SENTENCES,
+    abstract_sentence_vectors,
+    abstract_sentences,
+    clause_context,
+)
+from dri.mapping.profiles import Profile, get_profile
+from dri.mapping.sides import Side
+from dri.metrics import compare
+
+
+def test_nouns_and_pronouns_become_roles_and_the_verbs_stay() -> None:
+    g = graph_from_text(
+        "The general divided his army into small groups, which attacked the fortress from all sides. "
+        "The doctor split the rays onto the tumour. She finished her book."
+    )
+    army, rays, person = abstract_sentences(g) or ["", "", ""]
+    for noun in ("general", "army", "group", "which", "fortress", "side"):
+        assert noun not in army
+    assert army.startswith("someone divided something into small something")
+    assert rays.endswith("split something onto something") and "doctor" not in rays
+    # A pronoun is someone; a possessor before its possession goes with its determiner.
+    assert person == "someone finished something"
+
+
+def test_a_graph_whose_text_does_not_split_into_its_sentences_has_none() -> None:
+    g = graph_from_text("The sun attracts the planets. The planets orbit the sun.")
+    g.graph["sentences"] = 3
+    assert abstract_sentences(g) is None
+    assert abstract_sentence_vectors(g) is None
+    bare = new_graph("bare")
+    add_triple(bare, "sun", "attract", "planet", sentence=0)
+    assert abstract_sentences(bare) is None
+
+
+def test_the_vectors_are_kept_in_the_graph_reused_and_survive_json() -> None:
+    g = graph_from_text("The sun attracts the planets. The planets orbit the sun.")
+    rows = abstract_sentence_vectors(g)
+    assert rows is not None and rows.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    kept = g.graph[ABSTRACT_SENTENCES]
+    assert isinstance(kept, str)
+    again = abstract_sentence_vectors(g)
+    assert again is not None and np.array_equal(again, rows)
+    back = from_json(to_json(g))
+    assert back.graph[ABSTRACT_SENTENCES] == kept
+    restored = abstract_sentence_vectors(back)
+    assert restored is not None and np.array_equal(restored, rows)
+
+
+def _factor(a: str, b: str) -> float:
+    ga, gb = graph_from_text(a), graph_from_text(b)
+    sa, sb = Side.of(ga), Side.of(gb)
+    table = clause_context(ga, gb, sa, sb, 1.0)
+    return max(max(row) for row in table)
+
+
+def test_corresponding_sentences_weigh_more_than_unrelated_ones() -> None:
+    analogous = _factor("The army attacked the fortress.", "The soldiers stormed the castle.")
+    unrelated = _factor("The army attacked the fortress.", "The cook ate the bread.")
+    assert 0.0 <= unrelated < analogous <= 1.0
+
+
+def test_the_factor_scales_evidence_and_never_lets_a_pair_map() -> None:
+    source = graph_from_text("He finished the epilogue of his book.")
+    target = graph_from_text("She took the time to meditate on her goal.")
+    without = map_graphs(source, target, profile=get_profile("sme").but(clause_context=0.0))
+    with_context = map_graphs(source, target, profile="sme")
+    assert with_context.evaluation < without.evaluation
+    assert {(p.source_lemma, p.target_lemma) for p in with_context.relation_pairs} <= {
+        (p.source_lemma, p.target_lemma) for p in without.relation_pairs
+    }
+    assert with_context.source_evaluation == without.source_evaluation
+
+
+def test_a_clone_still_scores_one() -> None:
+    g = graph_from_text("The army divided into small groups to attack the fortress from all sides.")
+    assert compare(g, g.copy()).scores.analogy_similarity == pytest.approx(1.0)
+
+
+def test_graphs_without_text_and_the_paper_profile_are_unchanged() -> None:
+    s, t = new_graph("s"), new_graph("t")
+    add_triple(s, "sun", "attract", "planet", sentence=0)
+    add_triple(t, "nucleus", "attract", "electron", sentence=0)
+    plain = get_profile("sme").but(clause_context=0.0)
+    assert map_graphs(s, t, profile="sme").evaluation == map_graphs(s, t, profile=plain).evaluation
+    # The paper's profile stays the paper's: no clause context.
+    assert get_profile("paper") == Profile(name="paper", restarts=128)
+    assert get_profile("paper").clause_context == 0.0
+    assert get_profile("sme").clause_context == 1.0

@@ -180,3 +180,47 @@ def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path,
         assert row["encoder"] == pytest.approx(
             before["encoder"], abs=1e-5
         )  # the rounding of the stored vector
+
+
+def test_stored_documents_keep_their_abstracted_sentences_and_compare_without_the_model(
+    tmp_path, monkeypatch
+):
+    from collections import OrderedDict
+
+    from dri.evaluate import evaluate
+    from dri.evaluate.analogy import analogy_evaluation
+    from dri.mapping.abstract_sentences import ABSTRACT_SENTENCES, abstract_sentence_vectors
+    from dri.mapping.encoder import sentence_encoder
+    from dri.metrics import compare
+    from dri.store import open_store
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "stories"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text("The electron orbits the nucleus. The nucleus attracts it.\n")
+    (corpus / "solar.txt").write_text("The planet orbits the sun. The sun attracts the planet.\n")
+    evaluate(analogy_evaluation(corpus, ["atom.txt"]))
+    with open_store() as store:
+        graphs = [store.get_graph(d.doc_id) for d in store.documents(store.corpora()[0])]
+    assert len(graphs) == 2
+    for g in graphs:
+        assert isinstance(g.graph[ABSTRACT_SENTENCES], str)
+        rows = abstract_sentence_vectors(g)
+        assert rows is not None and len(rows) == g.graph["sentences"] == 2
+    # A new process knows no text: the model must not read the stored documents again.
+    encoder = sentence_encoder()
+    monkeypatch.setattr(encoder, "_documents", OrderedDict())
+    monkeypatch.setattr(encoder, "_known", OrderedDict())
+    read: list[int] = []
+    model = encoder._run
+    here = threading.current_thread()
+
+    def counted(sequences):
+        if threading.current_thread() is here:
+            read.append(len(sequences))
+        return model(sequences)
+
+    monkeypatch.setattr(encoder, "_run", counted)
+    comparison = compare(graphs[0], graphs[1])
+    assert read == []
+    assert 0.0 < comparison.scores.analogy_similarity <= 1.0

@@ -107,9 +107,10 @@ SCORE_NAMES = (
 #: checked leave-one-set-out: bench/bench_combined.py, docs/mapping.md).
 STRUCTURE_HALF = 8.0
 #: Changes whenever a score's definition does, beyond the profile's fields
-#: (2: the content matches sentences one by one), so that a run id
-#: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
-SCORES_VERSION = "2"
+#: (2: the content matches sentences one by one; 3: by a power mean of the
+#: matches), so that a run id (:func:`flows.pipeline.default_run_id`) never
+#: reads back scores of another definition.
+SCORES_VERSION = "3"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the

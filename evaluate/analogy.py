@@ -26,7 +26,7 @@ from dri.metrics import Comparison, Scores, compare
 from dri.metrics.pages import render
 from dri.metrics.picture_pool import picture_pool
 from dri.metrics.report import picture_jobs, write_report
-from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
+from dri.metrics.results import STRUCTURE_SCORES, Hit, ReportFiles, SearchResult
 from dri.metrics.stats import rating_stats
 from dri.settings import DEFAULT_CANDIDATES
 from dri.store import ComparisonRecord, open_store
@@ -115,7 +115,7 @@ def analogy_search(
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
     if report_dir is False:
         result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
-        _note_far(result, far)
+        _rank_rows(evaluation, result.rows, far)
         return _search_results(evaluation, result.rows, k, far)[0], None
     # Forked now, before the search starts any thread: the workers load matplotlib
     # while the search maps, then draw the report's pictures while the baselines are scored.
@@ -133,7 +133,9 @@ def analogy_search(
         result = evaluate(
             evaluation, baselines=baselines, progress=progress, profile=profile, on_compared=start_pictures
         )
-        _note_far(result, far)
+        _rank_rows(evaluation, result.rows, far)
+        if far:
+            result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
         (results,) = found
         for res in results:  # a pair's baselines may have failed since its hits were chosen
             res.failures = _failures(result.rows, res.target)
@@ -148,16 +150,36 @@ def analogy_search(
     return results, files
 
 
-def _note_far(result: EvaluationResult, far: bool) -> None:
-    if far:
-        result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
-
-
 def _failures(rows: Sequence[dict[str, Any]], target: Path) -> tuple[tuple[str, str], ...]:
     """``(source, error)`` of each pair of ``target`` that could not be compared."""
     return tuple(
         (str(r["source"]), str(r["error"])) for r in rows if r["target"] == str(target) and r.get("error")
     )
+
+
+def _targets(evaluation: Evaluation) -> list[Path]:
+    return list(dict.fromkeys(pair.target for pair in evaluation.pairs))
+
+
+def _ranked(rows: Sequence[dict[str, Any]], far: bool) -> list[dict[str, Any]]:
+    """The rows of one target that have an AS (and a content under the far
+    threshold if ``far``), best first."""
+    return sorted(
+        (
+            r
+            for r in rows
+            if not math.isnan(r.get("analogy_similarity", math.nan))
+            and (not far or r.get("content", 1.0) < FAR_CONTENT)
+        ),
+        key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
+    )
+
+
+def _rank_rows(evaluation: Evaluation, rows: Sequence[dict[str, Any]], far: bool) -> None:
+    """Each ranked row's ``rank`` for the report's table (added after the rows are stored)."""
+    for tgt in _targets(evaluation):
+        for rank, r in enumerate(_ranked([r for r in rows if r["target"] == str(tgt)], far), start=1):
+            r["rank"] = rank
 
 
 def _search_results(
@@ -167,23 +189,12 @@ def _search_results(
     hit's stored comparison record by ``id(hit)``."""
     results = []
     records: dict[int, ComparisonRecord | None] = {}
-    for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
+    for tgt in _targets(evaluation):
         mine = [r for r in rows if r["target"] == str(tgt)]
-        ok = sorted(
-            (
-                r
-                for r in mine
-                if not math.isnan(r.get("analogy_similarity", math.nan))
-                and (not far or r.get("content", 1.0) < FAR_CONTENT)
-            ),
-            key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
-        )
-        for rank, r in enumerate(ok, start=1):
-            r["rank"] = rank
         hits = []
-        for r in ok[:k]:
+        for rank, r in enumerate(_ranked(mine, far)[:k], start=1):
             hit = Hit(
-                r["rank"],
+                rank,
                 Path(r["source"]),
                 {s: r[s] for s in STRUCTURE_SCORES},
                 r.get("_mapping") or [],

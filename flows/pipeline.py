@@ -73,11 +73,12 @@ _MAX_PAIRS_PER_BATCH = 200
 # Pairs per worker in each wave of a search's stage 2 after the first k: the
 # k-th best AS is brought up to date between waves.
 _PAIRS_PER_WAVE = 8
-# Pairs per batch on a search's own pool, and batches in flight per worker: small
-# batches, sent as workers free up, so neither worker idles at the end while the
-# other maps a batch of 30 stories (a second or more).
-_POOL_BATCH = 5
+# A search's own pool: batches in flight per worker, and the smallest batch. Each
+# batch is a share of the pairs left (guided scheduling): big ones first, as each
+# batch's write costs I/O (the pairs' index pages), small ones at the end, so
+# neither worker idles while the other maps a last batch of 30 stories (a second or more).
 _POOL_IN_FLIGHT = 2
+_POOL_BATCH = 2
 # Best pairs kept for the run summary.
 _TOP = 10
 #: The heap of the best pairs a run mapped: ``(analogy similarity, source id, target id, scores)``.
@@ -197,7 +198,11 @@ def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
     # A search's candidates, in a run in this process (small_job), go to a pool.
     with _own_pool(run, len(ids) if run.summary.mode == "target" else 0) as own:
         if own:
-            batches = _batches(ids, run.settings.batch_size or _POOL_BATCH, run.workers, _POOL_BATCH)
+            batches = (
+                _guided(ids, run.workers)
+                if run.settings.batch_size is None
+                else _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
+            )
             _map_streamed(run, batches, names, progress, top)
             return
         batches = _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
@@ -274,6 +279,22 @@ def _own_pool(run: Run, pairs: int) -> Iterator[bool]:
         run.runner = runner
         if pool is not None:
             pool.close(wait=finished)
+
+
+def _guided(items: Sequence[T], workers: int) -> list[list[T]]:
+    """``items`` in batches of a quarter of what is left per worker, from
+    :data:`_MAX_PAIRS_PER_BATCH` down to :data:`_POOL_BATCH`.
+
+    >>> [len(b) for b in _guided(list(range(40)), 2)]
+    [5, 5, 4, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2]
+    """
+    batches, start = [], 0
+    while start < len(items):
+        left = len(items) - start
+        size = min(left, _MAX_PAIRS_PER_BATCH, max(_POOL_BATCH, -(-left // (4 * workers))))
+        batches.append(list(items[start : start + size]))
+        start += size
+    return batches
 
 
 def _map_streamed(

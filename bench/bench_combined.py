@@ -7,8 +7,10 @@ similarity sets (Clough & Stevenson, STS-B, WMT23, CSFCube fold 1; graphs and
 encoder vectors from ``bench/bench_validity.py``'s caches), keeps AS, the
 sentence match, the whole-text cosine and R (the relations of the smaller
 graph) per pair. It first fits the content alone, ``m x cosine + (1 - m) x
-sentence match`` with m in :data:`WHOLE` (m = 1 is the encoder alone), then
-content and structure together, two forms each with one parameter:
+sentence match`` with m in :data:`WHOLE` (m = 1 is the encoder alone) and the
+sentence match's power mean p in :data:`POWERS` (p = 1 is BERTScore's
+arithmetic mean), then content and structure together, two forms each with
+one parameter:
 
 * ``share``: ``s x AS + (1 - s) x content`` with ``s = R / (R + k)``, k in
   :data:`GRID` (the structure's weight grows with the relations);
@@ -20,7 +22,8 @@ WMT23 Kendall tau-b, CSFCube NDCG%20 as a fraction; the encoder alone, w = 0,
 is one of the choices) and reports the held-out set's metric with a 95%
 bootstrap interval beside the encoder alone and AS alone. The last lines give
 the choice fitted on all four, which the code ships
-(:data:`dri.metrics.scores.STRUCTURE_HALF`); the leave-one-set-out rows are
+(:data:`dri.mapping.content.MATCH_POWER`,
+:data:`dri.metrics.scores.STRUCTURE_HALF`); the leave-one-set-out rows are
 the estimate of how it does on data it was not fitted on.
 
     .venv/bin/python bench/bench_combined.py
@@ -52,7 +55,14 @@ from bench_validity import (
 )
 from validity_sets import load_set
 
-from dri.mapping.content import CONTENT_VECTOR, content_vector, vector_similarity
+from dri.mapping.content import (
+    CONTENT_VECTOR,
+    MATCH_POWER,
+    content_vector,
+    sentence_match,
+    sentence_vectors,
+    vector_similarity,
+)
 from dri.mapping.wordnet import wordnet
 from dri.metrics.scores import STRUCTURE_HALF, compare
 
@@ -62,28 +72,35 @@ HEADLINE = {"clough-stevenson": "spearman", "stsb": "pearson", "wmt23": "kendall
 GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0, 128.0)
 #: Weights of the whole-text cosine in the content (the rest is the sentence match).
 WHOLE = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Powers of the generalised mean that averages each side's best sentence matches.
+POWERS = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 
 _GRAPHS: dict[str, Any] = {}
 
 
-def _pair(job: tuple[str, str]) -> tuple[tuple[str, str], tuple[float, float, int, float]]:
+def _pair(job: tuple[str, str]) -> tuple[tuple[str, str], tuple[float, ...]]:
     source, target = _GRAPHS[job[0]], _GRAPHS[job[1]]
     c = compare(source, target)
     relations = min(c.mapping.source_relations, c.mapping.target_relations)
     cosine = vector_similarity(content_vector(source), content_vector(target))
-    return job, (c.scores.analogy_similarity, c.scores.content, relations, cosine)
+    a, b = sentence_vectors(source), sentence_vectors(target)
+    matches = [sentence_match(a, b, p) if a is not None and b is not None else 0.0 for p in POWERS]
+    return job, (c.scores.analogy_similarity, c.scores.content, relations, cosine, *matches)
 
 
 def metric(name: str, data: Any, values: list[float], n_boot: int) -> Any:
     return evaluate(data, {"x": values}, n_boot)["x"][HEADLINE[name]]
 
 
-def blend(parts: np.ndarray, form: str, parameter: float, whole: float = 0.0) -> list[float]:
-    """The combined score of each (AS, sentence match, R, whole-text cosine) row under
-    ``form`` with ``parameter``, content being ``whole`` x cosine + (1 - whole) x sentence match."""
+def blend(
+    parts: np.ndarray, form: str, parameter: float, whole: float = 0.0, power: float = MATCH_POWER
+) -> list[float]:
+    """The combined score of each (AS, sentence match, R, whole-text cosine, sentence match
+    of each of :data:`POWERS`) row under ``form`` with ``parameter``, content being
+    ``whole`` x cosine + (1 - whole) x the sentence match of ``power``."""
     analogy, relations = parts[:, 0], parts[:, 2]
-    content = whole * parts[:, 3] + (1 - whole) * parts[:, 1]
+    content = whole * parts[:, 3] + (1 - whole) * parts[:, 4 + POWERS.index(power)]
     if form == "share":
         weight = np.where(relations > 0, relations / (relations + parameter), 0.0)
     else:
@@ -125,49 +142,64 @@ def main(argv: list[str] | None = None) -> int:
 
     labels = {c[0]: c[2] for c in COLUMNS if HEADLINE.get(c[0]) == c[1]}
 
-    def score(n: str, whole: float, form: str, parameter: float, boot: int = 0) -> Any:
-        return metric(n, sets[n], blend(parts[n], form, parameter, whole), boot)
+    Choice = tuple[float, float, str, float]  # whole-text weight, power, form, parameter
 
-    def loso(choices: list[tuple[float, str, float]]) -> dict[str, tuple[float, str, float]]:
+    def score(n: str, whole: float, power: float, form: str, parameter: float, boot: int = 0) -> Any:
+        return metric(n, sets[n], blend(parts[n], form, parameter, whole, power), boot)
+
+    def loso(choices: list[Choice]) -> dict[str, Choice]:
         table = {(n, c): float(score(n, *c).value) for n in SIMILARITY_SETS for c in choices}
 
-        def fit(train: list[str]) -> tuple[float, str, float]:
-            # Ties go to the simpler choice: the cosine alone, then a fixed weight.
+        def fit(train: list[str]) -> Choice:
+            # Ties go to the simpler choice: the cosine alone, the arithmetic mean, a fixed weight.
             return max(
-                choices, key=lambda c: (float(np.mean([table[(n, c)] for n in train])), c[0], c[1] == "fixed")
+                choices,
+                key=lambda c: (float(np.mean([table[(n, c)] for n in train])), c[0], -c[1], c[2] == "fixed"),
             )
 
         fits = {held: fit([n for n in SIMILARITY_SETS if n != held]) for held in SIMILARITY_SETS}
         fits["all"] = fit(list(SIMILARITY_SETS))
         return fits
 
-    def name(choice: tuple[float, str, float]) -> str:
-        whole, form, p = choice
+    def name(choice: Choice) -> str:
+        whole, power, form, p = choice
+        sentences = f"sentences p = {power:g}"
         content = (
             "cosine"
             if whole == 1
-            else "sentences"
+            else sentences
             if whole == 0
-            else f"{whole:g} x cosine + {1 - whole:g} x sentences"
+            else f"{whole:g} x cosine + {1 - whole:g} x {sentences}"
         )
         if form == "fixed" and p == 0.0:
             return content
         return f"{content}, " + (f"k = {p:g}" if form == "share" else f"w = {p:g}")
 
-    content_fits = loso([(m, "fixed", 0.0) for m in WHOLE])
-    print("Content alone (the whole-text cosine's weight fitted on the other three sets):\n")
-    print("| held-out set | fitted on the other three | content | encoder cosine alone | sentences alone |")
+    shipped_content: Choice = (0.0, MATCH_POWER, "fixed", 0.0)
+    arithmetic: Choice = (0.0, 1.0, "fixed", 0.0)
+    cosine: Choice = (1.0, 1.0, "fixed", 0.0)
+    print("The sentence match's power alone (the sentences, no cosine; fitted on the other three sets):\n")
+    print("| held-out set | fitted on the other three | content | arithmetic mean (p = 1) | encoder cosine |")
+    print("|---|---|---|---|---|")
+    power_fits = loso([(0.0, p, "fixed", 0.0) for p in POWERS])
+    for held in SIMILARITY_SETS:
+        cells = [score(held, *c, args.boot).format() for c in (power_fits[held], arithmetic, cosine)]
+        print(f"| {labels[held]} | {name(power_fits[held])} | " + " | ".join(cells) + " |")
+    print(f"\nFitted on all four: {name(power_fits['all'])} (the code ships {name(shipped_content)}).\n")
+
+    content_fits = loso([(m, p, "fixed", 0.0) for m in WHOLE for p in POWERS if m < 1 or p == 1])
+    print("Content alone (the whole-text cosine's weight and the power fitted on the other three sets):\n")
+    print(
+        "| held-out set | fitted on the other three | content | encoder cosine alone | the shipped content |"
+    )
     print("|---|---|---|---|---|")
     for held in SIMILARITY_SETS:
-        cells = [
-            score(held, *c, args.boot).format()
-            for c in (content_fits[held], (1.0, "fixed", 0.0), (0.0, "fixed", 0.0))
-        ]
+        cells = [score(held, *c, args.boot).format() for c in (content_fits[held], cosine, shipped_content)]
         print(f"| {labels[held]} | {name(content_fits[held])} | " + " | ".join(cells) + " |")
-    print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships the sentences alone).\n")
+    print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships {name(shipped_content)}).\n")
 
     forms = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
-    combined_fits = loso([(m, *f) for m in WHOLE for f in forms])
+    combined_fits = loso([(m, p, *f) for m in WHOLE for p in POWERS if m < 1 or p == 1 for f in forms])
     print("Combined (content and structure fitted together on the other three sets):\n")
     print(
         "| held-out set | fitted on the other three | combined | content (fitted above) | encoder cosine | AS |"
@@ -177,11 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         cells = [
             score(held, *combined_fits[held], args.boot).format(),
             score(held, *content_fits[held], args.boot).format(),
-            score(held, 1.0, "fixed", 0.0, args.boot).format(),
-            score(held, 0.0, "fixed", 1.0, args.boot).format(),
+            score(held, *cosine, args.boot).format(),
+            score(held, 0.0, 1.0, "fixed", 1.0, args.boot).format(),
         ]
         print(f"| {labels[held]} | {name(combined_fits[held])} | " + " | ".join(cells) + " |")
-    shipped = f"sentences, k = {STRUCTURE_HALF:g}"
+    shipped = name((0.0, MATCH_POWER, "share", STRUCTURE_HALF))
     print(f"\nFitted on all four: {name(combined_fits['all'])} (the code ships {shipped}).")
     return 0
 

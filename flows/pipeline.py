@@ -311,12 +311,14 @@ def _map_streamed(
     pending: set[concurrent.futures.Future[Any]] = set()
     while True:
         for batch in itertools.islice(queue, run.workers * _POOL_IN_FLIGHT - len(pending)):
-            pending.add(run.runner.submit(steps.map_batch, batch, summary.run_id, summary.params))
+            # The workers map on while this process, otherwise idle, writes their results.
+            args = (batch, summary.run_id, summary.params, None, False)
+            pending.add(run.runner.submit(steps.map_batch, *args))
         if not pending:
             return
         done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
         for future in done:
-            _take_batch(run, future, names, progress, top)
+            _take_batch(run, future, names, progress, top, store=True)
 
 
 def _map_wave(
@@ -344,11 +346,15 @@ def _take_batch(
     top: TopPairs | None,
     best: list[float] | None = None,
     k: int = 0,
+    store: bool = False,
 ) -> None:
-    """Count and keep one mapped batch's results (its failures logged)."""
+    """Count and keep one mapped batch's results (its failures logged); with
+    ``store``, write the records they carry first (:func:`flows.tasks.store_mapped`)."""
     summary, seconds = run.summary, run.seconds
     try:
         results = future.result()
+        if store:
+            results = steps.store_mapped(results)
     except Exception as err:  # a whole batch lost
         reason = f"mapping batch failed: {one_line(err)}"
         run.failed([Failure(summary.corpus_dir, "map", reason, scope="batch")])

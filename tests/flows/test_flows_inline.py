@@ -107,6 +107,7 @@ def test_a_search_over_stored_documents_maps_here_on_a_pool_of_its_own(tmp_path,
     state, summary = run_corpus(str(corpus), candidates=6, **search)
     assert state.is_completed(), state.message
     assert summary.mapped == summary.pairs == 6
+    assert len(worker_store().comparisons(run_id=summary.run_id)) == 6  # stored here, as they came
     # Parsed here, mapped by the pool's processes.
     assert os.getpid() in summary.worker_pids and len(set(summary.worker_pids) - {os.getpid()}) >= 1
     assert summary.top[0]["source"].endswith("solar.txt")

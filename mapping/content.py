@@ -10,18 +10,14 @@ The content similarity of two documents matches their sentences one by one,
 a sentence-level BERTScore (Zhang et al., ICLR 2020, with sentences in place
 of tokens; the late interaction of ColBERT, Khattab and Zaharia, SIGIR 2020):
 every sentence of each text is matched with its most similar sentence of the
-other (cosine of their encoder vectors, clipped to [0, 1]), each side's
-matches are averaged by a generalised mean of power :data:`MATCH_POWER` (the
-precision and the recall), and their harmonic mean (F1) is the score
-(:func:`sentence_match`). The power mean lets the closest matches lead: a
-reworded copy keeps some sentence-for-sentence matches close to 1 that one
-vector of the whole text, or an arithmetic mean of many loose matches,
-averages away among answers on one topic; a query facet is found in the one
-or two sentences of a candidate abstract that say it. Two one-sentence texts
-score their cosine whatever the power. On Clough & Stevenson the whole-text
-cosine ranks the plagiarism levels at rho 0.48, the arithmetic sentence match
-at 0.71, the power-12 mean at 0.78 (docs/mapping.md, "Sentences matched one
-by one").
+other (cosine of their encoder vectors, clipped to [0, 1]), the means of the
+two sides are the precision and the recall, and their harmonic mean (F1) is
+the score (:func:`sentence_match`). Two one-sentence texts score their
+cosine. A reworded copy keeps sentence-for-sentence matches close to 1 that
+one vector of the whole text averages away among answers on one topic: on
+Clough & Stevenson the whole-text cosine ranks the plagiarism levels at rho
+0.48, the sentence match at 0.71; on the other similarity sets the two are
+within a point (docs/mapping.md, "Sentences matched one by one").
 
 Each document's vectors are computed once and kept with it:
 
@@ -66,7 +62,6 @@ from dri.mapping.encoder import DIMENSION
 __all__ = [
     "CONTENT_VECTOR",
     "FAR_CONTENT",
-    "MATCH_POWER",
     "MAX_SENTENCES",
     "SENTENCE_VECTORS",
     "content_similarity",
@@ -88,14 +83,6 @@ SENTENCE_VECTORS = "encoder_sentences"
 #: consecutive sentences: a whole paper (300 sentences) keeps its sentences,
 #: and a pair costs at most a 400 x 400 matrix product and 300 KB per graph.
 MAX_SENTENCES = 400
-#: The power of the generalised mean that averages each text's best sentence
-#: matches (:func:`sentence_match`): at 12 a sentence matched at 0.9 counts 20
-#: times one matched at 0.7, so a text scores by its closest passages (the
-#: "MaxP" of passage retrieval at the limit) rather than by the average of
-#: many loose matches among texts on one topic. Fitted leave-one-set-out over
-#: the four similarity sets (every held-out set chose 12 of 1 ... 16:
-#: bench/bench_combined.py, docs/mapping.md "Sentences matched one by one").
-MATCH_POWER = 12.0
 #: Below this content similarity two texts are about different things, for
 #: ``dri evaluate analogy --far`` and ``dri compare``: on STS-B, pairs the
 #: annotators rated "not even on the same topic" fall mostly below it and pairs
@@ -208,23 +195,13 @@ def sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     return unpack_rows(packed)
 
 
-def _power_mean(values: np.ndarray, power: float) -> float:
-    """The generalised (power) mean of values in [0, 1]: the arithmetic mean at power 1."""
-    if power == 1:
-        return float(values.mean())
-    # In float64, so that powers of small matches do not underflow.
-    return float(np.mean(np.asarray(values, dtype=np.float64) ** power) ** (1.0 / power))
-
-
-def sentence_match(a: np.ndarray, b: np.ndarray, power: float = MATCH_POWER) -> float:
-    """Sentence-level BERTScore F1 of two texts' unit sentence vectors (rows), in [0, 1]:
-    each side's best matches averaged by the generalised mean of ``power``
-    (:data:`MATCH_POWER`; 1 is BERTScore's arithmetic mean)."""
+def sentence_match(a: np.ndarray, b: np.ndarray) -> float:
+    """Sentence-level BERTScore F1 of two texts' unit sentence vectors (rows), in [0, 1]."""
     # One BLAS thread: two cost a whole-paper pair (300 x 300 sentences) 5-13 ms of CPU
     # instead of 0.6, and their spinning slows what runs next.
     similarity = np.clip(product(a, b.T), 0.0, 1.0)
-    precision = _power_mean(similarity.max(axis=1), power)
-    recall = _power_mean(similarity.max(axis=0), power)
+    precision = float(similarity.max(axis=1).mean())
+    recall = float(similarity.max(axis=0).mean())
     if precision + recall <= 0:
         return 0.0
     return min(1.0, 2 * precision * recall / (precision + recall))

@@ -20,18 +20,18 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
   (:mod:`mapping.profiles`); Jaccard x semantic similarity under ``paper``
   (the paper's AS), the weighted Jaccard under ``sme``;
 * content: :func:`mapping.content.content_similarity`, the two documents'
-  sentences matched by the sentence encoder (a sentence-level BERTScore F1
-  whose matches are averaged by a power mean; the cosine for two
-  one-sentence texts): what they are about, whatever their structure;
+  sentences matched by the sentence encoder (a sentence-level BERTScore F1;
+  the cosine for two one-sentence texts): what they are about, whatever
+  their structure;
 * combined similarity: ``s x AS + (1 - s) x content`` with the structure's
   share ``s = R / (R + STRUCTURE_HALF)``, R the number of relations of the
   smaller graph. Structure mapping has more to go on the more relations the
   graphs have: two graphs of 8 relations weigh AS and content equally, two
   paragraphs of 30 relations mostly AS, two graphs without relations content
   alone. MAC/FAC keeps content and structure apart and uses both (Forbus,
-  Gentner and Law 1995); this is the headline score of the translation
-  evaluation, where it beat the encoder alone on data it was not fitted on;
-  plagiarism, judgements and ranking put content first, and AS stays the
+  Gentner and Law 1995); this is the headline score of the plagiarism and
+  translation evaluations, where it beat the encoder alone on data it was
+  not fitted on; judgements and ranking put content first, and AS stays the
   headline of the analogy ones. :data:`STRUCTURE_HALF` was fitted on the
   similarity sets and checked leave-one-set-out (docs/mapping.md, "The
   encoder as content").
@@ -107,10 +107,9 @@ SCORE_NAMES = (
 #: checked leave-one-set-out: bench/bench_combined.py, docs/mapping.md).
 STRUCTURE_HALF = 8.0
 #: Changes whenever a score's definition does, beyond the profile's fields
-#: (2: the content matches sentences one by one; 3: by a power mean of the
-#: matches), so that a run id (:func:`flows.pipeline.default_run_id`) never
-#: reads back scores of another definition.
-SCORES_VERSION = "3"
+#: (2: the content matches sentences one by one), so that a run id
+#: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
+SCORES_VERSION = "2"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the

@@ -456,20 +456,17 @@ def _remember_stored_vectors(doc_ids: Iterable[str]) -> None:
     """Give the encoder the document vectors stored with the graphs of ``doc_ids``,
     so that the ``encoder`` baseline does not run the model again on what the
     flow has encoded (a text whose word pieces are not its graph's is encoded)."""
-    from dri.mapping.content import graph_text
     from dri.mapping.encoder import sentence_encoder
-    from dri.store.encoder_vectors import graph_vector
 
     encoder = None
     try:
         with open_store() as store:
-            for doc_id in dict.fromkeys(doc_ids):
-                graph = store.get_graph(doc_id)
-                vector = graph_vector(graph) if graph is not None else None
-                if graph is None or vector is None:
+            # The text and the vector alone (SQLite reads them without building the graphs).
+            for text, vector in store.document_texts(doc_ids).values():
+                if vector is None:
                     continue
                 encoder = encoder or sentence_encoder()
-                encoder.remember_document(graph_text(graph), np.asarray(vector, dtype=np.float32))
+                encoder.remember_document(text, np.asarray(vector, dtype=np.float32))
     except StoreError as err:  # the baseline then encodes the texts itself
         log.debug("stored encoder vectors not read: %s", one_line(err))
 

@@ -25,8 +25,8 @@ from dri.mapping.inference import CandidateInference
 from dri.metrics import Comparison, Scores, compare
 from dri.metrics.pages import render
 from dri.metrics.picture_pool import picture_pool
-from dri.metrics.report import write_report
-from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, Hit, ReportFiles, SearchResult
+from dri.metrics.report import picture_jobs, write_report
+from dri.metrics.results import STRUCTURE_SCORES, Hit, ReportFiles, SearchResult
 from dri.metrics.stats import rating_stats
 from dri.settings import DEFAULT_CANDIDATES
 from dri.store import ComparisonRecord, open_store
@@ -113,16 +113,32 @@ def analogy_search(
     # Stage 2's early stop (``top``) is left off here: it skipped nothing on
     # stories and cost more CPU than mapping them all on Prefect's pool (docs/speed.md).
     evaluation = analogy_evaluation(corpus_dir, targets, sections, k, candidates, exhaustive)
-    # Forked now, before the search starts any thread: the workers load matplotlib
-    # while the search maps, then draw the report's pictures side by side.
-    with picture_pool(wanted=report_dir is not False) as pool:
+    if report_dir is False:
         result = evaluate(evaluation, baselines=baselines, progress=progress, profile=profile)
+        _rank_rows(evaluation, result.rows, far)
+        return _search_results(evaluation, result.rows, k, far)[0], None
+    # Forked now, before the search starts any thread: the workers load matplotlib
+    # while the search maps, then draw the report's pictures while the baselines are scored.
+    with picture_pool() as pool:
+        found: list[list[SearchResult]] = []
+
+        def start_pictures(rows: list[dict[str, Any]]) -> None:
+            results, records = _search_results(evaluation, rows, k, far)
+            _add_comparisons(results, records, profile)
+            if pool is not None:
+                for job in picture_jobs(results).values():
+                    pool.submit(job)
+            found.append(results)
+
+        result = evaluate(
+            evaluation, baselines=baselines, progress=progress, profile=profile, on_compared=start_pictures
+        )
+        _rank_rows(evaluation, result.rows, far)
         if far:
             result.meta["ranked"] = f"far analogies only: sources with content similarity under {FAR_CONTENT}"
-        results, records = _search_results(evaluation, result, k, far)
-        if report_dir is False:
-            return results, None
-        _add_comparisons(results, records, profile)
+        (results,) = found
+        for res in results:  # a pair's baselines may have failed since its hits were chosen
+            res.failures = _failures(result.rows, res.target)
         ratings = _stored_ratings()
         files = write_report(
             result,
@@ -134,30 +150,51 @@ def analogy_search(
     return results, files
 
 
+def _failures(rows: Sequence[dict[str, Any]], target: Path) -> tuple[tuple[str, str], ...]:
+    """``(source, error)`` of each pair of ``target`` that could not be compared."""
+    return tuple(
+        (str(r["source"]), str(r["error"])) for r in rows if r["target"] == str(target) and r.get("error")
+    )
+
+
+def _targets(evaluation: Evaluation) -> list[Path]:
+    return list(dict.fromkeys(pair.target for pair in evaluation.pairs))
+
+
+def _ranked(rows: Sequence[dict[str, Any]], far: bool) -> list[dict[str, Any]]:
+    """The rows of one target that have an AS (and a content under the far
+    threshold if ``far``), best first."""
+    return sorted(
+        (
+            r
+            for r in rows
+            if not math.isnan(r.get("analogy_similarity", math.nan))
+            and (not far or r.get("content", 1.0) < FAR_CONTENT)
+        ),
+        key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
+    )
+
+
+def _rank_rows(evaluation: Evaluation, rows: Sequence[dict[str, Any]], far: bool) -> None:
+    """Each ranked row's ``rank`` for the report's table (added after the rows are stored)."""
+    for tgt in _targets(evaluation):
+        for rank, r in enumerate(_ranked([r for r in rows if r["target"] == str(tgt)], far), start=1):
+            r["rank"] = rank
+
+
 def _search_results(
-    evaluation: Evaluation, result: EvaluationResult, k: int, far: bool
+    evaluation: Evaluation, rows: Sequence[dict[str, Any]], k: int, far: bool
 ) -> tuple[list[SearchResult], dict[int, ComparisonRecord | None]]:
     """Each target's top ``k`` hits by AS (only far sources if ``far``), and each
     hit's stored comparison record by ``id(hit)``."""
     results = []
     records: dict[int, ComparisonRecord | None] = {}
-    for tgt in dict.fromkeys(pair.target for pair in evaluation.pairs):
-        mine = [r for r in result.rows if r["target"] == str(tgt)]
-        ok = sorted(
-            (
-                r
-                for r in mine
-                if not math.isnan(r.get("analogy_similarity", math.nan))
-                and (not far or r.get("content", 1.0) < FAR_CONTENT)
-            ),
-            key=lambda r: (-r["analogy_similarity"], -r.get("semantic", 0.0), r["source"]),
-        )
-        for rank, r in enumerate(ok, start=1):
-            r["rank"] = rank
+    for tgt in _targets(evaluation):
+        mine = [r for r in rows if r["target"] == str(tgt)]
         hits = []
-        for r in ok[:k]:
+        for rank, r in enumerate(_ranked(mine, far)[:k], start=1):
             hit = Hit(
-                r["rank"],
+                rank,
                 Path(r["source"]),
                 {s: r[s] for s in STRUCTURE_SCORES},
                 r.get("_mapping") or [],
@@ -165,8 +202,7 @@ def _search_results(
             )
             records[id(hit)] = r.get("_record")
             hits.append(hit)
-        failures = tuple((str(r["source"]), str(r["error"])) for r in mine if r.get("error"))
-        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections, failures))
+        results.append(SearchResult(tgt, hits, len(mine), evaluation.sections, _failures(mine, tgt)))
     return results, records
 
 

@@ -281,12 +281,21 @@ def _row(
             ]
             row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
             row["_record"] = record  # the report rebuilds the comparison from it
+    row["error"] = "; ".join(dict.fromkeys(errors))
+    if baselines is not None:
+        _add_baselines(row, baselines)
+    return row
+
+
+def _add_baselines(row: dict[str, Any], baselines: dict[str, float] | str) -> None:
+    """Add a pair's baseline scores to its row, or the one-line reason they could
+    not be computed to the row's error; the error stays the row's last column."""
+    errors = [e for e in [row.pop("error", "")] if e]
     if isinstance(baselines, str):
         errors.append(baselines)
-    elif baselines is not None:
+    else:
         row.update(baselines)
     row["error"] = "; ".join(dict.fromkeys(errors))
-    return row
 
 
 def _baseline_scores(
@@ -353,6 +362,7 @@ def evaluate(
     baselines: bool = True,
     progress: Progress | None = None,
     profile: str | None = None,
+    on_compared: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> EvaluationResult:
     """The rows of ``evaluation`` through the corpus flow and the store, saved.
 
@@ -364,7 +374,9 @@ def evaluate(
     NaN scores and the flow's one-line reason as ``error``. The rows are
     saved with ``Store.save_evaluation``; the result's meta names the runs,
     the corpus and the store. ``profile`` names the mapping profile of every
-    run (:mod:`mapping.profiles`; None: the default).
+    run (:mod:`mapping.profiles`; None: the default). ``on_compared`` is
+    given the rows with their structure scores before the baselines are added
+    to them (in place): an analogy search starts drawing its pictures then.
     """
     started = time.perf_counter()
     pairs = evaluation.pairs
@@ -379,18 +391,30 @@ def evaluate(
     text = functools.cache(_plain_text)  # each text is read once per evaluation
     fitted = _fit_baselines(pairs, text) if baselines else None
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
+    rows = [
+        _row(
+            i,
+            pair,
+            record,
+            _pair_error(pair, failures, run_ids) if record is None else "",
+            None,
+            evaluation.mappings,
+        )
+        for i, pair, record in chosen
+    ]
+    if on_compared is not None:
+        on_compared(rows)
     baseline_started = time.perf_counter()
     if fitted is not None:
         ends = (resolved_path(p) for _, pair, _ in chosen for p in (pair.source, pair.target))
         _remember_stored_vectors(ids[e] for e in ends if e in ids)
     scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
     baseline_seconds = time.perf_counter() - baseline_started
-    rows = []
-    for (i, pair, record), baseline in zip(chosen, scored):
-        flow_error = _pair_error(pair, failures, run_ids) if record is None else ""
-        rows.append(_row(i, pair, record, flow_error, baseline, evaluation.mappings))
+    for (i, _, _), row, baseline in zip(chosen, rows, scored):
+        if baseline is not None:
+            _add_baselines(row, baseline)
         if progress:
-            progress(i, len(pairs), rows[-1])
+            progress(i, len(pairs), row)
     present = {k for r in rows for k in r}
     result = EvaluationResult(
         evaluation.kind,
@@ -432,20 +456,17 @@ def _remember_stored_vectors(doc_ids: Iterable[str]) -> None:
     """Give the encoder the document vectors stored with the graphs of ``doc_ids``,
     so that the ``encoder`` baseline does not run the model again on what the
     flow has encoded (a text whose word pieces are not its graph's is encoded)."""
-    from dri.mapping.content import graph_text
     from dri.mapping.encoder import sentence_encoder
-    from dri.store.encoder_vectors import graph_vector
 
     encoder = None
     try:
         with open_store() as store:
-            for doc_id in dict.fromkeys(doc_ids):
-                graph = store.get_graph(doc_id)
-                vector = graph_vector(graph) if graph is not None else None
-                if graph is None or vector is None:
+            # The text and the vector alone (SQLite reads them without building the graphs).
+            for text, vector in store.document_texts(doc_ids).values():
+                if vector is None:
                     continue
                 encoder = encoder or sentence_encoder()
-                encoder.remember_document(graph_text(graph), np.asarray(vector, dtype=np.float32))
+                encoder.remember_document(text, np.asarray(vector, dtype=np.float32))
     except StoreError as err:  # the baseline then encodes the texts itself
         log.debug("stored encoder vectors not read: %s", one_line(err))
 

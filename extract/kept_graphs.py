@@ -19,9 +19,9 @@ the file is read. A kept graph whose text is longer than
 ``DRI_MAX_TEXT_CHARS`` now allows is a miss: the full read then refuses
 the file in its own words.
 
-The file is a cache, never a source of truth: a folder that cannot be
-written, a full disk, a damaged file or a damaged row only mean the file is
-parsed again. At most :data:`MAX_KEPT` graphs are kept; the oldest go first.
+The file is a cache, never a source of truth (:mod:`dri.sqlite_cache`): a
+folder that cannot be written, a full disk, a damaged file or a damaged row
+only mean the file is parsed again. At most :data:`MAX_KEPT` graphs are kept; the oldest go first.
 
 >>> kept = GraphCache(Path("/tmp/graphs.sqlite"), variant="model-sha256")  # doctest: +SKIP
 >>> kept.put(graph, chars=1200)                                            # doctest: +SKIP
@@ -31,7 +31,6 @@ parsed again. At most :data:`MAX_KEPT` graphs are kept; the oldest go first.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import sqlite3
@@ -43,6 +42,7 @@ import networkx as nx
 
 from dri.graphs import NotAGraph, check_graph_json
 from dri.graphs.ros import from_json, to_json
+from dri.sqlite_cache import SqliteCache
 
 __all__ = ["MAX_KEPT", "GraphCache", "KeptGraph"]
 
@@ -71,21 +71,16 @@ class GraphCache:
     def __init__(self, path: Path, variant: str) -> None:
         self.path = path
         self.variant = variant
-        self._db: sqlite3.Connection | None = None
-        self._broken = False
+        self._file = SqliteCache(path, _SCHEMA, name="graph cache")
 
     def get(self, graph_id: str) -> KeptGraph | None:
         """The graph kept for ``graph_id``, or None."""
-        db = self._connection()
-        if db is None:
-            return None
-        try:
-            row = db.execute(
+        row = self._file.run(
+            lambda db: db.execute(
                 "SELECT chars, graph FROM graphs WHERE graph_id = ? AND variant = ?", (graph_id, self.variant)
-            ).fetchone()
-        except sqlite3.Error as err:
-            self._give_up(err)
-            return None
+            ).fetchone(),
+            None,
+        )
         if row is None:
             return None
         chars, blob = row
@@ -100,12 +95,10 @@ class GraphCache:
         graph_id = graph.graph.get("graph_id")
         if not isinstance(graph_id, str) or not graph_id:
             return
-        db = self._connection()
-        if db is None:
-            return
         # ensure_ascii: a lone surrogate (a name that is not UTF-8) comes back as itself.
         blob = zlib.compress(json.dumps(to_json(graph), ensure_ascii=True).encode("ascii"), 1)
-        try:
+
+        def write(db: sqlite3.Connection) -> None:
             with db:
                 db.execute(
                     "INSERT OR REPLACE INTO graphs (graph_id, variant, chars, graph) VALUES (?,?,?,?)",
@@ -115,34 +108,11 @@ class GraphCache:
                     "DELETE FROM graphs WHERE rowid NOT IN (SELECT rowid FROM graphs ORDER BY rowid DESC LIMIT ?)",
                     (MAX_KEPT,),
                 )
-        except sqlite3.Error as err:
-            self._give_up(err)
+
+        self._file.run(write, None)
 
     def close(self) -> None:
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._broken:
-            return None
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, timeout=2.0)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(_SCHEMA)
-                self._db = db
-            except (sqlite3.Error, OSError) as err:
-                self._give_up(err)
-        return self._db
-
-    def _give_up(self, err: BaseException) -> None:
-        """No more use of the file in this process: files are parsed instead."""
-        log.debug("graph cache %s not used: %s", self.path, err)
-        self._broken = True
-        self.close()
+        self._file.close()
 
 
 def _graph(blob: object) -> nx.DiGraph | None:

@@ -94,7 +94,12 @@ class ProcessPool(InProcess):
     their parent, as the corpus flow's (:func:`flows.runners.worker_init`);
     on Ctrl-C :meth:`close` does not wait for what they are mapping."""
 
-    def __init__(self, workers: int, failure_level: int = logging.INFO) -> None:
+    def __init__(
+        self,
+        workers: int,
+        failure_level: int = logging.INFO,
+        initializer: Callable[[], None] | None = None,
+    ) -> None:
         import multiprocessing
 
         from dri.flows.runners import worker_init
@@ -103,11 +108,18 @@ class ProcessPool(InProcess):
         self._workers = workers
         context = multiprocessing.get_context("spawn")
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=worker_init
+            workers, mp_context=context, initializer=initializer or worker_init
         )
 
     def workers(self) -> int:
         return self._workers
+
+    def start(self) -> ProcessPool:
+        """Spawn every worker now (the pool spawns one per task submitted while
+        none is idle), so that their start-up runs while this process works on."""
+        for _ in range(self._workers):
+            self._pool.submit(os.getpid)
+        return self
 
     def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
         return self._pool.submit(step, *args)

@@ -15,9 +15,11 @@ so one task per pair would spend most of the run orchestrating.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import heapq
+import itertools
 import json
 import math
 import os
@@ -39,7 +41,7 @@ from dri.flows.corpus_settings import CorpusSettings
 from dri.flows.execution import InProcess, ProcessPool, RunLogger, Runner
 from dri.flows.failures import ReportedFailure
 from dri.flows.progress import Reporter
-from dri.flows.stage2 import POOL_MIN
+from dri.flows.stage2 import POOL_MIN, warm_worker
 from dri.literal import storable
 from dri.mapping.profiles import get_profile
 from dri.metrics.scores import SCORES_VERSION
@@ -71,6 +73,12 @@ _MAX_PAIRS_PER_BATCH = 200
 # Pairs per worker in each wave of a search's stage 2 after the first k: the
 # k-th best AS is brought up to date between waves.
 _PAIRS_PER_WAVE = 8
+# A search's own pool: batches in flight per worker, and the smallest batch. Each
+# batch is a share of the pairs left (guided scheduling): big ones first, as each
+# batch's write costs I/O (the pairs' index pages), small ones at the end, so
+# neither worker idles while the other maps a last batch of 30 stories (a second or more).
+_POOL_IN_FLIGHT = 2
+_POOL_BATCH = 2
 # Best pairs kept for the run summary.
 _TOP = 10
 #: The heap of the best pairs a run mapped: ``(analogy similarity, source id, target id, scores)``.
@@ -117,6 +125,8 @@ class Run:
         )
     )
     pids: set[int] = field(default_factory=set)
+    #: A search's own pool of processes, started early (:func:`start_own_pool`).
+    pool: ProcessPool | None = None
 
     @classmethod
     def start(cls, settings: CorpusSettings, runner: Runner) -> Run:
@@ -185,10 +195,18 @@ def map_stage(run: Run, plan: steps.Plan, top: TopPairs | None = None) -> None:
     names = {p.source_id: p.source for p in plan.pairs} | {p.target_id: p.target for p in plan.pairs}
     progress = Reporter("map", len(plan.pairs), run.logger)
     ids = list(dict.fromkeys((p.source_id, p.target_id) for p in plan.pairs))
-    batches = _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
-    wave = max(2, run.workers * _BATCHES_PER_WORKER)
     # A search's candidates, in a run in this process (small_job), go to a pool.
-    with _own_pool(run, len(ids) if run.summary.mode == "target" else 0):
+    with _own_pool(run, len(ids) if run.summary.mode == "target" else 0) as own:
+        if own:
+            batches = (
+                _guided(ids, run.workers)
+                if run.settings.batch_size is None
+                else _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
+            )
+            _map_streamed(run, batches, names, progress, top)
+            return
+        batches = _batches(ids, run.settings.batch_size, run.workers, _MAX_PAIRS_PER_BATCH)
+        wave = max(2, run.workers * _BATCHES_PER_WORKER)
         for start in range(0, len(batches), wave):
             _map_wave(run, batches[start : start + wave], names, progress, top)
 
@@ -216,26 +234,91 @@ def map_in_order(run: Run, plan: steps.Plan, top: TopPairs, k: int) -> None:
             start, size = start + len(wave), run.workers * _PAIRS_PER_WAVE
 
 
-@contextlib.contextmanager
-def _own_pool(run: Run, pairs: int) -> Iterator[None]:
-    """Many pairs of a run in this process mapped on a pool of processes (both
-    cores); on Ctrl-C or an error the pool does not wait for what is in flight."""
+def _wants_pool(run: Run, pairs: int) -> bool:
     runner = run.runner
-    pool = (
-        ProcessPool(run.workers)
-        if isinstance(runner, InProcess) and pairs > POOL_MIN and run.workers > 1
-        else None
-    )
-    if pool is not None:
+    own = isinstance(runner, InProcess) and not isinstance(runner, ProcessPool)
+    return own and pairs > POOL_MIN and run.workers > 1
+
+
+def start_own_pool(run: Run, documents: int) -> None:
+    """Start the pool a search in this process will map its candidates on
+    (:func:`_own_pool`) now, at the start of the run, when its documents make
+    enough candidates: the workers import the mapper and load WordNet
+    (:func:`flows.stage2.warm_worker`, about 0.5 s of CPU each) while this
+    process finds the candidates, instead of after it."""
+    settings = run.settings
+    if run.summary.mode != "target" or not settings.target or run.pool is not None:
+        return
+    candidates = settings.search()["candidates"]
+    if _wants_pool(run, min(documents - 1, candidates or documents)):
+        run.pool = ProcessPool(run.workers, initializer=warm_worker).start()
+
+
+def close_own_pool(run: Run, wait: bool = True) -> None:
+    if run.pool is not None:
+        run.pool.close(wait=wait)
+        run.pool = None
+
+
+@contextlib.contextmanager
+def _own_pool(run: Run, pairs: int) -> Iterator[bool]:
+    """Many pairs of a run in this process mapped on a pool of processes (both
+    cores), the run's own if it started one (:func:`start_own_pool`); whether
+    they are. On Ctrl-C or an error the pool does not wait for what is in flight."""
+    runner = run.runner
+    pool = None
+    if _wants_pool(run, pairs):
+        pool = run.pool or ProcessPool(run.workers, initializer=warm_worker)
+        run.pool = None
         run.runner = pool
     finished = False
     try:
-        yield
+        yield pool is not None
         finished = True
     finally:
         run.runner = runner
         if pool is not None:
             pool.close(wait=finished)
+
+
+def _guided(items: Sequence[T], workers: int) -> list[list[T]]:
+    """``items`` in batches of a quarter of what is left per worker, from
+    :data:`_MAX_PAIRS_PER_BATCH` down to :data:`_POOL_BATCH`.
+
+    >>> [len(b) for b in _guided(list(range(40)), 2)]
+    [5, 5, 4, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2]
+    """
+    batches, start = [], 0
+    while start < len(items):
+        left = len(items) - start
+        size = min(left, _MAX_PAIRS_PER_BATCH, max(_POOL_BATCH, -(-left // (4 * workers))))
+        batches.append(list(items[start : start + size]))
+        start += size
+    return batches
+
+
+def _map_streamed(
+    run: Run,
+    batches: list[list[tuple[str, str]]],
+    names: dict[str, str],
+    progress: Reporter,
+    top: TopPairs | None,
+) -> None:
+    """The batches on a pool, a few in flight per worker, the next sent as one
+    returns (no wave waits for its slowest batch)."""
+    summary = run.summary
+    queue = iter(batches)
+    pending: set[concurrent.futures.Future[Any]] = set()
+    while True:
+        for batch in itertools.islice(queue, run.workers * _POOL_IN_FLIGHT - len(pending)):
+            # The workers map on while this process, otherwise idle, writes their results.
+            args = (batch, summary.run_id, summary.params, None, False)
+            pending.add(run.runner.submit(steps.map_batch, *args))
+        if not pending:
+            return
+        done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+        for future in done:
+            _take_batch(run, future, names, progress, top, store=True)
 
 
 def _map_wave(
@@ -248,39 +331,57 @@ def _map_wave(
     best: list[float] | None = None,
     k: int = 0,
 ) -> None:
-    summary, seconds = run.summary, run.seconds
+    summary = run.summary
     extra = (threshold,) if threshold is not None else ()
     futures = [run.runner.submit(steps.map_batch, b, summary.run_id, summary.params, *extra) for b in batches]
     for future in run.runner.as_completed(futures):
-        try:
-            results = future.result()
-        except Exception as err:  # a whole batch lost
-            reason = f"mapping batch failed: {one_line(err)}"
-            run.failed([Failure(summary.corpus_dir, "map", reason, scope="batch")])
-            continue
-        failed = 0
-        for r in results:
-            if r.error:
-                failed += 1
-                source, target = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
-                run.failed([Failure(source, "map", r.error, target=target, scope="pair")])
-            elif r.skipped:
-                summary.already_stored += 1
-            elif r.pruned:
-                summary.stage1["pruned"] = summary.stage1.get("pruned", 0) + 1
-            else:
-                summary.mapped += 1
-                if best is not None:
-                    value = r.scores["analogy_similarity"]
-                    (heapq.heappush if len(best) < k else heapq.heappushpop)(best, value)
-                if top is not None:
-                    item = (r.scores["analogy_similarity"], r.source_id, r.target_id, r.scores)
-                    (heapq.heappush if len(top) < _TOP else heapq.heappushpop)(top, item)
-            seconds["load_graphs"] += r.seconds_load
-            seconds["map"] += r.seconds_map
-            seconds["store_results"] += r.seconds_store
-            run.pids.add(r.pid)
-        progress.advance(len(results) - failed, failed)
+        _take_batch(run, future, names, progress, top, best, k)
+
+
+def _take_batch(
+    run: Run,
+    future: Any,
+    names: dict[str, str],
+    progress: Reporter,
+    top: TopPairs | None,
+    best: list[float] | None = None,
+    k: int = 0,
+    store: bool = False,
+) -> None:
+    """Count and keep one mapped batch's results (its failures logged); with
+    ``store``, write the records they carry first (:func:`flows.tasks.store_mapped`)."""
+    summary, seconds = run.summary, run.seconds
+    try:
+        results = future.result()
+        if store:
+            results = steps.store_mapped(results)
+    except Exception as err:  # a whole batch lost
+        reason = f"mapping batch failed: {one_line(err)}"
+        run.failed([Failure(summary.corpus_dir, "map", reason, scope="batch")])
+        return
+    failed = 0
+    for r in results:
+        if r.error:
+            failed += 1
+            source, target = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
+            run.failed([Failure(source, "map", r.error, target=target, scope="pair")])
+        elif r.skipped:
+            summary.already_stored += 1
+        elif r.pruned:
+            summary.stage1["pruned"] = summary.stage1.get("pruned", 0) + 1
+        else:
+            summary.mapped += 1
+            if best is not None:
+                value = r.scores["analogy_similarity"]
+                (heapq.heappush if len(best) < k else heapq.heappushpop)(best, value)
+            if top is not None:
+                item = (r.scores["analogy_similarity"], r.source_id, r.target_id, r.scores)
+                (heapq.heappush if len(top) < _TOP else heapq.heappushpop)(top, item)
+        seconds["load_graphs"] += r.seconds_load
+        seconds["map"] += r.seconds_map
+        seconds["store_results"] += r.seconds_store
+        run.pids.add(r.pid)
+    progress.advance(len(results) - failed, failed)
 
 
 def _best(
@@ -371,12 +472,25 @@ def run_pipeline(settings: CorpusSettings, runner: Runner) -> steps.RunSummary:
     summary.failures.extend(Failure.from_line(line, "discover") for line in refused)
     _timed(run, "discover", t)
     summary.documents = len(paths)
+    finished = False
+    try:
+        _extract_and_map(run, paths, started)
+        finished = True
+    finally:
+        close_own_pool(run, wait=finished)
+    return summary
+
+
+def _extract_and_map(run: Run, paths: list[str], started: float) -> None:
+    """Steps 2-7 of :func:`run_pipeline`."""
+    summary, settings = run.summary, run.settings
 
     documents: dict[str, str] = {}
     down = steps.store_problem()
     if down:
         run.stopped(down, "nothing done")
     else:
+        start_own_pool(run, len(paths))
         t = time.perf_counter()
         before = replaced.members(summary.corpus)
         documents = extract_stage(run, paths)
@@ -393,7 +507,6 @@ def run_pipeline(settings: CorpusSettings, runner: Runner) -> steps.RunSummary:
         # Said once, by whoever shows the summary (the CLI, the run's artifact).
         run.logger.info("%s", summary.advice)
     _finish(run, started)
-    return summary
 
 
 def _finish(run: Run, started: float) -> None:

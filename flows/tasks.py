@@ -64,6 +64,7 @@ __all__ = [
     "plan_pairs",
     "plan_run",
     "save_summary",
+    "store_mapped",
     "store_problem",
     "tiled_pairs",
     "worker_store",
@@ -477,6 +478,8 @@ class PairResult:
     seconds_map: float = 0.0
     seconds_store: float = 0.0
     pid: int = field(default_factory=os.getpid)
+    #: The comparison to store, when whoever asked stores it (:func:`map_batch`'s ``store_here``).
+    record: ComparisonRecord | None = None
 
 
 def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str, Any]) -> PairResult:
@@ -494,11 +497,18 @@ def map_and_store(source_id: str, target_id: str, run_id: str, params: dict[str,
 
 
 def map_batch(
-    pairs: Iterable[tuple[str, str]], run_id: str, params: dict[str, Any], threshold: float | None = None
+    pairs: Iterable[tuple[str, str]],
+    run_id: str,
+    params: dict[str, Any],
+    threshold: float | None = None,
+    store_here: bool = True,
 ) -> list[PairResult]:
     """:func:`map_and_store` over several pairs; a failing pair is reported
     in its :class:`PairResult` and the others carry on. With ``threshold``, a
     pair whose bound on AS is below it is not mapped (``pruned``; :func:`flows.stage2.cannot_reach`).
+    With ``store_here`` false each result carries its record instead, for the
+    caller's :func:`store_mapped` (a pool worker then maps on while its
+    parent writes).
 
     The batch asks the store once which pairs it already holds and writes its
     results in one transaction (a commit per pair would cost more than the
@@ -549,9 +559,19 @@ def map_batch(
                 source_id, target_id, scores=dict(scores), seconds_load=t2 - t1 + lookup, seconds_map=t3 - t2
             )
         )
+    if not store_here:
+        return [replace(r, record=records.get(i)) for i, r in enumerate(results)]
     for i, outcome in _store_batch(store, records).items():
         results[i] = replace(results[i], **outcome)
     return results
+
+
+def store_mapped(results: list[PairResult]) -> list[PairResult]:
+    """Store the records ``results`` carry (:func:`map_batch` with ``store`` false)
+    in one transaction, as :func:`map_batch` does; the results without them."""
+    records = {i: r.record for i, r in enumerate(results) if r.record is not None}
+    outcomes = _store_batch(worker_store(), records) if records else {}
+    return [replace(r, record=None, **outcomes.get(i, {})) for i, r in enumerate(results)]
 
 
 def _store_batch(store: Any, records: dict[int, ComparisonRecord]) -> dict[int, dict[str, Any]]:

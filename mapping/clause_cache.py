@@ -10,10 +10,11 @@ clause text, and a later process reads them instead of starting the model:
 a search's first result over stored documents, whose labels were encoded
 when the documents were stored, then runs no model at all (0.6 s of CPU).
 
-The file is a cache, never a source of truth: a folder that cannot be
-written, a full disk, a damaged file or a row of the wrong size only means
-the labels are encoded again, as without it. Writers in several processes
-at once are SQLite's WAL mode; a row is written once (``INSERT OR IGNORE``).
+The file is a cache, never a source of truth (:mod:`dri.sqlite_cache`): a
+folder that cannot be written, a full disk, a damaged file or a row of the
+wrong size only means the labels are encoded again, as without it. Writers
+in several processes at once are SQLite's WAL mode; a row is written once
+(``INSERT OR IGNORE``).
 
 >>> cache = ClauseCache(Path("/tmp/clause-vectors.sqlite"))      # doctest: +SKIP
 >>> cache.put({"someone orbit something": vector})                # doctest: +SKIP
@@ -23,7 +24,6 @@ at once are SQLite's WAL mode; a row is written once (``INSERT OR IGNORE``).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
@@ -33,12 +33,19 @@ from pathlib import Path
 
 import numpy as np
 
+from dri.sqlite_cache import SqliteCache
+
 __all__ = ["ClauseCache", "clause_cache"]
 
 log = logging.getLogger(__name__)
 
 #: Clauses asked for in one query (SQLite's limit on parameters is 32,766).
 _CHUNK = 500
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS clauses "
+    "(model TEXT NOT NULL, clause TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, clause))"
+)
 
 
 class ClauseCache:
@@ -48,31 +55,26 @@ class ClauseCache:
         self.path = path
         self.model = model
         self.dimension = dimension
-        self._db: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-        self._broken = False
+        self._file = SqliteCache(path, _SCHEMA, name="clause vector cache")
 
     def get(self, clauses: Sequence[str]) -> dict[str, np.ndarray]:
         """The kept vectors of ``clauses`` (those not kept are left out)."""
-        found: dict[str, np.ndarray] = {}
         wanted = list(dict.fromkeys(clauses))
-        with self._lock:
-            db = self._connection()
-            if db is None:
-                return found
-            try:
-                for start in range(0, len(wanted), _CHUNK):
-                    chunk = wanted[start : start + _CHUNK]
-                    rows = db.execute(
-                        f"SELECT clause, vector FROM clauses WHERE model = ? AND clause IN ({','.join('?' * len(chunk))})",
-                        (self.model, *chunk),
-                    ).fetchall()
-                    for clause, blob in rows:
-                        if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:
-                            found[clause] = np.frombuffer(blob, dtype="<f4").copy()
-            except sqlite3.Error as err:
-                self._give_up(err)
-        return found
+
+        def read(db: sqlite3.Connection) -> dict[str, np.ndarray]:
+            found: dict[str, np.ndarray] = {}
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                rows = db.execute(
+                    f"SELECT clause, vector FROM clauses WHERE model = ? AND clause IN ({','.join('?' * len(chunk))})",
+                    (self.model, *chunk),
+                ).fetchall()
+                for clause, blob in rows:
+                    if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:
+                        found[clause] = np.frombuffer(blob, dtype="<f4").copy()
+            return found
+
+        return self._file.run(read, {})
 
     def put(self, vectors: Mapping[str, np.ndarray]) -> None:
         """Keep ``vectors`` (clause -> float32 row); a failure is logged and forgotten."""
@@ -83,43 +85,12 @@ class ClauseCache:
             for clause, v in vectors.items()
             if np.asarray(v).shape == (self.dimension,)
         ]
-        with self._lock:
-            db = self._connection()
-            if db is None:
-                return
-            try:
-                with db:
-                    db.executemany(
-                        "INSERT OR IGNORE INTO clauses (model, clause, vector) VALUES (?,?,?)", rows
-                    )
-            except sqlite3.Error as err:
-                self._give_up(err)
 
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._broken:
-            return None
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, timeout=2.0, check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS clauses "
-                    "(model TEXT NOT NULL, clause TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, clause))"
-                )
-                self._db = db
-            except (sqlite3.Error, OSError) as err:
-                self._give_up(err)
-        return self._db
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.executemany("INSERT OR IGNORE INTO clauses (model, clause, vector) VALUES (?,?,?)", rows)
 
-    def _give_up(self, err: BaseException) -> None:
-        """No more use of the file in this process: the labels are encoded instead."""
-        log.debug("clause vector cache %s not used: %s", self.path, err)
-        self._broken = True
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
+        self._file.run(write, None)
 
 
 _LOCK = threading.Lock()

@@ -65,7 +65,7 @@ import numpy as np
 from dri.mapping.blas import one_blas_thread
 from dri.mapping.meaning import clause_vectors, cosine_at, identity_only
 from dri.mapping.seeds import relation_reach
-from dri.mapping.wordnet import normalise, relation_heads, relation_similarity, wordnet
+from dri.mapping.wordnet import normalise, relation_heads, relation_similarity_matrix, wordnet
 
 __all__ = [
     "FEATURES_VERSION",
@@ -195,6 +195,10 @@ def label_vectors(features: Mapping[str, float]) -> dict[str, np.ndarray]:
     return dict(zip(labels, clause_vectors(labels))) if labels else {}
 
 
+#: The largest block of label similarities :class:`RelationPartners` computes at once (8 MB).
+_MATRIX_CELLS = 1_000_000
+
+
 class RelationPartners:
     """Which typed relation labels (``m:`` features) of a vocabulary each probe
     label may pair with in a mapping: the same type, and an identical label or
@@ -274,18 +278,22 @@ class RelationPartners:
         """:meth:`partners` of each of ``keys``, their clause vectors taken from
         ``vectors`` or else the vocabulary's; one matrix product for all of them."""
         close = self._close_in_meaning(keys, vectors or {})
-        found = []
+        found: list[set[int]] = []
+        maybe: list[list[int]] = []  # per key: labels whose WordNet bound reaches the floor
         for key in keys:
             kind, label = _split(key)
             if self.floor <= 0.0:
-                found.append(list(self._by_type.get(kind, ())))
+                found.append(set(self._by_type.get(kind, ())))
+                maybe.append([])
                 continue
             mine = {self.positions[key]} if key in self.positions else set()
             if label in close and kind in self._meaning:
                 rows, positions = self._meaning[kind]
                 mine.update(int(i) for i in positions[close[label][rows]])
-            found.append(self._by_wordnet(kind, label, mine))
-        return found
+            found.append(mine)
+            maybe.append([i for i in self._within_bound(kind, label) if i not in mine])
+        self._by_wordnet(keys, found, maybe)
+        return [sorted(mine) for mine in found]
 
     def _close_in_meaning(
         self, keys: Sequence[str], vectors: Mapping[str, np.ndarray]
@@ -308,8 +316,9 @@ class RelationPartners:
             cosine = np.asarray(rows, dtype=np.float32) @ self._matrix.T  # one product for all labels
         return dict(zip(labels, cosine >= self.cut))
 
-    def _by_wordnet(self, kind: str, label: str, found: set[int]) -> list[int]:
-        """``found`` and the labels of type ``kind`` at least ``floor`` similar to ``label`` by WordNet."""
+    def _within_bound(self, kind: str, label: str) -> list[int]:
+        """The labels of type ``kind`` whose WordNet bound with ``label`` (the best
+        Lin through a synset both reach) reaches ``floor``."""
         index, ic = self._built(), wordnet()._icv["v"]  # read only
         bound: dict[int, float] = {}
         for synset, least in relation_reach(label, self.floor):
@@ -320,14 +329,30 @@ class RelationPartners:
                     break
                 bound[i] = max(bound.get(i, 0.0), twice / (least + other_ic))
         floor = self.floor - 1e-12
-        for i, value in bound.items():
-            if (
-                i not in found
-                and value >= floor
-                and relation_similarity(label, _split(self.vocabulary[i])[1]) >= floor
-            ):
-                found.add(i)
-        return sorted(found)
+        return [i for i, value in bound.items() if value >= floor]
+
+    def _by_wordnet(self, keys: Sequence[str], found: list[set[int]], maybe: list[list[int]]) -> None:
+        """Add to each key's ``found`` the labels of ``maybe`` at least ``floor`` similar
+        to it by WordNet: one :func:`~mapping.wordnet.relation_similarity_matrix` of
+        the keys' labels against all of them (the same floats as pair by pair)."""
+        wanted = sorted({i for those in maybe for i in those})
+        if not wanted:
+            return
+        labels = list(dict.fromkeys(_split(key)[1] for key in keys))
+        row = {label: n for n, label in enumerate(labels)}
+        column = {i: n for n, i in enumerate(wanted)}
+        # In blocks of columns, each a matrix of at most _MATRIX_CELLS (a column's floats
+        # do not depend on the others).
+        width = max(1, _MATRIX_CELLS // len(labels))
+        others = [_split(self.vocabulary[i])[1] for i in wanted]
+        similar = np.concatenate(
+            [relation_similarity_matrix(labels, others[n : n + width]) for n in range(0, len(others), width)],
+            axis=1,
+        )
+        floor = self.floor - 1e-12
+        for key, mine, those in zip(keys, found, maybe):
+            values = similar[row[_split(key)[1]]]
+            mine.update(i for i in those if values[column[i]] >= floor)
 
 
 def _split(key: str) -> tuple[str, str]:

@@ -31,6 +31,7 @@ draw what the caller waits for.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import multiprocessing
 import os
@@ -72,6 +73,9 @@ class PictureJob:
 def _worker_ready() -> None:
     """A worker's start: interrupts are the parent's, the worker ends with its parent,
     and matplotlib is loaded now, not at the first picture."""
+    # What the worker inherited (WordNet's tables, the models) is never garbage: kept
+    # out of the collector's passes, which would scan it all in the first picture.
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
@@ -102,16 +106,27 @@ class PicturePool:
         )
         # The first task forks every worker: they load matplotlib while the caller works.
         self._executor.submit(_started)
+        self._asked: dict[tuple[str, int], tuple[PictureJob, Future[MappingPicture]]] = {}
 
     def submit(self, job: PictureJob) -> Future[MappingPicture] | None:
-        """The picture's future, or None if the pool cannot take it (it is then drawn in the caller)."""
+        """The picture's future, or None if the pool cannot take it (it is then drawn in the caller).
+
+        A picture of the same mapping under the same prefix is drawn once: a
+        search asks for its report's pictures as soon as its hits are known, and
+        the report asks again when it is written."""
+        key = (job.prefix, id(job.mapping))
+        asked = self._asked.get(key)
+        if asked is not None and asked[0].mapping is job.mapping:
+            return asked[1]
         if self._executor is None:
             return None
         try:
-            return self._executor.submit(PictureJob.draw, job)
+            future = self._executor.submit(PictureJob.draw, job)
         except RuntimeError as err:  # a broken or closed pool
             log.debug("picture pool not used: %s", err)
             return None
+        self._asked[key] = (job, future)  # the job is kept, so its mapping's id is not reused
+        return future
 
     def close(self) -> None:
         if self._executor is not None:

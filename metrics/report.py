@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_PICTURES",
     "SCORE_LABELS",
     "find_report",
+    "picture_jobs",
     "plot_boxes",
     "write_ratings_report",
     "write_report",
@@ -209,12 +210,11 @@ class _TargetView:
     hits: list[tuple[Hit, MappingView | None]]
 
 
-def _search_views(
-    search: Sequence[SearchResult], pictures: int, pool: PicturePool | None = None
-) -> list[_TargetView]:
-    """The views of the hits that carry their comparison; the first ``pictures``
-    hits of each target with their graphs also get the mapping picture (drawn
-    in ``pool``'s workers if given)."""
+def picture_jobs(
+    search: Sequence[SearchResult], pictures: int = DEFAULT_PICTURES
+) -> dict[tuple[int, int], PictureJob]:
+    """The mapping pictures of a search's report, by (target number, hit index):
+    the first ``pictures`` hits of each target that carry their comparison and graphs."""
     jobs: dict[tuple[int, int], PictureJob] = {}
     for t, res in enumerate(search, start=1):
         for h, hit in enumerate(res.hits[:pictures]):
@@ -229,6 +229,16 @@ def _search_views(
                     tuple(hit.comparison.inferences),
                     prefix=f"t{t}-h{hit.rank}",
                 )
+    return jobs
+
+
+def _search_views(
+    search: Sequence[SearchResult], pictures: int, pool: PicturePool | None = None
+) -> list[_TargetView]:
+    """The views of the hits that carry their comparison; the first ``pictures``
+    hits of each target with their graphs also get the mapping picture (drawn
+    in ``pool``'s workers if given)."""
+    jobs = picture_jobs(search, pictures)
     drawn_pictures = dict(zip(jobs, draw_pictures(list(jobs.values()), pool)))
     out = []
     for t, res in enumerate(search, start=1):

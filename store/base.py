@@ -91,6 +91,21 @@ class Store(abc.ABC):
     def get_graph(self, doc_id: str) -> nx.DiGraph | None:
         """The document's graph of the latest extractor version stored, or ``None``."""
 
+    def document_texts(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, list[float] | None]]:
+        """``{doc_id: (text, encoder vector)}`` of the latest stored graph of each of
+        ``doc_ids`` that is stored: :func:`mapping.content.graph_text` and
+        :func:`store.encoder_vectors.graph_vector` of :meth:`get_graph`, which a
+        backend may read without building the graphs."""
+        from dri.mapping.content import graph_text
+        from dri.store.encoder_vectors import graph_vector
+
+        found = {}
+        for doc_id in dict.fromkeys(doc_ids):
+            graph = self.get_graph(doc_id)
+            if graph is not None:
+                found[doc_id] = (graph_text(graph), graph_vector(graph))
+        return found
+
     @abc.abstractmethod
     def get_document(self, doc_id: str) -> DocumentRecord | None:
         """The document ``doc_id``, with its merged meta and all its corpora."""

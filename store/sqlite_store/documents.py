@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
 
 from dri.graphs import from_json
 from dri.literal import storable
+from dri.mapping.content import graph_text
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector, vector_blob
 from dri.store.records import DocumentRecord, document_input, member_name, version_key
@@ -21,6 +22,10 @@ from dri.store.sqlite_store.rows import DOC_COLUMNS, document
 from dri.store.vectors import encode_features
 
 __all__ = ["SQLiteDocuments"]
+
+
+#: Document ids per ``IN (...)`` of one query (SQLite takes at most 32,766 parameters).
+_IN_CHUNK = 500
 
 
 class SQLiteDocuments(SQLiteConnection):
@@ -114,6 +119,35 @@ class SQLiteDocuments(SQLiteConnection):
             return None
         latest = max(rows, key=lambda r: (version_key(r[0]), r[1]))
         return attach_vector(from_json(json.loads(latest[2])), latest[3])
+
+    def document_texts(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, list[float] | None]]:
+        """As :meth:`Store.document_texts`: the text read out of the graph's JSON by
+        SQLite, not through the whole graph (1.6 ms a 30-sentence story); a graph
+        stored without its text is read whole, as its clauses make its text."""
+        wanted = list(dict.fromkeys(doc_ids))
+        latest: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            rows = self._query(
+                "SELECT doc_id, extractor_version, stored, json_extract(data, '$.graph.text'), encoder "
+                f"FROM graphs WHERE doc_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            for row in rows:
+                old = latest.get(row[0])
+                if old is None or (version_key(row[1]), row[2]) > (version_key(old[1]), old[2]):
+                    latest[row[0]] = row
+        found = {}
+        for doc_id in wanted:
+            newest = latest.get(doc_id)
+            if newest is None:
+                continue
+            text = newest[3]
+            if isinstance(text, str) and text.strip():
+                found[doc_id] = (text, graph_vector(attach_vector(nx.DiGraph(), newest[4])))
+            elif (graph := self.get_graph(doc_id)) is not None:
+                found[doc_id] = (graph_text(graph), graph_vector(graph))
+        return found
 
     def _records(
         self, where: str, params: Sequence[Any], member: tuple[str, str] | None = None

@@ -166,6 +166,27 @@ def test_similarity_kinds_put_the_combined_score_first_and_analogy_kinds_keep_as
         assert headline_order(kind)[0] == "analogy_similarity"
 
 
+def test_the_rows_reach_on_compared_before_their_baselines(tmp_path):
+    from dri.evaluate.analogy import analogy_evaluation
+    from dri.evaluate.core import evaluate
+    from dri.settings import DEFAULT_CANDIDATES
+
+    corpus = tmp_path / "analogy"
+    shutil.copytree(DEMO / "analogy", corpus)
+    evaluation = analogy_evaluation(corpus, ["rutherford-atom.txt"], None, 3, DEFAULT_CANDIDATES, False)
+    seen = []
+
+    def on_compared(rows):
+        seen.append((rows, [dict(r) for r in rows]))
+
+    result = evaluate(evaluation, on_compared=on_compared)
+    ((rows, then),) = seen
+    assert rows is result.rows and len(rows) == 8  # the other demo stories
+    assert all("chrf" not in r and "analogy_similarity" in r for r in then)  # an analogy search draws now
+    assert all("chrf" in r and list(r)[-1] == "error" for r in result.rows)
+    assert [{k: r[k] for k in t} for r, t in zip(result.rows, then)] == then
+
+
 def test_the_analogy_report_draws_the_stored_comparisons_without_mapping_again(tmp_path, monkeypatch):
     import dri.evaluate.analogy as analogy
     from dri.metrics import compare

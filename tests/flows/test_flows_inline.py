@@ -107,6 +107,42 @@ def test_a_search_over_stored_documents_maps_here_on_a_pool_of_its_own(tmp_path,
     state, summary = run_corpus(str(corpus), candidates=6, **search)
     assert state.is_completed(), state.message
     assert summary.mapped == summary.pairs == 6
+    assert len(worker_store().comparisons(run_id=summary.run_id)) == 6  # stored here, as they came
     # Parsed here, mapped by the pool's processes.
     assert os.getpid() in summary.worker_pids and len(set(summary.worker_pids) - {os.getpid()}) >= 1
     assert summary.top[0]["source"].endswith("solar.txt")
+
+
+def test_a_search_starts_its_pool_with_the_run_only_when_it_will_use_it(tmp_path, data_dir, monkeypatch):
+    """A search in this process starts its pool at the start of the run (the workers
+    load the mapper while stage 1 runs), for more candidates than POOL_MIN only."""
+    from dri.flows import pipeline
+    from dri.flows.execution import InProcess
+
+    monkeypatch.setenv("DRI_WORKERS", "2")
+    monkeypatch.setattr(pipeline, "POOL_MIN", 2)
+    corpus = _more(tmp_path)
+
+    def started(**params):
+        run = pipeline.Run.start(CorpusSettings(corpus_dir=str(corpus), **params), InProcess())
+        pipeline.start_own_pool(run, 7)
+        pool = run.pool
+        pipeline.close_own_pool(run)
+        return pool is not None and run.pool is None
+
+    assert started(mode="target", target="atom.txt", candidates=6)
+    assert started(mode="target", target="atom.txt", exhaustive=True)
+    assert not started(mode="target", target="atom.txt", candidates=2)
+    assert not started(mode="all-pairs")
+
+
+def test_a_search_pool_worker_ends_at_once_and_with_status_zero(data_dir):
+    """warm_worker: WordNet loaded at the start, no interpreter teardown at the end."""
+    from dri.flows.execution import ProcessPool
+    from dri.flows.stage2 import warm_worker
+
+    pool = ProcessPool(1, initializer=warm_worker)
+    assert pool.submit(os.getpid).result() != os.getpid()
+    processes = list(pool._pool._processes.values())
+    pool.close()
+    assert [p.exitcode for p in processes] == [0]

@@ -21,7 +21,9 @@ from dri.flows.tasks import (
     extract_and_store,
     extract_batch,
     map_and_store,
+    map_batch,
     plan_pairs,
+    store_mapped,
     tiled_pairs,
     worker_store,
     write_summary,
@@ -184,3 +186,33 @@ def test_map_and_store_skips_a_stored_pair(corpus, data_dir):
     assert first.seconds_map > 0 and "mapping_seconds" not in record.scores  # a time, not a score
     assert map_and_store(a.doc_id, b.doc_id, "run-1", {}).skipped
     assert not map_and_store(a.doc_id, b.doc_id, "run-2", {}).skipped
+
+
+def test_a_batch_mapped_for_its_caller_to_store_is_stored_by_it_as_map_batch_stores(corpus, data_dir):
+    """map_batch(store_here=False) (a search's pool worker): the results carry their
+    records, nothing is stored until store_mapped (the pool's parent), which stores
+    what map_batch itself would have."""
+    a = extract_and_store(str(corpus / "solar.txt"), "tiny")
+    b = extract_and_store(str(corpus / "atom.txt"), "tiny")
+    pairs = [(a.doc_id, b.doc_id), (b.doc_id, a.doc_id)]
+    carried = map_batch(pairs, "run-later", {}, None, False)
+    assert all(r.record is not None and r.scores for r in carried)
+    assert worker_store().comparisons(run_id="run-later") == []
+    stored = store_mapped(carried)
+    assert [r.record for r in stored] == [None, None] and [r.scores for r in stored] == [
+        r.scores for r in carried
+    ]
+    here = map_batch(pairs, "run-here", {})
+    assert [r.scores for r in here] == [r.scores for r in carried]
+    mine = {(r.source_id, r.target_id): r for r in worker_store().comparisons(run_id="run-later", pairs=True)}
+    theirs = {
+        (r.source_id, r.target_id): r for r in worker_store().comparisons(run_id="run-here", pairs=True)
+    }
+    assert mine.keys() == theirs.keys() == set(pairs)
+    for key, record in mine.items():
+        assert (record.scores, record.pairs, record.inferences) == (
+            theirs[key].scores,
+            theirs[key].pairs,
+            theirs[key].inferences,
+        )
+    assert all(r.skipped for r in map_batch(pairs, "run-later", {}, None, False))

@@ -67,6 +67,24 @@ def test_relation_partners_are_exactly_the_labels_the_mapper_may_pair():
     assert len(RelationPartners(vocabulary, 0.0).partners("m:1100:pull")) == len(verbs)
 
 
+def test_relation_partners_of_many_probes_at_once_are_each_probes_own(monkeypatch):
+    # partners_of scores all probes against all their candidates in blocks of one
+    # matrix: the same partners as each probe alone, whatever the blocks' size.
+    import dri.mapping.features as features
+
+    rng = random.Random(5)
+    verbs = [*rng.sample(wordnet_vocabulary("v"), 120), "attract", "pull", "draw", "isa", "base_on"]
+    vocabulary = [f"m:{kind}:{v}" for v in verbs for kind in ("1110", "1100")]
+    probes = ["m:1110:attract", "m:1100:pull", "m:1110:isa", "m:1110:unknownverb"] + [
+        f"m:{kind}:{v}" for v in verbs[:30] for kind in ("1110", "1100")
+    ]
+    alone = [RelationPartners(vocabulary, 0.5).partners(p) for p in probes]
+    assert RelationPartners(vocabulary, 0.5).partners_of(probes) == alone
+    monkeypatch.setattr(features, "_MATRIX_CELLS", 7)
+    assert RelationPartners(vocabulary, 0.5).partners_of(probes) == alone
+    assert sum(map(len, alone)) > len(probes)  # not only the identical labels
+
+
 def test_relation_labels_close_in_meaning_are_partners_too():
     # heat/warm: Lin 0.32, below the floor; their clauses are close (meaning 0.8),
     # so the sme mapper pairs them, and so must the estimate given the vectors.

@@ -55,3 +55,16 @@ def test_no_pool_when_none_is_wanted_or_matplotlib_is_loaded(jobs):
     jobs[0].draw()  # this process has loaded matplotlib: a worker would save nothing
     with picture_pool() as pool:
         assert pool is None
+
+
+def test_a_picture_asked_again_is_drawn_once(jobs):
+    # A search asks for its report's pictures when its hits are known; the report asks again.
+    with PicturePool() as pool:
+        first = pool.submit(jobs[0])
+        again = PictureJob(jobs[0].source, jobs[0].target, jobs[0].mapping, jobs[0].inferences, prefix="j0")
+        assert pool.submit(again) is first
+        other = pool.submit(jobs[1])
+        assert other is not first
+        renamed = PictureJob(jobs[0].source, jobs[0].target, jobs[0].mapping, jobs[0].inferences, prefix="k0")
+        assert pool.submit(renamed) is not first  # another prefix is another picture
+        assert first.result().svg == jobs[0].draw().svg

@@ -94,3 +94,22 @@ def test_blobs_and_graph_json() -> None:
     assert np.allclose(vector_from_blob(vector_blob(vector)), vector, atol=1e-6)
     assert vector_from_blob(b"\x00" * 12) is None and vector_blob(None) is None
     assert CONTENT_VECTOR not in graph_json(g)["graph"] and CONTENT_VECTOR in g.graph
+
+
+def test_document_texts_are_the_stored_graphs_text_and_vector(store) -> None:
+    """What the encoder baseline reads (evaluate.core): the text and vector of each
+    stored graph, as graph_text and graph_vector of get_graph give them, also for a
+    graph without its text (its clauses) or without a vector; unknown ids left out."""
+    from dri.mapping.content import graph_text
+    from dri.store.encoder_vectors import graph_vector
+
+    store.put_document("tiny", _with_vector("solar"))
+    store.put_document("tiny", make_graph("atom", "atom.txt", SOLAR))  # no text, no vector
+    found = store.document_texts(["solar", "nowhere", "atom", "solar"])
+    assert list(found) == ["solar", "atom"]
+    for doc_id, (text, vector) in found.items():
+        graph = store.get_graph(doc_id)
+        assert text == graph_text(graph) and vector == graph_vector(graph)
+    assert found["solar"][0] == "The sun attracts the planets, which orbit the sun."
+    assert found["solar"][1] is not None and found["atom"][1] is None
+    assert found["atom"][0] and found["atom"][0] != found["solar"][0]  # its clauses

@@ -102,6 +102,10 @@ _POSSESSED = re.compile(r"\bsomeone(?:'s)?\s+(something|someone)\b")
 _SPACE = re.compile(r"\s+")
 #: Each graph's kept rows, decoded (by graph object, while it lives; checked against the kept value).
 _UNPACKED: weakref.WeakKeyDictionary[nx.DiGraph, tuple[object, np.ndarray]] = weakref.WeakKeyDictionary()
+#: Each graph's rows by relation (see _relation_rows), kept while its decoded rows are the same.
+_ROWS_BY_RELATION: weakref.WeakKeyDictionary[nx.DiGraph, tuple[np.ndarray, int, np.ndarray, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _role(data: dict[str, Any]) -> str:
@@ -177,19 +181,24 @@ def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
 
 
 def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarray]:
-    """Each relation's abstracted-sentence row (a zero row if it has none) and whether it has one."""
+    """The abstracted-sentence row of each order-1 relation of ``side`` that has one, and
+    which relations these are (a mask); kept per graph object, as its decoded rows."""
     rows = abstract_sentence_vectors(graph)
-    out = np.zeros((len(side.relations), DIMENSION))
-    known = np.zeros(len(side.relations), dtype=bool)
     if rows is None:
-        return out, known
+        return np.zeros((0, DIMENSION)), np.zeros(len(side.relations), dtype=bool)
+    known = _ROWS_BY_RELATION.get(graph)
+    if known is not None and known[0] is rows and known[1] == len(side.relations):
+        return known[2], known[3]
     nodes = graph.nodes
+    index = np.full(len(side.relations), -1, dtype=np.int64)
     for n, relation in enumerate(side.relations):
         ids = nodes[relation].get("sentences") or ()
-        if ids and 0 <= int(ids[0]) < len(rows):
-            out[n] = rows[int(ids[0])]
-            known[n] = True
-    return out, known
+        if side.order[n] == 1 and ids and 0 <= int(ids[0]) < len(rows):
+            index[n] = int(ids[0])
+    mask = index >= 0
+    chosen = np.ascontiguousarray(rows[index[mask]], dtype=np.float64)
+    _ROWS_BY_RELATION[graph] = (rows, len(side.relations), chosen, mask)
+    return chosen, mask
 
 
 def clause_context(
@@ -201,11 +210,9 @@ def clause_context(
     out = np.ones((len(s.relations), len(t.relations)))
     if not s.relations or not t.relations:
         return out.tolist()
-    a, known_a = _relation_rows(source, s)
-    b, known_b = _relation_rows(target, t)
-    first = known_a & (np.array(s.order) == 1)
-    second = known_b & (np.array(t.order) == 1)
-    if first.any() and second.any():
-        own = np.clip((product(a[first], b[second].T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
+    a, first = _relation_rows(source, s)
+    b, second = _relation_rows(target, t)
+    if len(a) and len(b):
+        own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
         out[np.ix_(first, second)] = 1.0 - weight + weight * own
     return out.tolist()

@@ -12,11 +12,13 @@ power p of the generalised mean that averages each side's best sentence
 matches, in :data:`POWERS` (p = 1 is BERTScore's arithmetic mean, the
 library's; measured, not kept: docs/mapping.md "Sentences matched one by
 one"), then content and structure together, two forms each with one
-parameter:
+parameter, each with the structure S either AS or the geometric mean of AS
+and semantic (the mapped pairs' mean Lin; ``+ semantic`` in the tables), the
+library's:
 
-* ``share``: ``s x AS + (1 - s) x content`` with ``s = R / (R + k)``, k in
+* ``share``: ``s x S + (1 - s) x content`` with ``s = R / (R + k)``, k in
   :data:`GRID` (the structure's weight grows with the relations);
-* ``fixed``: ``w x AS + (1 - w) x content``, w in :data:`WEIGHTS`;
+* ``fixed``: ``w x S + (1 - w) x content``, w in :data:`WEIGHTS`;
 
 and, for each set in turn, chooses the form and its parameter on the other
 three (the greatest mean of their headline metrics: C&S rho, STS-B Pearson,
@@ -24,7 +26,7 @@ WMT23 Kendall tau-b, CSFCube NDCG%20 as a fraction; the encoder alone, w = 0,
 is one of the choices) and reports the held-out set's metric with a 95%
 bootstrap interval beside the encoder alone and AS alone. The last lines give
 the choice fitted on all four beside what the code ships (the sentences, p =
-1, :data:`dri.metrics.scores.STRUCTURE_HALF`); the leave-one-set-out rows are
+1, the geometric mean, :data:`dri.metrics.scores.STRUCTURE_HALF`); the leave-one-set-out rows are
 the estimate of how it does on data it was not fitted on.
 
     .venv/bin/python bench/bench_combined.py
@@ -75,6 +77,8 @@ WHOLE = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: (1: the arithmetic mean of :func:`dri.mapping.content.sentence_match`, shipped).
 POWERS = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 MATCH_POWER = 1.0
+#: The suffix of a combined form whose structure is the geometric mean of AS and semantic.
+SEMANTIC = " + semantic"
 WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 
 _GRAPHS: dict[str, Any] = {}
@@ -97,7 +101,14 @@ def _pair(job: tuple[str, str]) -> tuple[tuple[str, str], tuple[float, ...]]:
     cosine = vector_similarity(content_vector(source), content_vector(target))
     a, b = sentence_vectors(source), sentence_vectors(target)
     matches = [power_match(a, b, p) if a is not None and b is not None else 0.0 for p in POWERS]
-    return job, (c.scores.analogy_similarity, c.scores.content, relations, cosine, *matches)
+    return job, (
+        c.scores.analogy_similarity,
+        c.scores.content,
+        relations,
+        cosine,
+        c.scores.semantic,
+        *matches,
+    )
 
 
 def metric(name: str, data: Any, values: list[float], n_boot: int) -> Any:
@@ -107,12 +118,15 @@ def metric(name: str, data: Any, values: list[float], n_boot: int) -> Any:
 def blend(
     parts: np.ndarray, form: str, parameter: float, whole: float = 0.0, power: float = MATCH_POWER
 ) -> list[float]:
-    """The combined score of each (AS, sentence match, R, whole-text cosine, sentence match
-    of each of :data:`POWERS`) row under ``form`` with ``parameter``, content being
-    ``whole`` x cosine + (1 - whole) x the sentence match of ``power``."""
+    """The combined score of each (AS, sentence match, R, whole-text cosine, semantic,
+    sentence match of each of :data:`POWERS`) row under ``form`` with ``parameter``,
+    content being ``whole`` x cosine + (1 - whole) x the sentence match of ``power``;
+    the structure AS, or with ``form`` ending in ``+ semantic`` the geometric mean of AS and semantic."""
     analogy, relations = parts[:, 0], parts[:, 2]
-    content = whole * parts[:, 3] + (1 - whole) * parts[:, 4 + POWERS.index(power)]
-    if form == "share":
+    if form.endswith(SEMANTIC):
+        analogy = np.sqrt(parts[:, 0] * parts[:, 4])
+    content = whole * parts[:, 3] + (1 - whole) * parts[:, 5 + POWERS.index(power)]
+    if form.startswith("share"):
         weight = np.where(relations > 0, relations / (relations + parameter), 0.0)
     else:
         weight = np.full(len(parts), parameter)
@@ -168,10 +182,16 @@ def main(argv: list[str] | None = None) -> int:
         table = {(n, c): float(score(n, *c).value) for n in SIMILARITY_SETS for c in choices}
 
         def fit(train: list[str]) -> Choice:
-            # Ties go to the simpler choice: the cosine alone, the arithmetic mean, a fixed weight.
+            # Ties go to the simpler choice: the cosine alone, the arithmetic mean, a fixed weight, AS.
             return max(
                 choices,
-                key=lambda c: (float(np.mean([table[(n, c)] for n in train])), c[0], -c[1], c[2] == "fixed"),
+                key=lambda c: (
+                    float(np.mean([table[(n, c)] for n in train])),
+                    c[0],
+                    -c[1],
+                    c[2].startswith("fixed"),
+                    not c[2].endswith(SEMANTIC),
+                ),
             )
 
         fits = {held: fit([n for n in SIMILARITY_SETS if n != held]) for held in SIMILARITY_SETS}
@@ -188,9 +208,11 @@ def main(argv: list[str] | None = None) -> int:
             if whole == 0
             else f"{whole:g} x cosine + {1 - whole:g} x {sentences}"
         )
-        if form == "fixed" and p == 0.0:
+        base, _, structure = form.partition(" + ")
+        if base == "fixed" and p == 0.0:
             return content
-        return f"{content}, " + (f"k = {p:g}" if form == "share" else f"w = {p:g}")
+        weight = f"k = {p:g}" if base == "share" else f"w = {p:g}"
+        return f"{content}, {weight}" + (", structure sqrt(AS x semantic)" if structure else "")
 
     shipped_content: Choice = (0.0, MATCH_POWER, "fixed", 0.0)
     arithmetic: Choice = (0.0, 1.0, "fixed", 0.0)
@@ -215,7 +237,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {labels[held]} | {name(content_fits[held])} | " + " | ".join(cells) + " |")
     print(f"\nFitted on all four: {name(content_fits['all'])} (the code ships {name(shipped_content)}).\n")
 
-    forms = [("share", k) for k in GRID] + [("fixed", w) for w in WEIGHTS]
+    forms = [
+        (f"{form}{structure}", x)
+        for structure in ("", SEMANTIC)
+        for form, grid in (("share", GRID), ("fixed", WEIGHTS))
+        for x in grid
+    ]
     combined_fits = loso([(m, p, *f) for m in WHOLE for p in POWERS if m < 1 or p == 1 for f in forms])
     print("Combined (content and structure fitted together on the other three sets):\n")
     print(
@@ -230,9 +257,30 @@ def main(argv: list[str] | None = None) -> int:
             score(held, 0.0, 1.0, "fixed", 1.0, args.boot).format(),
         ]
         print(f"| {labels[held]} | {name(combined_fits[held])} | " + " | ".join(cells) + " |")
-    shipped = name((0.0, MATCH_POWER, "share", STRUCTURE_HALF))
-    print(f"\nFitted on all four: {name(combined_fits['all'])} (the code ships {shipped}).")
+    shipped = name((0.0, MATCH_POWER, "share" + SEMANTIC, STRUCTURE_HALF))
+    print(f"\nFitted on all four: {name(combined_fits['all'])} (the code ships {shipped}).\n")
+    shipped_structure(score, loso, name, labels, forms, args.boot)
     return 0
+
+
+def shipped_structure(
+    score: Any, loso: Any, name: Any, labels: dict[str, str], forms: list, boot: int
+) -> None:
+    """The combined score with the shipped content: the structure's form and weight fitted
+    on the other three sets, against AS as the structure (fitted the same way)."""
+    with_semantic = loso([(0.0, MATCH_POWER, *f) for f in forms])
+    with_as = loso([(0.0, MATCH_POWER, *f) for f in forms if not f[0].endswith(SEMANTIC)])
+    print("Combined with the shipped content (structure and weight fitted on the other three sets):\n")
+    print(
+        "| held-out set | fitted on the other three | combined | AS as the structure, fitted | fitted on it |"
+    )
+    print("|---|---|---|---|---|")
+    for held in SIMILARITY_SETS:
+        cells = [score(held, *c, boot).format() for c in (with_semantic[held], with_as[held])]
+        print(
+            f"| {labels[held]} | {name(with_semantic[held])} | {cells[0]} | {cells[1]} | {name(with_as[held])} |"
+        )
+    print(f"\nFitted on all four: {name(with_semantic['all'])}; AS as the structure: {name(with_as['all'])}.")
 
 
 if __name__ == "__main__":

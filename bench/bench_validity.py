@@ -99,7 +99,7 @@ COLUMNS = (
 PERCENT_METRICS = frozenset({"ndcg_pct20", "ndcg_10", "map"})
 LABELS = {
     "analogy_similarity": "AS",
-    "combined": "combined (AS + content)",
+    "combined": "combined (structure + content)",
     "tfidf_pair": "TF-IDF (pair fit)",
     "tfidf_corpus": "TF-IDF (set fit)",
     "ngram3_containment": "3-gram containment",

@@ -23,18 +23,21 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
   sentences matched by the sentence encoder (a sentence-level BERTScore F1;
   the cosine for two one-sentence texts): what they are about, whatever
   their structure;
-* combined similarity: ``s x AS + (1 - s) x content`` with the structure's
-  share ``s = R / (R + STRUCTURE_HALF)``, R the number of relations of the
-  smaller graph. Structure mapping has more to go on the more relations the
-  graphs have: two graphs of 8 relations weigh AS and content equally, two
-  paragraphs of 30 relations mostly AS, two graphs without relations content
-  alone. MAC/FAC keeps content and structure apart and uses both (Forbus,
-  Gentner and Law 1995); this is the headline score of the plagiarism and
+* combined similarity: ``s x structure + (1 - s) x content`` with the
+  structure ``sqrt(AS x semantic)``, the geometric mean of how much of the
+  two graphs maps (AS) and how close the mapped words are (semantic: a copy
+  maps identical words, an answer on the same topic looser ones), and the
+  structure's share ``s = R / (R + STRUCTURE_HALF)``, R the number of
+  relations of the smaller graph. Structure mapping has more to go on the
+  more relations the graphs have: two graphs of 32 relations weigh structure
+  and content equally, two graphs without relations get content alone.
+  MAC/FAC keeps content and structure apart and uses both (Forbus, Gentner
+  and Law 1995); this is the headline score of the plagiarism and
   translation evaluations, where it beat the encoder alone on data it was
   not fitted on; judgements and ranking put content first, and AS stays the
-  headline of the analogy ones. :data:`STRUCTURE_HALF` was fitted on the
-  similarity sets and checked leave-one-set-out (docs/mapping.md, "The
-  encoder as content").
+  headline of the analogy ones. The form and :data:`STRUCTURE_HALF` were
+  fitted on the similarity sets and checked leave-one-set-out
+  (docs/mapping.md, "The structure as coverage and closeness").
 
 Every score lies in [0, 1] and is 0 when nothing is mapped; then ``message``
 says why (an empty graph, a graph without relations, or no feasible pair).
@@ -45,6 +48,7 @@ swapping the two graphs changes a score only if it changes the mapping (see
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -102,14 +106,16 @@ SCORE_NAMES = (
     "content",
     "combined",
 )
-#: Relations of the smaller graph at which AS and the encoder's content weigh
-#: the same in the combined similarity (fitted on the four similarity sets,
-#: checked leave-one-set-out: bench/bench_combined.py, docs/mapping.md).
-STRUCTURE_HALF = 8.0
+#: Relations of the smaller graph at which the structure and the encoder's
+#: content weigh the same in the combined similarity (fitted on every pair of
+#: the four similarity sets, checked leave-one-set-out: bench/bench_combined.py,
+#: docs/mapping.md "The structure as coverage and closeness").
+STRUCTURE_HALF = 32.0
 #: Changes whenever a score's definition does, beyond the profile's fields
-#: (2: the content matches sentences one by one), so that a run id
+#: (2: the content matches sentences one by one; 3: the combined similarity's
+#: structure is the geometric mean of AS and semantic), so that a run id
 #: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
-SCORES_VERSION = "2"
+SCORES_VERSION = "3"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the
@@ -181,10 +187,13 @@ def score_mapping(mapping: Mapping, profile: str | Profile | None = None) -> Sco
     )
 
 
-def combine(analogy_similarity: float, content: float, relations: int) -> float:
-    """The combined similarity: AS and content weighted by the smaller graph's ``relations``."""
+def combine(analogy_similarity: float, semantic: float, content: float, relations: int) -> float:
+    """The combined similarity: the structure (the geometric mean of AS and the
+    mapped pairs' mean Lin, ``semantic``) and content weighted by the smaller
+    graph's ``relations``."""
+    structure = math.sqrt(max(0.0, analogy_similarity) * max(0.0, semantic))
     share = relations / (relations + STRUCTURE_HALF) if relations > 0 else 0.0
-    return min(1.0, max(0.0, share * analogy_similarity + (1.0 - share) * content))
+    return min(1.0, max(0.0, share * structure + (1.0 - share) * content))
 
 
 def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
@@ -198,7 +207,9 @@ def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
     return Comparison(
         mapping=mapping,
         scores=replace(
-            scores, content=content, combined=combine(scores.analogy_similarity, content, relations)
+            scores,
+            content=content,
+            combined=combine(scores.analogy_similarity, scores.semantic, content, relations),
         ),
         inferences=candidate_inferences(source, target, mapping),
     )

@@ -81,14 +81,25 @@ def test_content_and_combined_scores():
     add_triple(b, "nucleus", "attract", "electron")
     s = compare(a, b).scores
     assert 0.0 < s.content < 1.0
-    # One relation each: the structure's share is 1 / (1 + STRUCTURE_HALF).
+    # One relation each: the structure's share is 1 / (1 + STRUCTURE_HALF), the
+    # structure the geometric mean of AS and semantic.
     share = 1 / (1 + STRUCTURE_HALF)
-    assert s.combined == pytest.approx(share * s.analogy_similarity + (1 - share) * s.content)
+    structure = (s.analogy_similarity * s.semantic) ** 0.5
+    assert 0.0 < structure < 1.0
+    assert s.combined == pytest.approx(share * structure + (1 - share) * s.content)
     assert {"content", "combined"} <= set(SCORE_NAMES)
 
 
 def test_combined_leans_on_structure_as_relations_grow():
-    assert combine(0.8, 0.2, 0) == pytest.approx(0.2)  # nothing to map: content alone
-    assert combine(0.8, 0.2, int(STRUCTURE_HALF)) == pytest.approx(0.5)
-    assert combine(0.8, 0.2, 1000) > 0.79
-    assert 0.0 <= combine(1.0, 1.0, 3) <= 1.0
+    assert combine(0.8, 0.8, 0.2, 0) == pytest.approx(0.2)  # nothing to map: content alone
+    assert combine(0.8, 0.8, 0.2, int(STRUCTURE_HALF)) == pytest.approx(0.5)
+    assert combine(0.8, 0.8, 0.2, 100_000) > 0.79
+    assert 0.0 <= combine(1.0, 1.0, 1.0, 3) <= 1.0
+
+
+def test_the_combined_structure_is_how_much_maps_and_how_closely():
+    # The same coverage (AS) with near words counts more than with loose ones.
+    half = int(STRUCTURE_HALF)
+    assert combine(0.36, 1.0, 0.0, half) == pytest.approx(0.5 * 0.6)
+    assert combine(0.36, 0.25, 0.0, half) == pytest.approx(0.5 * 0.3)
+    assert combine(0.36, 0.0, 0.4, half) == pytest.approx(0.5 * 0.4)  # nothing close: content only

@@ -404,16 +404,9 @@ def evaluate(
     ]
     if on_compared is not None:
         on_compared(rows)
-    baseline_started = time.perf_counter()
-    if fitted is not None:
-        ends = (resolved_path(p) for _, pair, _ in chosen for p in (pair.source, pair.target))
-        _remember_stored_vectors(ids[e] for e in ends if e in ids)
-    scored = _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)
-    baseline_seconds = time.perf_counter() - baseline_started
-    for (i, _, _), row, baseline in zip(chosen, rows, scored):
-        if baseline is not None:
-            _add_baselines(row, baseline)
-        if progress:
+    baseline_seconds = _score_baselines(chosen, rows, fitted, text, ids)
+    if progress:
+        for (i, _, _), row in zip(chosen, rows):
             progress(i, len(pairs), row)
     present = {k for r in rows for k in r}
     result = EvaluationResult(
@@ -425,24 +418,15 @@ def evaluate(
         structure_scores=headline_order(evaluation.kind),
         baseline_scores=tuple(n for n in BASELINE_NAMES if n in present),
         problems=list(evaluation.problems),
-        meta={
-            "corpus": str(evaluation.root.resolve()),
-            "pairs": len(pairs),
-            **evaluation.meta,
-            "run_id": ", ".join(run_ids),
-            "store_corpus": corpus,
-            "store": where,
-            "flow_seconds": round(flow_seconds, 1),
-            "flow_mapped": sum(s.mapped for s in summaries),
-            "flow_already_stored": sum(s.already_stored for s in summaries),
-            "groups_recorded": grouped,
-            "not_candidates": not_candidates,
-            "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
-            "mapping_seconds": round(
-                math.fsum(r[MAPPING_SECONDS] for r in rows if r[MAPPING_SECONDS] >= 0), 3
-            ),
-            "baseline_seconds": round(baseline_seconds, 3),
-        },
+        meta=_run_meta(
+            evaluation,
+            summaries,
+            rows,
+            store=where,
+            groups_recorded=grouped,
+            not_candidates=not_candidates,
+            seconds=(flow_seconds, baseline_seconds),
+        ),
         **evaluation.report,
     )
     saved = _save(evaluation.kind, evaluation.root, rows)
@@ -450,6 +434,55 @@ def evaluate(
         result.meta["stored_in"] = saved
     result.meta["wall_seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _run_meta(
+    evaluation: Evaluation,
+    summaries: Sequence[RunSummary],
+    rows: Sequence[dict[str, Any]],
+    *,
+    store: str,
+    groups_recorded: int,
+    not_candidates: int,
+    seconds: tuple[float, float],
+) -> dict[str, Any]:
+    """What an evaluation's result says about its corpus, runs, store and
+    times; ``seconds`` are the flows' and the baselines'."""
+    flow_seconds, baseline_seconds = seconds
+    return {
+        "corpus": str(evaluation.root.resolve()),
+        "pairs": len(evaluation.pairs),
+        **evaluation.meta,
+        "run_id": ", ".join(dict.fromkeys(s.run_id for s in summaries)),
+        "store_corpus": summaries[0].corpus,
+        "store": store,
+        "flow_seconds": round(flow_seconds, 1),
+        "flow_mapped": sum(s.mapped for s in summaries),
+        "flow_already_stored": sum(s.already_stored for s in summaries),
+        "groups_recorded": groups_recorded,
+        "not_candidates": not_candidates,
+        "stage1_seconds": round(sum(s.stage1.get("seconds", 0.0) for s in summaries), 3),
+        "mapping_seconds": round(math.fsum(r[MAPPING_SECONDS] for r in rows if r[MAPPING_SECONDS] >= 0), 3),
+        "baseline_seconds": round(baseline_seconds, 3),
+    }
+
+
+def _score_baselines(
+    chosen: Sequence[tuple[int, ManifestPair, ComparisonRecord | None]],
+    rows: Sequence[dict[str, Any]],
+    fitted: Baselines | None,
+    text: Callable[[Path], str],
+    ids: dict[str, str],
+) -> float:
+    """Add the baseline scores of each chosen pair to its row (in place); the seconds taken."""
+    started = time.perf_counter()
+    if fitted is not None:
+        ends = (resolved_path(p) for _, pair, _ in chosen for p in (pair.source, pair.target))
+        _remember_stored_vectors(ids[e] for e in ends if e in ids)
+    for row, baseline in zip(rows, _baseline_scores(fitted, [pair for _, pair, _ in chosen], text)):
+        if baseline is not None:
+            _add_baselines(row, baseline)
+    return time.perf_counter() - started
 
 
 def _remember_stored_vectors(doc_ids: Iterable[str]) -> None:

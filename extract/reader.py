@@ -120,18 +120,28 @@ def _join_lines(paragraph: str) -> str:
 
 
 def text_blocks(text: str) -> list[Block]:
-    """``(section, paragraph)`` pairs of plain text, references dropped."""
+    """``(section, paragraph)`` pairs of plain text, references dropped.
+
+    A text whose every paragraph looks like a heading ("10 Things to Know for
+    Wednesday", a headline on its own) is its headings: they are what it says.
+    """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     blocks: list[Block] = []
+    headings: list[str] = []
+    only_headings = True
     section: str | None = None
     for paragraph in _PARAGRAPH_BREAK.split(text):
         if not paragraph.strip():
             continue
         if _is_text_heading(paragraph):
             section = section_name(paragraph) or section
+            headings.append(paragraph.strip().lstrip("#").strip())
             continue
+        only_headings = False
         if not is_reference_section(section):
             blocks.append((section, _join_lines(paragraph)))
+    if only_headings:
+        return [(None, heading) for heading in headings if heading]
     return blocks
 
 

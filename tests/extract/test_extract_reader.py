@@ -100,6 +100,30 @@ def test_text_headings_open_sections_and_references_are_dropped(tmp_path):
     ]
 
 
+def test_a_text_of_headings_alone_is_its_headings(tmp_path):
+    # A headline on its own (an STS-B sentence, a title) looks like a numbered heading.
+    path = tmp_path / "headline.txt"
+    path.write_text("10 Things to Know for Wednesday\n", encoding="utf-8")
+    assert [(s.section, s.text) for s in read_document(path).sentences] == [
+        (None, "10 Things to Know for Wednesday")
+    ]
+    assert [s.text for s in document_from_text("1 Killed in Bangladesh Protest").sentences] == [
+        "1 Killed in Bangladesh Protest"
+    ]
+    assert [s.text for s in document_from_text("# A title\n\nIntroduction").sentences] == [
+        "A title",
+        "Introduction",
+    ]
+    # A heading over text is still a heading, and references alone are still no text.
+    assert [s.text for s in document_from_text("# A title\n\nThe sun shines.").sentences] == [
+        "The sun shines."
+    ]
+    (tmp_path / "refs.txt").write_text(
+        "References\n\n[1] Gentner, D. Structure mapping. 1983.\n", encoding="utf-8"
+    )
+    assert _error(tmp_path / "refs.txt").reason == "no text"
+
+
 def test_document_from_text():
     doc = document_from_text("First one. Second one.", name="mem")
     assert (doc.name, doc.path, doc.kind) == ("mem", "mem", "text")

@@ -113,27 +113,60 @@ def plot_boxes(result: EvaluationResult, scores: Sequence[str], path: Path, titl
     cols = min(3, len(scores))
     rows = math.ceil(len(scores) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+    rotated = len(groups) > 4
     for ax, score in zip(axes.flat, scores):
         vals, grps = result.values(score)
         data = [[v for v, g in zip(vals, grps) if g == group] for group in groups]
         ax.boxplot([d if d else [math.nan] for d in data], tick_labels=labels)
         ax.set_title(plot_text(SCORE_LABELS.get(score, score)), fontsize=10)
         ax.set_ylim(-0.02, 1.02)
-        ax.tick_params(axis="x", labelrotation=30 if len(groups) > 4 else 0, labelsize=8)
+        ax.tick_params(axis="x", labelrotation=30 if rotated else 0, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
-    return save_panel_grid(fig, axes, len(scores), title, path)
+    # Each label's height as drawn: 8-point text about 0.56 em a character, a
+    # rotated one standing at 30 degrees.
+    longest = max((len(label) for label in labels), default=0) * 8 * 0.56 / 72
+    labels_height = 0.12 + (0.5 * longest if rotated else 0.0)
+    return save_panel_grid(
+        fig, axes, len(scores), title, path, margins=_box_margins(fig, rows, cols, labels_height)
+    )
 
 
-def save_panel_grid(fig: Any, axes: Any, used: int, title: str, path: Path) -> Path:
+def _box_margins(fig: Any, rows: int, cols: int, labels_height: float) -> dict[str, float]:
+    """The box plots' subplot parameters, from the inches their text takes: the
+    layout ``tight_layout`` would find, without drawing the figure to find it."""
+    width, height = fig.get_size_inches()
+    left, right = 0.55 / width, 1 - 0.2 / width
+    top, bottom = 1 - 0.75 / height, (labels_height + 0.25) / height
+    gap_x, gap_y = 0.55, labels_height + 0.55  # y tick labels; x tick labels and a panel title
+    axes_width = (width * (right - left) - (cols - 1) * gap_x) / cols
+    axes_height = (height * (top - bottom) - (rows - 1) * gap_y) / rows
+    return {
+        "left": left,
+        "right": right,
+        "top": top,
+        "bottom": bottom,
+        "wspace": gap_x / axes_width,
+        "hspace": gap_y / axes_height,
+    }
+
+
+def save_panel_grid(
+    fig: Any, axes: Any, used: int, title: str, path: Path, margins: Mapping[str, float] | None = None
+) -> Path:
     """Blank the grid's unused panels (after the first ``used``), title the
-    figure and write it to ``path`` as PNG; returns ``path``."""
+    figure and write it to ``path`` as PNG; returns ``path``. ``margins`` are
+    subplot parameters known beforehand; without them the layout is
+    ``tight_layout``'s, which draws the figure once more to measure it."""
     import matplotlib.pyplot as plt  # matplotlib loads slowly; only plotting needs it
 
     for ax in list(axes.flat)[used:]:
         ax.axis("off")
     fig.suptitle(plot_text(title))
     with quiet_glyphs():
-        fig.tight_layout()
+        if margins is None:
+            fig.tight_layout()
+        else:
+            fig.subplots_adjust(**margins)
         fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

@@ -248,13 +248,11 @@ def _row(
     pair: ManifestPair,
     record: ComparisonRecord | None,
     flow_error: str,
-    baselines: dict[str, float] | str | None,
     mappings: bool,
 ) -> dict[str, Any]:
-    """One report row: ids, structure scores, the mapping's time, baselines, error.
+    """One report row: ids, structure scores, the mapping's time, error (the
+    baselines are added to it later, :func:`_add_baselines`).
 
-    ``baselines`` is the pair's baseline scores, or the one-line reason they
-    could not be computed, or None when the evaluation has none.
     ``mapping_seconds`` is the time :func:`metrics.compare` took on the pair
     in the flow's worker, as stored with the comparison (NaN if the pair was
     not compared, or was stored without it).
@@ -282,8 +280,6 @@ def _row(
             row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
             row["_record"] = record  # the report rebuilds the comparison from it
     row["error"] = "; ".join(dict.fromkeys(errors))
-    if baselines is not None:
-        _add_baselines(row, baselines)
     return row
 
 
@@ -397,7 +393,6 @@ def evaluate(
             pair,
             record,
             _pair_error(pair, failures, run_ids) if record is None else "",
-            None,
             evaluation.mappings,
         )
         for i, pair, record in chosen

@@ -133,15 +133,37 @@ def test_analogy_target_override_runs_the_target_mode_with_sections(tmp_path, mo
     assert all(not math.isnan(h.scores["analogy_similarity"]) for h in atom.hits)
 
 
-def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path, monkeypatch):
+def _model_runs_of_a_new_process(monkeypatch) -> list[int]:
+    """The sentence encoder as a new process has it (no text known), and the
+    batch sizes the model runs from now on in this thread (the suite's
+    background tests share the process's encoder)."""
     from collections import OrderedDict
+
+    from dri.mapping.encoder import sentence_encoder
+
+    encoder = sentence_encoder()
+    monkeypatch.setattr(encoder, "_documents", OrderedDict())
+    monkeypatch.setattr(encoder, "_known", OrderedDict())
+    read: list[int] = []
+    model = encoder._run
+    here = threading.current_thread()
+
+    def counted(sequences):
+        if threading.current_thread() is here:
+            read.append(len(sequences))
+        return model(sequences)
+
+    monkeypatch.setattr(encoder, "_run", counted)
+    return read
+
+
+def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path, monkeypatch):
 
     import numpy as np
 
     from dri.evaluate import evaluate
     from dri.evaluate.analogy import analogy_evaluation
     from dri.mapping.content import CONTENT_VECTOR
-    from dri.mapping.encoder import sentence_encoder
     from dri.store import open_store
 
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
@@ -152,20 +174,7 @@ def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path,
     (corpus / "farm.txt").write_text("The farmer feeds the cows in the morning.\n")
     first = evaluate(analogy_evaluation(corpus, ["atom.txt"]))
     # A new process knows no text: the model must not read the stored documents again.
-    encoder = sentence_encoder()
-    monkeypatch.setattr(encoder, "_documents", OrderedDict())
-    monkeypatch.setattr(encoder, "_known", OrderedDict())
-    read: list[int] = []
-    model = encoder._run
-    here = threading.current_thread()
-
-    def counted(sequences):
-        # Only this thread's: the suite's background tests share the process's encoder.
-        if threading.current_thread() is here:
-            read.append(len(sequences))
-        return model(sequences)
-
-    monkeypatch.setattr(encoder, "_run", counted)
+    read = _model_runs_of_a_new_process(monkeypatch)
     again = evaluate(analogy_evaluation(corpus, ["atom.txt"]))
     assert again.meta["flow_mapped"] == 0 and read == []
     with open_store() as store:
@@ -185,12 +194,10 @@ def test_the_encoder_baseline_reads_the_vectors_stored_with_the_graphs(tmp_path,
 def test_stored_documents_keep_their_abstracted_sentences_and_compare_without_the_model(
     tmp_path, monkeypatch
 ):
-    from collections import OrderedDict
 
     from dri.evaluate import evaluate
     from dri.evaluate.analogy import analogy_evaluation
     from dri.mapping.abstract_sentences import ABSTRACT_SENTENCES, abstract_sentence_vectors
-    from dri.mapping.encoder import sentence_encoder
     from dri.metrics import compare
     from dri.store import open_store
 
@@ -208,19 +215,7 @@ def test_stored_documents_keep_their_abstracted_sentences_and_compare_without_th
         rows = abstract_sentence_vectors(g)
         assert rows is not None and len(rows) == g.graph["sentences"] == 2
     # A new process knows no text: the model must not read the stored documents again.
-    encoder = sentence_encoder()
-    monkeypatch.setattr(encoder, "_documents", OrderedDict())
-    monkeypatch.setattr(encoder, "_known", OrderedDict())
-    read: list[int] = []
-    model = encoder._run
-    here = threading.current_thread()
-
-    def counted(sequences):
-        if threading.current_thread() is here:
-            read.append(len(sequences))
-        return model(sequences)
-
-    monkeypatch.setattr(encoder, "_run", counted)
+    read = _model_runs_of_a_new_process(monkeypatch)
     comparison = compare(graphs[0], graphs[1])
     assert read == []
     assert 0.0 < comparison.scores.analogy_similarity <= 1.0

@@ -130,6 +130,7 @@ def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
     if config.kind != "threads" and _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
     if config.kind == "dask":
+        _quiet_abandoned_gathers()
         # Imported when the runner is made: the CLI imports this module before
         # Prefect, which reads its settings when first imported.
         from prefect_dask.task_runners import DaskTaskRunner
@@ -339,6 +340,29 @@ def _quiet_lost_workers() -> None:
         isinstance(f, _LostWorkerWarnings) for f in logger.filters
     ):
         logger.addFilter(_LostWorkerWarnings())
+
+
+class _AbandonedGatherWaits(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" for distributed's
+    ``AllExit``: when a gather stops early (a future cancelled by Ctrl-C, or
+    one that failed), distributed leaves its other waits to end with that
+    exception unread, and asyncio logs each, with a traceback, when it is
+    collected. It says nothing the command does not say itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.exc_info[0] if record.exc_info else None
+        return not (
+            kind is not None and kind.__name__ == "AllExit" and kind.__module__.startswith("distributed")
+        )
+
+
+def _quiet_abandoned_gathers() -> None:
+    """Install :class:`_AbandonedGatherWaits` on asyncio's logger, unless ``-v``."""
+    logger = logging.getLogger("asyncio")
+    if not os.environ.get("DRI_VERBOSE") and not any(
+        isinstance(f, _AbandonedGatherWaits) for f in logger.filters
+    ):
+        logger.addFilter(_AbandonedGatherWaits())
 
 
 _local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()

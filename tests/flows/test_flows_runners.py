@@ -44,3 +44,31 @@ def test_a_local_clusters_worker_processes_print_errors_only_unless_verbose(monk
     code = "import logging, distributed; print(logging.getLogger('distributed').getEffectiveLevel())"
     level = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(level) == logging.ERROR
+
+
+def test_a_dask_run_keeps_distributeds_unread_gather_waits_off_the_console(caplog, monkeypatch) -> None:
+    # A gather that stops early (Ctrl-C cancels a future) leaves distributed's
+    # other waits to end with AllExit unread; asyncio logged each with a traceback.
+    import sys
+
+    from distributed.client import AllExit
+
+    from dri.flows.runners import RunnerConfig, make_task_runner
+
+    monkeypatch.delenv("DRI_VERBOSE", raising=False)
+    monkeypatch.setattr(sys, "warnoptions", list(sys.warnoptions))
+    asyncio_log = logging.getLogger("asyncio")
+    monkeypatch.setattr(asyncio_log, "filters", list(asyncio_log.filters))
+    make_task_runner(RunnerConfig(kind="dask", dask_address="tcp://127.0.0.1:1"))
+
+    def unread(error: BaseException) -> None:
+        try:
+            raise error
+        except BaseException as raised:
+            asyncio_log.error("Task exception was never retrieved", exc_info=(type(raised), raised, None))
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        unread(AllExit())
+        unread(RuntimeError("a real fault"))
+    said = [r.exc_info[0].__name__ for r in caplog.records if r.name == "asyncio" and r.exc_info]
+    assert said == ["RuntimeError"]

@@ -6,17 +6,19 @@ part of speech) the first time it lemmatises anything: 0.23 s of CPU in
 every process that parses, which is a sixth of a search's first result and
 of ``dri compare``, and paid again by each worker of a pool. Only the verb
 lemmas are used, so they are written once to
-``data/cache/verb-lemmas.sqlite`` (about 27,000 rows), keyed by lemminflect's
-version, and read one word at a time. A word the dictionary lacks goes to
-lemminflect's rules for unknown words, which need no dictionary.
+``data/cache/verb-lemmas.sqlite`` (one JSON object of about 27,000 words,
+600 KB, keyed by lemminflect's version), which a later process reads in 0.01
+s. A word the dictionary lacks goes to lemminflect's rules for unknown
+words, which need no dictionary.
 
 The answer is ``lemminflect.getLemma(word, upos="VERB")``, exactly: the
 table holds what lemminflect's own lookup gives for each word (tested on
-every 20th word of its dictionary, and on words it lacks). The file is a cache, never a source of
-truth (:mod:`dri.sqlite_cache`): a folder that cannot be written, a full
-disk or a damaged file only means that lemminflect is asked itself, as
-without it. The table is written in one transaction that ends with a
-marker row, so a reader never takes a half-written table for a whole one.
+every 20th word of its dictionary, and on words it lacks). The file is a
+cache, never a source of truth (:mod:`dri.sqlite_cache`): a folder that
+cannot be written, a full disk or a damaged file only means that
+lemminflect's dictionary is loaded, as without it; a row that is not a JSON
+object is made again, and a word whose entry is not a list of words is
+asked of lemminflect.
 
 >>> verb_lemmas("felt")                                         # doctest: +SKIP
 ('feel',)
@@ -40,12 +42,7 @@ __all__ = ["VerbLemmaTable", "verb_lemmas"]
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS verb_lemmas "
-    "(version TEXT NOT NULL, word TEXT NOT NULL, lemmas TEXT NOT NULL, PRIMARY KEY (version, word))"
-)
-#: The row written last: no word of the dictionary looks like it.
-_COMPLETE = "\x00complete"
+_SCHEMA = "CREATE TABLE IF NOT EXISTS verb_lemmas (version TEXT PRIMARY KEY, lemmas TEXT NOT NULL)"
 
 
 def _lemmatizer() -> Any:
@@ -69,82 +66,74 @@ def _unknown(word: str) -> tuple[str, ...]:
 
 
 def dictionary_verbs() -> dict[str, tuple[str, ...]]:
-    """Every lower-case word of lemminflect's dictionary (overrides included) that has a verb lemma."""
+    """Every lower-case word of lemminflect's dictionary (overrides included) that has a verb lemma:
+    its ``getAllLemmas(word, "VERB")``, read from the two tables that method merges (an
+    override's verb entry replaces the dictionary's)."""
     lemmatizer = _lemmatizer()
-    words = {*lemmatizer._getLemmaDict(), *lemmatizer._getOverridesDict()}
     out = {}
-    for word in words:
-        if word == word.lower():
-            lemmas = lemmatizer.getAllLemmas(word, "VERB").get("VERB")
-            if lemmas:
-                out[word] = tuple(lemmas)
+    for table in (lemmatizer._getLemmaDict(), lemmatizer._getOverridesDict()):
+        for word, entry in table.items():
+            verb = entry.get("VERB")
+            if verb and word == word.lower():
+                out[word] = tuple(verb)
     return out
 
 
 class VerbLemmaTable:
-    """The verb lemmas of one lemminflect version in one SQLite file; every failure falls back to lemminflect."""
+    """The verb lemmas of one lemminflect version, kept in one SQLite file as one JSON
+    object (word -> lemmas); every failure falls back to lemminflect."""
 
     def __init__(self, path: Path, version: str) -> None:
         self.path = path
         self.version = version
         self._file = SqliteCache(path, _SCHEMA, name="verb lemma cache")
-        #: The table as written by this process, read instead of the file.
-        self._written: dict[str, tuple[str, ...]] | None = None
+        self._verbs: dict[str, Any] | None = None
+        #: Whether this process made the table (and wrote it, if it could).
+        self.made = False
         self._lock = threading.Lock()
 
     def lemmas(self, word: str) -> tuple[str, ...]:
         """``lemminflect.getLemma(word, upos="VERB")``."""
         if word != word.lower():  # lemminflect keeps a word's capitals in its answer
             return _asked(word)
-        if self._written is not None:
-            return self._written.get(word) or _unknown(word)
+        found = self._table().get(word)
+        if found is None:
+            return _unknown(word)
+        if not (isinstance(found, list | tuple) and found and all(isinstance(x, str) for x in found)):
+            return _asked(word)  # not what this module writes
+        return tuple(found)
 
-        def read(db: sqlite3.Connection) -> tuple[bool, str | None]:
-            rows = dict(
-                db.execute(
-                    "SELECT word, lemmas FROM verb_lemmas WHERE version = ? AND word IN (?, ?)",
-                    (self.version, word, _COMPLETE),
-                ).fetchall()
-            )
-            return _COMPLETE in rows, rows.get(word)
-
-        kept = self._file.run(read, None)
-        if kept is None:  # the file cannot be used
-            return _asked(word)
-        complete, found = kept
-        if complete:
-            lemmas = _decoded(found)
-            if lemmas is not None:
-                return lemmas or _unknown(word)
-        return self._write_and_answer(word)
-
-    def _write_and_answer(self, word: str) -> tuple[str, ...]:
+    def _table(self) -> dict[str, Any]:
         with self._lock:
-            if self._written is None:
-                self._written = dictionary_verbs()
-                rows = [(self.version, w, json.dumps(lemmas)) for w, lemmas in self._written.items()]
-                rows.append((self.version, _COMPLETE, "[]"))
+            if self._verbs is None:
+                self._verbs = self._read()
+            if self._verbs is None:
+                self._verbs = dict(dictionary_verbs())
+                self.made = True
+                self._write(self._verbs)
+            return self._verbs
 
-                def write(db: sqlite3.Connection) -> None:
-                    with db:
-                        db.execute("DELETE FROM verb_lemmas WHERE version = ?", (self.version,))
-                        db.executemany("INSERT INTO verb_lemmas (version, word, lemmas) VALUES (?,?,?)", rows)
+    def _read(self) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> Any:
+            return db.execute("SELECT lemmas FROM verb_lemmas WHERE version = ?", (self.version,)).fetchone()
 
-                self._file.run(write, None)
-        return self._written.get(word) or _unknown(word)
+        row = self._file.run(read, None)
+        try:
+            verbs = json.loads(row[0]) if row is not None else None
+        except (TypeError, ValueError):
+            return None
+        return verbs if isinstance(verbs, dict) else None
 
+    def _write(self, verbs: dict[str, Any]) -> None:
+        text = json.dumps(verbs, separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
-def _decoded(text: str | None) -> tuple[str, ...] | None:
-    """A row's lemmas (empty for no row), or None if the row is not what this module writes."""
-    if text is None:
-        return ()
-    try:
-        lemmas = json.loads(text)
-    except ValueError:
-        return None
-    if not (isinstance(lemmas, list) and lemmas and all(isinstance(x, str) for x in lemmas)):
-        return None
-    return tuple(lemmas)
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute(
+                    "INSERT OR REPLACE INTO verb_lemmas (version, lemmas) VALUES (?, ?)", (self.version, text)
+                )
+
+        self._file.run(write, None)
 
 
 _TABLES: dict[tuple[int, Path], VerbLemmaTable] = {}

@@ -8,7 +8,8 @@ candidate that WordNet knows as a verb among
 1. ``lemminflect``'s lemma (Jascob's dictionary-based English lemmatiser,
    made for spaCy: it knows irregular forms, "felt" is *feel*, "found" is
    *find*, which WordNet's morphy returns unchanged because *felt* and
-   *found* are verbs too);
+   *found* are verbs too), read from the data folder's copy of its verb
+   lemmas (:mod:`extract.verb_lemmas`);
 2. spaCy's lemma;
 3. WordNet's own morphy (the detachment rules plus ``verb.exc``);
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from dri.extract.verb_lemmas import verb_lemmas
 from dri.morphy import SUBSTITUTIONS
 from dri.settings import nltk_data_dir
 
@@ -83,10 +85,7 @@ def _morphy(word: str) -> str | None:
 @functools.lru_cache(maxsize=65536)
 def verb_lemma(word: str, spacy_lemma: str) -> str:
     """The lemma of the verb form ``word`` (lower case), given spaCy's lemma."""
-    # Imported here: lemminflect loads its tables (about a second) on first use.
-    import lemminflect
-
-    found = lemminflect.getLemma(word, upos="VERB")
+    found = verb_lemmas(word)
     ours = found[0].lower() if found else ""
     for candidate in (ours, spacy_lemma, _morphy(word)):
         if candidate and is_wordnet_lemma(candidate, "v"):

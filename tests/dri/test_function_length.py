@@ -22,9 +22,22 @@ def package_folders() -> list[Path]:
     return sorted({ROOT / folder for folder in setuptools["package-dir"].values()})
 
 
+def _parse(source: str, name: str) -> ast.Module:
+    # CPython 3.11 keeps the AST converter's recursion depth in state that all
+    # threads share (CPython gh-106905, pytest #10763): a background test thread parsing at the same
+    # moment (pytest rewriting a module it imports) makes ast.parse raise
+    # SystemError here. A second parse of the same source is unaffected.
+    for _ in range(4):
+        try:
+            return ast.parse(source, filename=name)
+        except SystemError:
+            continue
+    return ast.parse(source, filename=name)
+
+
 def long_functions(source: str, name: str, limit: int = MAX_LINES) -> Iterator[str]:
     """``file:line name (n lines)`` for each function of ``source`` over ``limit`` lines."""
-    for node in ast.walk(ast.parse(source, filename=name)):
+    for node in ast.walk(_parse(source, name)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             lines = (node.end_lineno or node.lineno) - node.lineno + 1
             if lines > limit:

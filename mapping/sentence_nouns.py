@@ -38,8 +38,8 @@ from dri.mapping.wordnet import wordnet
 __all__ = ["abstract_other_nouns"]
 
 _ROLES = frozenset({"someone", "something"})
-_FUNCTION_WORDS = frozenset(
-    """
+#: Determiners, pronouns, prepositions, conjunctions, auxiliaries and function adverbs.
+_FUNCTION_TEXT = """
     a an the this that these those each every either neither some any no all both few many much more most
     several such other another own same enough
     i me my mine myself you your yours yourself yourselves he him his himself she her hers herself it its
@@ -56,13 +56,11 @@ _FUNCTION_WORDS = frozenset(
     shall should will would ca wo
     not never now then there here thus hence also just only even still very too quite rather already again
     ever almost perhaps else back away together meanwhile hereafter somewhere nowhere anywhere everywhere
-    """.split()
-)
+"""
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 #: After these a word that can be a verb is read as one ("to face", "must practice", "it shapes").
-_BEFORE_VERBS = frozenset(
-    "to can could will would shall should may might must do does did not n't he she it they we i you "
-    "someone something who which that".split()
-)
+_VERB_CUES = "to can could will would shall should may might must do does did not n't he she it they we i you"
+_BEFORE_VERBS = frozenset([*_VERB_CUES.split(), "someone", "something", "who", "which", "that"])
 _WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d[\d.,]*\d|\d)(?![\w-])")
 
 

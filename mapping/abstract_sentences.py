@@ -10,7 +10,10 @@ included) becomes *someone* (a person: a PERSON entity, ``wordnet_lemma``
 a determiner or possessor before it goes ("He finally finished the epilogue
 of his book" -> "someone finally finished something of something";
 "the army divided to attack the fortress" and "the doctor split the rays
-onto the tumour" meet). The verbs, adjectives and adverbs stay, the nouns
+onto the tumour" meet). Then the nouns, names and numbers the graph made no
+concept of are abstracted too (:mod:`mapping.sentence_nouns`, from WordNet:
+"years of hard work and dedication" -> "something of hard work and
+something"). The verbs, adjectives and adverbs stay, the nouns
 never reach the encoder, so two such sentences are close when they say the
 same kind of thing, whoever they say it of (Gentner's relational
 similarity).
@@ -40,7 +43,10 @@ before; a sentence whose abstraction is empty (nouns only) is encoded as
 
 Each document's abstracted sentences are encoded once: their vectors are
 kept in the graph attribute :data:`ABSTRACT_SENTENCES` (float16 in base64,
-:func:`mapping.content.pack_rows`), which both stores keep with the graph;
+:func:`mapping.content.pack_rows`, after the abstraction's version
+:data:`ABSTRACTION`, so that vectors of another abstraction -- a graph
+stored before it changed -- are computed again, not reused), which both
+stores keep with the graph;
 a document is stored with them (``flows/tasks.py``), so comparing stored
 documents starts no encoder for them.
 """
@@ -63,7 +69,13 @@ from dri.mapping.meaning import UNRELATED
 from dri.mapping.sentence_nouns import abstract_other_nouns
 from dri.mapping.sides import Side
 
-__all__ = ["ABSTRACT_SENTENCES", "abstract_sentence_vectors", "abstract_sentences", "clause_context"]
+__all__ = [
+    "ABSTRACTION",
+    "ABSTRACT_SENTENCES",
+    "abstract_sentence_vectors",
+    "abstract_sentences",
+    "clause_context",
+]
 
 #: The graph attribute that holds the encoder vectors of the abstracted sentences.
 ABSTRACT_SENTENCES = "encoder_abstract_sentences"

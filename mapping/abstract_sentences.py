@@ -75,6 +75,7 @@ __all__ = [
     "abstract_sentence_vectors",
     "abstract_sentences",
     "clause_context",
+    "concept_context",
 ]
 
 #: The graph attribute that holds the encoder vectors of the abstracted sentences.
@@ -119,6 +120,10 @@ _POSSESSED = re.compile(r"\bsomeone(?:'s)?\s+(something|someone)\b")
 _SPACE = re.compile(r"\s+")
 #: Each graph's kept rows, decoded (by graph object, while it lives; checked against the kept value).
 _UNPACKED: weakref.WeakKeyDictionary[nx.DiGraph, tuple[object, np.ndarray]] = weakref.WeakKeyDictionary()
+#: Each graph's concepts' sentences (see _concept_sentences), by its number of concepts and sentences.
+_SENTENCES_BY_CONCEPT: weakref.WeakKeyDictionary[
+    nx.DiGraph, tuple[tuple[int, int], np.ndarray, list[tuple[int, list[int]]]]
+] = weakref.WeakKeyDictionary()
 #: Each graph's rows by relation (see _relation_rows), kept while its decoded rows are the same.
 _ROWS_BY_RELATION: weakref.WeakKeyDictionary[nx.DiGraph, tuple[np.ndarray, int, np.ndarray, np.ndarray]] = (
     weakref.WeakKeyDictionary()
@@ -244,4 +249,51 @@ def clause_context(
     if len(a) and len(b):
         own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
         out[np.ix_(first, second)] = 1.0 - weight + weight * own
+    return out.tolist()
+
+
+def _concept_sentences(
+    graph: nx.DiGraph, side: Side, count: int
+) -> tuple[np.ndarray, list[tuple[int, list[int]]]]:
+    """Each concept of ``side``: its first sentence (-1 without one), and the concepts
+    mentioned in more than one sentence with all of theirs; kept per graph object."""
+    known = _SENTENCES_BY_CONCEPT.get(graph)
+    if known is not None and known[0] == (len(side.concepts), count):
+        return known[1], known[2]
+    first = np.full(len(side.concepts), -1, dtype=np.int64)
+    several: list[tuple[int, list[int]]] = []
+    nodes = graph.nodes
+    for n, concept in enumerate(side.concepts):
+        ids = sorted({int(x) for x in nodes[concept].get("sentences") or () if 0 <= int(x) < count})
+        if ids:
+            first[n] = ids[0]
+        if len(ids) > 1:
+            several.append((n, ids))
+    _SENTENCES_BY_CONCEPT[graph] = ((len(side.concepts), count), first, several)
+    return first, several
+
+
+def concept_context(
+    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
+) -> list[list[float]]:
+    """The factor of every source concept pair's local evidence (see the module docstring):
+    the best rescaled cosine between a sentence that mentions the source concept and one
+    that mentions the target concept, as rows of a concepts x concepts table; 1 where either
+    has no abstracted sentence."""
+    out = np.ones((len(s.concepts), len(t.concepts)))
+    a, b = abstract_sentence_vectors(source), abstract_sentence_vectors(target)
+    if a is None or b is None or not len(out) or not len(out[0]):
+        return out.tolist()
+    own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
+    first_s, several_s = _concept_sentences(source, s, len(a))
+    first_t, several_t = _concept_sentences(target, t, len(b))
+    # Each source concept's best cosine with every target sentence, then with every target concept.
+    best = own[np.maximum(first_s, 0)]
+    for n, ids in several_s:
+        best[n] = own[ids].max(axis=0)
+    factor = best[:, np.maximum(first_t, 0)]
+    for n, ids in several_t:
+        factor[:, n] = best[:, ids].max(axis=1)
+    has_s, has_t = first_s >= 0, first_t >= 0
+    out[np.ix_(has_s, has_t)] = 1.0 - weight + weight * factor[np.ix_(has_s, has_t)]
     return out.tolist()

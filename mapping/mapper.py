@@ -100,7 +100,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.abstract_sentences import clause_context
+from dri.mapping.abstract_sentences import clause_context, concept_context
 from dri.mapping.evaluation import loose_concept_pairs, structural_evaluation
 from dri.mapping.matrices import ConceptMatrix, LabelMatrix
 from dri.mapping.meaning import meaning_similarity
@@ -275,6 +275,9 @@ def _map_graphs(
         context=clause_context(source, target, s, t, prof.clause_context)
         if prof.clause_context > 0.0
         else None,
+        concept_context=concept_context(source, target, s, t, prof.clause_context)
+        if prof.clause_context > 0.0
+        else None,
     )
     search = Search(inputs)
     best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit)
@@ -282,7 +285,7 @@ def _map_graphs(
     if prof.loose_concepts > 0.0:
         best = best + loose_concept_pairs(s, t, best, search, prof.concept_floor)
     evidence: dict[tuple[str, int], float] = {}
-    evaluation = structural_evaluation(s, t, best, search.rel_evidence, search.con_lin, prof, evidence)
+    evaluation = structural_evaluation(s, t, best, search.rel_evidence, search.con_evidence, prof, evidence)
     return Mapping(
         pairs=_mapped_pairs(s, t, best, structural, search, generic, evidence, senses_in_context),
         source_size=source.number_of_nodes(),
@@ -375,7 +378,7 @@ def _best_order(
         if prof.objective == "evaluation":
             # The greatest structural evaluation: systematic, similar structure.
             return (
-                round(structural_evaluation(s, t, order, search.rel_evidence, search.con_lin, prof), 9),
+                round(structural_evaluation(s, t, order, search.rel_evidence, search.con_evidence, prof), 9),
                 relations,
                 len(order),
             )

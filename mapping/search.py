@@ -64,6 +64,8 @@ class SearchInputs:
     labels: LabelMatrix | None = None
     #: Factor of each relation pair's evidence (``[i][k]``, :mod:`mapping.abstract_sentences`); None: 1.
     context: list[list[float]] | None = None
+    #: Factor of each concept pair's evidence (``[a][b]``, the same module); None: 1.
+    concept_context: list[list[float]] | None = None
 
 
 @dataclass(slots=True)
@@ -99,6 +101,7 @@ class Search:
         self.concepts = inputs.concepts
         self.labels = inputs.labels
         self.context = inputs.context
+        self.concept_context = inputs.concept_context
         self.work = 0  # feasibility checks made, a machine-independent effort count
         # Relation pair (i, k) by i * len(t.relations) + k: what its checks need that
         # does not depend on the state (see _entry), shared by the runs of this ordering.
@@ -125,6 +128,12 @@ class Search:
         if self.context is None:
             return self.rel_lin(i, k)
         return self.rel_lin(i, k) * self.context[i][k]
+
+    def con_evidence(self, a: int, b: int) -> float:
+        """A concept pair's similarity as evidence: :meth:`con_lin`, times its clause context if any."""
+        if self.concept_context is None:
+            return self.con_lin(a, b)
+        return self.con_lin(a, b) * self.concept_context[a][b]
 
     def con_lin(self, a: int, b: int) -> float:
         s, t = self.s, self.t

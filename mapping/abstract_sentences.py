@@ -29,9 +29,14 @@ weighs pairs the structural constraints (one to one, type match, parallel
 connectivity, the relation floor on the labels) already allow; it never
 lets a pair map, and the search keeps the mapping with the greatest
 evaluation, so it prefers relation pairs from corresponding sentences.
-Higher-order pairs keep their evidence. A graph mapped onto itself scores
-each pair 1, so a clone still scores 1, and the factor is at most 1, so
-every bound on the evaluation still holds.
+Higher-order pairs keep their evidence. A mapped concept pair's local
+evidence is scaled the same way, with the best cosine between a sentence
+that mentions the source concept and one that mentions the target concept
+(:func:`concept_context`): a noun the look-alike shares with the query
+(identical lemma, Lin 1) weighs little when the two stories say different
+things of it. A graph mapped onto itself scores each pair 1, so a clone
+still scores 1, and the factor is at most 1, so every bound on the
+evaluation still holds.
 
 The sentences are those of the graph's ``text`` (the reader's sentences
 joined by a space), split again by :func:`extract.sentences.split_sentences`;

@@ -90,7 +90,8 @@ class Profile:
     relation_meaning: float = 0.0
     #: Relations matched in their own clauses: a mapped order-1 relation pair's local
     #: evidence is scaled by 1 - this + this x the meaning similarity of the two
-    #: relations' sentences, nouns and pronouns abstracted (:mod:`mapping.abstract_sentences`).
+    #: relations' sentences, nouns and pronouns abstracted (:mod:`mapping.abstract_sentences`),
+    #: and a concept pair's by the same of the closest two sentences that mention them.
     clause_context: float = 0.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a

@@ -14,6 +14,7 @@ from dri.mapping.abstract_sentences import (
     abstract_sentence_vectors,
     abstract_sentences,
     clause_context,
+    concept_context,
 )
 from dri.mapping.content import pack_rows
 from dri.mapping.profiles import Profile, get_profile
@@ -114,6 +115,27 @@ def test_corresponding_sentences_weigh_more_than_unrelated_ones() -> None:
     assert 0.0 <= unrelated < analogous <= 1.0
 
 
+def test_concepts_from_corresponding_sentences_weigh_more() -> None:
+    source = graph_from_text("The army attacked the fortress. The cook ate the bread.")
+    target = graph_from_text("The soldiers stormed the castle.")
+    s, t = Side.of(source), Side.of(target)
+    table = concept_context(source, target, s, t, 1.0)
+    assert len(table) == len(s.concepts) and len(table[0]) == len(t.concepts)
+    castle = t.concepts.index("c:castle")
+    fortress, bread = s.concepts.index("c:fortress"), s.concepts.index("c:bread")
+    # The fortress is stormed as the castle is; the bread is eaten, in another kind of sentence.
+    assert 0.0 <= table[bread][castle] < table[fortress][castle] <= 1.0
+    # A concept's factor is its best sentence's: one mentioned in both sentences takes the first's.
+    both = graph_from_text("The army attacked the fortress. The army ate the bread.")
+    army = Side.of(both).concepts.index("c:army")
+    assert concept_context(both, target, Side.of(both), t, 1.0)[army][castle] == pytest.approx(
+        table[fortress][castle]
+    )
+    # Half the weight, half the way to 1.
+    half = concept_context(source, target, s, t, 0.5)
+    assert half[bread][castle] == pytest.approx(0.5 + 0.5 * table[bread][castle])
+
+
 def test_the_factor_scales_evidence_and_never_lets_a_pair_map() -> None:
     source = graph_from_text("He finished the epilogue of his book.")
     target = graph_from_text("She took the time to meditate on her goal.")
@@ -137,6 +159,9 @@ def test_graphs_without_text_and_the_paper_profile_are_unchanged() -> None:
     add_triple(t, "nucleus", "attract", "electron", sentence=0)
     plain = get_profile("sme").but(clause_context=0.0)
     assert map_graphs(s, t, profile="sme").evaluation == map_graphs(s, t, profile=plain).evaluation
+    assert concept_context(s, t, Side.of(s), Side.of(t), 1.0) == [[1.0] * len(Side.of(t).concepts)] * len(
+        Side.of(s).concepts
+    )
     # The paper's profile stays the paper's: no clause context.
     assert get_profile("paper") == Profile(name="paper", restarts=128)
     assert get_profile("paper").clause_context == 0.0

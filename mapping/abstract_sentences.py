@@ -10,7 +10,10 @@ included) becomes *someone* (a person: a PERSON entity, ``wordnet_lemma``
 a determiner or possessor before it goes ("He finally finished the epilogue
 of his book" -> "someone finally finished something of something";
 "the army divided to attack the fortress" and "the doctor split the rays
-onto the tumour" meet). The verbs, adjectives and adverbs stay, the nouns
+onto the tumour" meet). Then the nouns, names and numbers the graph made no
+concept of are abstracted too (:mod:`mapping.sentence_nouns`, from WordNet:
+"years of hard work and dedication" -> "something of hard work and
+something"). The verbs, adjectives and adverbs stay, the nouns
 never reach the encoder, so two such sentences are close when they say the
 same kind of thing, whoever they say it of (Gentner's relational
 similarity).
@@ -40,7 +43,10 @@ before; a sentence whose abstraction is empty (nouns only) is encoded as
 
 Each document's abstracted sentences are encoded once: their vectors are
 kept in the graph attribute :data:`ABSTRACT_SENTENCES` (float16 in base64,
-:func:`mapping.content.pack_rows`), which both stores keep with the graph;
+:func:`mapping.content.pack_rows`, after the abstraction's version
+:data:`ABSTRACTION`, so that vectors of another abstraction -- a graph
+stored before it changed -- are computed again, not reused), which both
+stores keep with the graph;
 a document is stored with them (``flows/tasks.py``), so comparing stored
 documents starts no encoder for them.
 """
@@ -60,12 +66,23 @@ from dri.mapping.blas import product
 from dri.mapping.content import pack_rows, unpack_rows
 from dri.mapping.encoder import DIMENSION
 from dri.mapping.meaning import UNRELATED
+from dri.mapping.sentence_nouns import abstract_other_nouns
 from dri.mapping.sides import Side
 
-__all__ = ["ABSTRACT_SENTENCES", "abstract_sentence_vectors", "abstract_sentences", "clause_context"]
+__all__ = [
+    "ABSTRACTION",
+    "ABSTRACT_SENTENCES",
+    "abstract_sentence_vectors",
+    "abstract_sentences",
+    "clause_context",
+]
 
 #: The graph attribute that holds the encoder vectors of the abstracted sentences.
 ABSTRACT_SENTENCES = "encoder_abstract_sentences"
+#: The abstraction's version, kept before the vectors ("a2:<rows>"): vectors of another
+#: abstraction (a graph stored before it changed, "<rows>" alone for the first) are not
+#: reused but computed again. Raise it whenever :func:`abstract_sentences` changes.
+ABSTRACTION = "a2"
 
 _PERSON_WORDS = frozenset(
     [
@@ -123,12 +140,17 @@ def _pattern(mentions: list[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])")
 
 
-def _abstract(text: str, roles: list[tuple[re.Pattern[str], str]]) -> str:
-    for pattern, role in roles:
-        text = pattern.sub(role, text)
+def _without_determiners(text: str) -> str:
     text = _DETERMINER.sub(r"\1", text)
     text = _POSSESSED.sub(r"\1", text)
     return _SPACE.sub(" ", text).strip(" ,;:.")
+
+
+def _abstract(text: str, roles: list[tuple[re.Pattern[str], str]]) -> str:
+    for pattern, role in roles:
+        text = pattern.sub(role, text)
+    # The concepts first (their roles come from the graph), then the nouns it has no concept of.
+    return _without_determiners(abstract_other_nouns(_without_determiners(text)))
 
 
 def abstract_sentences(graph: nx.DiGraph) -> list[str] | None:
@@ -153,6 +175,13 @@ def abstract_sentences(graph: nx.DiGraph) -> list[str] | None:
     return out
 
 
+def _kept_rows(value: object) -> np.ndarray | None:
+    """The rows of a kept value of this abstraction's version; None for any other value."""
+    if not isinstance(value, str) or not value.startswith(ABSTRACTION + ":"):
+        return None
+    return unpack_rows(value[len(ABSTRACTION) + 1 :])
+
+
 def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     """Unit encoder vectors of :func:`abstract_sentences`, one row each (an empty
     abstraction a zero row), computed on first use and kept in the graph
@@ -162,7 +191,7 @@ def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     known = _UNPACKED.get(graph)
     if known is not None and known[0] is packed and len(known[1]) == count:
         return known[1]
-    kept = unpack_rows(packed)
+    kept = _kept_rows(packed)
     if kept is not None and len(kept) == count:
         # Decoded once per graph object: a stored document is compared with many.
         _UNPACKED[graph] = (packed, kept)
@@ -174,10 +203,10 @@ def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
 
     # A row per sentence keeps the ids; an empty abstraction (nouns only) must still be a unit row.
     rows = sentence_encoder().encode([x or "something" for x in sentences])
-    packed = pack_rows(rows)
+    packed = f"{ABSTRACTION}:{pack_rows(rows)}"
     graph.graph[ABSTRACT_SENTENCES] = packed
     # What is kept is what is used, so a stored graph scores as the fresh one.
-    return unpack_rows(packed)
+    return _kept_rows(packed)
 
 
 def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarray]:

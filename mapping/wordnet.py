@@ -342,6 +342,10 @@ class WordNet:
         """The synsets of ``word`` in NLTK's order (after morphology)."""
         return tuple(self._synset(pos, o) for o in self.offsets(word, pos))
 
+    def has_lemma(self, word: str, pos: str = "n") -> bool:
+        """Whether WordNet lists ``word`` itself (no morphology) for ``pos``."""
+        return word in self._index[pos]
+
     def lemmas(self, pos: str = "n") -> list[str]:
         """Every lemma WordNet lists for ``pos``, sorted."""
         return sorted(self._index[pos])

@@ -10,11 +10,14 @@ from dri.graphs import add_triple, from_json, new_graph, to_json
 from dri.mapping import map_graphs
 from dri.mapping.abstract_sentences import (
     ABSTRACT_SENTENCES,
+    ABSTRACTION,
     abstract_sentence_vectors,
     abstract_sentences,
     clause_context,
 )
+from dri.mapping.content import pack_rows
 from dri.mapping.profiles import Profile, get_profile
+from dri.mapping.sentence_nouns import abstract_other_nouns
 from dri.mapping.sides import Side
 from dri.metrics import compare
 
@@ -31,6 +34,46 @@ def test_nouns_and_pronouns_become_roles_and_the_verbs_stay() -> None:
     assert rays.endswith("split something onto something") and "doctor" not in rays
     # A pronoun is someone; a possessor before its possession goes with its determiner.
     assert person == "someone finished something"
+
+
+def test_nouns_the_graph_has_no_concept_of_are_abstracted_too() -> None:
+    g = graph_from_text(
+        "He finally finished the epilogue of his book, a satisfactory ending to years of hard work and dedication."
+    )
+    mentions = {str(m).lower() for _, d in g.nodes(data=True) for m in d.get("mentions") or ()}
+    # The extractor made no concept of these nouns; the abstraction still removes them.
+    assert not mentions & {"years", "dedication"}
+    (sentence,) = abstract_sentences(g) or [""]
+    assert "years" not in sentence and "dedication" not in sentence
+    assert sentence.startswith("someone finally finished")
+    assert "satisfactory ending to something of hard work and something" in sentence
+
+
+def test_names_and_numbers_become_roles_and_verbs_where_one_is_expected_stay() -> None:
+    assert abstract_other_nouns("someone met Annika in 1931") == "someone met someone in something"
+    # "face", "practice" and "scoop" are nouns too; after a modal, "to" or first, they are verbs.
+    assert abstract_other_nouns("someone must practice caution to face consequences") == (
+        "someone must practice something to face something"
+    )
+    assert abstract_other_nouns("Scoop something into the water") == "Scoop something into the something"
+    # Function words that WordNet lists as nouns ("a", "as", "it") stay, as do adjectives.
+    assert abstract_other_nouns("it is as a dark crime") == "it is as a dark something"
+    # A possessor keeps its 's for the determiner rules.
+    assert abstract_other_nouns("the witch's potion") == "the something's something"
+
+
+def test_vectors_of_another_abstraction_are_computed_again() -> None:
+    g = graph_from_text("The sun attracts the planets. The planets orbit the sun.")
+    fresh = abstract_sentence_vectors(g)
+    assert fresh is not None and g.graph[ABSTRACT_SENTENCES].startswith(ABSTRACTION + ":")
+    # A graph stored before the abstraction changed keeps the rows alone (another version).
+    old = graph_from_text("The sun attracts the planets. The planets orbit the sun.")
+    stale = np.zeros_like(fresh)
+    stale[:, 0] = 1.0
+    old.graph[ABSTRACT_SENTENCES] = pack_rows(stale)
+    again = abstract_sentence_vectors(old)
+    assert again is not None and np.allclose(again, fresh, atol=1e-3)
+    assert old.graph[ABSTRACT_SENTENCES] == g.graph[ABSTRACT_SENTENCES]
 
 
 def test_a_graph_whose_text_does_not_split_into_its_sentences_has_none() -> None:

@@ -445,3 +445,11 @@ def test_identical_relation_labels_take_their_head_verbs_most_frequent_sense():
     assert relation_generic_space("attract_with", "attract_with") == "attract.v.01"
     assert relation_generic_space("fall_not_into", "fall_not_into") == "fall.v.01"
     assert relation_generic_space("isa", "isa") is None
+
+
+def test_has_lemma_reads_the_word_itself_without_morphology() -> None:
+    wn = wordnet_module.wordnet()
+    assert wn.has_lemma("scoop", "v") and wn.has_lemma("crime", "n")
+    # Morphology finds "scoop" for "scooped", but the word itself is no lemma.
+    assert wn.offsets("scooped", "v") and not wn.has_lemma("scooped", "v")
+    assert not wn.has_lemma("crime", "v")

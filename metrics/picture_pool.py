@@ -10,8 +10,12 @@ side by side. A picture is the same, byte for byte, drawn by a worker or by
 the caller (the layout is seeded and the SVG ids come from the picture's
 prefix), so the pool changes when a picture is ready, never what it shows.
 
-No pool is made where matplotlib is loaded already (`dri demo` loads it before
-its fork): a worker would only draw what the caller waits for.
+Where the caller has loaded matplotlib already (``dri demo`` loads it before
+its fork), it draws too when it asks for the pictures: from the last back,
+each picture no worker has started yet (:func:`draw_pictures`), so the
+caller and the worker share the pictures that are left. The demo's
+analogy search runs when its other process is finishing: the worker draws
+on that core as soon as it is free.
 
 The workers are forked (the start method that shares the parent's loaded
 modules; the pool is made before the search starts any thread) and ignore
@@ -19,9 +23,7 @@ SIGINT: an interrupt is the parent's to report, in one line, and closing the
 pool ends them; a worker whose parent is gone (even killed outright) exits.
 A worker that dies or a picture that fails in one is drawn again in the
 caller, so a broken pool costs time, never a picture. :func:`picture_pool`
-gives None on one CPU (no second core to use) and where matplotlib is loaded
-already (``dri demo`` loads it before its fork): a worker would then only
-draw what the caller waits for.
+gives None on one CPU (no second core to use).
 
 >>> with picture_pool() as pool:                                   # doctest: +SKIP
 ...     results = search()                 # the workers import matplotlib meanwhile
@@ -113,10 +115,11 @@ class PicturePool:
 
         A picture of the same mapping under the same prefix is drawn once: a
         search asks for its report's pictures as soon as its hits are known, and
-        the report asks again when it is written."""
+        the report asks again when it is written (a picture the caller took
+        over, :func:`draw_pictures`, is asked of the pool anew)."""
         key = (job.prefix, id(job.mapping))
         asked = self._asked.get(key)
-        if asked is not None and asked[0].mapping is job.mapping:
+        if asked is not None and asked[0].mapping is job.mapping and not asked[1].cancelled():
             return asked[1]
         if self._executor is None:
             return None
@@ -143,11 +146,9 @@ class PicturePool:
 @contextlib.contextmanager
 def picture_pool(wanted: bool = True) -> Iterator[PicturePool | None]:
     """A :class:`PicturePool` for the block, or None when ``wanted`` is false, on one
-    CPU, where processes cannot be forked, or when this process has loaded
-    matplotlib already (``dri demo``): a worker would then only draw what the
-    caller waits for."""
+    CPU, or where processes cannot be forked."""
     pool = None
-    if wanted and (os.cpu_count() or 1) > 1 and "matplotlib.pyplot" not in sys.modules:
+    if wanted and (os.cpu_count() or 1) > 1:
         try:
             pool = PicturePool()
         except (OSError, ValueError) as err:
@@ -161,15 +162,26 @@ def picture_pool(wanted: bool = True) -> Iterator[PicturePool | None]:
 
 def draw_pictures(jobs: Sequence[PictureJob], pool: PicturePool | None = None) -> list[MappingPicture]:
     """The pictures of ``jobs``, in order: drawn in ``pool``'s workers, or here
-    (without a pool, and for any picture a worker could not draw)."""
+    (without a pool, and for any picture a worker could not draw).
+
+    Where this process has loaded matplotlib, it also draws, from the last
+    picture back, those that no worker has started, while the workers draw
+    from the first on; where it has not, it waits for the workers rather
+    than load matplotlib a second time."""
     futures = [pool.submit(job) for job in jobs] if pool is not None and len(jobs) > 0 else [None] * len(jobs)
-    pictures = []
-    for job, future in zip(jobs, futures):
-        picture = None
+    pictures: list[MappingPicture | None] = [None] * len(jobs)
+    if "matplotlib.pyplot" in sys.modules:
+        for n in reversed(range(len(jobs))):
+            future = futures[n]
+            if future is not None and future.cancel():
+                futures[n] = None
+                pictures[n] = jobs[n].draw()
+    for n, (job, future) in enumerate(zip(jobs, futures)):
         if future is not None:
             try:
-                picture = future.result()
+                pictures[n] = future.result()
             except Exception as err:  # a worker that died or failed: the caller draws it
                 log.debug("picture %s drawn here: the pool failed (%s)", job.prefix, err)
-        pictures.append(picture if picture is not None else job.draw())
-    return pictures
+        if pictures[n] is None:
+            pictures[n] = job.draw()
+    return [p for p in pictures if p is not None]

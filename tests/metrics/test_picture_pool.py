@@ -49,12 +49,28 @@ def test_a_dead_worker_costs_time_never_a_picture(jobs):
     assert [p.svg for p in drawn] == [job.draw().svg for job in jobs]
 
 
-def test_no_pool_when_none_is_wanted_or_matplotlib_is_loaded(jobs):
+def test_no_pool_when_none_is_wanted(jobs):
     with picture_pool(wanted=False) as pool:
         assert pool is None
-    jobs[0].draw()  # this process has loaded matplotlib: a worker would save nothing
+
+
+def test_a_caller_with_matplotlib_loaded_draws_what_no_worker_has_started(jobs):
+    jobs[0].draw()  # this process has loaded matplotlib, as dri demo has
+    many = [
+        PictureJob(job.source, job.target, job.mapping, job.inferences, prefix=f"{job.prefix}-{n}")
+        for n in range(4)
+        for job in jobs
+    ]
     with picture_pool() as pool:
-        assert pool is None
+        assert pool is not None
+        drawn = draw_pictures(many, pool)
+        asked = [future for _, future in pool._asked.values()]
+        # One worker starts with the first pictures; the caller takes the last ones.
+        taken = [future.cancelled() for future in asked]
+        assert taken[0] is False and taken[-1] is True
+        # A picture the caller took is asked of the pool anew.
+        assert pool.submit(many[-1]).result().svg == drawn[-1].svg
+    assert [p.svg for p in drawn] == [job.draw().svg for job in many]
 
 
 def test_a_picture_asked_again_is_drawn_once(jobs):

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["SqliteCache"]
+__all__ = ["SqliteCache", "in_data_folder"]
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +93,26 @@ class SqliteCache:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
             self._db = None
+
+
+_IN_DATA_FOLDER: dict[tuple[int, Path], Any] = {}
+_IN_DATA_FOLDER_LOCK = threading.Lock()
+
+
+def in_data_folder(file_name: str, make: Callable[[Path], T]) -> T | None:
+    """The process's object for ``<data folder>/cache/<file_name>``, made by
+    ``make(path)`` on first use (again in a forked child: a SQLite connection
+    must not cross a fork), or None if there is no data folder to use."""
+    from dri.settings import data_dir
+
+    try:
+        path = data_dir() / "cache" / file_name
+    except Exception as err:  # a data folder that cannot be made: the caller works without a cache
+        log.debug("no cache %s: %s", file_name, err)
+        return None
+    key = (os.getpid(), path)
+    with _IN_DATA_FOLDER_LOCK:
+        made = _IN_DATA_FOLDER.get(key)
+        if made is None:
+            made = _IN_DATA_FOLDER[key] = make(path)
+    return made

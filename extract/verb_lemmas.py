@@ -28,19 +28,16 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
-import os
 import sqlite3
 import threading
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from dri.sqlite_cache import SqliteCache
+from dri.sqlite_cache import SqliteCache, in_data_folder
 
 __all__ = ["VerbLemmaTable", "verb_lemmas"]
 
-log = logging.getLogger(__name__)
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS verb_lemmas (version TEXT PRIMARY KEY, lemmas TEXT NOT NULL)"
 
@@ -136,34 +133,12 @@ class VerbLemmaTable:
         self._file.run(write, None)
 
 
-_TABLES: dict[tuple[int, Path], VerbLemmaTable] = {}
-_TABLES_LOCK = threading.Lock()
-
-
 @functools.cache
 def _version() -> str:
     return metadata.version("lemminflect")
 
 
-def _table() -> VerbLemmaTable | None:
-    """The process's table in the data folder (a new one in a forked child: a SQLite
-    connection must not cross a fork), or None if there is no data folder."""
-    from dri.settings import data_dir
-
-    try:
-        path = data_dir() / "cache" / "verb-lemmas.sqlite"
-    except Exception as err:  # a data folder that cannot be made: lemminflect is asked
-        log.debug("no verb lemma cache: %s", err)
-        return None
-    key = (os.getpid(), path)
-    with _TABLES_LOCK:
-        table = _TABLES.get(key)
-        if table is None:
-            table = _TABLES[key] = VerbLemmaTable(path, _version())
-    return table
-
-
 def verb_lemmas(word: str) -> tuple[str, ...]:
     """``lemminflect.getLemma(word, upos="VERB")``, read from the data folder's table when it can be."""
-    table = _table()
+    table = in_data_folder("verb-lemmas.sqlite", lambda path: VerbLemmaTable(path, _version()))
     return table.lemmas(word) if table is not None else _asked(word)

@@ -24,20 +24,16 @@ in several processes at once are SQLite's WAL mode; a row is written once
 
 from __future__ import annotations
 
-import logging
-import os
 import sqlite3
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from dri.sqlite_cache import SqliteCache
+from dri.sqlite_cache import SqliteCache, in_data_folder
 
 __all__ = ["ClauseCache", "clause_cache"]
 
-log = logging.getLogger(__name__)
 
 #: Clauses asked for in one query (SQLite's limit on parameters is 32,766).
 _CHUNK = 500
@@ -93,24 +89,9 @@ class ClauseCache:
         self._file.run(write, None)
 
 
-_LOCK = threading.Lock()
-_CACHES: dict[tuple[int, Path], ClauseCache] = {}
-
-
 def clause_cache() -> ClauseCache | None:
-    """The process's cache in the data folder (a new one in a forked child: a
-    SQLite connection must not cross a fork), or None if there is no data folder."""
+    """The process's cache in the data folder, or None if there is no data folder
+    (:func:`dri.sqlite_cache.in_data_folder`)."""
     from dri.mapping.encoder import DIMENSION, MODEL_SHA256
-    from dri.settings import data_dir
 
-    try:
-        path = data_dir() / "cache" / "clause-vectors.sqlite"
-    except Exception as err:  # a data folder that cannot be made: the labels are encoded
-        log.debug("no clause vector cache: %s", err)
-        return None
-    key = (os.getpid(), path)
-    with _LOCK:
-        cache = _CACHES.get(key)
-        if cache is None:
-            cache = _CACHES[key] = ClauseCache(path, MODEL_SHA256, DIMENSION)
-    return cache
+    return in_data_folder("clause-vectors.sqlite", lambda path: ClauseCache(path, MODEL_SHA256, DIMENSION))

@@ -105,7 +105,7 @@ class VerbLemmaTable:
             if self._verbs is None:
                 self._verbs = self._read()
             if self._verbs is None:
-                self._verbs = dict(dictionary_verbs())
+                self._verbs = dictionary_verbs()
                 self.made = True
                 self._write(self._verbs)
             return self._verbs

@@ -26,6 +26,15 @@ The compatibility includes the pairs the default profile makes by meaning,
 through the clause vectors of the relation labels (:func:`label_vectors`),
 computed once per document and stored with its features (:func:`encode_features`).
 
+The estimate sees which relations may pair, not what their sentences say,
+while the default profile's mapper weighs every pair by how close the two
+sentences are once their nouns are abstracted. So the score is multiplied
+by the documents' clause coverage (:func:`covered`,
+:mod:`mapping.clause_coverage`: their abstracted sentences matched one by
+one), from the abstracted sentences' vectors stored with the features too.
+The coverage is at most 1, so only the documents whose score can still
+reach the ``k`` best are covered.
+
 The SQLite store builds one index per corpus selection and keeps it until the
 stored graphs change; the Neo4j store takes a pool from the server's vector
 index and re-ranks it with the same :func:`combine` (``docs/search.md``).

@@ -6,8 +6,9 @@ candidates; FAC structure-maps only those. Here stage 1 is
 :meth:`store.Store.similar_documents` over the vectors of
 :mod:`mapping.features`: an estimate of the share of the two graphs that
 can map (from their typed relation labels) times their content cosine
-(:func:`store.vectors.combine`; sparse matrices in memory on SQLite, the
-vector index and then the same re-ranking on Neo4j), and stage 2 is
+(:func:`store.vectors.combine`) times how far their abstracted sentences
+match (:func:`store.vectors.covered`; sparse matrices in memory on SQLite,
+the vector index and then the same re-ranking on Neo4j), and stage 2 is
 :func:`metrics.compare` on the top :data:`DEFAULT_CANDIDATES`. ``exhaustive=True`` maps every stored
 document, as a search did before stage 1 existed.
 

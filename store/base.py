@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
 from dri.literal import storable, storable_json
 from dri.settings import data_dir
@@ -30,7 +29,7 @@ from dri.store.records import (
     RunRecord,
     StoreError,
 )
-from dri.store.vectors import VectorIndex
+from dri.store.vectors import ContentVectors, VectorIndex
 
 __all__ = ["Store"]
 
@@ -223,13 +222,11 @@ class Store(abc.ABC):
 
     # -- stage 1 of analogy search -----------------------------------------------
 
-    def content_vectors(
-        self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
-        """``(doc_ids, feature counts, node counts, label vectors)`` of the latest
-        graph of every document (of ``corpus``), computing and storing any vector
-        that is missing or of older features; the label vectors are the clause
-        vectors of all their relation labels. See :mod:`mapping.features`."""
+    def content_vectors(self, corpus: str | None = None) -> ContentVectors:
+        """The feature counts, node counts, label vectors and abstracted-sentence
+        vectors of the latest graph of every document (of ``corpus``), computing and
+        storing any that are missing or of older features; the label vectors are the
+        clause vectors of all their relation labels. See :mod:`mapping.features`."""
         raise NotImplementedError(f"{type(self).__name__} keeps no content vectors")
 
     def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
@@ -252,11 +249,18 @@ class Store(abc.ABC):
         k = len(index.doc_ids) if k is None else k
         position = index.positions.get(doc_id)
         if position is None:
-            ids, vectors, sizes, labels = self.content_vectors(None)
-            if doc_id not in ids:
+            every = self.content_vectors(None)
+            if doc_id not in every.doc_ids:
                 raise StoreError(self.location, f"no stored graph for document {doc_id}")
-            at = ids.index(doc_id)
-            return index.query(vectors[at], k, exclude=frozenset({doc_id}), size=sizes[at], vectors=labels)
+            at = every.doc_ids.index(doc_id)
+            return index.query(
+                every.features[at],
+                k,
+                exclude=frozenset({doc_id}),
+                size=every.sizes[at],
+                vectors=every.labels,
+                sentences=every.sentences[at],
+            )
         return index.query_row(position, k, exclude=frozenset({doc_id}))
 
     def vector_index(self, corpus: str | None = None) -> VectorIndex:
@@ -267,8 +271,7 @@ class Store(abc.ABC):
         state = self._vectors_state(corpus)
         hit = cache.get(corpus)
         if hit is None or hit[0] != state:
-            ids, features, sizes, labels = self.content_vectors(corpus)
-            hit = (self._vectors_state(corpus), VectorIndex.build(ids, features, sizes, vectors=labels))
+            hit = (self._vectors_state(corpus), self.content_vectors(corpus).index())
             cache[corpus] = hit
         return hit[1]
 

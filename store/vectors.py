@@ -26,6 +26,15 @@ The compatibility includes the pairs the default profile makes by meaning,
 through the clause vectors of the relation labels (:func:`label_vectors`),
 computed once per document and stored with its features (:func:`encode_features`).
 
+The estimate sees which relations may pair, not what their sentences say,
+while the default profile's mapper weighs every pair by how close the two
+sentences are once their nouns are abstracted. So the score is multiplied
+by the documents' clause coverage (:func:`covered`,
+:mod:`mapping.clause_coverage`: their abstracted sentences matched one by
+one), from the abstracted sentences' vectors stored with the features too.
+The coverage is at most 1, so only the documents whose score can still
+reach the ``k`` best are covered.
+
 The SQLite store builds one index per corpus selection and keeps it until the
 stored graphs change; the Neo4j store takes a pool from the server's vector
 index and re-ranks it with the same :func:`combine` (``docs/search.md``).
@@ -42,6 +51,8 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dri.mapping.abstract_sentences import ABSTRACTION, abstract_sentence_vectors
+from dri.mapping.clause_coverage import SentenceRows, coverage
 from dri.mapping.content import pack_rows, unpack_rows
 from dri.mapping.features import (
     FEATURES_VERSION,
@@ -56,17 +67,26 @@ from dri.metrics.tfidf import document_idf, hash_features, weigh
 __all__ = [
     "CONTENT_OFFSET",
     "HASH_FEATURES",
+    "STORED_VERSION",
+    "ContentVectors",
+    "StoredFeatures",
     "StructureIndex",
     "VectorIndex",
     "combine",
+    "covered",
     "decode_stored",
     "dense_vector",
     "encode_features",
     "pack_label_vectors",
+    "pack_sentence_rows",
     "size_factor",
     "unpack_label_vectors",
+    "unpack_sentence_rows",
 ]
 
+#: The version of what stage 1 keeps of a document: its features' and its sentences'
+#: abstraction's; anything stored under another is computed again on the next search.
+STORED_VERSION = f"{FEATURES_VERSION}+{ABSTRACTION}"
 #: Columns of the hashed matrix; collisions are rare at this size for the
 #: vocabularies of text corpora (tens of thousands of features).
 HASH_FEATURES = 2**20
@@ -142,32 +162,66 @@ def unpack_label_vectors(value: object) -> dict[str, np.ndarray]:
     return dict(zip(value["labels"], rows))
 
 
+def pack_sentence_rows(graph: nx.DiGraph) -> str | None:
+    """The graph's abstracted-sentence vectors (:func:`mapping.abstract_sentences.abstract_sentence_vectors`,
+    computed on first use) as stored for stage 1: ``"<abstraction>:<rows>"``; None without them."""
+    rows = abstract_sentence_vectors(graph)
+    return None if rows is None or not len(rows) else f"{ABSTRACTION}:{pack_rows(rows)}"
+
+
+def unpack_sentence_rows(value: object) -> tuple[bool, np.ndarray | None]:
+    """Inverse of :func:`pack_sentence_rows`: whether ``value`` is current, and its rows
+    (None for none). Rows of another abstraction, or damaged, are not current: they are
+    computed again."""
+    if value is None:
+        return True, None
+    if not isinstance(value, str) or not value.startswith(ABSTRACTION + ":"):
+        return False, None
+    rows = unpack_rows(value[len(ABSTRACTION) + 1 :])
+    return rows is not None, rows
+
+
 def encode_features(graph: nx.DiGraph) -> str:
     """The stored form of a graph's content vector (JSON with the features' version),
-    with the clause vectors of its relation labels."""
+    with the clause vectors of its relation labels and its abstracted sentences' vectors."""
     features = content_features(graph)
-    stored: dict[str, Any] = {"v": FEATURES_VERSION, "f": features}
+    stored: dict[str, Any] = {"v": STORED_VERSION, "f": features}
     packed = pack_label_vectors(label_vectors(features))
     if packed:
         stored["l"] = packed
+    sentences = pack_sentence_rows(graph)
+    if sentences:
+        stored["s"] = sentences
     return json.dumps(stored, sort_keys=True)
 
 
-def decode_stored(text: str | None) -> tuple[dict[str, float], dict[str, np.ndarray]] | None:
-    """The feature counts and the label vectors of a stored vector, or ``None`` if
-    missing or of another version."""
+@dataclass(frozen=True)
+class StoredFeatures:
+    """What stage 1 keeps of one document (:func:`encode_features`)."""
+
+    features: dict[str, float]
+    labels: dict[str, np.ndarray]  # clause vectors by relation label
+    sentences: np.ndarray | None  # abstracted sentences' vectors
+
+
+def decode_stored(text: str | None) -> StoredFeatures | None:
+    """A stored vector, or ``None`` if missing or of another version (of the features
+    or of the abstraction)."""
     if not text:
         return None
     data = json.loads(text)
-    if data.get("v") != FEATURES_VERSION:
+    if data.get("v") != STORED_VERSION:
         return None
-    return data["f"], unpack_label_vectors(data.get("l"))
+    current, sentences = unpack_sentence_rows(data.get("s"))
+    if not current:
+        return None
+    return StoredFeatures(data["f"], unpack_label_vectors(data.get("l")), sentences)
 
 
 def decode_features(text: str | None) -> dict[str, float] | None:
     """The feature counts of a stored vector, or ``None`` if missing or of another version."""
     stored = decode_stored(text)
-    return stored[0] if stored else None
+    return stored.features if stored else None
 
 
 def dense_vector(features: Mapping[str, float], dimensions: int = DENSE_DIMENSIONS) -> list[float]:
@@ -191,6 +245,30 @@ def size_factor(sizes: np.ndarray, size: float) -> np.ndarray:
     size = max(float(size), 1.0)
     bound: np.ndarray = np.minimum(sizes, size) / np.maximum(np.maximum(sizes, size), 1.0)
     return bound
+
+
+def covered(scores: np.ndarray, probe: np.ndarray, rows: SentenceRows, k: int) -> np.ndarray:
+    """``scores`` times the clause coverage (:func:`mapping.clause_coverage.coverage`)
+    of each document with the probe's abstracted sentences, exact for the ``k`` best.
+
+    The coverage is at most 1, so a document whose score is below the ``k``-th
+    best covered score cannot enter the top ``k``: documents are covered in
+    order of their score, a block at a time, until the next is below it. The
+    rest are set below every covered one (their own score times 0)."""
+    out = np.zeros(len(scores))
+    order = np.argsort(-scores, kind="stable")
+    block = max(2 * k, 256)
+    for start in range(0, len(order), block):
+        chosen = order[start : start + block]
+        out[chosen] = scores[chosen] * coverage(probe, rows, chosen)
+        rest = start + block
+        if rest >= len(order) or k <= 0:
+            break
+        best = order[:rest]
+        kth = np.partition(out[best], len(best) - k)[len(best) - k] if len(best) >= k else -np.inf
+        if scores[order[rest]] < kth:
+            break
+    return out
 
 
 @dataclass
@@ -288,6 +366,8 @@ class VectorIndex:
     sizes: np.ndarray  # node counts of the graphs
     structure: StructureIndex
     rank: str = "estimate"
+    #: The documents' abstracted-sentence vectors; None: no clause coverage in the estimate.
+    sentences: SentenceRows | None = None
 
     def __post_init__(self) -> None:
         self.positions = {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
@@ -300,23 +380,30 @@ class VectorIndex:
         sizes: Sequence[int] | None = None,
         rank: str = "estimate",
         vectors: Mapping[str, np.ndarray] | None = None,
+        sentences: Sequence[np.ndarray | None] | None = None,
     ) -> VectorIndex:
         """``vectors``: the clause vectors of the documents' relation labels
-        (:func:`mapping.features.label_vectors`); without them relations pair by WordNet only."""
+        (:func:`mapping.features.label_vectors`); without them relations pair by WordNet only.
+        ``sentences``: each document's abstracted-sentence vectors (None: it has none);
+        without them the estimate leaves out the clause coverage."""
         counts = hash_features((content_only(f) for f in features), HASH_FEATURES)
         idf = document_idf(counts) if counts.shape[0] else np.ones(HASH_FEATURES)
         matrix = weigh(counts, idf, sublinear=True) if counts.shape[0] else counts
         nodes = np.asarray(sizes if sizes is not None else [1] * len(doc_ids), dtype=float)
         structure = StructureIndex.build(features, vectors=vectors)
         structure.partners.prepare()  # part of building the index, not of the first query
-        return cls(list(doc_ids), matrix.tocsr(), idf, nodes, structure, rank)
+        rows = SentenceRows.build(sentences) if sentences is not None else None
+        return cls(list(doc_ids), matrix.tocsr(), idf, nodes, structure, rank, rows)
 
     def query_row(
         self, position: int, k: int, exclude: frozenset[str] = frozenset()
     ) -> list[tuple[str, float]]:
         """Like :meth:`query` for an indexed document, by its row."""
         scores = np.asarray((self.matrix @ self.matrix[position].T).todense()).ravel()
-        return self._top(scores, k, exclude, self.sizes[position], self.structure.row(position))
+        own = self.sentences.of(position) if self.sentences is not None else None
+        return self._top(
+            scores, k, exclude, self.sizes[position], self.structure.row(position), sentences=own
+        )
 
     def query(
         self,
@@ -325,10 +412,11 @@ class VectorIndex:
         exclude: frozenset[str] = frozenset(),
         size: float | None = None,
         vectors: Mapping[str, np.ndarray] | None = None,
+        sentences: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best documents for a probe's feature counts (and its graph's
-        node count, for ``rank="size"``; its label vectors for the estimate), best
-        first: ``(doc_id, score)``."""
+        node count, for ``rank="size"``; its label vectors and abstracted-sentence
+        vectors for the estimate), best first: ``(doc_id, score)``."""
         if not self.doc_ids:
             return []
         row = hash_features([content_only(features)], HASH_FEATURES)
@@ -336,7 +424,7 @@ class VectorIndex:
         row = row.multiply(self.idf).tocsr()
         norm = np.sqrt(row.multiply(row).sum())
         scores = np.asarray((self.matrix @ row.T).todense()).ravel() / (norm or 1.0)
-        return self._top(scores, k, exclude, size, features, vectors)
+        return self._top(scores, k, exclude, size, features, vectors, sentences)
 
     def _top(
         self,
@@ -346,10 +434,13 @@ class VectorIndex:
         size: float | None,
         probe: Mapping[str, float],
         vectors: Mapping[str, np.ndarray] | None = None,
+        sentences: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
         scores = scores.astype(float)
         if self.rank == "estimate":
             scores = combine(self.structure.share(probe, vectors), scores)
+            if self.sentences is not None and sentences is not None:
+                scores = covered(scores, sentences, self.sentences, k + len(exclude))
         elif self.rank == "share":
             scores = combine(self.structure.share(probe, vectors), 0.0) + _TIE * scores
         elif self.rank == "size" and size is not None:
@@ -364,3 +455,19 @@ class VectorIndex:
         )
         ranked = sorted(top, key=lambda i: (-scores[i], self.doc_ids[i]))
         return [(self.doc_ids[i], float(scores[i])) for i in ranked if np.isfinite(scores[i])][:k]
+
+
+@dataclass(frozen=True)
+class ContentVectors:
+    """What stage 1 keeps of every stored document (of a corpus), in one order."""
+
+    doc_ids: list[str]
+    features: list[dict[str, float]]  # feature counts
+    sizes: list[int]  # node counts of the graphs
+    labels: dict[str, np.ndarray]  # clause vectors of all their relation labels
+    sentences: list[np.ndarray | None]  # each one's abstracted-sentence vectors
+
+    def index(self) -> VectorIndex:
+        return VectorIndex.build(
+            self.doc_ids, self.features, self.sizes, vectors=self.labels, sentences=self.sentences
+        )

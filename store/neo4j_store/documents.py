@@ -15,6 +15,7 @@ import networkx as nx
 from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
 from dri.literal import storable
+from dri.mapping.abstract_sentences import abstract_sentence_vectors
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector
 from dri.store.neo4j_store.connection import Neo4jConnection
@@ -43,6 +44,8 @@ class Neo4jDocuments(Neo4jConnection):
     def put_document(
         self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
     ) -> DocumentRecord:
+        # First, so that the stored graph keeps them as its vector properties do.
+        abstract_sentence_vectors(graph)
         fields, meta, graph_attrs = document_input(corpus, graph, meta, lambda g: graph_json(g)["graph"])
         corpus = storable(corpus)
         nodes, edges = graph_rows(graph)

@@ -9,9 +9,9 @@ from typing import Any
 
 import networkx as nx
 
-from dri.mapping.features import FEATURES_VERSION, content_features, label_vectors
+from dri.mapping.features import content_features, label_vectors
 from dri.store.records import DocumentRecord
-from dri.store.vectors import dense_vector, pack_label_vectors
+from dri.store.vectors import STORED_VERSION, dense_vector, pack_label_vectors, pack_sentence_rows
 
 __all__ = [
     "DOCUMENT_PROPS",
@@ -44,6 +44,7 @@ DOCUMENT_PROPS = frozenset(
         "features",
         "features_version",
         "label_vectors",
+        "abstract_sentences",
         "content_vector",
         "encoder_vector",
     }
@@ -54,15 +55,17 @@ def vector_props(graph: nx.DiGraph) -> dict[str, Any]:
     """The document properties that hold its content vector: the counts as JSON,
     their dense hashed projection for the vector index (absent when empty,
     since a zero vector has no cosine) and the clause vectors of the relation
-    labels as JSON (:func:`store.vectors.pack_label_vectors`)."""
+    labels as JSON (:func:`store.vectors.pack_label_vectors`) and the vectors of its
+    abstracted sentences (:func:`store.vectors.pack_sentence_rows`)."""
     features = content_features(graph)
     dense = dense_vector(features)
     packed = pack_label_vectors(label_vectors(features))
     return {
         "features": json.dumps(features, sort_keys=True),
-        "features_version": FEATURES_VERSION,
+        "features_version": STORED_VERSION,
         "content_vector": dense if any(dense) else None,
         "label_vectors": json.dumps(packed, sort_keys=True) if packed else None,
+        "abstract_sentences": pack_sentence_rows(graph),
     }
 
 

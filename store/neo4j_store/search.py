@@ -10,12 +10,20 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from dri.mapping.features import FEATURES_VERSION
+from dri.mapping.clause_coverage import SentenceRows
 from dri.store.neo4j_store.documents import Neo4jDocuments
 from dri.store.neo4j_store.rows import vector_props
 from dri.store.neo4j_store.schema import VECTOR_INDEX
 from dri.store.records import StoreError
-from dri.store.vectors import StructureIndex, combine, unpack_label_vectors
+from dri.store.vectors import (
+    STORED_VERSION,
+    ContentVectors,
+    StructureIndex,
+    combine,
+    covered,
+    unpack_label_vectors,
+    unpack_sentence_rows,
+)
 
 __all__ = ["Neo4jSearch"]
 
@@ -28,7 +36,7 @@ class Neo4jSearch(Neo4jDocuments):
         stale = self._read(
             "MATCH (d:Document) WHERE d.graph IS NOT NULL AND coalesce(d.features_version, '') <> $v "
             "RETURN d.id AS id",
-            v=FEATURES_VERSION,
+            v=STORED_VERSION,
         )
         for row in stale:
             graph = self.get_graph(row["id"])
@@ -41,22 +49,21 @@ class Neo4jSearch(Neo4jDocuments):
                     vector_props(graph),
                 )
 
-    def content_vectors(
-        self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
+    def content_vectors(self, corpus: str | None = None) -> ContentVectors:
         self._fill_vectors()
         rows = self._read(
             "MATCH (d:Document) WHERE d.features IS NOT NULL "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(d) }) "
             "RETURN d.id AS id, d.features AS features, d.concepts + d.relations AS size, "
-            "d.label_vectors AS labels ORDER BY d.id",
+            "d.label_vectors AS labels, d.abstract_sentences AS sentences ORDER BY d.id",
             corpus=corpus,
         )
-        return (
+        return ContentVectors(
             [r["id"] for r in rows],
             [json.loads(r["features"]) for r in rows],
             [int(r["size"] or 0) for r in rows],
             _label_vectors(r["labels"] for r in rows),
+            [unpack_sentence_rows(r["sentences"])[1] for r in rows],
         )
 
     def similar_documents(
@@ -66,11 +73,13 @@ class Neo4jSearch(Neo4jDocuments):
         hashed content vectors, without idf weighting: the ``3 k`` nearest (all,
         with a corpus filter) are re-ranked by :func:`store.vectors.combine` of
         their structural estimate (:class:`store.vectors.StructureIndex` over
-        those documents) and the index's score mapped back to a cosine."""
+        those documents) and the index's score mapped back to a cosine, times
+        their clause coverage (:func:`store.vectors.covered`)."""
         self._fill_vectors()
         head = self._read(
             "MATCH (d:Document {id: $id}) "
-            "RETURN d.content_vector AS v, d.features AS features, d.label_vectors AS labels",
+            "RETURN d.content_vector AS v, d.features AS features, d.label_vectors AS labels, "
+            "d.abstract_sentences AS sentences",
             id=doc_id,
         )
         if not head:
@@ -87,7 +96,8 @@ class Neo4jSearch(Neo4jDocuments):
             f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $wanted, $vector) YIELD node, score "
             "WHERE node.id <> $id "
             "AND ($corpus IS NULL OR EXISTS { (:Corpus {name: $corpus})-[:CONTAINS]->(node) }) "
-            "RETURN node.id AS id, score, node.features AS features, node.label_vectors AS labels",
+            "RETURN node.id AS id, score, node.features AS features, node.label_vectors AS labels, "
+            "node.abstract_sentences AS sentences",
             wanted=max(1, wanted),
             vector=head[0]["v"],
             id=doc_id,
@@ -99,6 +109,10 @@ class Neo4jSearch(Neo4jDocuments):
         pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows], vectors=vectors)
         share = pool.share(json.loads(head[0]["features"] or "{}"))
         scores = combine(share, [2.0 * float(r["score"]) - 1.0 for r in rows])
+        probe = unpack_sentence_rows(head[0]["sentences"])[1]
+        if probe is not None:
+            sentences = SentenceRows.build([unpack_sentence_rows(r["sentences"])[1] for r in rows])
+            scores = covered(scores, probe, sentences, len(rows) if k is None else k)
         found = sorted(((r["id"], float(x)) for r, x in zip(rows, scores)), key=lambda x: (-x[1], x[0]))
         return found if k is None else found[:k]
 

@@ -34,9 +34,11 @@ class SQLiteDocuments(SQLiteConnection):
     def put_document(
         self, corpus: str, graph: nx.DiGraph, *, meta: dict[str, Any] | None = None
     ) -> DocumentRecord:
+        # First: the features compute the abstracted sentences' vectors if the graph has
+        # none yet, and the stored graph keeps them too (the mapper reads them there).
+        features = encode_features(graph)
         fields, meta, data = document_input(corpus, graph, meta, graph_json)
         corpus = storable(corpus)
-        features = encode_features(graph)
         encoder = vector_blob(graph_vector(graph))
         stamp = now()
         with self._write() as db:

@@ -11,7 +11,7 @@ import numpy as np
 
 from dri.graphs import from_json
 from dri.store.sqlite_store.documents import SQLiteDocuments
-from dri.store.vectors import decode_stored, encode_features
+from dri.store.vectors import ContentVectors, decode_stored, encode_features
 
 __all__ = ["SQLiteSearch"]
 
@@ -19,9 +19,7 @@ __all__ = ["SQLiteSearch"]
 class SQLiteSearch(SQLiteDocuments):
     """Content vectors, and what tells when they change."""
 
-    def content_vectors(
-        self, corpus: str | None = None
-    ) -> tuple[list[str], list[dict[str, float]], list[int], dict[str, np.ndarray]]:
+    def content_vectors(self, corpus: str | None = None) -> ContentVectors:
         where, params = (
             ("", ())
             if corpus is None
@@ -37,6 +35,7 @@ class SQLiteSearch(SQLiteDocuments):
         vectors: list[dict[str, float]] = []
         sizes: list[int] = []
         labels: dict[str, np.ndarray] = {}
+        sentences: list[np.ndarray | None] = []
         stale: list[tuple[str, str]] = []
         for doc_id, graph_id, text, size in rows:
             stored = decode_stored(text)
@@ -45,15 +44,15 @@ class SQLiteSearch(SQLiteDocuments):
                 text = encode_features(from_json(json.loads(data)))
                 stale.append((text, graph_id))
                 stored = decode_stored(text)
-            features, found = stored or ({}, {})
             ids.append(doc_id)
-            vectors.append(features)
+            vectors.append(stored.features if stored else {})
             sizes.append(int(size))
-            labels.update(found)
+            labels.update(stored.labels if stored else {})
+            sentences.append(stored.sentences if stored else None)
         if stale:
             with self._write() as db:
                 db.executemany("UPDATE graphs SET features = ? WHERE graph_id = ?", stale)
-        return ids, vectors, sizes, labels
+        return ContentVectors(ids, vectors, sizes, labels, sentences)
 
     def _vectors_state(self, corpus: str | None) -> tuple[object, ...]:
         return tuple(

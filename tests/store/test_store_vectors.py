@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 from store_test_helpers import make_graph
 
+from dri.mapping.abstract_sentences import ABSTRACT_SENTENCES, ABSTRACTION, abstract_sentence_vectors
+from dri.mapping.clause_coverage import SentenceRows, coverage
 from dri.mapping.features import content_features, label_vectors
 from dri.mapping.meaning import clause_vectors
 from dri.mapping.random_graphs import random_ros_graph
 from dri.metrics import compare
 from dri.store import StoreError
-from dri.store.vectors import StructureIndex
+from dri.store.sqlite_store import SQLiteStore
+from dri.store.vectors import StructureIndex, VectorIndex, covered
 
 SOLAR = [("sun", "attract", "planet"), ("planet", "revolve_around", "sun"), ("sun", "heat", "planet")]
 ATOM = [("nucleus", "attract", "electron"), ("electron", "revolve_around", "nucleus")]
@@ -100,7 +103,8 @@ def test_relations_paired_by_meaning_count_in_the_estimate(store):
     _put_all(store)
     store.put_document("demo", make_graph("stove", "stove.txt", STOVE))
     store.put_document("demo", make_graph("singer", "singer.txt", SINGER))
-    ids, _, _, labels = store.content_vectors("demo")
+    every = store.content_vectors("demo")
+    ids, labels = every.doc_ids, every.labels
     assert {"heat", "warm", "sing", "revolve_around"} <= labels.keys() and "stove" in ids
     fresh = clause_vectors(["warm"])[0]
     assert abs(float(labels["warm"] @ fresh) - 1.0) < 1e-3  # kept as float16
@@ -140,3 +144,83 @@ def test_with_meaning_the_estimate_bounds_what_the_sme_mapper_maps():
             assert jaccard <= share[j] + 1e-9, (i, j)
             above_wordnet += jaccard > lin[j] + 1e-9
     assert above_wordnet > 0
+
+
+# Three graphs with the same relation labels and words, so the same estimate without
+# their sentences: "echo" says what "solar" says of other things; "alpha" (first by id)
+# uses the same words for something else.
+SOLAR_TEXT = "The sun attracts the planet. The planet revolves around the sun. The sun heats the planet."
+ECHO_TEXT = "The nucleus attracts the electron. The electron revolves around the nucleus. The nucleus heats the electron."
+ALPHA_TEXT = (
+    "Attract, the nucleus sighed at dawn. Revolve around it, the electron. Heat was never easy for them."
+)
+NUCLEUS = [
+    ("nucleus", "attract", "electron"),
+    ("electron", "revolve_around", "nucleus"),
+    ("nucleus", "heat", "electron"),
+]
+
+
+def _put_told(store):
+    store.put_document("demo", make_graph("solar", "solar.txt", SOLAR, text=SOLAR_TEXT))
+    store.put_document("demo", make_graph("echo", "echo.txt", NUCLEUS, text=ECHO_TEXT))
+    store.put_document("demo", make_graph("alpha", "alpha.txt", NUCLEUS, text=ALPHA_TEXT))
+
+
+def test_the_clause_coverage_ranks_what_says_the_same_kind_of_thing_first(store):
+    _put_told(store)
+    ranked = store.similar_documents("solar", k=None)
+    assert [d for d, _ in ranked] == ["echo", "alpha"]
+    every = store.content_vectors("demo")
+    rows = dict(zip(every.doc_ids, every.sentences))
+    assert all(rows[d] is not None and len(rows[d]) == 3 for d in ("solar", "echo", "alpha"))
+    # The stored graph keeps the vectors the stage-1 features hold.
+    kept = store.get_graph("echo").graph[ABSTRACT_SENTENCES]
+    assert kept.startswith(ABSTRACTION + ":") and np.allclose(
+        abstract_sentence_vectors(store.get_graph("echo")), rows["echo"]
+    )
+    # Without the sentences the two tie, and the tie goes to the first id.
+    plain = VectorIndex.build(every.doc_ids, every.features, every.sizes, vectors=every.labels)
+    solar = plain.positions["solar"]
+    assert [d for d, _ in plain.query_row(solar, 2, frozenset({"solar"}))] == ["alpha", "echo"]
+    scores = dict(ranked)
+    assert 0.0 < scores["alpha"] < scores["echo"]
+
+
+def test_vectors_of_older_features_are_computed_again(store):
+    _put_told(store)
+    before = dict(store.similar_documents("solar", k=None))
+    # As a store written before the abstracted sentences joined stage 1 has them.
+    if isinstance(store, SQLiteStore):
+        with store._write() as db:
+            db.execute("UPDATE graphs SET features = ?", ('{"v": "4", "f": {}}',))
+    else:
+        store._write(
+            lambda tx: tx.run(
+                "MATCH (d:Document) SET d.features_version = '4', d.abstract_sentences = null"
+            ).consume()
+        )
+    after = dict(store.similar_documents("solar", k=None))
+    assert after.keys() == before.keys()
+    assert all(after[d] == pytest.approx(before[d], rel=1e-3) for d in before)
+    assert store.content_vectors("demo").sentences[0] is not None
+
+
+def test_covered_scores_are_exact_for_the_k_best():
+    rng = np.random.default_rng(7)
+    shared = rng.normal(size=384)
+
+    def unit(n: int) -> np.ndarray:
+        x = rng.normal(size=(n, 384)) + 2.0 * shared
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+    documents = [unit(int(n)) if n else None for n in rng.integers(0, 6, size=700)]
+    rows, probe = SentenceRows.build(documents), unit(4)
+    scores = rng.random(700)
+    full = scores * coverage(probe, rows, np.arange(700))
+    best = np.argsort(-full, kind="stable")
+    for k in (1, 10, 100, 400, 700):
+        got = covered(scores, probe, rows, k)
+        assert list(np.argsort(-got, kind="stable")[:k]) == list(best[:k])
+        assert np.allclose(got[best[:k]], full[best[:k]])
+        assert np.all(got <= scores + 1e-12)

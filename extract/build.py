@@ -49,7 +49,7 @@ def load_nlp(model: str = MODEL) -> Language:
     """The spaCy pipeline with only the components the rules need (cached)."""
     # spaCy takes seconds to import: only when a pipeline is loaded, and without its CLI.
     spacy = import_spacy()
-    nlp = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))
+    nlp: Language = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))
     missing = [name for name in _NEEDED if name not in nlp.pipe_names]
     if missing:
         raise RuntimeError(f"spaCy model {model!r} lacks components {missing}")

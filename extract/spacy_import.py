@@ -23,12 +23,14 @@ Example::
 from __future__ import annotations
 
 import sys
+import threading
 import types
 from typing import Any
 
 __all__ = ["import_spacy"]
 
 _INFO = "spacy.cli.info"
+_LOCK = threading.Lock()
 
 
 def _info(*args: Any, **kwargs: Any) -> Any:
@@ -40,14 +42,16 @@ def _info(*args: Any, **kwargs: Any) -> Any:
 
 def import_spacy() -> types.ModuleType:
     """The ``spacy`` module, imported (once) without ``spacy.cli`` (module docstring)."""
-    if "spacy" in sys.modules:
-        return sys.modules["spacy"]
-    stand_in = types.ModuleType(_INFO)
-    stand_in.info = _info  # type: ignore[attr-defined]
-    sys.modules[_INFO] = stand_in
-    try:
-        import spacy
-    finally:
-        if sys.modules.get(_INFO) is stand_in:
-            del sys.modules[_INFO]
+    with _LOCK:  # one stand-in at a time; a second thread waits for the first import
+        if "spacy" not in sys.modules:
+            stand_in = types.ModuleType(_INFO)
+            stand_in.info = _info  # type: ignore[attr-defined]
+            sys.modules[_INFO] = stand_in
+            try:
+                import spacy
+            finally:
+                if sys.modules.get(_INFO) is stand_in:
+                    del sys.modules[_INFO]
+    import spacy  # a module another thread is importing is waited for
+
     return spacy

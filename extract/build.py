@@ -23,6 +23,7 @@ import networkx as nx
 from dri.extract.document import EXTRACTOR_VERSION, Document, Sentence
 from dri.extract.reader import document_from_text, read_document
 from dri.extract.rules import Antecedent, Mention, sentence_triples
+from dri.extract.spacy_import import import_spacy
 from dri.graphs.ros import add_concept, add_relation, new_graph
 
 if TYPE_CHECKING:
@@ -46,10 +47,9 @@ _NEEDED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"
 @functools.lru_cache(maxsize=4)
 def load_nlp(model: str = MODEL) -> Language:
     """The spaCy pipeline with only the components the rules need (cached)."""
-    # spaCy takes seconds to import: only when a pipeline is loaded.
-    import spacy
-
-    nlp = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))
+    # spaCy takes seconds to import: only when a pipeline is loaded, and without its CLI.
+    spacy = import_spacy()
+    nlp: Language = spacy.load(model, exclude=list(EXCLUDED_COMPONENTS))
     missing = [name for name in _NEEDED if name not in nlp.pipe_names]
     if missing:
         raise RuntimeError(f"spaCy model {model!r} lacks components {missing}")

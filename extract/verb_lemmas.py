@@ -34,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from dri.extract.spacy_import import import_spacy
 from dri.sqlite_cache import SqliteCache, in_data_folder
 
 __all__ = ["VerbLemmaTable", "verb_lemmas"]
@@ -44,7 +45,8 @@ _SCHEMA = "CREATE TABLE IF NOT EXISTS verb_lemmas (version TEXT PRIMARY KEY, lem
 
 def _lemmatizer() -> Any:
     # Imported here: lemminflect imports spaCy, which a process that only reads
-    # the table (all its words known) may not need.
+    # the table (all its words known) may not need; when it does, without spaCy's CLI.
+    import_spacy()
     from lemminflect.core.Lemmatizer import Lemmatizer
 
     return Lemmatizer()
@@ -52,6 +54,7 @@ def _lemmatizer() -> Any:
 
 def _asked(word: str) -> tuple[str, ...]:
     """lemminflect's own answer."""
+    import_spacy()
     import lemminflect
 
     return tuple(lemminflect.getLemma(word, upos="VERB"))

@@ -1,0 +1,57 @@
+"""spaCy imported without its command line.
+
+``spacy/__init__.py`` re-exports ``spacy.cli.info.info``, and importing that
+one module runs ``spacy/cli/__init__.py``: every spaCy command, typer, the
+project and download machinery. That is about 0.2 s of CPU (a quarter of
+spaCy's import) in every process that parses, although no dri process runs
+a spaCy command: the first result, ``dri compare``, the demo's processes and
+every pool worker pay it.
+
+:func:`import_spacy` imports spaCy with a stand-in for that one module in
+``sys.modules``, and removes the stand-in as soon as spaCy is imported, so
+a later ``import spacy.cli`` (``python -m spacy``, a user's own code) loads
+the real commands. ``spacy.info`` keeps working: the stand-in's function
+imports the real one when it is called.
+
+Example::
+
+    >>> spacy = import_spacy()
+    >>> callable(spacy.load)
+    True
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from typing import Any
+
+__all__ = ["import_spacy"]
+
+_INFO = "spacy.cli.info"
+_LOCK = threading.Lock()
+
+
+def _info(*args: Any, **kwargs: Any) -> Any:
+    """``spacy.info``, imported from spaCy's command line when first called."""
+    from spacy.cli.info import info
+
+    return info(*args, **kwargs)
+
+
+def import_spacy() -> types.ModuleType:
+    """The ``spacy`` module, imported (once) without ``spacy.cli`` (module docstring)."""
+    with _LOCK:  # one stand-in at a time; a second thread waits for the first import
+        if "spacy" not in sys.modules:
+            stand_in = types.ModuleType(_INFO)
+            stand_in.info = _info  # type: ignore[attr-defined]
+            sys.modules[_INFO] = stand_in
+            try:
+                import spacy
+            finally:
+                if sys.modules.get(_INFO) is stand_in:
+                    del sys.modules[_INFO]
+    import spacy  # a module another thread is importing is waited for
+
+    return spacy

@@ -1,0 +1,43 @@
+"""spaCy imported without its command line (extract/spacy_import.py), in fresh processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import json, sys
+from dri.extract.build import load_nlp
+nlp = load_nlp()
+parsed = [t.dep_ for t in nlp("The sun attracts the planet.")]
+without_cli = "spacy.cli" not in sys.modules
+import spacy
+info = spacy.info()  # the real function, imported when called
+import spacy.cli.info
+print(json.dumps({
+    "without_cli": without_cli, "parsed": parsed, "info": sorted(info)[:3],
+    "real_module": hasattr(sys.modules["spacy.cli.info"], "info_model"),
+}))
+"""
+
+
+def test_a_parse_imports_no_spacy_command_and_spacy_info_still_works():
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300, check=True
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["without_cli"] is True
+    assert "nsubj" in got["parsed"] and "dobj" in got["parsed"]
+    assert got["info"] and got["real_module"] is True
+
+
+def test_the_verb_lemmas_import_spacy_the_same_way():
+    probe = (
+        "import sys; from dri.extract.verb_lemmas import _asked; "
+        "print(_asked('attracted'), 'spacy' in sys.modules, 'spacy.cli' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert out.stdout.split() == ["('attract',)", "True", "False"]

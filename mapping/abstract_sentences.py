@@ -279,13 +279,13 @@ def _concept_sentences(
 
 
 def concept_context(
-    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float, unknown: float = 1.0
+    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
 ) -> list[list[float]]:
     """The factor of every source concept pair's local evidence (see the module docstring):
     the best rescaled cosine between a sentence that mentions the source concept and one
-    that mentions the target concept, as rows of a concepts x concepts table; ``unknown``
-    where either has no abstracted sentence."""
-    out = np.full((len(s.concepts), len(t.concepts)), unknown)
+    that mentions the target concept, as rows of a concepts x concepts table; 1 where either
+    has no abstracted sentence."""
+    out = np.ones((len(s.concepts), len(t.concepts)))
     a, b = abstract_sentence_vectors(source), abstract_sentence_vectors(target)
     if a is None or b is None or not len(out) or not len(out[0]):
         return out.tolist()

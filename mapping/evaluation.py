@@ -37,8 +37,8 @@ def structural_evaluation(
     mapped pair it is an argument of. Local scores: a relation pair's
     similarity, times (1 + ``connectivity`` x its arguments shared with
     another mapped relation pair) for order 1; a concept pair's
-    ``concept_weight`` x ``con_lin`` (Lin, times its clause context, or under ``sme`` the
-    clause context alone: :mod:`mapping.abstract_sentences`), times ``loose_concepts`` when no mapped relation
+    ``concept_weight`` x ``con_lin`` (Lin, times its clause context under ``sme``:
+    :mod:`mapping.abstract_sentences`), times ``loose_concepts`` when no mapped relation
     pair has it as an argument. The evaluation is the sum of all evidence.
     ``evidence_out``, if given, receives each mapped pair's evidence by (kind, source index): the score of that match hypothesis,
     which candidate inferences sum (:mod:`mapping.inference`).

@@ -207,11 +207,8 @@ def candidate_inferences(
     """The candidate inferences of ``mapping`` (source onto target), best support first.
 
     Ties keep the lower order first, then the source's node order. See the
-    module docstring for the rules. A mapping made below the profile's floors
-    (``Mapping.below_floor``: nothing was similar enough) carries nothing over.
+    module docstring for the rules.
     """
-    if mapping.below_floor:
-        return []
     structure = [p for p in mapping.pairs if not p.loose]
     by_source = {p.source: p for p in structure}
     mapped_relations = {p.source for p in structure if p.kind == RELATION}

@@ -94,7 +94,7 @@ import itertools
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import networkx as nx
@@ -156,9 +156,6 @@ class Mapping:
     evaluation: float = 0.0
     source_evaluation: float = 0.0
     target_evaluation: float = 0.0
-    #: Nothing reached the profile's floors, so these pairs were mapped without them and
-    #: count ``Profile.below_floor`` of their evidence (in ``evaluation`` and each pair's).
-    below_floor: bool = False
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -246,33 +243,6 @@ def _map_graphs(
     work_limit: int,
 ) -> Mapping:
     prof = get_profile(profile)
-    mapping = _map_within_floors(source, target, prof, similarity, generic, restarts, work_limit)
-    if prof.below_floor <= 0.0 or mapping.evaluation > 0.0:
-        return mapping
-    if prof.relation_floor <= 0.0 and (prof.loose_concepts <= 0.0 or prof.concept_floor <= 0.0):
-        return mapping  # no floor to go below
-    # Nothing reached the floors: the best mapping without them, at a share of its evidence.
-    floorless = prof.but(relation_floor=0.0, concept_floor=0.0, below_floor=0.0)
-    below = _map_within_floors(source, target, floorless, similarity, generic, restarts, work_limit)
-    if below.evaluation <= 0.0:
-        return mapping
-    share = prof.below_floor
-    below.pairs = [replace(p, evidence=share * p.evidence) for p in below.pairs]
-    below.evaluation *= share
-    below.below_floor = True
-    below.seconds += mapping.seconds
-    return below
-
-
-def _map_within_floors(
-    source: nx.DiGraph,
-    target: nx.DiGraph,
-    prof: Profile,
-    similarity: Similarity | None,
-    generic: Generic | None,
-    restarts: int | None,
-    work_limit: int,
-) -> Mapping:
     if restarts is None:
         restarts = prof.restarts
     # Candidate seeds come from a WordNet index of the relation labels when the
@@ -290,9 +260,6 @@ def _map_within_floors(
     rule = SIMILARITIES[prof.similarity] if wordnet_labels else None
     concepts = ConceptMatrix(s, t, rule, cached) if rule else None
     labels = LabelMatrix(s, t, rule, cached, prof.relation_meaning) if rule else None
-    if not 0.0 <= prof.concept_likeness <= 1.0:
-        raise ValueError(f"profile {prof.name!r}: concept_likeness {prof.concept_likeness} outside [0, 1]")
-    by_context = prof.concept_likeness < 1.0
     candidates = None
     if wordnet_labels and (floor > 0.0 or len(s.relations) * len(t.relations) > FULL_SEEDS):
         candidates = Candidates(s, t, lambda a, b: cached(a, b, "v"), max(floor, SEED_FLOOR), labels)
@@ -308,12 +275,9 @@ def _map_within_floors(
         context=clause_context(source, target, s, t, prof.clause_context)
         if prof.clause_context > 0.0
         else None,
-        concept_context=concept_context(
-            source, target, s, t, prof.clause_context, -1.0 if by_context else 1.0
-        )
+        concept_context=concept_context(source, target, s, t, prof.clause_context)
         if prof.clause_context > 0.0
         else None,
-        concept_likeness=prof.concept_likeness,
     )
     search = Search(inputs)
     best, runs, ahead = _best_order(s, t, search, prof, restarts, work_limit)

@@ -31,9 +31,9 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
       graphs count and a clone scores 1;
     * *loose concept matches*: after the structure is mapped, concepts left
       over on both sides pair one to one, most similar first, when their Lin
-      reaches ``concept_floor``; each counts ``loose_concepts`` (1.0 under
-      ``sme``) of a structural concept pair's local evidence and gets no
-      trickle-down, so shared entities count, but less than shared structure (SME's literal
+      reaches ``concept_floor``; each counts ``loose_concepts`` of a
+      structural concept pair's local evidence and gets no trickle-down, so
+      shared entities count, but less than shared structure (SME's literal
       similarity matches entities and attributes as well as relations);
     * *narrative arcs*: events have a valence (:mod:`mapping.valence`); a
       relation pair whose events are both good news or both bad counts
@@ -45,17 +45,6 @@ A :class:`Profile` is configuration only; :mod:`mapping.mapper` and
       greater of Lin and the sentence encoder's similarity of the two labels
       as clauses with abstracted arguments (:mod:`mapping.meaning`), so verbs
       WordNet does not relate (``heat``/``warm``) can pair.
-    * *entities count by their place more than their likeness*
-      (``concept_likeness`` 0.5): a mapped concept pair's local evidence is
-      the similarity of the sentences the two concepts stand in, nouns
-      abstracted (:mod:`mapping.abstract_sentences`), times (0.5 + 0.5 x
-      Lin), not times Lin: in an analogy the mapped entities differ (a
-      sailboat and a tank), and the look-alike's shared nouns weigh little
-      more than what is said of them; the whole trickle-down (``trickle``
-      1.0) passes each relation pair's evidence on to its arguments;
-    * *the last tier*: when nothing reaches the floors, the mapping made
-      without them counts ``below_floor`` (0.1) of its evidence, so two texts
-      with no similar relation or concept are still ordered by what they share.
 
 Parameters were chosen once on the development sets (docs/validity.md) and
 hold for all data. Add a profile by adding an entry to :data:`PROFILES`.
@@ -104,21 +93,12 @@ class Profile:
     #: relations' sentences, nouns and pronouns abstracted (:mod:`mapping.abstract_sentences`),
     #: and a concept pair's by the same of the closest two sentences that mention them.
     clause_context: float = 0.0
-    #: How much a mapped concept pair's Lin counts in its local evidence under
-    #: ``clause_context``: the clause context x (1 - this + this x Lin); 1: Lin x the
-    #: context, 0: the context alone (Lin only where a concept has no sentence), so entities
-    #: count by the sentences they stand in more than by how alike they are.
-    concept_likeness: float = 1.0
     #: Local evidence of a concept pair matched outside the structure (neither
     #: concept an argument of a mapped relation pair), as a share of a
     #: structural concept pair's; 0: such pairs are not mapped.
     loose_concepts: float = 0.0
     #: Loose concept pairs less similar than this are not mapped.
     concept_floor: float = 0.5
-    #: Tiered identicality's last tier: when nothing the floors allow maps (an evaluation
-    #: of 0), the mapping made without the relation and concept floors counts this share of
-    #: its evidence; 0: such a pair of graphs scores 0.
-    below_floor: float = 0.0
 
     def but(self, **changes: Any) -> Profile:
         """A copy with some fields changed (variants for benchmarks are built this way)."""
@@ -133,17 +113,15 @@ PROFILES: dict[str, Profile] = {
         name="sme",
         relation_floor=0.5,
         objective="evaluation",
-        trickle=1.0,
+        trickle=0.5,
         concept_weight=1.0,
         connectivity=0.5,
         score="weighted",
-        loose_concepts=1.0,
+        loose_concepts=0.5,
         concept_floor=0.5,
         valence=0.5,
         relation_meaning=1.0,
         clause_context=1.0,
-        concept_likeness=0.5,
-        below_floor=0.1,
     ),
 }
 

@@ -66,9 +66,6 @@ class SearchInputs:
     context: list[list[float]] | None = None
     #: Factor of each concept pair's evidence (``[a][b]``, the same module); None: 1.
     concept_context: list[list[float]] | None = None
-    #: How much Lin counts beside the concept factor (``Profile.concept_likeness``): the
-    #: evidence is factor x (1 - this + this x Lin); a negative factor (no sentence): Lin.
-    concept_likeness: float = 1.0
 
 
 @dataclass(slots=True)
@@ -105,7 +102,6 @@ class Search:
         self.labels = inputs.labels
         self.context = inputs.context
         self.concept_context = inputs.concept_context
-        self.concept_likeness = inputs.concept_likeness
         self.work = 0  # feasibility checks made, a machine-independent effort count
         # Relation pair (i, k) by i * len(t.relations) + k: what its checks need that
         # does not depend on the state (see _entry), shared by the runs of this ordering.
@@ -134,17 +130,10 @@ class Search:
         return self.rel_lin(i, k) * self.context[i][k]
 
     def con_evidence(self, a: int, b: int) -> float:
-        """A concept pair's similarity as evidence: its clause context x (1 - likeness +
-        likeness x :meth:`con_lin`), Lin alone where it has no context."""
+        """A concept pair's similarity as evidence: :meth:`con_lin`, times its clause context if any."""
         if self.concept_context is None:
             return self.con_lin(a, b)
-        factor = self.concept_context[a][b]
-        if factor < 0.0:
-            return self.con_lin(a, b)
-        likeness = self.concept_likeness
-        if likeness >= 1.0:
-            return self.con_lin(a, b) * factor
-        return factor * (1.0 - likeness + likeness * self.con_lin(a, b))
+        return self.con_lin(a, b) * self.concept_context[a][b]
 
     def con_lin(self, a: int, b: int) -> float:
         s, t = self.s, self.t

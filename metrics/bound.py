@@ -10,10 +10,7 @@ be, from what can map at all:
   similar -- the mapper's own test, on the same label matrix
   (:class:`mapping.matrices.LabelMatrix`);
 * a concept maps as an argument of a mapped relation pair or, under a
-  profile with loose concepts, on its own;
-* under a profile with ``below_floor``, a pair of graphs with nothing above
-  the floors maps without them at that share of its evidence: the bound is
-  then at least the share times the bound without floors.
+  profile with loose concepts, on its own.
 
 Under the paper's AS (Jaccard x semantic, semantic at most 1) the bound is the
 Jaccard of the most pairs that could map: a maximum matching of the
@@ -86,13 +83,7 @@ def analogy_bound(
         pairs = _pairs_bound(s.side, t.side, ok)
         union = s.nodes + t.nodes - pairs
         value = pairs / union if union > 0 else 1.0
-    value = min(1.0, value * (1.0 + _MARGIN) + _MARGIN)
-    if prof.below_floor > 0.0 and value < prof.below_floor:
-        # A mapping below the floors scores share x E / (E1 + E2 - share x E), at most share
-        # x its AS without the floors, at most share: a bound within them above that covers it.
-        floorless = prof.but(relation_floor=0.0, concept_floor=0.0, below_floor=0.0)
-        value = max(value, prof.below_floor * analogy_bound(s, t, floorless))
-    return value
+    return min(1.0, value * (1.0 + _MARGIN) + _MARGIN)
 
 
 def _relation_similarity(s: Side, t: Side, prof: Profile) -> np.ndarray:

@@ -81,6 +81,7 @@ __all__ = [
     "abstract_sentences",
     "clause_context",
     "concept_context",
+    "kept_rows",
 ]
 
 #: The graph attribute that holds the encoder vectors of the abstracted sentences.
@@ -185,8 +186,9 @@ def abstract_sentences(graph: nx.DiGraph) -> list[str] | None:
     return out
 
 
-def _kept_rows(value: object) -> np.ndarray | None:
-    """The rows of a kept value of this abstraction's version; None for any other value."""
+def kept_rows(value: object) -> np.ndarray | None:
+    """The rows of a kept value (:data:`ABSTRACT_SENTENCES`) of this abstraction's version;
+    None for any other value."""
     if not isinstance(value, str) or not value.startswith(ABSTRACTION + ":"):
         return None
     return unpack_rows(value[len(ABSTRACTION) + 1 :])
@@ -201,7 +203,7 @@ def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     known = _UNPACKED.get(graph)
     if known is not None and known[0] is packed and len(known[1]) == count:
         return known[1]
-    kept = _kept_rows(packed)
+    kept = kept_rows(packed)
     if kept is not None and len(kept) == count:
         # Decoded once per graph object: a stored document is compared with many.
         _UNPACKED[graph] = (packed, kept)
@@ -216,7 +218,7 @@ def abstract_sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     packed = f"{ABSTRACTION}:{pack_rows(rows)}"
     graph.graph[ABSTRACT_SENTENCES] = packed
     # What is kept is what is used, so a stored graph scores as the fresh one.
-    return _kept_rows(packed)
+    return kept_rows(packed)
 
 
 def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarray]:

@@ -51,7 +51,12 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dri.mapping.abstract_sentences import ABSTRACTION, abstract_sentence_vectors
+from dri.mapping.abstract_sentences import (
+    ABSTRACT_SENTENCES,
+    ABSTRACTION,
+    abstract_sentence_vectors,
+    kept_rows,
+)
 from dri.mapping.clause_coverage import SentenceRows, coverage
 from dri.mapping.content import pack_rows, unpack_rows
 from dri.mapping.features import (
@@ -164,9 +169,9 @@ def unpack_label_vectors(value: object) -> dict[str, np.ndarray]:
 
 def pack_sentence_rows(graph: nx.DiGraph) -> str | None:
     """The graph's abstracted-sentence vectors (:func:`mapping.abstract_sentences.abstract_sentence_vectors`,
-    computed on first use) as stored for stage 1: ``"<abstraction>:<rows>"``; None without them."""
+    computed on first use) as the graph keeps them (``"<abstraction>:<rows>"``); None without them."""
     rows = abstract_sentence_vectors(graph)
-    return None if rows is None or not len(rows) else f"{ABSTRACTION}:{pack_rows(rows)}"
+    return None if rows is None or not len(rows) else str(graph.graph[ABSTRACT_SENTENCES])
 
 
 def unpack_sentence_rows(value: object) -> tuple[bool, np.ndarray | None]:
@@ -175,9 +180,7 @@ def unpack_sentence_rows(value: object) -> tuple[bool, np.ndarray | None]:
     computed again."""
     if value is None:
         return True, None
-    if not isinstance(value, str) or not value.startswith(ABSTRACTION + ":"):
-        return False, None
-    rows = unpack_rows(value[len(ABSTRACTION) + 1 :])
+    rows = kept_rows(value)
     return rows is not None, rows
 
 
@@ -264,8 +267,8 @@ def covered(scores: np.ndarray, probe: np.ndarray, rows: SentenceRows, k: int) -
         rest = start + block
         if rest >= len(order) or k <= 0:
             break
-        best = order[:rest]
-        kth = np.partition(out[best], len(best) - k)[len(best) - k] if len(best) >= k else -np.inf
+        # The first block alone holds 2k documents, so the k-th best covered one exists.
+        kth = np.partition(out[order[:rest]], rest - k)[rest - k]
         if scores[order[rest]] < kth:
             break
     return out

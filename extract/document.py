@@ -17,7 +17,7 @@ from dri.errors import ProjectError
 __all__ = ["EXTRACTOR_VERSION", "Document", "DocumentError", "Sentence", "content_ids"]
 
 #: Bump whenever reading or extraction rules change what a graph contains.
-EXTRACTOR_VERSION = "1.5"
+EXTRACTOR_VERSION = "1.6"
 
 
 class DocumentError(ProjectError):

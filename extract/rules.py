@@ -15,6 +15,14 @@ Predicates
     participle: "a bus driving down the road" gives ``(bus, drive_down,
     road)``, "a ball thrown by the boy" ``(boy, throw, ball)``. A bare-form
     main verb without a subject is an imperative, whose subject is ``you``.
+    A subjectless adjunct shares the subject of the clause it modifies (a
+    purpose infinitive, "The army divided to attack the fortress", or a
+    participle, "Walking home, John saw a cat"); an infinitive complement
+    of a verb with an object takes the object ("She asked him to leave" gives
+    ``(he, leave)``), and either is the addressee ``you`` under an
+    imperative ("Heat the oven to bake the bread"). An extraposed "it"
+    ("It is better to use a map") refers to nothing and gives no triple;
+    the infinitive it stands for has the generic subject ``you``.
     A sentence without any predicate whose root is a noun (a caption or
     headline) places it: "Red bus on the side of the street" gives ``(bus,
     be_on, side)``.
@@ -90,7 +98,8 @@ Higher-order relations
     Clauses linked by a connective give a :class:`Link` between their
     predicates (the builder turns it into an order-2 relation between their
     first relations): ``cause`` (because, since; so, therefore, thus, hence,
-    consequently, as a result), ``purpose`` (in order to, so that),
+    consequently, as a result), ``purpose`` (in order to, so that, a bare
+    purpose infinitive: "split the rays to destroy the tumour"),
     ``before``/``after`` (before; after, when; then; afterwards, after
     that), ``contrast`` (but, yet, however; although, though). The subject
     is the cause, the earlier event, or the main clause (purpose,
@@ -141,6 +150,17 @@ _REFLEXIVE = frozenset(
 _PERSONAL = frozenset({"he", "she", "him", "her", "his"})
 _NEUTER = frozenset({"it", "its"})
 _RELATIVE = frozenset({"which", "that", "who", "whom"})
+#: Verbs of asking, making and letting, whose object is the subject of their
+#: infinitive complement ("asked him to leave"); after any other verb with an
+#: object the infinitive is its purpose ("used the money to buy a house").
+_OBJECT_CONTROL = frozenset(
+    {
+        "ask", "tell", "persuade", "convince", "force", "allow", "permit", "want", "order",
+        "command", "urge", "encourage", "invite", "remind", "teach", "expect", "require",
+        "cause", "enable", "help", "get", "advise", "warn", "instruct", "beg", "compel",
+        "lead", "need", "like", "love", "prefer", "inspire", "push", "drive", "train",
+    }
+)  # fmt: skip
 #: Verbs too light to stand alone as one-argument relations ("the problem is").
 _LIGHT = frozenset({"be", "have", "do", "get"})
 _NARRATORS = {
@@ -500,6 +520,9 @@ def _subjects(verb: Token) -> tuple[list[Token], bool]:
     if purpose is not None:
         # "He left early in order to catch the train": he catches the train.
         return _subjects(purpose)[0], "auxpass" in own_aux
+    controlled = _controlled_subjects(verb)
+    if controlled:
+        return controlled, "auxpass" in own_aux
     head = verb
     # A conjoined verb shares the subjects of the first verb of its coordination.
     while head.dep_ == "conj" and head.head.pos_ in _PREDICATES and head.head is not head:
@@ -519,6 +542,104 @@ def _subjects(verb: Token) -> tuple[list[Token], bool]:
         # acts), "a method based on graphs" (the noun is acted on, as a passive).
         return [head.head], verb.tag_ == "VBN"
     return [], False
+
+
+def _infinitive(verb: Token) -> bool:
+    """A to-infinitive: "to attack"."""
+    return verb.tag_ == "VB" and any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children)
+
+
+def _extraposed(verb: Token) -> bool:
+    """A copula whose "it" stands for a clause that comes later: "It is better to use
+    a map", "It is clear that he lied". The "it" refers to nothing."""
+    return (
+        verb.lemma_ == "be"
+        and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in verb.children)
+        and any(
+            (c.dep_ == "xcomp" and _infinitive(c))
+            or (c.dep_ == "ccomp" and any(g.dep_ == "mark" for g in c.children))
+            for c in verb.children
+        )
+    )
+
+
+def _controller(verb: Token) -> Token | None:
+    """The predicate whose subject is the understood subject of a subjectless clause:
+    a purpose infinitive ("The army divided to attack the fortress") or a participle
+    ("Walking home, John saw a cat") shares the subject of the clause it modifies;
+    an infinitive complement of a verb without an object ("He tried to climb the
+    wall") shares its verb's (followed only to reach a clause with a subject; the
+    chain itself is merged into one label by :func:`_chain`)."""
+    head = verb.head
+    if head is verb or head.pos_ not in _PREDICATES or any(c.dep_ in _SUBJECTS for c in verb.children):
+        return None
+    if (verb.dep_ == "advcl" and (verb.tag_ == "VBG" or _infinitive(verb))) or _purpose_complement(verb):
+        return head
+    if verb.dep_ == "xcomp" and not any(c.dep_ == "dobj" for c in head.children):
+        return head
+    return None
+
+
+def _object_controlled(verb: Token) -> list[Token]:
+    """ "She asked him to leave": the object of a verb of asking, making or letting
+    is the subject of the infinitive that complements it."""
+    if verb.dep_ != "xcomp" or not _infinitive(verb) or verb.head.pos_ not in _PREDICATES:
+        return []
+    if any(c.dep_ in _SUBJECTS for c in verb.children) or verb.head.lemma_ not in _OBJECT_CONTROL:
+        return []
+    return [c for c in verb.head.children if c.dep_ == "dobj" and c.pos_ in _NOUNS | {"PRON"}]
+
+
+def _purpose_complement(verb: Token) -> bool:
+    """An infinitive the parser hangs on a verb with an object as its complement,
+    where it is the verb's purpose: "He used the money to buy a house" (the money
+    buys nothing; he buys the house)."""
+    head = verb.head
+    return (
+        verb.dep_ == "xcomp"
+        and _infinitive(verb)
+        and head.pos_ in _PREDICATES
+        and head.lemma_ not in _OBJECT_CONTROL
+        and any(c.dep_ == "dobj" for c in head.children)
+    )
+
+
+def _controlled_subjects(verb: Token) -> list[Token]:
+    """The understood subjects of a subjectless adjunct or complement, as tokens
+    (empty when they are an imperative's addressee or nobody)."""
+    objects = _object_controlled(verb)
+    if objects:
+        return objects
+    if verb.dep_ == "xcomp" and not _purpose_complement(verb):
+        return []  # merged into its verb's label, or under an extraposed "it"
+    head = _controller(verb)
+    for _ in range(4):
+        if head is None or _extraposed(head):
+            return []
+        found = [c for c in head.children if c.dep_ in _SUBJECTS]
+        if found:
+            return found
+        head = _controller(head)
+    return []
+
+
+def _addressed(verb: Token) -> bool:
+    """Whether the understood subject of a subjectless verb is the addressee: an
+    imperative, a clause controlled by one ("Cut the bread to make toast"), or the
+    clause an extraposed "it" stands for ("It is better to use a map"), whose
+    generic subject is read as "you"."""
+    if _imperative(verb):
+        return True
+    if verb.dep_ == "xcomp" and _infinitive(verb) and _extraposed(verb.head):
+        return True
+    head = _controller(verb) if verb.dep_ == "advcl" or _purpose_complement(verb) else None
+    for _ in range(4):
+        if head is None or any(c.dep_ in _SUBJECTS for c in head.children):
+            return False
+        if _imperative(head):
+            return True
+        head = _controller(head)
+    return False
 
 
 def _imperative(verb: Token) -> bool:
@@ -618,6 +739,13 @@ def _links(doc: Doc, predicates: set[int]) -> list[Link]:
                 if word in words and words[word].i < token.i:
                     add(lemma, token.i, head.i) if subject == "sub" else add(lemma, head.i, token.i)
                     break
+            else:
+                if _infinitive(token):
+                    # "The army divided to attack the fortress": a bare purpose infinitive.
+                    add("purpose", head.i, token.i)
+            continue
+        if _purpose_complement(token):
+            add("purpose", head.i, token.i)
             continue
         purpose = _purpose_head(token)
         if purpose is not None:
@@ -713,9 +841,11 @@ class _Sentence:
         before = len(self.triples)
         clause = token.i
         subjects: list[Token | Mention] = list(_expand(subject_tokens))
-        if not subjects and _imperative(token):
+        if not subjects and _addressed(token):
             # "Cut the fabric.": the understood subject of an imperative is the addressee.
             subjects = [_ADDRESSEE]
+        if _extraposed(token):
+            return  # "It is better to ...": the clause after it gives the triples
         if not subjects:
             if any(c.dep_ == "expl" for c in token.children):
                 self.existential(token, clause)

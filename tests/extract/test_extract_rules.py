@@ -336,6 +336,40 @@ def test_imperatives_have_the_addressee_as_subject(nlp):
     assert you["entity"] == "PERSON" and you["wordnet_lemma"] == "person"
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a purpose infinitive shares the subject of the clause it modifies
+        (
+            "The army divided to attack the fortress.",
+            [("army", "divide", None), ("army", "attack", "fortress")],
+        ),
+        # a participle adjunct likewise
+        ("Walking home, John saw a cat.", [("john", "see", "cat"), ("john", "walk", None)]),
+        # the object of the verb an infinitive complements is the infinitive's subject
+        ("She asked him to leave the room.", [("she", "ask", "he"), ("he", "leave", "room")]),
+        # after another verb with an object, the infinitive is the verb's purpose
+        ("He used the money to buy a house.", [("he", "use", "money"), ("he", "buy", "house")]),
+        # an extraposed "it" refers to nothing; the clause it stands for has a generic subject
+        ("It is better to use a map.", [("you", "use", "map")]),
+        # a clause controlled by an imperative has the addressee as subject
+        ("Heat the oven to bake the bread.", [("you", "heat", "oven"), ("you", "bake", "bread")]),
+    ],
+)
+def test_subjectless_clauses_take_their_controller(nlp, text, expected):
+    g = graph_from_text(text, nlp=nlp)
+    assert sorted(triples(g) + [(s, r, None) for s, r in unary_relations(g)], key=str) == sorted(
+        expected, key=str
+    )
+
+
+def test_a_bare_purpose_infinitive_links_as_purpose(nlp):
+    g = graph_from_text("The doctor split the rays to destroy the tumour.", nlp=nlp)
+    assert higher_order_relations(g) == [
+        ("purpose", ("doctor", "split", "ray"), ("doctor", "destroy", "tumour"))
+    ]
+
+
 def test_a_verbless_caption_places_its_head_noun(nlp):
     assert extract("Two dogs in the snow.", nlp) == [("dog", "be_in", "snow")]
     # a sentence with a predicate is read as usual, with no extra placement

@@ -15,14 +15,12 @@ Predicates
     participle: "a bus driving down the road" gives ``(bus, drive_down,
     road)``, "a ball thrown by the boy" ``(boy, throw, ball)``. A bare-form
     main verb without a subject is an imperative, whose subject is ``you``.
-    A subjectless adjunct shares the subject of the clause it modifies (a
-    purpose infinitive, "The army divided to attack the fortress", or a
-    participle, "Walking home, John saw a cat"); an infinitive complement
-    of a verb with an object takes the object ("She asked him to leave" gives
-    ``(he, leave)``), and either is the addressee ``you`` under an
-    imperative ("Heat the oven to bake the bread"). An extraposed "it"
-    ("It is better to use a map") refers to nothing and gives no triple;
-    the infinitive it stands for has the generic subject ``you``.
+    So is a subjectless purpose infinitive or participle under an imperative
+    ("Heat the oven to bake the bread" gives ``(you, bake, bread)``). An
+    extraposed "it" ("It is better to use a map") refers to nothing and
+    gives no triple; the infinitive it stands for has the generic subject
+    ``you``. Other subjectless adjuncts give nothing (docs/extraction.md:
+    giving them their clause's subject was measured and not kept).
     A sentence without any predicate whose root is a noun (a caption or
     headline) places it: "Red bus on the side of the street" gives ``(bus,
     be_on, side)``.
@@ -99,7 +97,7 @@ Higher-order relations
     predicates (the builder turns it into an order-2 relation between their
     first relations): ``cause`` (because, since; so, therefore, thus, hence,
     consequently, as a result), ``purpose`` (in order to, so that, a bare
-    purpose infinitive: "split the rays to destroy the tumour"),
+    purpose infinitive: "Split the rays to destroy the tumour"),
     ``before``/``after`` (before; after, when; then; afterwards, after
     that), ``contrast`` (but, yet, however; although, though). The subject
     is the cause, the earlier event, or the main clause (purpose,
@@ -151,8 +149,8 @@ _PERSONAL = frozenset({"he", "she", "him", "her", "his"})
 _NEUTER = frozenset({"it", "its"})
 _RELATIVE = frozenset({"which", "that", "who", "whom"})
 #: Verbs of asking, making and letting, whose object is the subject of their
-#: infinitive complement ("asked him to leave"); after any other verb with an
-#: object the infinitive is its purpose ("used the money to buy a house").
+#: infinitive complement ("ask him to leave"); after any other verb with an
+#: object the infinitive is its purpose ("Use a knife to cut the bread").
 _OBJECT_CONTROL = frozenset(
     {
         "ask", "tell", "persuade", "convince", "force", "allow", "permit", "want", "order",
@@ -520,9 +518,6 @@ def _subjects(verb: Token) -> tuple[list[Token], bool]:
     if purpose is not None:
         # "He left early in order to catch the train": he catches the train.
         return _subjects(purpose)[0], "auxpass" in own_aux
-    controlled = _controlled_subjects(verb)
-    if controlled:
-        return controlled, "auxpass" in own_aux
     head = verb
     # A conjoined verb shares the subjects of the first verb of its coordination.
     while head.dep_ == "conj" and head.head.pos_ in _PREDICATES and head.head is not head:
@@ -564,12 +559,10 @@ def _extraposed(verb: Token) -> bool:
 
 
 def _controller(verb: Token) -> Token | None:
-    """The predicate whose subject is the understood subject of a subjectless clause:
-    a purpose infinitive ("The army divided to attack the fortress") or a participle
-    ("Walking home, John saw a cat") shares the subject of the clause it modifies;
-    an infinitive complement of a verb without an object ("He tried to climb the
-    wall") shares its verb's (followed only to reach a clause with a subject; the
-    chain itself is merged into one label by :func:`_chain`)."""
+    """The predicate a subjectless clause takes its understood subject from: the
+    clause a purpose infinitive or a participle modifies ("Heat the oven to bake
+    the bread"), or the verb an infinitive complements when that verb has no
+    object ("Try to climb the wall")."""
     head = verb.head
     if head is verb or head.pos_ not in _PREDICATES or any(c.dep_ in _SUBJECTS for c in verb.children):
         return None
@@ -580,20 +573,10 @@ def _controller(verb: Token) -> Token | None:
     return None
 
 
-def _object_controlled(verb: Token) -> list[Token]:
-    """ "She asked him to leave": the object of a verb of asking, making or letting
-    is the subject of the infinitive that complements it."""
-    if verb.dep_ != "xcomp" or not _infinitive(verb) or verb.head.pos_ not in _PREDICATES:
-        return []
-    if any(c.dep_ in _SUBJECTS for c in verb.children) or verb.head.lemma_ not in _OBJECT_CONTROL:
-        return []
-    return [c for c in verb.head.children if c.dep_ == "dobj" and c.pos_ in _NOUNS | {"PRON"}]
-
-
 def _purpose_complement(verb: Token) -> bool:
     """An infinitive the parser hangs on a verb with an object as its complement,
-    where it is the verb's purpose: "He used the money to buy a house" (the money
-    buys nothing; he buys the house)."""
+    where it is the verb's purpose: "Use a knife to cut the bread" (the knife is
+    not the one who cuts)."""
     head = verb.head
     return (
         verb.dep_ == "xcomp"
@@ -602,25 +585,6 @@ def _purpose_complement(verb: Token) -> bool:
         and head.lemma_ not in _OBJECT_CONTROL
         and any(c.dep_ == "dobj" for c in head.children)
     )
-
-
-def _controlled_subjects(verb: Token) -> list[Token]:
-    """The understood subjects of a subjectless adjunct or complement, as tokens
-    (empty when they are an imperative's addressee or nobody)."""
-    objects = _object_controlled(verb)
-    if objects:
-        return objects
-    if verb.dep_ == "xcomp" and not _purpose_complement(verb):
-        return []  # merged into its verb's label, or under an extraposed "it"
-    head = _controller(verb)
-    for _ in range(4):
-        if head is None or _extraposed(head):
-            return []
-        found = [c for c in head.children if c.dep_ in _SUBJECTS]
-        if found:
-            return found
-        head = _controller(head)
-    return []
 
 
 def _addressed(verb: Token) -> bool:
@@ -741,7 +705,7 @@ def _links(doc: Doc, predicates: set[int]) -> list[Link]:
                     break
             else:
                 if _infinitive(token):
-                    # "The army divided to attack the fortress": a bare purpose infinitive.
+                    # "Split the rays to destroy the tumour": a bare purpose infinitive.
                     add("purpose", head.i, token.i)
             continue
         if _purpose_complement(token):
@@ -837,6 +801,8 @@ class _Sentence:
 
     def predicate(self, token: Token) -> None:
         """The triples of one verb (or auxiliary acting as one) and its arguments."""
+        if _extraposed(token):
+            return  # "It is better to ...": the clause the "it" stands for gives the triples
         subject_tokens, passive = _subjects(token)
         before = len(self.triples)
         clause = token.i
@@ -844,8 +810,6 @@ class _Sentence:
         if not subjects and _addressed(token):
             # "Cut the fabric.": the understood subject of an imperative is the addressee.
             subjects = [_ADDRESSEE]
-        if _extraposed(token):
-            return  # "It is better to ...": the clause after it gives the triples
         if not subjects:
             if any(c.dep_ == "expl" for c in token.children):
                 self.existential(token, clause)

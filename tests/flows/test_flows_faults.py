@@ -25,7 +25,8 @@ from dri.flows.tasks import extract_batch, worker_store
 
 def test_a_malformed_uri_never_shows_its_password_anywhere(tmp_path):
     corpus = fault_corpus(tmp_path)
-    env = run_env(tmp_path, NEO4J_URI=f"neo4j:{PASSWORD}@127.0.0.1:7711")
+    # An empty Prefect home: the run must leave it without a database (below).
+    env = run_env(tmp_path, migrated=False, NEO4J_URI=f"neo4j:{PASSWORD}@127.0.0.1:7711")
     done = subprocess.run(
         [*DRI, "run", str(corpus), "--no-progress"], env=env, capture_output=True, text=True, timeout=600
     )

@@ -28,14 +28,19 @@ background`` with ``tests/`` on the path loads it elsewhere).
 
 ``DRI_BACKGROUND_WORKERS`` (default 2) is how many background tests run at
 once; the fault matrix's cells (``tests/dri/fault_matrix_pool.py``) have a
-pool of their own beside this one.
+pool of their own beside this one. When the main thread reaches the
+background tests, it runs the calls still queued itself, from the back of
+the queue (:func:`run_queued`), rather than wait while only the pool's
+threads work.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -52,6 +57,7 @@ __all__ = [
     "pytest_pyfunc_call",
     "pytest_runtestloop",
     "pytest_sessionfinish",
+    "run_queued",
     "scenario",
 ]
 
@@ -65,6 +71,23 @@ def is_background(item: pytest.Item) -> bool:
     if not isinstance(item, pytest.Function):
         return False
     return item.get_closest_marker(MARKER) is not None or hasattr(item.module, SCENARIO)
+
+
+def run_queued(calls: dict[Any, Future[Any]], work: dict[Any, Callable[[], Any]]) -> None:
+    """Run on this thread, last first, each call of ``calls`` not started yet
+    (``work`` holds what each call does); its future in ``calls`` is replaced
+    by one that holds what it returned or raised. The pool's threads take
+    calls from the front of the queue, so each call still runs once."""
+    for key in reversed(list(calls)):
+        if calls[key].cancel():
+            done: Future[Any] = Future()
+            try:
+                done.set_result(work[key]())
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # pytest's failures are BaseExceptions
+                done.set_exception(error)
+            calls[key] = done
 
 
 def _arguments(item: pytest.Function, folder: Path) -> dict[str, Any]:
@@ -92,6 +115,7 @@ class BackgroundTests:
         self.root = Path(tempfile.mkdtemp(prefix="dri-background-"))
         self._executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="background-test")
         self._calls: dict[str, Future[None]] = {}
+        self._work: dict[str, Callable[[], None]] = {}
         self._scenarios: dict[str, Future[Any]] = {}
         for item in items:  # first: a scenario is longer than any one test
             module = item.module
@@ -102,14 +126,15 @@ class BackgroundTests:
         for index, item in enumerate(marked):
             folder = self.root / f"{index:03d}-{item.name[:60]}"
             folder.mkdir()
-            self._calls[item.nodeid] = self._executor.submit(item.obj, **_arguments(item, folder))
+            self._work[item.nodeid] = functools.partial(item.obj, **_arguments(item, folder))
+            self._calls[item.nodeid] = self._executor.submit(self._work[item.nodeid])
 
     def result(self, item: pytest.Item) -> bool:
         """Wait for ``item``'s call and re-raise what it raised; False if it is not a background test."""
-        call = self._calls.get(item.nodeid)
-        if call is None:
+        if item.nodeid not in self._calls:
             return False
-        call.result()
+        run_queued(self._calls, self._work)
+        self._calls[item.nodeid].result()
         return True
 
     def scenario(self, module: object) -> Any:

@@ -107,3 +107,35 @@ def test_a_background_test_with_a_fixture_is_refused(tmp_path):
     )
     # Refused before anything started or any folder was made.
     assert [p.name for p in temp.iterdir() if p.name.startswith("dri-background-")] == []
+
+
+def test_calls_still_queued_run_on_the_waiting_thread_once_each_last_first():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from background import run_queued
+
+    started, release = threading.Event(), threading.Event()
+    ran: list[tuple[str, str]] = []
+
+    def call(name: str) -> str:
+        if name == "first":
+            started.set()
+            release.wait(60)  # holds the pool's only thread
+        if name == "fails":
+            raise ValueError("its own error")
+        ran.append((name, threading.current_thread().name))
+        return name
+
+    names = ["first", "second", "fails", "third"]
+    work = {n: (lambda n=n: call(n)) for n in names}
+    with ThreadPoolExecutor(1, thread_name_prefix="pool") as pool:
+        calls = {n: pool.submit(work[n]) for n in names}
+        assert started.wait(60)
+        run_queued(calls, work)
+        release.set()
+        assert calls["first"].result(timeout=60) == "first"
+    here = threading.current_thread().name
+    assert ran == [("third", here), ("second", here), ("first", "pool_0")]
+    assert calls["second"].result() == "second" and calls["third"].result() == "third"
+    assert isinstance(calls["fails"].exception(), ValueError)

@@ -17,7 +17,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +36,7 @@ from fault_matrix import (
     start,
 )
 from neo4j_server import extra_port, neo4j_script
+from prefect_template import copy_into
 from processes import command_line, descendants, wait_for
 
 #: The Neo4j started with authentication on for the wrong-credentials cells.
@@ -111,10 +111,7 @@ def template_store(folder: Path, pythonpath: str | None) -> Workspace:
     done = dri(ws, COMMANDS["run-inline"](ws))
     if done.code != 0:
         raise RuntimeError(f"the template run failed: {done.stderr[-500:]}")
-    upgrade = [sys.executable, "-m", "prefect", "server", "database", "upgrade", "-y"]
-    migrated = subprocess.run(upgrade, env=ws.base_env(), capture_output=True, text=True, timeout=600)
-    if migrated.returncode != 0 or not (ws.prefect / "prefect.db").is_file():
-        raise RuntimeError(f"the template Prefect database was not made: {migrated.stderr[-500:]}")
+    copy_into(ws.prefect)  # the session's migrated database (tests/prefect_template.py)
     return ws
 
 

@@ -9,18 +9,22 @@ of the matrix, run at the end of the session, takes its cell's outcome
 (waiting for it if it is not done) and checks it. Nothing in a cell changes:
 only when it runs.
 
-``DRI_FAULT_MATRIX_WORKERS`` (default 2) is how many cells run at once.
+``DRI_FAULT_MATRIX_WORKERS`` (default 2) is how many cells run at once; when
+the main thread reaches the matrix's tests, it runs the cells still queued
+itself (``background.run_queued``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from background import run_queued
 from fault_matrix import Outcome, Workspace
 from fault_matrix_cells import CELL_RUNNERS, RESTART_PORT, auth_server, template_store
 
@@ -53,12 +57,14 @@ class CellPool:
             self._executor.submit(self._stack.enter_context, auth_server()) if needs_auth else None
         )
         self._cells: dict[tuple[str, str], Future[tuple[Workspace, Outcome]]] = {}
+        self._work: dict[tuple[str, str], functools.partial[tuple[Workspace, Outcome]]] = {}
         restarts = 0
         for command, fault in sorted(cells, key=cell_order):
             ws = Workspace(self.root / f"{command}-{fault}")
             if fault == "neo4j-restart":
                 ws.restart_port, restarts = RESTART_PORT + restarts, restarts + 1
-            self._cells[command, fault] = self._executor.submit(self._run, ws, command, fault)
+            self._work[command, fault] = functools.partial(self._run, ws, command, fault)
+            self._cells[command, fault] = self._executor.submit(self._work[command, fault])
 
     def _run(self, ws: Workspace, command: str, fault: str) -> tuple[Workspace, Outcome]:
         template = self._template.result()
@@ -69,6 +75,7 @@ class CellPool:
 
     def outcome(self, command: str, fault: str) -> tuple[Workspace, Outcome]:
         """The cell's workspace and outcome (its exception, if the cell's set-up failed)."""
+        run_queued(self._cells, self._work)
         return self._cells[command, fault].result()
 
     def close(self) -> None:

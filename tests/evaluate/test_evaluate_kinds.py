@@ -4,13 +4,20 @@ and the reports take their kinds from it."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+
+import pytest
 
 import dri.evaluate as ev
 from dri.commands import evaluate as command
 from dri.evaluate.kinds import KINDS, kind
 from dri.metrics.results import STRUCTURE_SCORES
+
+#: The environment as the session started: the background tests here
+#: (tests/background.py) run beside tests that change this process's.
+ENV_AT_START = dict(os.environ)
 
 
 def test_every_kind_names_a_runner_and_a_loader_of_its_module():
@@ -64,10 +71,13 @@ def test_the_command_takes_its_kinds_and_their_options_from_the_registry():
     assert parser.parse_args(["evaluate", "analogy", "x", "--target", "a", "-k", "3"]).k == 3
 
 
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_reading_the_registry_loads_neither_prefect_nor_a_kind_module():
     code = (
         "import sys, dri.evaluate.kinds, dri.commands.evaluate;"
         "print(sorted(m for m in sys.modules if m == 'prefect' or m.startswith('dri.evaluate.')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=ENV_AT_START, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['dri.evaluate.kinds']"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+
+import pytest
 
 PROBE = """
 import json, sys
@@ -21,10 +24,20 @@ print(json.dumps({
 }))
 """
 
+#: The environment as the session started: these tests run in the background
+#: (tests/background.py), beside tests that change this process's.
+ENV_AT_START = dict(os.environ)
 
+
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_a_parse_imports_no_spacy_command_and_spacy_info_still_works():
     out = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", PROBE],
+        env=ENV_AT_START,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["without_cli"] is True
@@ -32,12 +45,18 @@ def test_a_parse_imports_no_spacy_command_and_spacy_info_still_works():
     assert got["info"] and got["real_module"] is True
 
 
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_the_verb_lemmas_import_spacy_the_same_way():
     probe = (
         "import sys; from dri.extract.verb_lemmas import _asked; "
         "print(_asked('attracted'), 'spacy' in sys.modules, 'spacy.cli' in sys.modules)"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", probe],
+        env=ENV_AT_START,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     assert out.stdout.split() == ["('attract',)", "True", "False"]

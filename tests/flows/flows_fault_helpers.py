@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from neo4j_server import extra_port, neo4j_script
+from prefect_template import copy_into
 from processes import command_line, descendants, wait_for
 
 from dri.store import open_store
@@ -50,7 +51,12 @@ def neo4j(command: str, port: int) -> subprocess.CompletedProcess:
     return done
 
 
-def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+def run_env(tmp_path: Path, *, migrated: bool = True, **extra: str) -> dict[str, str]:
+    """A ``dri run`` subprocess's environment: its own data folder, and a
+    Prefect home holding the session's migrated database (``prefect_template``),
+    or (``migrated=False``) an empty one."""
+    if migrated:
+        copy_into(tmp_path / "prefect-home")
     env = {k: v for k, v in ENV_AT_START.items() if not k.startswith(("NEO4J_", "PREFECT_API", "DRI_NEO4J"))}
     env.update(
         DRI_DATA_DIR=str(tmp_path / "data"),

@@ -14,6 +14,10 @@ from processes import bound_by_permissions
 
 from dri.cli import main
 
+#: The environment as the session started: the background tests here
+#: (tests/background.py) run beside tests that change this process's.
+ENV_AT_START = dict(os.environ)
+
 
 @pytest.mark.parametrize("files", [[], ["notes.md", "README.md"]])
 def test_an_empty_corpus_is_an_error_on_every_runner(tmp_path, data_dir, capsys, files):
@@ -31,6 +35,7 @@ def test_an_empty_corpus_is_an_error_on_every_runner(tmp_path, data_dir, capsys,
     assert not (data_dir / "runs").exists() or not any((data_dir / "runs").iterdir())
 
 
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_unreadable_folders_and_files_get_a_line_each_folded_when_many(tmp_path):
     root = write_corpus(tmp_path / "c")
     locked = [root / f"locked-{n}" for n in range(4)]
@@ -41,7 +46,7 @@ def test_unreadable_folders_and_files_get_a_line_each_folded_when_many(tmp_path)
     secret.write_text("The dog chased the cat.")
     for path in [*locked, secret]:
         path.chmod(0)
-    env = {k: v for k, v in os.environ.items() if k != "NEO4J_URI"}
+    env = {k: v for k, v in ENV_AT_START.items() if k != "NEO4J_URI"}
     env["DRI_DATA_DIR"] = str(tmp_path / "data")
     try:
         done = subprocess.run(

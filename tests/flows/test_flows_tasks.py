@@ -54,6 +54,10 @@ def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
     ]
 
 
+#: The environment as the session started: the background tests here
+#: (tests/background.py) run beside tests that change this process's.
+ENV_AT_START = dict(os.environ)
+
 DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
 
 
@@ -145,6 +149,7 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
         runner_config(kind="gpu")
 
 
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_importing_the_flow_builds_no_task_runner_and_a_run_gets_the_configured_one():
     code = (
         "import sys; before = list(sys.warnoptions)\n"
@@ -152,7 +157,7 @@ def test_importing_the_flow_builds_no_task_runner_and_a_run_gets_the_configured_
         "assert sys.warnoptions == before, sys.warnoptions\n"
         "print(type(c.corpus_flow.task_runner.duplicate()).__name__)\n"
     )
-    env = {**os.environ, "DRI_TASK_RUNNER": "threads"}
+    env = {**ENV_AT_START, "DRI_TASK_RUNNER": "threads"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ThreadPoolTaskRunner"]

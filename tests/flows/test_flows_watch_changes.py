@@ -6,7 +6,9 @@ real Neo4j)."""
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,14 @@ SOLAR = "The sun attracts the planets. The planets orbit the sun. The sun heats 
 FIRST_HALF = "The nucleus attracts the electrons. The electrons orbit the nucleus.\n"
 SECOND_HALF = "The physicist fires the particles. The foil scatters the particles.\n"
 MIN_AGE = 1.0
+
+
+def _age(root: Path, seconds: float = MIN_AGE + 0.5) -> None:
+    """Every file and folder under ``root`` last changed ``seconds`` ago, as if
+    the writer had paused that long (the sensor reads only their mtimes)."""
+    then = time.time() - seconds
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (then, then))
 
 
 @pytest.fixture(params=["sqlite", "neo4j"])
@@ -48,14 +58,14 @@ def test_a_document_finished_after_its_run_is_redone_and_replaces_the_old(tmp_pa
     with atom.open("w", encoding="utf-8") as writer:
         writer.write(FIRST_HALF)
         writer.flush()
-        time.sleep(MIN_AGE + 0.5)  # the writer pauses longer than --min-age
+        _age(root)  # the writer pauses longer than --min-age
         out = _watch_once(root, capsys)
         assert f"{folder}: new corpus of 2 documents, running it" in out
         half = {d.name: d.doc_id for d in store_env.documents("atoms")}
         half_concepts = summary(store_env.get_graph(half["atom.txt"])).concepts
         assert [(c.source_id, c.target_id) for c in store_env.comparisons()] != []
         writer.write(SECOND_HALF)
-    time.sleep(MIN_AGE + 0.5)
+    _age(root)
 
     out = _watch_once(root, capsys)
     assert f"{folder}: changed since its last run, 2 documents, running it" in out
@@ -91,7 +101,7 @@ def test_a_deleted_or_renamed_file_leaves_no_old_entries(tmp_path, store_env, ca
     folder.mkdir(parents=True)
     for name, text in (("solar.txt", SOLAR), ("atom.txt", FIRST_HALF + SECOND_HALF), ("water.txt", WATER)):
         (folder / name).write_text(text, encoding="utf-8")
-    time.sleep(MIN_AGE + 0.2)
+    _age(root)
     assert "new corpus of 3 documents" in _watch_once(root, capsys)
     first = {d.name: d.doc_id for d in store_env.documents("atoms")}
     assert len(store_env.comparisons()) == 3
@@ -99,7 +109,7 @@ def test_a_deleted_or_renamed_file_leaves_no_old_entries(tmp_path, store_env, ca
 
     (folder / "water.txt").unlink()
     (folder / "solar.txt").rename(folder / "sun.txt")
-    time.sleep(MIN_AGE + 0.2)
+    _age(root)
     out = _watch_once(root, capsys)
     assert "changed since its last run, 2 documents, running it" in out
     assert "1 pairs (1 mapped, 0 already stored)" in out  # the renamed file's pair, mapped again

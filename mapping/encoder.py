@@ -59,6 +59,7 @@ __all__ = [
     "EncoderSetupError",
     "SentenceEncoder",
     "document_vector",
+    "load_in_background",
     "sentence_encoder",
 ]
 
@@ -288,6 +289,40 @@ def _windows(tokens: Sequence[str]) -> list[tuple[int, int]]:
 
 _LOCK = threading.Lock()
 _ENCODER: tuple[int, SentenceEncoder] | None = None
+_LOADING: int | None = None
+
+
+def _fresh_lock_in_child() -> None:
+    # A fork while the loading thread held the lock would leave the child a lock
+    # no thread of its own can release; the child loads its own encoder anyway.
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
+
+
+def load_in_background() -> None:
+    """Load the process's encoder and its onnxruntime session on a daemon thread
+    (once per process), so that they load while the caller parses with spaCy on
+    the main thread: a command that will encode a new document need not wait for
+    both one after the other. A failure is left to the first real use to report."""
+    global _LOADING
+    with _LOCK:
+        pid = os.getpid()
+        if pid in (_LOADING, _ENCODER and _ENCODER[0]):
+            return
+        _LOADING = pid
+    threading.Thread(target=_load_quietly, name="dri-encoder-load", daemon=True).start()
+
+
+def _load_quietly() -> None:
+    try:
+        encoder = sentence_encoder()
+        with encoder._lock:
+            encoder._model_session()
+    except Exception:
+        pass  # reported in its own words by the first real use
 
 
 def sentence_encoder() -> SentenceEncoder:

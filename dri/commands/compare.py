@@ -39,7 +39,7 @@ from dri.files import FileRefused, read_limited
 from dri.graphs import NotAGraph, load_json
 from dri.literal import echo, printable, storable
 from dri.mapping.content import FAR_CONTENT
-from dri.mapping.encoder import MODEL_SHA256
+from dri.mapping.encoder import MODEL_SHA256, load_in_background
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
@@ -117,6 +117,9 @@ def _load(path: Path, kept: GraphCache | None) -> _Loaded:
     graph = _kept_graph(path, kept) if kept is not None else None
     if graph is not None:
         return _Loaded(graph)
+    # A new document's vectors are encoded by the comparison: the encoder loads
+    # on a second core while spaCy loads and parses on this one.
+    load_in_background()
     try:
         document = read_document(path)
         graph = next(build_graphs([document]))

@@ -32,6 +32,23 @@ def test_importing_loads_no_model() -> None:
     assert out.split() == ["False", "False"]
 
 
+def test_loading_in_background_loads_the_session_once_per_process() -> None:
+    code = (
+        "import threading\n"
+        "from dri.mapping import encoder as e\n"
+        "e.load_in_background(); e.load_in_background()\n"
+        "threads = [t for t in threading.enumerate() if t.name == 'dri-encoder-load']\n"
+        "assert len(threads) == 1, threads\n"
+        "threads[0].join()\n"
+        "assert e.sentence_encoder()._session is not None\n"
+        "e.load_in_background()\n"
+        "assert not any(t.name == 'dri-encoder-load' for t in threading.enumerate())\n"
+        "print(e.sentence_encoder().encode(['a cat']).shape)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "(1, 384)"
+
+
 def test_loaded_once_per_process(encoder) -> None:
     assert sentence_encoder() is encoder
 

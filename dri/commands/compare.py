@@ -117,11 +117,11 @@ def _load(path: Path, kept: GraphCache | None) -> _Loaded:
     graph = _kept_graph(path, kept) if kept is not None else None
     if graph is not None:
         return _Loaded(graph)
-    # A new document's vectors are encoded by the comparison: the encoder loads
-    # on a second core while spaCy loads and parses on this one.
-    load_in_background()
     try:
         document = read_document(path)
+        # A new document's vectors are encoded by the comparison: the encoder loads
+        # on a second core while spaCy loads and parses on this one.
+        load_in_background()
         graph = next(build_graphs([document]))
     except DocumentError as err:
         raise InputError(str(err).splitlines()[0]) from err

@@ -13,7 +13,6 @@ upgrade`` as a user would; removed when the session's process exits.
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import subprocess
 import sys
@@ -21,10 +20,10 @@ import tempfile
 import threading
 from pathlib import Path
 
+from session_env import ENV_AT_START
+
 __all__ = ["copy_into", "migrated_db"]
 
-#: The environment as the session started, before any test changed it.
-_ENV_AT_START = dict(os.environ)
 _LOCK = threading.Lock()
 _MADE: list[Path] = []
 
@@ -35,7 +34,7 @@ def migrated_db() -> Path:
         if not _MADE:
             home = Path(tempfile.mkdtemp(prefix="dri-prefect-template-"))
             atexit.register(shutil.rmtree, home, True)
-            env = {k: v for k, v in _ENV_AT_START.items() if not k.startswith("PREFECT_")}
+            env = {k: v for k, v in ENV_AT_START.items() if not k.startswith("PREFECT_")}
             env.update(PREFECT_HOME=str(home), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
             upgrade = [sys.executable, "-m", "prefect", "server", "database", "upgrade", "-y"]
             done = subprocess.run(upgrade, env=env, capture_output=True, text=True, timeout=600)

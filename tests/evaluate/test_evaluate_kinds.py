@@ -4,20 +4,14 @@ and the reports take their kinds from it."""
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 
 import pytest
+from session_env import fresh_python
 
 import dri.evaluate as ev
 from dri.commands import evaluate as command
 from dri.evaluate.kinds import KINDS, kind
 from dri.metrics.results import STRUCTURE_SCORES
-
-#: The environment as the session started: the background tests here
-#: (tests/background.py) run beside tests that change this process's.
-ENV_AT_START = dict(os.environ)
 
 
 def test_every_kind_names_a_runner_and_a_loader_of_its_module():
@@ -77,7 +71,4 @@ def test_reading_the_registry_loads_neither_prefect_nor_a_kind_module():
         "import sys, dri.evaluate.kinds, dri.commands.evaluate;"
         "print(sorted(m for m in sys.modules if m == 'prefect' or m.startswith('dri.evaluate.')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=ENV_AT_START, capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == "['dri.evaluate.kinds']"
+    assert fresh_python(code).strip() == "['dri.evaluate.kinds']"

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+from session_env import fresh_python
 
 PROBE = """
 import json, sys
@@ -24,22 +22,10 @@ print(json.dumps({
 }))
 """
 
-#: The environment as the session started: these tests run in the background
-#: (tests/background.py), beside tests that change this process's.
-ENV_AT_START = dict(os.environ)
-
 
 @pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_a_parse_imports_no_spacy_command_and_spacy_info_still_works():
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        env=ENV_AT_START,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = json.loads(fresh_python(PROBE).strip().splitlines()[-1])
     assert got["without_cli"] is True
     assert "nsubj" in got["parsed"] and "dobj" in got["parsed"]
     assert got["info"] and got["real_module"] is True
@@ -51,12 +37,4 @@ def test_the_verb_lemmas_import_spacy_the_same_way():
         "import sys; from dri.extract.verb_lemmas import _asked; "
         "print(_asked('attracted'), 'spacy' in sys.modules, 'spacy.cli' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=ENV_AT_START,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    assert out.stdout.split() == ["('attract',)", "True", "False"]
+    assert fresh_python(probe).split() == ["('attract',)", "True", "False"]

@@ -4,7 +4,6 @@ corpus big enough to disturb, the project's Neo4j script, process trees
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from neo4j_server import extra_port, neo4j_script
 from prefect_template import copy_into
 from processes import command_line, descendants, wait_for
+from session_env import ENV_AT_START
 
 from dri.store import open_store
 
@@ -40,9 +40,6 @@ DEMO = ROOT / "corpora" / "demo"
 #: The fault tests' own Neo4j instances: this port and the next (tests/neo4j_server.py).
 PORT = extra_port("fault", setting="DRI_TEST_FAULT_PORT")
 PASSWORD = "Hunter2-Fault-Pw"
-#: The environment as the session started, before any test changed it: the
-#: background tests (tests/background.py) build their subprocesses' from it.
-ENV_AT_START = dict(os.environ)
 
 
 def neo4j(command: str, port: int) -> subprocess.CompletedProcess:

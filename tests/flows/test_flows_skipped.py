@@ -3,7 +3,6 @@ folders and files inside one get one line each, folded when many."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,12 +10,9 @@ from pathlib import Path
 import pytest
 from flows_corpus_helpers import write_corpus
 from processes import bound_by_permissions
+from session_env import ENV_AT_START
 
 from dri.cli import main
-
-#: The environment as the session started: the background tests here
-#: (tests/background.py) run beside tests that change this process's.
-ENV_AT_START = dict(os.environ)
 
 
 @pytest.mark.parametrize("files", [[], ["notes.md", "README.md"]])

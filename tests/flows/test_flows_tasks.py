@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 from flows_corpus_helpers import write_corpus
 from prefect.task_runners import ProcessPoolTaskRunner
+from session_env import ENV_AT_START
 
 from dri.corpora.discover import discover_documents
 from dri.errors import Failure
@@ -53,10 +53,6 @@ def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
         f"{root.resolve()}/loop.txt: cannot read: a loop of symbolic links (a symbolic link to {root / 'loop.txt'})",
     ]
 
-
-#: The environment as the session started: the background tests here
-#: (tests/background.py) run beside tests that change this process's.
-ENV_AT_START = dict(os.environ)
 
 DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
 

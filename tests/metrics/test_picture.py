@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from session_env import ENV_AT_START
 
 from dri.extract import graph_from_path
 from dri.graphs import add_relation, add_triple, new_graph
@@ -19,8 +19,6 @@ from dri.metrics.picture import MAX_INFERENCES, MAX_NODES, draw_mapping
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
 SVG = "{http://www.w3.org/2000/svg}"
-#: As the session started: the subprocess test runs in the background (tests/background.py).
-ENV_AT_START = dict(os.environ)
 
 
 def _groups(svg: str, prefix: str, kind: str) -> dict[str, ET.Element]:

@@ -84,14 +84,16 @@ MappedPair = tuple[str, str, str, str | None]
 #: structure, :func:`dri.metrics.scores.combine`) where, fitted on the other
 #: similarity sets, it beat the sentence encoder alone on this kind's set
 #: (plagiarism: Clough & Stevenson; translation: WMT23), else the encoder's
-#: content similarity (judgements: STS-B; ranking: CSFCube); docs/validity.md,
-#: "The sentence encoder and the headline". Analogy search and multiple-choice
-#: analogies keep the structure-led Analogy Similarity first.
+#: content similarity (judgements: STS-B; docs/validity.md, "The sentence
+#: encoder and the headline"); a ranking is a query-by-example, so it ranks by
+#: how much of the query (the source) a candidate covers (CSFCube;
+#: docs/validity.md, "Paper search by the query's coverage"). Analogy search
+#: and multiple-choice analogies keep the structure-led Analogy Similarity first.
 SIMILARITY_HEADLINES = {
     "plagiarism": "combined",
     "translation": "combined",
     "judgements": "content",
-    "ranking": "content",
+    "ranking": "coverage",
 }
 
 #: Manifest extras that are not a document's group meta (they name the document).

@@ -23,6 +23,10 @@ product, the Unified Analogy Similarity (Hurley et al., EGPAI 2016,
   sentences matched by the sentence encoder (a sentence-level BERTScore F1;
   the cosine for two one-sentence texts): what they are about, whatever
   their structure;
+* coverage: the source's side of that match alone
+  (:class:`mapping.content.ContentMatch`), how much of the source the target
+  says: the headline of a query-by-example ranking, where the query is the
+  source and a candidate is not worse for saying more;
 * combined similarity: ``s x structure + (1 - s) x content`` with the
   structure ``sqrt(AS x semantic)``, the geometric mean of how much of the
   two graphs maps (AS) and how close the mapped words are (semantic: a copy
@@ -55,7 +59,7 @@ from typing import Any
 import networkx as nx
 
 from dri.graphs.ros import CONCEPT, RELATION
-from dri.mapping.content import content_similarity
+from dri.mapping.content import content_match
 from dri.mapping.inference import CandidateInference, candidate_inferences
 from dri.mapping.mapper import Mapping, map_graphs
 from dri.mapping.profiles import PROFILES, Profile, get_profile
@@ -89,6 +93,7 @@ class Scores:
     message: str | None = None
     content: float = 0.0
     combined: float = 0.0
+    coverage: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -105,6 +110,7 @@ SCORE_NAMES = (
     "weighted_jaccard",
     "content",
     "combined",
+    "coverage",
 )
 #: Relations of the smaller graph at which the structure and the encoder's
 #: content weigh the same in the combined similarity (fitted on every pair of
@@ -113,9 +119,9 @@ SCORE_NAMES = (
 STRUCTURE_HALF = 32.0
 #: Changes whenever a score's definition does, beyond the profile's fields
 #: (2: the content matches sentences one by one; 3: the combined similarity's
-#: structure is the geometric mean of AS and semantic), so that a run id
+#: structure is the geometric mean of AS and semantic; 4: coverage), so that a run id
 #: (:func:`flows.pipeline.default_run_id`) never reads back scores of another definition.
-SCORES_VERSION = "3"
+SCORES_VERSION = "4"
 #: The mapped-pair counts that come with them.
 COUNT_NAMES = ("mapped_concepts", "mapped_relations")
 #: The seconds :func:`compare` took on a pair (mapping and scoring): the
@@ -202,14 +208,15 @@ def compare(source: nx.DiGraph, target: nx.DiGraph, **kw: Any) -> Comparison:
     and carry its candidate inferences over into the target."""
     mapping = map_graphs(source, target, **kw)
     scores = score_mapping(mapping, kw.get("profile"))
-    content = content_similarity(source, target)
+    content = content_match(source, target)
     relations = min(mapping.source_relations, mapping.target_relations)
     return Comparison(
         mapping=mapping,
         scores=replace(
             scores,
-            content=content,
-            combined=combine(scores.analogy_similarity, scores.semantic, content, relations),
+            content=content.similarity,
+            combined=combine(scores.analogy_similarity, scores.semantic, content.similarity, relations),
+            coverage=content.coverage,
         ),
         inferences=candidate_inferences(source, target, mapping),
     )

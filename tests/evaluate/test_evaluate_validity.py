@@ -120,7 +120,7 @@ def test_ranking_report_per_query_and_means(tmp_path: Path, capsys):
     ranking = result.validity
     assert isinstance(ranking, RankingResult) and ranking.pools == {"solar": 3, "heart": 3}
     assert {"analogy_similarity", "relational"} <= set(ranking.structure_scores)
-    assert result.structure_scores[0] == "content"  # ranking: the encoder beat the combined score held out
+    assert result.structure_scores[0] == "coverage"  # ranking: how much of the query a candidate says
     assert {"tfidf_cosine", "chrf"} <= set(ranking.baseline_scores)
     for sr in ranking.scores.values():
         assert sr.ndcg_pct20.n == 2 and 0.0 <= sr.map.value <= 1.0

@@ -12,6 +12,7 @@ from dri.mapping.content import (
     CONTENT_VECTOR,
     MAX_SENTENCES,
     SENTENCE_VECTORS,
+    content_match,
     content_similarity,
     content_vector,
     graph_text,
@@ -103,6 +104,28 @@ def test_sentences_are_matched_one_by_one_precision_recall_and_f1() -> None:
     expected = matched
     assert content_similarity(source, target) == pytest.approx(expected, abs=1e-6)
     assert content_similarity(target, source) == pytest.approx(expected, abs=1e-6)
+    # The coverage is the source's side alone: swapping the two swaps the sides.
+    match, swapped = content_match(source, target), content_match(target, source)
+    assert (match.coverage, match.recall) == pytest.approx((precision, recall), abs=1e-6)
+    assert (swapped.coverage, swapped.recall) == pytest.approx((recall, precision), abs=1e-6)
+    assert match.similarity == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_candidate_that_says_more_keeps_the_query_covered() -> None:
+    query = graph_from_text("We train a neural network to translate speech.")
+    exact = graph_from_text("We train a neural network to translate speech.")
+    longer = graph_from_text(
+        "We train a neural network to translate speech. Earlier systems used phrase tables. "
+        "The results beat every baseline on three languages."
+    )
+    # The longer candidate says all the query says, so it covers it as fully;
+    # the symmetric similarity holds its other sentences against it.
+    assert content_match(query, longer).coverage == pytest.approx(
+        content_match(query, exact).coverage, abs=1e-3
+    )
+    assert content_match(query, longer).similarity < content_match(query, exact).similarity - 0.1
+    assert content_match(query, new_graph("empty")) == content_match(new_graph("empty"), query)
+    assert content_match(query, new_graph("empty")).coverage == 0.0
 
 
 def test_the_sentence_vectors_are_kept_in_the_graph_and_reused() -> None:

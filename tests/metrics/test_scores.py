@@ -87,7 +87,9 @@ def test_content_and_combined_scores():
     structure = (s.analogy_similarity * s.semantic) ** 0.5
     assert 0.0 < structure < 1.0
     assert s.combined == pytest.approx(share * structure + (1 - share) * s.content)
-    assert {"content", "combined"} <= set(SCORE_NAMES)
+    assert {"content", "combined", "coverage"} <= set(SCORE_NAMES)
+    # The coverage is the source's side of the content's sentence match (one sentence each: the cosine).
+    assert s.coverage == pytest.approx(s.content, abs=1e-6)
 
 
 def test_combined_leans_on_structure_as_relations_grow():

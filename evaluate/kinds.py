@@ -40,8 +40,10 @@ class EvaluationKind:
     test that runs only part of the path); ``runner`` the one that runs it, with
     the input as its first argument and ``report_dir`` and the keyword
     ``options`` the command line passes on (argument names). ``similarity``
-    kinds judge similarity, so their reports show the combined similarity
-    first; the others keep the structure-led Analogy Similarity first.
+    kinds judge similarity, so their reports show a similarity headline
+    first (:data:`~dri.evaluate.core.SIMILARITY_HEADLINES`: the combined
+    similarity, the content or the query's coverage); the others keep the
+    structure-led Analogy Similarity first.
     ``across_groups`` is False when the groups are search targets, whose
     statistics would compare the targets. ``console`` is how ``dri
     evaluate`` prints the numbers: medians per group, correlations with the

@@ -13,16 +13,17 @@ every sentence of each text is matched with its most similar sentence of the
 other (cosine of their encoder vectors, clipped to [0, 1]), the means of the
 two sides are the precision and the recall, and their harmonic mean (F1) is
 the score (:func:`sentence_match`). Two one-sentence texts score their
-cosine. The source's side alone is its *coverage* (:func:`content_match`):
-how much of the source the target says, the late interaction of ColBERT, in
-which only the query's tokens are matched. A query-by-example ranks by it:
-a candidate is not worse for saying more than the query asks (a facet of a
-paper's abstract against whole abstracts, docs/validity.md "Paper search by
-the query's coverage"). A reworded copy keeps sentence-for-sentence matches close to 1 that
+cosine. A reworded copy keeps sentence-for-sentence matches close to 1 that
 one vector of the whole text averages away among answers on one topic: on
 Clough & Stevenson the whole-text cosine ranks the plagiarism levels at rho
 0.48, the sentence match at 0.71; on the other similarity sets the two are
 within a point (docs/mapping.md, "Sentences matched one by one").
+
+The source's side alone is its *coverage* (:class:`ContentMatch`): how much
+of the source the target says, as ColBERT matches only the query's tokens.
+A query-by-example ranks by it, because a candidate is not worse for saying
+more than the query asks (one facet of a paper's abstract against whole
+abstracts: docs/validity.md, "Paper search by the query's coverage").
 
 Each document's vectors are computed once and kept with it:
 

@@ -47,7 +47,7 @@ SCORE_LABELS = {
     "weighted_jaccard": "Weighted Jaccard",
     "content": "Content similarity (sentence encoder)",
     "combined": "Combined similarity (structure and content)",
-    "coverage": "Coverage of the source's content (sentence encoder)",
+    "coverage": "Coverage of the source (sentence encoder)",
     "tfidf_cosine": "TF-IDF cosine",
     "ngram3_containment": "Word 3-gram containment",
     "lcs_words": "LCS (words) / answer length",

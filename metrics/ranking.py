@@ -166,7 +166,9 @@ class RankingResult:
     """Every score's ranking of every query's pool: what the ranking report shows.
 
     ``structure_scores`` and ``baseline_scores`` name the scores of
-    ``scores`` in the report's order; ``pools`` is each query's pool size.
+    ``scores`` in the report's order; ``pools`` is each query's pool size;
+    ``facets`` the queries of each facet, when the queries have facets
+    (CSFCube's background, method and result).
     """
 
     scores: dict[str, ScoreRanking]
@@ -177,10 +179,18 @@ class RankingResult:
     settings: dict[str, float] = field(
         default_factory=lambda: {"pool_share": POOL_SHARE, "top_k": TOP_K, "relevant_from": RELEVANT_FROM}
     )
+    facets: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def queries(self) -> list[str]:
         return list(self.pools)
+
+    def facet_mean(self, score: str, facet: str, metric: str = "ndcg_pct20") -> float:
+        """The mean ``metric`` of ``score`` over the queries of ``facet`` (no interval: a few queries each)."""
+        attr = "average_precision" if metric == "map" else metric
+        wanted = set(self.facets[facet])
+        values = [getattr(q, attr) for q in self.scores[score].queries if q.query in wanted]
+        return float(np.mean(values)) if values else math.nan
 
     def best_baseline(self, metric: str = "ndcg_pct20") -> str | None:
         """The baseline with the highest mean ``metric``, or None."""
@@ -194,6 +204,7 @@ class RankingResult:
             "n_boot": self.n_boot,
             **self.settings,
             "scores": {name: sr.to_dict() for name, sr in self.scores.items()},
+            **({"facets": {f: list(q) for f, q in self.facets.items()}} if self.facets else {}),
         }
 
 
@@ -214,19 +225,25 @@ def rank_pools(
     *,
     query: str = "query",
     relevance: str = "relevance",
+    facet: str = "facet",
     n_boot: int = N_BOOT,
     seed: int = SEED,
 ) -> RankingResult:
     """Every score's metrics over the pools of ``rows``.
 
     Each row is one candidate: ``row[query]`` names its query,
-    ``row[relevance]`` is its graded relevance, and ``row[score]`` each
-    score's value (NaN or missing when the pair could not be scored: it ranks
-    last). Queries keep the rows' order.
+    ``row[relevance]`` is its graded relevance, ``row[facet]`` (if any) the
+    facet its query searches by, and ``row[score]`` each score's value (NaN
+    or missing when the pair could not be scored: it ranks last). Queries
+    keep the rows' order.
     """
     pools: dict[str, list[Mapping[str, Any]]] = {}
+    facets: dict[str, list[str]] = {}
     for r in rows:
-        pools.setdefault(str(r[query]), []).append(r)
+        key = str(r[query])
+        if key not in pools and r.get(facet):
+            facets.setdefault(str(r[facet]), []).append(key)
+        pools.setdefault(key, []).append(r)
     gains = {q: [float(r[relevance]) for r in members] for q, members in pools.items()}
     scores = {}
     for score in (*structure_scores, *baseline_scores):
@@ -241,6 +258,7 @@ def rank_pools(
         tuple(structure_scores),
         tuple(baseline_scores),
         n_boot,
+        facets=facets,
     )
 
 
@@ -290,18 +308,34 @@ def ranking_section(result: RankingResult) -> list[ReportSection]:
         first = result.scores[names[0]].queries[i]
         cells = [f"{100 * result.scores[n].queries[i].ndcg_pct20:.1f}" for n in names]
         per_query.append([query, str(first.pool), str(first.relevant), *cells])
-    return [
+    sections = [
         ReportSection(
             "Ranking quality",
             text,
             [ReportTable(["score", "kind", "NDCG%20", "NDCG@10", "MAP", "unscored pairs"], means)],
-        ),
+        )
+    ]
+    if len(result.facets) > 1:
+        sections.append(_facet_section(result))
+    sections.append(
         ReportSection(
             "NDCG%20 per query (x 100)",
             "",
             [ReportTable(["query", "pool", "relevant", *(_label(n) for n in names)], per_query)],
-        ),
+        )
+    )
+    return sections
+
+
+def _facet_section(result: RankingResult) -> ReportSection:
+    """NDCG%20 of every score per facet: a faceted search can be good at one facet and poor at another."""
+    facets = list(result.facets)
+    rows = [
+        [_label(name), *(f"{100 * result.facet_mean(name, f):.1f}" for f in facets)] for name in result.scores
     ]
+    counts = ", ".join(f"{f} {len(result.facets[f])}" for f in facets)
+    text = f"Mean NDCG%20 over the queries of each facet, x 100 (queries: {counts})."
+    return ReportSection("NDCG%20 per facet (x 100)", text, [ReportTable(["score", *facets], rows)])
 
 
 def plot_ranking(result: RankingResult, path: Path, title: str) -> Path | None:

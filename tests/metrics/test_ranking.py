@@ -92,6 +92,17 @@ def test_one_csfcube_query_matches_the_eval_script_rules():
     assert got.pool == 88 and got.relevant == 18  # 2 identical and 16 similar candidates
     assert got.ndcg_pct20 == pytest.approx(want_ndcg) == pytest.approx(0.29781452161443744)
     assert got.average_precision == pytest.approx(want_ap) == pytest.approx(0.18214028580262945)
+    # The facet column comes along with every row, so the report can give means per facet.
+    faceted = rank_pools(
+        [
+            {**p.extra, "query": p.query, "relevance": p.score, "id": float(p.extra["candidate"])}
+            for p in data.pairs
+        ],
+        ["id"],
+        n_boot=10,
+    )
+    assert sorted(faceted.facets) == ["background", "method", "result"]
+    assert [len(q) for q in faceted.facets.values()] == [8, 8, 8]
 
 
 def _rows() -> list[dict]:
@@ -126,3 +137,40 @@ def test_rank_pools_per_query_and_means_with_intervals(tmp_path: Path):
     assert stats["scores"]["flat"]["queries"][1]["pool"] == 3 and stats["pool_share"] == 0.2
     png = plot_ranking(result, tmp_path / "ranking.png", "test")
     assert png is not None and png.stat().st_size > 1000
+
+
+def test_faceted_queries_get_their_means_per_facet():
+    rows = _rows()
+    for r in rows:
+        r["facet"] = "method" if r["query"] == "q1" else "result"
+    # A third query of the method facet that "good" ranks worst-first.
+    for rel, good in zip([0, 3], [0.9, 0.1]):
+        rows.append(
+            {
+                "query": "q3",
+                "relevance": str(rel),
+                "good": good,
+                "flat": 0.5,
+                "broken": math.nan,
+                "facet": "method",
+            }
+        )
+    result = rank_pools(rows, ["good"], ["flat"], n_boot=50)
+    assert result.facets == {"method": ["q1", "q3"], "result": ["q2"]}
+    q3 = result.scores["good"].queries[2].ndcg_pct20
+    assert q3 < 1.0
+    assert result.facet_mean("good", "method") == pytest.approx((1.0 + q3) / 2)
+    assert result.facet_mean("good", "result") == 1.0
+    sections = ranking_section(result)
+    assert [s.title for s in sections] == [
+        "Ranking quality",
+        "NDCG%20 per facet (x 100)",
+        "NDCG%20 per query (x 100)",
+    ]
+    table = sections[1].tables[0]
+    assert table.header == ["score", "method", "result"]
+    assert table.rows[0] == ["good", f"{100 * (1.0 + q3) / 2:.1f}", "100.0"]
+    assert "method 2, result 1" in sections[1].text
+    assert result.to_dict()["facets"] == {"method": ["q1", "q3"], "result": ["q2"]}
+    # Without facets there is no facet section.
+    assert len(ranking_section(rank_pools(_rows(), ["good"], n_boot=50))) == 2

@@ -23,6 +23,7 @@ from dri.extract.sentences import split_sentences
         ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
         ("lower case after a stop. continues here.", ["lower case after a stop. continues here."]),
         ("  spread\n over   lines.\tNext  ", ["spread over lines.", "Next"]),
+        ("Wait... What?! Then (yes.) More.", ["Wait...", "What?!", "Then (yes.)", "More."]),
         ("", []),
     ],
 )
@@ -35,3 +36,14 @@ def test_long_runs_are_cut_at_white_space():
     pieces = split_sentences(text, max_chars=500)
     assert all(len(p) <= 500 for p in pieces)
     assert " ".join(pieces).split() == text.split()
+
+
+def test_a_long_run_of_full_stops_is_one_boundary_not_a_quadratic_search():
+    # A table of contents' leaders or junk: each run is tried once, so 200,000
+    # characters of them split at once (the pattern tried from every full stop
+    # of a run took minutes here), cut like any other long run.
+    text = ("." * 50_000 + " Next. ") * 4
+    pieces = split_sentences(text)
+    assert pieces[0] == "." * 3000 and all(len(p) <= 3000 for p in pieces)
+    assert "".join(pieces).count(".") == text.count(".")
+    assert pieces.count("Next.") == 4 and pieces[-1] == "Next."

@@ -139,14 +139,26 @@ def read_table_text(path: str | Path, what: str = "CSV file") -> str:
 def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, list[str]]]:
     """``(line, fields)`` of each record of a CSV file after its header, which
     comes first as line 1; errors of the csv module become one-line
-    :class:`CorpusError` naming the file and line."""
+    :class:`CorpusError` naming the file and line.
+
+    The reader is strict: a quote that opens a field and is not closed where
+    the field ends (``"unterminated,text``) is an error at its line, where the
+    lenient reader would run that field on to the next quote, lines later,
+    and silently merge the rows between.
+    """
     path = Path(path)
-    reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""))
+    reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""), strict=True)
+    ended = 0  # the last line of the record before: an error is named by its record's first line
     try:
         for fields in reader:
             yield reader.line_num, fields
+            ended = reader.line_num
     except csv.Error as err:
-        raise CorpusError(path, f"line {reader.line_num}: {err}") from None
+        raise CorpusError(
+            path,
+            f"line {ended + 1}: not valid CSV ({err}); a field holding commas, quotes or line "
+            'breaks must be in double quotes, with its own quotes doubled ("")',
+        ) from None
 
 
 def header_rows(

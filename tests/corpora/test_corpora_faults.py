@@ -90,7 +90,7 @@ def test_a_repeated_manifest_row_is_compared_and_counted_once_with_a_warning(tmp
         ("source,target\na,b\n", "manifest lacks column(s) group"),
         ("source,target,group\na,b,x,y\n", "line 2: 4 fields, the header has 3"),
         ("source,target,group\na,,x\n", "line 2: empty target"),
-        ('source,target,group\n"a,b,x\n', "line 2: empty target, group"),
+        ('source,target,group\n"a,b,x\n', "line 2: not valid CSV (unexpected end of data)"),
     ],
 )
 def test_a_bad_manifest_is_one_line_naming_file_and_line(tmp_path, text, says):

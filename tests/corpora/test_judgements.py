@@ -71,6 +71,24 @@ def test_judgements_header_and_empty_files_fail_with_one_line(tmp_path: Path):
         load_judgements(tmp_path / "absent.csv")
 
 
+def test_an_unclosed_quote_is_an_error_at_its_line_not_rows_merged(tmp_path: Path):
+    # Read leniently, the open quote of line 3 ran its field on to the next
+    # quote, a line on, and two rows became one pair of mangled texts.
+    path = tmp_path / "quotes.csv"
+    path.write_text(
+        'a,b,score\n"The sun shines.","The sun glows.",4\n"The moon,The night.,3\n"A cat sat.","A dog ran.",1\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(CorpusError) as err:
+        load_judgements(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: line 3: not valid CSV (") and "\n" not in message
+    assert 'with its own quotes doubled ("")' in message
+    # Quotes inside a field, doubled, and line breaks inside a quoted field are CSV.
+    path.write_text('a,b,score\n"He said ""stop"".","Two\nlines.",2\n', encoding="utf-8")
+    assert [(p.a, p.b) for p in load_judgements(path).pairs] == [('He said "stop".', "Two\nlines.")]
+
+
 def test_choice_items_both_field_spellings(tmp_path: Path):
     jsonl = tmp_path / "items.jsonl"
     lines = [

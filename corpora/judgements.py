@@ -241,9 +241,25 @@ def load_ranking(path: str | Path) -> RankingSet:
     return RankingSet(path, pairs, problems)
 
 
+def _lone_surrogate(value: object) -> str | None:
+    """The first lone surrogate (a ``\\ud800`` escape JSON allows) in a string or a list of them."""
+    for text in value if isinstance(value, list) else [value]:
+        if isinstance(text, str):
+            found = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+            if found:
+                return found
+    return None
+
+
 def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
+    for key, value in record.items():
+        found = _lone_surrogate(value)
+        if found:
+            raise ValueError(
+                f"{json.dumps(key)} holds a lone surrogate (\\u{ord(found):04x}), which is not text"
+            )
     options = record.get("options", record.get("candidates"))
     if "query" not in record or options is None or "answer" not in record:
         raise ValueError('needs "query", "options" and "answer"')
@@ -280,6 +296,12 @@ def load_choice(path: str | Path) -> ChoiceSet:
             record = json.loads(text)
         except json.JSONDecodeError as err:
             problems.append(f"{path}: line {line}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        except ValueError:  # an integer of more digits than Python converts
+            problems.append(f"{path}: line {line}: a number too long to read (over 4,300 digits)")
+            continue
+        except RecursionError:
+            problems.append(f"{path}: line {line}: nested too deeply to read")
             continue
         try:
             items.append(_item(record, line, path.parent))

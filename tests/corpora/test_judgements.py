@@ -136,6 +136,32 @@ def test_choice_malformed_lines(tmp_path: Path):
         load_choice(empty)
 
 
+def test_choice_lines_json_reads_but_python_cannot_are_problems(tmp_path: Path):
+    # Each of these made `dri evaluate choice` crash (exit 70) before it wrote a thing.
+    good = json.dumps({"query": "q", "options": ["a", "b"], "answer": 0})
+    jsonl = tmp_path / "edges.jsonl"
+    jsonl.write_text(
+        "\n".join(
+            [
+                good,
+                '{"query": "q", "options": ["a", "b"], "answer": ' + "9" * 5000 + "}",
+                "[" * 100_000,
+                '{"query": "a \\ud800 b", "options": ["a", "b"], "answer": 0}',
+                '{"query": "q", "options": ["a", "\\udfff"], "answer": 0}',
+            ]
+        ),
+        encoding="utf-8",
+    )
+    data = load_choice(jsonl)
+    assert len(data.items) == 1
+    assert [p.split(": ", 1)[1] for p in data.problems] == [
+        "line 2: a number too long to read (over 4,300 digits)",
+        "line 3: nested too deeply to read",
+        'line 4: "query" holds a lone surrogate (\\ud800), which is not text',
+        'line 5: "options" holds a lone surrogate (\\udfff), which is not text',
+    ]
+
+
 def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     doc = tmp_path / "given.txt"
     doc.write_text("A given document.", encoding="utf-8")

@@ -29,7 +29,6 @@ text layer (pages but no characters, e.g. a scan).
 
 from __future__ import annotations
 
-import io
 import re
 import statistics
 import unicodedata
@@ -93,16 +92,17 @@ def _line_facts(line: Any, page: int, box: int, height: float) -> PdfLine | None
 def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     """Every text line of the PDF in reading order; raises :class:`DocumentError`."""
     # pdfminer only for PDFs: reading text files never loads it.
-    from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+
+    from dri.extract.pdf_layout import PageTooLarge, layout_pages
 
     lines: list[PdfLine] = []
     pages = 0
     any_chars = False
     box_no = 0
     try:
-        for page_no, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams())):
+        for page_no, page in enumerate(layout_pages(data, LAParams())):
             pages += 1
             for item in page:
                 if isinstance(item, LTTextBox):
@@ -116,6 +116,8 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
                 elif not any_chars and hasattr(item, "__iter__"):
                     # Text inside figures is not body text, but it is a text layer.
                     any_chars = any(isinstance(c, LTChar) for c in _walk(item))
+    except PageTooLarge as err:
+        raise DocumentError(path, f"not a PDF of text pages: {err}") from None
     except PDFPasswordIncorrect:
         raise DocumentError(path, "encrypted PDF (a password is needed to read it)") from None
     except PDFEncryptionError as err:

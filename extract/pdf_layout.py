@@ -1,0 +1,84 @@
+"""pdfminer.six's page layout, bounded for pages that are not prose.
+
+pdfminer lays a page out in three steps: characters into lines, lines into
+text boxes, and boxes into a reading order (``LAParams.boxes_flow``,
+``LTLayoutContainer.group_textboxes``). The last step merges the closest
+pair of boxes again and again over a heap of every pair, so its time and
+memory grow faster than the square of the boxes: 965 boxes took 9 s and
+250 MB, 4,265 took 225 s and 3.7 GB, 2,500 scattered words over 5 minutes,
+where a page of a paper (20 to 60 boxes) takes a fraction of a second. Two
+bounds keep any page within seconds:
+
+* a page of more than :data:`FLOW_MAX_BOXES` text boxes (a table, an index,
+  junk) is not merged pair by pair: its boxes are read top-left to
+  bottom-right as one group, the order pdfminer gives within a group;
+* a page of more than :data:`MAX_PAGE_CHARS` characters is no page of text
+  this reader can lay out: :class:`PageTooLarge` stops the document as soon
+  as the page's characters pass the bound, so memory stays bounded too (a
+  25 KB PDF whose page holds 6 million characters took over 20 GB).
+
+This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pdfminer.converter import PDFPageAggregator
+from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+
+__all__ = ["FLOW_MAX_BOXES", "MAX_PAGE_CHARS", "PageTooLarge", "layout_pages"]
+
+#: Text boxes of a page above which they are not put into reading order pair by pair.
+FLOW_MAX_BOXES = 300
+#: Characters of a page above which the document is refused (about 70 MB of
+#: pdfminer's character objects; a dense page of a paper has 6,000-8,000).
+MAX_PAGE_CHARS = 100_000
+
+
+class PageTooLarge(Exception):
+    """A page holds more than :data:`MAX_PAGE_CHARS` characters."""
+
+    def __init__(self, page: int) -> None:
+        super().__init__(f"page {page} holds over {MAX_PAGE_CHARS:,} characters, more than a page of text")
+        self.page = page
+
+
+class _BoundedAggregator(PDFPageAggregator):
+    """pdfminer's page aggregator with the two bounds of the module docstring."""
+
+    def begin_page(self, page: PDFPage, ctm: Any) -> None:
+        super().begin_page(page, ctm)
+        self.chars_on_page = 0
+        layout = self.cur_item
+        merge_pairs = layout.group_textboxes
+
+        def group_textboxes(laparams: LAParams, boxes: Sequence[LTTextBox]) -> list[LTTextGroup]:
+            if len(boxes) <= FLOW_MAX_BOXES:
+                return merge_pairs(laparams, boxes)
+            return [LTTextGroupLRTB(boxes)]
+
+        # The page's analysis calls this method of its own instance.
+        layout.group_textboxes = group_textboxes  # type: ignore[method-assign]
+
+    def render_char(self, *args: Any, **kwargs: Any) -> float:
+        self.chars_on_page += 1
+        if self.chars_on_page > MAX_PAGE_CHARS:
+            raise PageTooLarge(self.pageno)
+        advance: float = super().render_char(*args, **kwargs)
+        return advance
+
+
+def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
+    """Each page of the PDF ``data`` laid out, as ``pdfminer.high_level.extract_pages``
+    gives them, within the bounds above; raises :class:`PageTooLarge`."""
+    resources = PDFResourceManager(caching=True)
+    device = _BoundedAggregator(resources, laparams=laparams)
+    interpreter = PDFPageInterpreter(resources, device)
+    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+        interpreter.process_page(page)
+        yield device.get_result()

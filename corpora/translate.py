@@ -42,6 +42,7 @@ from dri.errors import ProjectError
 __all__ = [
     "APERTIUM_MODES",
     "LANGUAGES",
+    "MAX_ANSWER_BYTES",
     "ApertiumEngine",
     "BuildResult",
     "EngineError",
@@ -91,6 +92,10 @@ LIBRETRANSLATE_CODES = {"eng": "en", "spa": "es", "cat": "ca", "glg": "gl", "epo
 # (That last rule would also turn "C#" into "C"; Apertium output is what matters here.)
 _MARKED_WORD = re.compile(r"(?<![\w*#@])[*#@]+(\w+(?:['’-]\w+)*)")
 _TRAILING_HASH = re.compile(r"(?<=\w)#+(?!\w)")
+
+
+#: The most bytes of a translation server's answer read (a text's translation is far smaller).
+MAX_ANSWER_BYTES = 10_000_000
 
 
 class EngineError(ProjectError):
@@ -195,16 +200,23 @@ class LibreTranslateEngine:
         req = self.request(text, src, dst)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                answer = json.loads(resp.read().decode("utf-8"))
+                raw = resp.read(MAX_ANSWER_BYTES + 1)
         except urllib.error.HTTPError as err:
             raise EngineError(f"{req.full_url}: HTTP {err.code} {err.reason}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as err:
             raise EngineError(f"{req.full_url}: {getattr(err, 'reason', err)}") from None
-        except json.JSONDecodeError:
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise EngineError(f"{req.full_url}: answer over {MAX_ANSWER_BYTES:,} bytes")
+        try:
+            answer = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, a number or nesting Python refuses
             raise EngineError(f"{req.full_url}: answer is not JSON") from None
-        if not isinstance(answer, dict) or "translatedText" not in answer:
-            raise EngineError(f"{req.full_url}: answer has no translatedText ({str(answer)[:100]})")
-        return str(answer["translatedText"])
+        translated = answer.get("translatedText") if isinstance(answer, dict) else None
+        if not isinstance(translated, str):
+            raise EngineError(f"{req.full_url}: answer has no translatedText text ({str(answer)[:100]})")
+        if any("\ud800" <= c <= "\udfff" for c in translated):
+            raise EngineError(f"{req.full_url}: answer holds a lone surrogate, which is not text")
+        return translated
 
 
 @dataclass

@@ -12,6 +12,7 @@ import pytest
 from dri.corpora.translate import (
     APERTIUM_MODES,
     LANGUAGES,
+    MAX_ANSWER_BYTES,
     ApertiumEngine,
     EngineError,
     LibreTranslateEngine,
@@ -73,6 +74,17 @@ def test_build_translation_corpus_all_languages_for_real(tmp_path):
     assert meta["engine"] == "apertium" and meta["modes"]["hbs"] == ["eng-hbs", "hbs-eng"]
 
 
+#: Answers a broken or hostile server might give, by target language.
+HOSTILE_ANSWERS = {
+    "h1": b"[" * 100_000,
+    "h2": b'{"translatedText": ' + b"9" * 5000 + b"}",
+    "h3": b'{"translatedText": "a \\ud800 b"}',
+    "h4": b"\xff\xfe not UTF-8",
+    "h5": b'{"translatedText": ["a list"]}',
+    "h6": b" " * (MAX_ANSWER_BYTES + 1),
+}
+
+
 class _FakeLibreTranslate(BaseHTTPRequestHandler):
     seen: ClassVar[list] = []
 
@@ -83,7 +95,10 @@ class _FakeLibreTranslate(BaseHTTPRequestHandler):
             self.send_response(400)
             self.end_headers()
             return
-        answer = json.dumps({"translatedText": f"[{body['source']}->{body['target']}] {body['q']}"}).encode()
+        answer = (
+            HOSTILE_ANSWERS.get(body["target"])
+            or json.dumps({"translatedText": f"[{body['source']}->{body['target']}] {body['q']}"}).encode()
+        )
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(answer)))
@@ -121,6 +136,23 @@ def test_libretranslate_request_building(libre_server):
     assert path == "/translate" and content_type == "application/json" and body["api_key"] == "k3y"
     with pytest.raises(EngineError, match="HTTP 400"):
         engine.translate("Hello", "eng", "xx")
+
+
+@pytest.mark.parametrize(
+    "target, says",
+    [
+        ("h1", "answer is not JSON"),
+        ("h2", "answer is not JSON"),
+        ("h3", "answer holds a lone surrogate, which is not text"),
+        ("h4", "answer is not JSON"),
+        ("h5", "answer has no translatedText text ({'translatedText': ['a list']}"),
+        ("h6", f"answer over {MAX_ANSWER_BYTES:,} bytes"),
+    ],
+)
+def test_a_hostile_translation_server_is_one_engine_error(libre_server, target, says):
+    with pytest.raises(EngineError) as err:
+        LibreTranslateEngine(libre_server, timeout=10).translate("Hello", "eng", target)
+    assert str(err.value).startswith(libre_server) and says in str(err.value)
 
 
 def test_libretranslate_builds_a_corpus(libre_server, tmp_path):

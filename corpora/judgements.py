@@ -158,6 +158,12 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
         raise CorpusError(
             path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})"
         )
+    # Which of two columns of one name holds the value would be a guess.
+    repeated = [c for c in dict.fromkeys(header) if c and header.count(c) > 1]
+    if repeated:
+        raise CorpusError(
+            path, f"line 1: the header names the column(s) {', '.join(repeated)} more than once"
+        )
     yield from header_rows(records, header, columns)
 
 

@@ -69,6 +69,11 @@ def test_judgements_header_and_empty_files_fail_with_one_line(tmp_path: Path):
         load_judgements(nothing)
     with pytest.raises(CorpusError, match="absent.csv: no such CSV file"):
         load_judgements(tmp_path / "absent.csv")
+    twice = tmp_path / "twice.csv"
+    twice.write_text("a,b,score,score,note,note\nx,y,1,2,p,q\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        load_judgements(twice)
+    assert str(err.value) == f"{twice}: line 1: the header names the column(s) score, note more than once"
 
 
 def test_an_unclosed_quote_is_an_error_at_its_line_not_rows_merged(tmp_path: Path):

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair, write_manifest
 from dri.corpora.text import CorpusError, csv_rows, header_rows, read_table_text, read_text
+from dri.literal import lone_surrogate
 
 __all__ = [
     "ChoiceItem",
@@ -247,21 +248,12 @@ def load_ranking(path: str | Path) -> RankingSet:
     return RankingSet(path, pairs, problems)
 
 
-def _lone_surrogate(value: object) -> str | None:
-    """The first lone surrogate (a ``\\ud800`` escape JSON allows) in a string or a list of them."""
-    for text in value if isinstance(value, list) else [value]:
-        if isinstance(text, str):
-            found = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
-            if found:
-                return found
-    return None
-
-
 def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     for key, value in record.items():
-        found = _lone_surrogate(value)
+        texts = [t for t in (value if isinstance(value, list) else [value]) if isinstance(t, str)]
+        found = next((c for c in map(lone_surrogate, texts) if c), None)
         if found:
             raise ValueError(
                 f"{json.dumps(key)} holds a lone surrogate (\\u{ord(found):04x}), which is not text"

@@ -38,6 +38,7 @@ from dri.corpora.manifest import write_manifest
 from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
 from dri.errors import ProjectError
+from dri.literal import lone_surrogate
 
 __all__ = [
     "APERTIUM_MODES",
@@ -214,7 +215,7 @@ class LibreTranslateEngine:
         translated = answer.get("translatedText") if isinstance(answer, dict) else None
         if not isinstance(translated, str):
             raise EngineError(f"{req.full_url}: answer has no translatedText text ({str(answer)[:100]})")
-        if any("\ud800" <= c <= "\udfff" for c in translated):
+        if lone_surrogate(translated) is not None:
             raise EngineError(f"{req.full_url}: answer holds a lone surrogate, which is not text")
         return translated
 

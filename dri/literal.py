@@ -49,6 +49,7 @@ __all__ = [
     "PrintableFormatter",
     "csv_cell",
     "echo",
+    "lone_surrogate",
     "markdown_text",
     "plot_text",
     "printable",
@@ -83,6 +84,13 @@ def printable(text: object, *, newlines: bool = False) -> str:
     keeps line breaks (for several lines of output)."""
     pattern = _UNPRINTABLE_BUT_NEWLINE if newlines else _UNPRINTABLE
     return pattern.sub(_escape, str(text))
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text`` (a JSON ``\\ud800`` escape, a name that is not
+    UTF-8), which no UTF-8 file or store takes as it is; None if there is none."""
+    found = _SURROGATE.search(text)
+    return found.group() if found else None
 
 
 def storable(text: str) -> str:

@@ -23,7 +23,7 @@ import networkx as nx
 
 from dri.files import read_limited
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SCHEMA_VERSION, SUBJ, from_json
-from dri.literal import printable, storable
+from dri.literal import lone_surrogate, printable, storable
 
 __all__ = ["MAX_GRAPH_BYTES", "NotAGraph", "check_graph_json", "load_json"]
 
@@ -54,21 +54,15 @@ def _is_int(value: object) -> bool:
 
 def _is_text(value: object) -> bool:
     """A string that can be printed and stored (no lone surrogates)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(value, str) and lone_surrogate(value) is None
 
 
 def _not_text(value: object) -> str | None:
     """Why ``value`` is not a string that can be printed and stored, or ``None``."""
     if not isinstance(value, str):
         return f"must be a string, not {_type(value)}"
-    if not _is_text(value):
-        surrogate = next(c for c in value if "\ud800" <= c <= "\udfff")
+    surrogate = lone_surrogate(value)
+    if surrogate is not None:
         return f"holds a lone surrogate ({printable(surrogate)}), which is not Unicode text"
     return None
 

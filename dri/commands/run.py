@@ -5,7 +5,8 @@ pairs chosen by ``--mode`` in parallel and stores graphs and results (Neo4j if
 ``NEO4J_URI`` is set, else the embedded SQLite store). Prints the run summary;
 exit status 1 if any document or pair failed (the rest is stored).
 
-Modes: ``auto`` (the corpus's manifest if it has one, else all pairs),
+Modes: ``auto`` (the corpus's manifest if it has one, else every document
+against ``--target`` if given, else all pairs),
 ``manifest``, ``target`` (every document against ``--target``) and
 ``all-pairs``. In target mode (and for a manifest's targets) only the
 ``--candidates`` documents closest to the target by content are

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     AnyTaskRunner = TaskRunner[Any]
 
 from dri.errors import Interrupted, SettingsError
+from dri.flows.execution import local_workers
 from dri.quiet_logs import forward_to_parent
 
 __all__ = [
@@ -108,12 +109,7 @@ def runner_config(
     if kind not in RUNNER_KINDS:
         raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
-        try:
-            workers = int(os.environ["DRI_WORKERS"])
-        except ValueError:
-            raise SettingsError(
-                f"DRI_WORKERS must be a whole number, not {os.environ['DRI_WORKERS']!r}"
-            ) from None
+        workers = local_workers()
     if workers is not None and workers < 1:
         raise SettingsError(f"workers must be at least 1, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)

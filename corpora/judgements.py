@@ -133,11 +133,17 @@ def _side(value: str, base: Path) -> str | Path:
     """A cell as a document path if it names an existing .txt/.pdf file, else as text."""
     text = value.strip()
     if text.lower().endswith(DOCUMENT_SUFFIXES) and "\n" not in text and len(text) < 4096:
-        path = Path(text).expanduser()
-        path = path if path.is_absolute() else base / path
-        if path.is_file():
-            return path.resolve()
-        if path.exists() or path.is_symlink():
+        try:
+            path = Path(text).expanduser()
+            path = path if path.is_absolute() else base / path
+            if path.is_file():
+                return path.resolve()
+            found = path.exists() or path.is_symlink()
+        except (OSError, RuntimeError) as err:
+            # "~nobody/a.txt" (no such user) or a name longer than the system takes: this row's fault.
+            reason = (getattr(err, "strerror", None) or str(err)).rstrip(".")
+            raise ValueError(f"no such document {text!r} ({reason})") from None
+        if found:
             raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
     if not text:

@@ -76,6 +76,18 @@ def test_report_with_a_windows_1252_summary_is_printed_with_a_warning(capsys, tm
     assert err.splitlines() == [f"warning: {tmp_path / 'summary.md'}: not UTF-8; read as cp1252"]
 
 
+def test_report_with_a_summary_over_the_limit_is_one_line_not_read(capsys, tmp_path):
+    # Read whole, a damaged summary of 4 GB was a MemoryError (exit 70); this one is sparse.
+    summary = tmp_path / "summary.md"
+    with summary.open("wb") as fh:
+        fh.truncate(20_000_001)
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"error: {summary}: cannot read the report summary: too large (20000001 bytes; the limit is 20000000)"
+    ]
+
+
 def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys, tmp_path):
     (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
     code, _, err = _run(capsys, "run", str(tmp_path), "--mode", "manifest")

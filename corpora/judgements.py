@@ -42,7 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair, write_manifest
-from dri.corpora.text import CorpusError, csv_rows, header_rows, read_table_text, read_text
+from dri.corpora.text import (
+    CorpusError,
+    csv_rows,
+    header_rows,
+    read_table_text,
+    read_text,
+    refuse_repeated_columns,
+)
 from dri.literal import lone_surrogate
 
 __all__ = [
@@ -165,12 +172,7 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
         raise CorpusError(
             path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})"
         )
-    # Which of two columns of one name holds the value would be a guess.
-    repeated = [c for c in dict.fromkeys(header) if c and header.count(c) > 1]
-    if repeated:
-        raise CorpusError(
-            path, f"line 1: the header names the column(s) {', '.join(repeated)} more than once"
-        )
+    refuse_repeated_columns(path, header)
     yield from header_rows(records, header, columns)
 
 

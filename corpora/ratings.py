@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError, csv_rows, header_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 from dri.settings import data_dir
 
 __all__ = [
@@ -65,6 +65,7 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
+    refuse_repeated_columns(path, header)
     rows, problems = [], []
     for line, fields_row, problem in header_rows(records, header):
         if fields_row is None:

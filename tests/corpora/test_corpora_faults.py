@@ -119,3 +119,21 @@ def test_ratings_in_windows_1252_are_read(tmp_path):
     rows, problems = read_ratings(path)
     assert rows == [{"rater": "José", "pair": "café~thé", "novelty": 5, "usefulness": 4, "challenge": 4}]
     assert problems == []
+
+
+def test_a_header_naming_a_column_twice_is_one_line_in_every_corpus_table(tmp_path):
+    # Each took the last of the two silently (a rating of 4 where the rater wrote 3).
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("rater,pair,novelty,novelty,usefulness,challenge\nr1,p1,3,4,5,1\n", encoding="utf-8")
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("source,target,group,group\na.txt,b.txt,g,h\n", encoding="utf-8")
+    corpus = _plagiarism(tmp_path / "c", INDEX.replace("Category", "Category,Task"))
+    cases = [
+        (lambda: read_ratings(ratings), ratings, "novelty"),
+        (lambda: read_manifest(manifest), manifest, "group"),
+        (lambda: load_plagiarism(corpus), corpus / "file_information.csv", "Task"),
+    ]
+    for read, path, column in cases:
+        with pytest.raises(CorpusError) as err:
+            read()
+        assert str(err.value) == f"{path}: line 1: the header names the column(s) {column} more than once"

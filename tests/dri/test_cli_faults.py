@@ -99,3 +99,11 @@ def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, m
     monkeypatch.setenv("DRI_WORKERS", "many")
     code, _, err = _run(capsys, "run", str(tmp_path))
     assert code == 2 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
+
+
+@pytest.mark.parametrize("k", ["0", "-2"])
+def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
+    # It was taken, and the run mapped no pair at all, with exit 0.
+    code, _, err = _run(capsys, "run", str(tmp_path), "--top-per-document", k)
+    assert code == 2
+    assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"

@@ -107,3 +107,18 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     code, _, err = _run(capsys, "run", str(tmp_path), "--top-per-document", k)
     assert code == 2
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--interval", "nan"), ("--interval", "-1"), ("--interval", "inf"), ("--min-age", "nan")],
+)
+def test_watch_seconds_that_are_not_a_time_to_wait_are_usage_errors(capsys, tmp_path, option, value):
+    # time.sleep() of nan, -1 or inf stopped the watch after its first scan with exit 70;
+    # a --min-age of nan let no folder ever count.
+    code, _, err = _run(capsys, "watch", str(tmp_path), "--run", option, value)
+    assert code == 2
+    assert (
+        err.splitlines()[-1]
+        == f"dri watch: error: argument {option}: must be from 0 to 1e+09 seconds, not {value}"
+    )

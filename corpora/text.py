@@ -148,6 +148,10 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
     and silently merge the rows between.
     """
     path = Path(path)
+    # A cell may hold a whole text (a judgement's side): the csv module's default
+    # limit, 131,072 characters, refused a valid file as "not valid CSV". The file
+    # itself is bounded (MAX_TABLE_BYTES), so a field is too.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_BYTES))
     reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""), strict=True)
     ended = 0  # the last line of the record before: an error is named by its record's first line
     try:

@@ -94,6 +94,15 @@ def test_an_unclosed_quote_is_an_error_at_its_line_not_rows_merged(tmp_path: Pat
     assert [(p.a, p.b) for p in load_judgements(path).pairs] == [('He said "stop".', "Two\nlines.")]
 
 
+def test_a_cell_holding_a_long_text_is_read(tmp_path: Path):
+    # Over the csv module's default 131,072 characters, the file was refused as "not valid CSV".
+    text = "The sun attracts the planets. " * 7000
+    csv_file = tmp_path / "long.csv"
+    csv_file.write_text(f"a,b,score\n{text},The moon.,1\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert not data.problems and data.pairs[0].a == text
+
+
 def test_choice_items_both_field_spellings(tmp_path: Path):
     jsonl = tmp_path / "items.jsonl"
     lines = [

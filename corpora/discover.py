@@ -194,5 +194,7 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
         )
     read = next(reader for fmt, _, reader in FORMATS if fmt == name)
     rows, problems = read(root)
-    pairs = [(str(Path(r.source).resolve()), str(Path(r.target).resolve()), r.group) for r in rows]
+    # realpath, not Path.resolve(): a listed link in a loop stays its own path (and its
+    # reading says so) instead of a RuntimeError that left every pair unplanned.
+    pairs = [(os.path.realpath(r.source), os.path.realpath(r.target), r.group) for r in rows]
     return pairs, problems

@@ -42,7 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair, write_manifest
-from dri.corpora.text import CorpusError, csv_rows, header_rows, read_table_text, read_text
+from dri.corpora.text import (
+    CorpusError,
+    csv_rows,
+    header_rows,
+    read_table_text,
+    read_text,
+    refuse_repeated_columns,
+)
 from dri.literal import lone_surrogate
 
 __all__ = [
@@ -133,11 +140,17 @@ def _side(value: str, base: Path) -> str | Path:
     """A cell as a document path if it names an existing .txt/.pdf file, else as text."""
     text = value.strip()
     if text.lower().endswith(DOCUMENT_SUFFIXES) and "\n" not in text and len(text) < 4096:
-        path = Path(text).expanduser()
-        path = path if path.is_absolute() else base / path
-        if path.is_file():
-            return path.resolve()
-        if path.exists() or path.is_symlink():
+        try:
+            path = Path(text).expanduser()
+            path = path if path.is_absolute() else base / path
+            if path.is_file():
+                return path.resolve()
+            found = path.exists() or path.is_symlink()
+        except (OSError, RuntimeError) as err:
+            # "~nobody/a.txt" (no such user) or a name longer than the system takes: this row's fault.
+            reason = (getattr(err, "strerror", None) or str(err)).rstrip(".")
+            raise ValueError(f"no such document {text!r} ({reason})") from None
+        if found:
             raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
     if not text:
@@ -159,12 +172,7 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
         raise CorpusError(
             path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})"
         )
-    # Which of two columns of one name holds the value would be a guess.
-    repeated = [c for c in dict.fromkeys(header) if c and header.count(c) > 1]
-    if repeated:
-        raise CorpusError(
-            path, f"line 1: the header names the column(s) {', '.join(repeated)} more than once"
-        )
+    refuse_repeated_columns(path, header)
     yield from header_rows(records, header, columns)
 
 

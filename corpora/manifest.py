@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError, csv_rows, header_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
         raise CorpusError(
             path, f"manifest lacks column(s) {', '.join(missing)} (header: source,target,group)"
         )
+    refuse_repeated_columns(path, header)
     pairs = []
     seen: dict[tuple[str, str, str], int] = {}
     for line, row, problem in header_rows(records, header):

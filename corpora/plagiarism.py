@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, csv_rows, header_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 from dri.literal import printable
 
 log = logging.getLogger(__name__)
@@ -102,6 +102,7 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
         raise CorpusError(
             info, f"lacks column(s) {', '.join(missing)} (the header must be File,Task,Category)"
         )
+    refuse_repeated_columns(info, header)
     problems: list[str] = []
     rows = []
     seen: dict[tuple[str, str, str], int] = {}

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.corpora.text import CorpusError, csv_rows, header_rows
+from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 from dri.settings import data_dir
 
 __all__ = [
@@ -65,6 +65,7 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
+    refuse_repeated_columns(path, header)
     rows, problems = [], []
     for line, fields_row, problem in header_rows(records, header):
         if fields_row is None:
@@ -107,11 +108,27 @@ def load_ratings(path: str | Path | None = None) -> list[dict[str, object]]:
     return rows
 
 
+def _stored_ratings(path: Path) -> list[dict[str, object]]:
+    """The rows of the ratings store ``path`` (none if it is absent); a
+    :class:`CorpusError` if any row is not a valid rating (edited by hand, say):
+    the file is rewritten with the valid rows only, so importing would drop it."""
+    if not path.is_file():
+        return []
+    rows, problems = read_ratings(path)
+    if problems:
+        reason = problems[0].removeprefix(f"{path}: ")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise CorpusError(
+            path, f"{reason}{more}; nothing imported, so that no stored rating is lost: fix it first"
+        )
+    return rows
+
+
 def import_ratings(path: str | Path, store_path: str | Path | None = None) -> ImportResult:
     """Validate ``path`` and merge its valid rows into the stored ratings."""
     rows, problems = read_ratings(path)
     target = Path(store_path) if store_path else ratings_file()
-    merged = {(str(r["rater"]), str(r["pair"])): r for r in load_ratings(target)}
+    merged = {(str(r["rater"]), str(r["pair"])): r for r in _stored_ratings(target)}
     for r in rows:
         merged[(str(r["rater"]), str(r["pair"]))] = r
     target.parent.mkdir(parents=True, exist_ok=True)

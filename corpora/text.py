@@ -33,6 +33,7 @@ __all__ = [
     "is_document",
     "read_table_text",
     "read_text",
+    "refuse_repeated_columns",
 ]
 
 log = logging.getLogger(__name__)
@@ -147,6 +148,10 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
     and silently merge the rows between.
     """
     path = Path(path)
+    # A cell may hold a whole text (a judgement's side): the csv module's default
+    # limit, 131,072 characters, refused a valid file as "not valid CSV". The file
+    # itself is bounded (MAX_TABLE_BYTES), so a field is too.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_BYTES))
     reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""), strict=True)
     ended = 0  # the last line of the record before: an error is named by its record's first line
     try:
@@ -159,6 +164,17 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
             f"line {ended + 1}: not valid CSV ({err}); a field holding commas, quotes or line "
             'breaks must be in double quotes, with its own quotes doubled ("")',
         ) from None
+
+
+def refuse_repeated_columns(path: Path, header: Sequence[str]) -> None:
+    """A :class:`CorpusError` naming ``path``'s line 1 if ``header`` names a
+    column twice: which of the two holds the value would be a guess (a row
+    of a dict keeps the last one, silently)."""
+    repeated = [c for c in dict.fromkeys(header) if c and header.count(c) > 1]
+    if repeated:
+        raise CorpusError(
+            path, f"line 1: the header names the column(s) {', '.join(repeated)} more than once"
+        )
 
 
 def header_rows(

@@ -14,6 +14,7 @@ parser, before Prefect may be imported; a runner is imported when called.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,6 +77,17 @@ class EvaluationKind:
 
 def _csv_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _at_least_1(text: str) -> int:
+    # -k 0 reported nothing and -k -1 all but the last (a slice), both with exit 0.
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 KINDS: dict[str, EvaluationKind] = {
@@ -142,7 +154,11 @@ KINDS: dict[str, EvaluationKind] = {
                 ),
                 Argument(
                     ("-k",),
-                    {"type": int, "default": 5, "help": "how many sources to report per target (default 5)"},
+                    {
+                        "type": _at_least_1,
+                        "default": 5,
+                        "help": "how many sources to report per target (default 5)",
+                    },
                 ),
                 Argument(
                     ("--sections",),

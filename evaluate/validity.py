@@ -9,13 +9,12 @@ statistics (:mod:`dri.metrics.validity`, :mod:`dri.metrics.ranking`).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from dri.evaluate.core import default_report_dir
-from dri.metrics.report import write_report
+from dri.metrics.report import json_text, write_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 from dri.settings import data_dir
 
@@ -51,5 +50,5 @@ def validity_report(
     out.mkdir(parents=True, exist_ok=True)
     if plots is not None:
         plots(result, source, out, found)
-    (out / "validity.json").write_text(json.dumps(stats.to_dict(), indent=1, default=str), encoding="utf-8")
+    (out / "validity.json").write_text(json_text(stats.to_dict(), default=str), encoding="utf-8")
     return result, write_report(result, out, sections=found)

@@ -63,6 +63,7 @@ from dri.flows.pipeline import (
 )
 from dri.flows.runners import (
     RunnerConfig,
+    check_dask_address,
     deferred_task_runner,
     make_task_runner,
     runner_config,
@@ -201,6 +202,8 @@ def run_on_prefect(
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     if config.kind != "dask" and steps.store_problem() is not None:
         return run_inline(settings)
+    if config.dask_address:
+        check_dask_address(config.dask_address)
     with shared_prefect_api():
         state = corpus_flow.with_options(task_runner=make_task_runner(config))(settings, return_state=True)
     result = state.result(raise_on_failure=False)

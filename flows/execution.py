@@ -24,6 +24,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+from dri.errors import SettingsError
+
 __all__ = ["InProcess", "ProcessPool", "RunLogger", "Runner", "local_workers"]
 
 #: The logger a run writes to: Python's, or Prefect's adapter of it inside a flow.
@@ -56,8 +58,19 @@ class Runner(Protocol):
 
 
 def local_workers() -> int:
-    """``DRI_WORKERS``, else the CPUs of this machine."""
-    return int(os.environ.get("DRI_WORKERS") or os.cpu_count() or 1)
+    """``DRI_WORKERS``, else the CPUs of this machine; a :class:`SettingsError`
+    naming the variable if it is not a whole number of at least 1 (zero
+    workers would size batches by a division by zero)."""
+    raw = os.environ.get("DRI_WORKERS")
+    if not raw:
+        return os.cpu_count() or 1
+    try:
+        workers = int(raw)
+    except ValueError:
+        raise SettingsError(f"DRI_WORKERS must be a whole number, not {raw!r}") from None
+    if workers < 1:
+        raise SettingsError(f"DRI_WORKERS must be at least 1, not {raw!r}")
+    return workers
 
 
 class InProcess:

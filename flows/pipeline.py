@@ -139,7 +139,8 @@ class Run:
             "mapping": {"profile": get_profile(settings.profile).name},
         }
         corpus = settings.corpus_name
-        run_id = settings.run_id or default_run_id(corpus, mode, settings.target, params)
+        # A --run-id typed in bytes that are not UTF-8 is kept as its escape, like a corpus name.
+        run_id = storable(settings.run_id or default_run_id(corpus, mode, settings.target, params))
         summary = steps.RunSummary(run_id=run_id, corpus=corpus, corpus_dir=root, mode=mode, params=params)
         return cls(settings, runner, summary, runner.workers())
 

@@ -38,6 +38,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -60,11 +61,14 @@ if TYPE_CHECKING:
     AnyTaskRunner = TaskRunner[Any]
 
 from dri.errors import Interrupted, SettingsError
+from dri.flows.execution import local_workers
+from dri.literal import printable
 from dri.quiet_logs import forward_to_parent
 
 __all__ = [
     "RUNNER_KINDS",
     "RunnerConfig",
+    "check_dask_address",
     "deferred_task_runner",
     "end_workers_on_signals",
     "interrupted_by",
@@ -108,15 +112,30 @@ def runner_config(
     if kind not in RUNNER_KINDS:
         raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
-        try:
-            workers = int(os.environ["DRI_WORKERS"])
-        except ValueError:
-            raise SettingsError(
-                f"DRI_WORKERS must be a whole number, not {os.environ['DRI_WORKERS']!r}"
-            ) from None
+        workers = local_workers()
     if workers is not None and workers < 1:
         raise SettingsError(f"workers must be at least 1, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
+
+
+def check_dask_address(address: str, timeout: float = 10.0) -> None:
+    """A :class:`SettingsError` naming ``address`` if nothing listens at this
+    TCP or TLS address of a Dask scheduler; other schemes are left to Dask.
+    Found inside the flow, Dask's client printed its traceback after 30 s,
+    and a Prefect server had been started for nothing."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls"):
+            return
+        host, port = parse_host_port(location, 8786)
+        if not host:
+            raise ValueError("no host")
+        socket.create_connection((host, port), timeout=timeout).close()
+    except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
+        reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
+        raise SettingsError(f"Dask at {printable(address)}: cannot connect: {reason}") from None
 
 
 def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:

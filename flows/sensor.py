@@ -126,7 +126,11 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
     except (OSError, ValueError) as err:
         # Starting over would re-announce every corpus; refuse instead.
         raise RuntimeError(f"{path}: unreadable sensor state ({err})") from err
-    return dict(data.get("seen", {}))
+    seen = data.get("seen", {}) if isinstance(data, dict) else None
+    if not isinstance(seen, dict) or not all(isinstance(record, dict) for record in seen.values()):
+        # JSON of another shape (a list, null, a record that is not an object): refused the same way.
+        raise RuntimeError(f'{path}: unreadable sensor state (not {{"seen": {{folder: record}}}})')
+    return seen
 
 
 def _save_seen(path: Path, root: Path, seen: dict[str, SeenRecord]) -> None:

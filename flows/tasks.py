@@ -450,7 +450,7 @@ def tiled_pairs(n: int, tile: int = PAIR_TILE) -> Iterator[tuple[int, int]]:
 
 
 def _find_target(target: str, documents: dict[str, str]) -> str | None:
-    resolved = str(Path(target).resolve())
+    resolved = os.path.realpath(target)  # not Path.resolve(), which raises on a link loop
     if resolved in documents:
         return resolved
     for path, doc_id in sorted(documents.items()):

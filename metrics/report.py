@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_PICTURES",
     "SCORE_LABELS",
     "find_report",
+    "json_text",
     "picture_jobs",
     "plot_boxes",
     "write_ratings_report",
@@ -70,6 +71,26 @@ __all__ = [
 
 # A file name that is not UTF-8 reaches a page as lone surrogates: written as "\udcff".
 _UNENCODABLE = "backslashreplace"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float as ``None``, in lists and dicts too."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps(value, indent=1, **options)`` that is JSON: an undefined
+    statistic (NaN, as Pearson's r of constant scores) is ``null``, like the
+    ratings' alpha; JSON has no NaN, and a browser's ``JSON.parse`` refuses a file holding one."""
+    return json.dumps(_finite(value), indent=1, allow_nan=False, **options)
+
+
 #: Hits per analogy-search target drawn as a mapping picture in the report.
 DEFAULT_PICTURES = 3
 
@@ -320,7 +341,7 @@ def _write_stats_json(
 ) -> Path:
     """``stats.json``: the numbers of the report, for programs."""
     path.write_text(
-        json.dumps(
+        json_text(
             {
                 "kind": result.kind,
                 "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -333,7 +354,6 @@ def _write_stats_json(
                 "ratings": [asdict(r) for r in ratings] if ratings else None,
                 "problems": result.problems,
             },
-            indent=1,
             ensure_ascii=False,
             default=str,
         ),
@@ -413,7 +433,7 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "stats.json").write_text(
-        json.dumps({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}, indent=1),
+        json_text({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}),
         encoding="utf-8",
         errors=_UNENCODABLE,
     )

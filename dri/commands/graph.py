@@ -62,9 +62,18 @@ def run_graph(args: argparse.Namespace) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     many = len(args.files) > 1
+    named: dict[str, str] = {}  # output name -> the document written under it
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
         echo(f"{doc.path}: {summary(g)}")
+        if (args.out or (args.png and many)) and named.setdefault(stem, str(doc.path)) != str(doc.path):
+            # a/x.txt and b/x.txt (or x.txt and x.pdf): the second file overwrote the first's graph.
+            reason = f"its files would replace those of {named[stem]}, of the same name {stem!r}"
+            echo(
+                f"error: {doc.path}: not written: {reason} (rename one, or give them apart)", file=sys.stderr
+            )
+            failed += 1
+            continue
         target = args.out / f"{stem}.{args.format}" if args.out else None
         try:
             if target is not None:

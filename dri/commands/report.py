@@ -12,7 +12,8 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from dri.corpora.text import decode_bytes
+from dri.corpora.text import MAX_TEXT_BYTES, decode_bytes
+from dri.files import FileRefused, read_limited
 from dri.literal import echo
 from dri.metrics.report import find_report
 from dri.settings import data_dir
@@ -53,9 +54,10 @@ def run_report(args: argparse.Namespace) -> int:
             return 0
     summary = folder / "summary.md"
     try:
-        data = summary.read_bytes()
-    except OSError as err:
-        echo(f"error: {summary}: cannot read the report summary: {err.strerror or err}", file=sys.stderr)
+        # Bounded like every user file: a damaged 4 GB summary was a MemoryError (exit 70).
+        data = read_limited(summary, MAX_TEXT_BYTES, what="report summary")
+    except FileRefused as err:
+        echo(f"error: {summary}: cannot read the report summary: {err.reason}", file=sys.stderr)
         return 1
     text, encoding = decode_bytes(data)
     if encoding != "utf-8":

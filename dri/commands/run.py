@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
-from dri.commands.search_options import add_search_arguments
+from dri.commands.search_options import add_search_arguments, positive
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
@@ -77,7 +77,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_search_arguments(p)
     p.add_argument(
         "--top-per-document",
-        type=int,
+        type=positive,  # 0 or less mapped no pair, silently
         metavar="K",
         help="all-pairs: map only pairs where one document is among the other's K closest by content",
     )

@@ -6,10 +6,11 @@ import argparse
 
 from dri.settings import DEFAULT_CANDIDATES
 
-__all__ = ["add_search_arguments"]
+__all__ = ["add_search_arguments", "positive"]
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
+    """An option's whole number of at least 1 (argparse's ``type``)."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
@@ -19,7 +20,7 @@ def _positive(text: str) -> int:
 def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument(
         "--candidates",
-        type=_positive,
+        type=positive,
         default=DEFAULT_CANDIDATES,
         metavar="N",
         help=f"documents per target that stage 2 structure-maps, the closest by content "

@@ -21,7 +21,7 @@ import argparse
 import sys
 from typing import Any
 
-from dri.literal import echo
+from dri.literal import echo, storable
 from dri.store import open_store
 
 __all__ = ["MAX_K", "register", "run_store"]
@@ -55,18 +55,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     actions.add_parser("info", help="backend, location, counts, corpora and runs")
     actions.add_parser("corpora", help="the corpus names")
     docs = actions.add_parser("documents", help="the documents of a corpus")
-    docs.add_argument("corpus")
+    docs.add_argument("corpus", type=storable)
     actions.add_parser("runs", help="the run ids with their comparison counts")
     top = actions.add_parser("top", help="the most analogous documents")
     top.add_argument("document", help="document id, path or name")
     top.add_argument("-k", type=_count, default=10, help=f"how many, 1 to {MAX_K} (default 10)")
-    top.add_argument("--run", help="only this run id")
-    top.add_argument("--corpus", help="look the document up in this corpus")
+    top.add_argument("--run", type=storable, help="only this run id")
+    top.add_argument("--corpus", type=storable, help="look the document up in this corpus")
     mapping = actions.add_parser("mapping", help="the mapped pairs of one comparison")
     mapping.add_argument("source")
     mapping.add_argument("target")
-    mapping.add_argument("--run", required=True, help="run id")
-    mapping.add_argument("--corpus", help="look the documents up in this corpus")
+    mapping.add_argument("--run", type=storable, required=True, help="run id")
+    mapping.add_argument("--corpus", type=storable, help="look the documents up in this corpus")
     clear = actions.add_parser("clear", help="delete everything in the store")
     clear.add_argument("--yes", action="store_true", help="really delete")
     p.set_defaults(handler=run_store)

@@ -26,6 +26,22 @@ from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_watch"]
 
+#: The most seconds an option takes: time.sleep() overflows past about 9e9 (time_t).
+MAX_SECONDS = 1e9
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds from 0 to :data:`MAX_SECONDS`: nan, -1 or inf
+    stopped the sleep between scans with exit 70, and a ``--min-age`` of nan
+    let no folder ever count."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
+    if not 0 <= value <= MAX_SECONDS:  # false for nan too
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SECONDS:g} seconds, not {text}")
+    return value
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -35,11 +51,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("root", type=Path, metavar="ROOT")
-    p.add_argument("--interval", type=float, default=60.0, help="seconds between scans (default 60)")
+    p.add_argument("--interval", type=_seconds, default=60.0, help="seconds between scans (default 60)")
     p.add_argument("--once", action="store_true", help="scan once and exit")
     p.add_argument(
         "--min-age",
-        type=float,
+        type=_seconds,
         default=30.0,
         help="seconds a folder must be unchanged before it counts (default 30)",
     )

@@ -60,6 +60,20 @@ def test_corpus_manifest_reads_manifest_csv(tmp_path):
     assert all(Path(s).is_absolute() for s, _, _ in pairs)
 
 
+def test_a_listed_link_in_a_loop_is_its_own_path_and_the_other_pairs_stay(tmp_path):
+    # Path.resolve() raised RuntimeError on the loop: no pair of the run was planned.
+    root = _write(tmp_path / "c", MANIFEST + "loop.txt,solar.txt,story\n")
+    (root / "loop.txt").symlink_to(root / "back")
+    (root / "back").symlink_to(root / "loop.txt")
+    pairs, _ = corpus_manifest(root)
+    assert [(Path(s).name, Path(t).name) for s, t, _ in pairs] == [
+        ("solar.txt", "atom.txt"),
+        ("fortress.txt", "tumour.txt"),
+        ("loop.txt", "solar.txt"),
+    ]
+    assert pairs[2][0] == str(root.resolve() / "loop.txt")
+
+
 def test_corpus_manifest_reads_clough_stevenson_index():
     root = clough_stevenson_dir()
     assert corpus_format(root) == "plagiarism"

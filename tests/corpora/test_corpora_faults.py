@@ -11,7 +11,7 @@ import pytest
 
 from dri.corpora.manifest import read_manifest
 from dri.corpora.plagiarism import load_plagiarism
-from dri.corpora.ratings import read_ratings
+from dri.corpora.ratings import import_ratings, read_ratings
 from dri.corpora.text import CorpusError
 
 
@@ -119,3 +119,40 @@ def test_ratings_in_windows_1252_are_read(tmp_path):
     rows, problems = read_ratings(path)
     assert rows == [{"rater": "José", "pair": "café~thé", "novelty": 5, "usefulness": 4, "challenge": 4}]
     assert problems == []
+
+
+def test_a_header_naming_a_column_twice_is_one_line_in_every_corpus_table(tmp_path):
+    # Each took the last of the two silently (a rating of 4 where the rater wrote 3).
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("rater,pair,novelty,novelty,usefulness,challenge\nr1,p1,3,4,5,1\n", encoding="utf-8")
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("source,target,group,group\na.txt,b.txt,g,h\n", encoding="utf-8")
+    corpus = _plagiarism(tmp_path / "c", INDEX.replace("Category", "Category,Task"))
+    cases = [
+        (lambda: read_ratings(ratings), ratings, "novelty"),
+        (lambda: read_manifest(manifest), manifest, "group"),
+        (lambda: load_plagiarism(corpus), corpus / "file_information.csv", "Task"),
+    ]
+    for read, path, column in cases:
+        with pytest.raises(CorpusError) as err:
+            read()
+        assert str(err.value) == f"{path}: line 1: the header names the column(s) {column} more than once"
+
+
+def test_an_import_beside_a_stored_row_that_is_not_a_rating_keeps_the_store_as_it_is(tmp_path):
+    # The store was rewritten with its valid rows only: the row edited by hand was gone.
+    store = tmp_path / "ratings" / "ratings.csv"
+    store.parent.mkdir()
+    stored = "rater,pair,novelty,usefulness,challenge\nr1,p,3,4,5\nr9,p9,9,,\n"
+    store.write_text(stored, encoding="utf-8")
+    new = tmp_path / "new.csv"
+    new.write_text("rater,pair,novelty,usefulness,challenge\nr2,p,1,1,1\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        import_ratings(new, store)
+    assert str(err.value) == (
+        f"{store}: line 3: novelty must be a whole number from 1 to 5, not '9'; "
+        "nothing imported, so that no stored rating is lost: fix it first"
+    )
+    assert store.read_text(encoding="utf-8") == stored
+    store.write_text(stored.replace("r9,p9,9", "r9,p9,2"), encoding="utf-8")
+    assert import_ratings(new, store).total_stored == 3

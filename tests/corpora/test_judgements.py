@@ -94,6 +94,15 @@ def test_an_unclosed_quote_is_an_error_at_its_line_not_rows_merged(tmp_path: Pat
     assert [(p.a, p.b) for p in load_judgements(path).pairs] == [('He said "stop".', "Two\nlines.")]
 
 
+def test_a_cell_holding_a_long_text_is_read(tmp_path: Path):
+    # Over the csv module's default 131,072 characters, the file was refused as "not valid CSV".
+    text = "The sun attracts the planets. " * 7000
+    csv_file = tmp_path / "long.csv"
+    csv_file.write_text(f"a,b,score\n{text},The moon.,1\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert not data.problems and data.pairs[0].a == text
+
+
 def test_choice_items_both_field_spellings(tmp_path: Path):
     jsonl = tmp_path / "items.jsonl"
     lines = [
@@ -259,6 +268,28 @@ def test_a_side_naming_something_that_is_not_a_regular_file_is_a_row_problem(tmp
         "the document 'pipe.txt' is not a regular file",
         "the document 'zero.txt' is not a regular file",
     ]
+
+
+def test_a_side_that_cannot_be_a_path_is_a_row_problem_and_the_rest_loads(tmp_path: Path):
+    # "~user" of no user made expanduser raise RuntimeError (exit 70); a name over
+    # 255 bytes made is_file raise OSError, which ended the whole file.
+    long_name = "a" * 300 + ".txt"
+    items = [
+        {"query": "~nosuchuser-dri/a.txt", "options": ["x", "y"], "answer": 0},
+        {"query": "q", "options": ["x", long_name], "answer": 0},
+        {"query": "The sun attracts the planets.", "options": ["x", "y"], "answer": 1},
+    ]
+    jsonl = tmp_path / "items.jsonl"
+    jsonl.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    data = load_choice(jsonl)
+    assert len(data.items) == 1
+    assert data.problems == [
+        f"{jsonl}: line 1: no such document '~nosuchuser-dri/a.txt' (Could not determine home directory)",
+        f"{jsonl}: line 2: no such document '{long_name}' (File name too long)",
+    ]
+    csv_file = tmp_path / "rated.csv"
+    csv_file.write_text(f"a,b,score\n~nosuchuser-dri/a.txt,b,1\na,{long_name},2\na,b,3\n", encoding="utf-8")
+    assert [p.split(": ")[1] for p in load_judgements(csv_file).problems] == ["line 2", "line 3"]
 
 
 def test_numbers_at_the_edge_are_one_problem_per_row(tmp_path):

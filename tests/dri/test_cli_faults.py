@@ -76,6 +76,18 @@ def test_report_with_a_windows_1252_summary_is_printed_with_a_warning(capsys, tm
     assert err.splitlines() == [f"warning: {tmp_path / 'summary.md'}: not UTF-8; read as cp1252"]
 
 
+def test_report_with_a_summary_over_the_limit_is_one_line_not_read(capsys, tmp_path):
+    # Read whole, a damaged summary of 4 GB was a MemoryError (exit 70); this one is sparse.
+    summary = tmp_path / "summary.md"
+    with summary.open("wb") as fh:
+        fh.truncate(20_000_001)
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"error: {summary}: cannot read the report summary: too large (20000001 bytes; the limit is 20000000)"
+    ]
+
+
 def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys, tmp_path):
     (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
     code, _, err = _run(capsys, "run", str(tmp_path), "--mode", "manifest")
@@ -87,3 +99,26 @@ def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, m
     monkeypatch.setenv("DRI_WORKERS", "many")
     code, _, err = _run(capsys, "run", str(tmp_path))
     assert code == 2 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
+
+
+@pytest.mark.parametrize("k", ["0", "-2"])
+def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
+    # It was taken, and the run mapped no pair at all, with exit 0.
+    code, _, err = _run(capsys, "run", str(tmp_path), "--top-per-document", k)
+    assert code == 2
+    assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--interval", "nan"), ("--interval", "-1"), ("--interval", "inf"), ("--min-age", "nan")],
+)
+def test_watch_seconds_that_are_not_a_time_to_wait_are_usage_errors(capsys, tmp_path, option, value):
+    # time.sleep() of nan, -1 or inf stopped the watch after its first scan with exit 70;
+    # a --min-age of nan let no folder ever count.
+    code, _, err = _run(capsys, "watch", str(tmp_path), "--run", option, value)
+    assert code == 2
+    assert (
+        err.splitlines()[-1]
+        == f"dri watch: error: argument {option}: must be from 0 to 1e+09 seconds, not {value}"
+    )

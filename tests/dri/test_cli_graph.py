@@ -47,3 +47,21 @@ def test_graph_png_into_a_folder_named_with_a_trailing_slash(tmp_path):
     )  # one input, a folder that is not there yet
     assert (pictures / "solar.png").read_bytes()[:4] == b"\x89PNG"
     assert not (tmp_path / "pictures.png").exists()
+
+
+def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_second(tmp_path, capsys):
+    # b/x.txt's graph silently replaced a/x.txt's x.json (and x.png), with exit 0.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "x.txt", tmp_path / "b" / "x.txt"
+    first.write_text(TEXT, encoding="utf-8")
+    second.write_text("The pump pushes the water through the pipes.", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["graph", str(first), str(second), str(first), "--out", str(out)]) == 1
+    errors = capsys.readouterr().err.splitlines()
+    assert errors == [
+        f"error: {second}: not written: its files would replace those of {first}, "
+        "of the same name 'x' (rename one, or give them apart)"
+    ]
+    lemmas = {n["lemma"] for n in json.loads((out / "x.json").read_text())["nodes"]}
+    assert "sun" in lemmas and "pump" not in lemmas

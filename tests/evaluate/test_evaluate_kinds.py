@@ -65,6 +65,19 @@ def test_the_command_takes_its_kinds_and_their_options_from_the_registry():
     assert parser.parse_args(["evaluate", "analogy", "x", "--target", "a", "-k", "3"]).k == 3
 
 
+@pytest.mark.parametrize(
+    ("k", "says"),
+    [("0", "at least 1, not 0"), ("-1", "at least 1, not -1"), ("x", "a whole number, not 'x'")],
+)
+def test_analogy_k_below_1_is_a_usage_error(capsys, k, says):
+    # -k 0 reported no source and -k -1 all but the last (a slice), with exit 0.
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["evaluate", "analogy", "x", "-k", k])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"argument -k: must be {says}")
+
+
 @pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_reading_the_registry_loads_neither_prefect_nor_a_kind_module():
     code = (

@@ -77,3 +77,24 @@ def test_names_that_are_not_utf8_are_stored_reported_and_renamed(tmp_path, store
     renamed = sorted(storable(os.fsdecode(n)) for n in (b"s\xfeun.txt", b"ok.txt", b"w\x80ter.txt"))
     assert _seen(store_env, corpus) == (renamed, 3)
     assert store_env.counts() == counts
+
+
+def test_a_run_id_and_corpus_typed_in_bytes_that_are_not_utf8_are_kept_as_escapes(
+    tmp_path, store_env, capsys
+):
+    # The stores refused the lone surrogates of --run-id, --run and --corpus: exit 70.
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for name, text in TEXTS.items():
+        (folder / os.fsdecode(name)).write_text(text, encoding="utf-8")
+    run, corpus = os.fsdecode(b"r\xffun"), os.fsdecode(b"c\xfeorpus")
+    assert main(["run", str(folder), "--runner", "inline", "--run-id", run, "--corpus", corpus]) == 0
+    assert "run r\\udcffun:" in _clean(capsys.readouterr().out)
+    assert [r.run_id for r in store_env.runs()] == [storable(run)]
+    assert main(["store", "documents", corpus]) == 0
+    assert len(_clean(capsys.readouterr().out).splitlines()) == 3
+    assert main(["store", "top", str(folder / "ok.txt"), "--run", run, "--corpus", corpus]) == 0
+    assert "run r\\udcffun" in _clean(capsys.readouterr().out)
+    first = store_env.comparisons(run_id=storable(run))[0]
+    assert main(["store", "mapping", first.source_id, first.target_id, "--run", run]) == 0
+    assert "run r\\udcffun: analogy similarity" in _clean(capsys.readouterr().out)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+import socket
 
-from dri.flows.runners import local_cluster
+import pytest
+
+from dri.errors import SettingsError
+from dri.flows.runners import check_dask_address, local_cluster
 
 
 def _undone_after_the_test(monkeypatch, name: str) -> None:
@@ -72,3 +76,20 @@ def test_a_dask_run_keeps_distributeds_unread_gather_waits_off_the_console(caplo
         unread(RuntimeError("a real fault"))
     said = [r.exc_info[0].__name__ for r in caplog.records if r.name == "asyncio" and r.exc_info]
     assert said == ["RuntimeError"]
+
+
+def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) -> None:
+    # Found inside the flow, it was Dask's traceback after 30 s, then the run's error.
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        check_dask_address(f"tcp://127.0.0.1:{port}")
+    with pytest.raises(
+        SettingsError, match=f"^Dask at tcp://127.0.0.1:{port}: cannot connect: Connection refused$"
+    ):
+        check_dask_address(f"tcp://127.0.0.1:{port}")
+    for address, reason in (("tcp://h:abc", "invalid literal"), ("tcp://", "no host")):
+        with pytest.raises(SettingsError, match=reason):
+            check_dask_address(address)
+    check_dask_address("inproc://x")  # other schemes are Dask's to judge

@@ -83,6 +83,15 @@ def test_unreadable_state_is_an_error_not_a_fresh_start(tmp_path):
         scan(root, Recorder(), state_dir=state)
 
 
+@pytest.mark.parametrize("text", ["null", "[]", '{"seen": []}', '{"seen": ["a"]}', '{"seen": {"/x": "y"}}'])
+def test_state_of_another_shape_is_refused_like_unreadable_state(tmp_path, text):
+    # JSON of the wrong shape was an AttributeError or ValueError: exit 70 of dri watch.
+    path = tmp_path / "seen.json"
+    path.write_text(text)
+    with pytest.raises(RuntimeError, match="unreadable sensor state"):
+        load_seen(path)
+
+
 def test_state_is_kept_per_root(tmp_path):
     assert state_path(tmp_path / "x", tmp_path) != state_path(tmp_path / "y", tmp_path)
     write_corpus(tmp_path / "x" / "c")

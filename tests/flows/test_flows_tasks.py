@@ -89,6 +89,15 @@ def test_plan_target_maps_every_other_document_onto_the_target():
         plan_pairs("target", DOCS, target="zzz")
 
 
+def test_plan_target_naming_a_link_in_a_loop_is_a_lookup_error(tmp_path):
+    # Path.resolve() raised RuntimeError on it ("cannot plan pairs: RuntimeError: Symlink loop").
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(tmp_path / "back")
+    (tmp_path / "back").symlink_to(loop)
+    with pytest.raises(LookupError, match="loop.txt"):
+        plan_pairs("target", DOCS, target=str(loop))
+
+
 def test_plan_manifest_skips_pairs_of_failed_documents():
     rows = [("/c/a.txt", "/c/b.txt", "g1"), ("/c/a.txt", "/c/bad.txt", "g2")]
     plan = plan_pairs("manifest", DOCS, manifest=rows)

@@ -15,6 +15,7 @@ import pytest
 from dri.metrics.report import find_report, write_ratings_report, write_report
 from dri.metrics.results import EvaluationResult, ReportSection, ReportTable
 from dri.metrics.stats import rating_stats
+from dri.metrics.validity import judgement_section
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LEVELS = {"cut": 3, "light": 2, "heavy": 1, "non": 0}
@@ -184,6 +185,23 @@ def test_ratings_in_reports(tmp_path):
     folder = write_ratings_report(ratings, tmp_path / "r", source="ratings.csv")
     stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))
     assert [r["prop"] for r in stats["ratings"]] == ["novelty", "usefulness", "challenge"]
+
+
+def test_undefined_statistics_are_null_in_stats_json(tmp_path):
+    # Constant scores leave the correlations undefined: written as NaN, which
+    # JSON does not have (a browser's JSON.parse refused the file).
+    rows = [
+        {**row, "analogy_similarity": 0.5, "human": i} for i, row in enumerate(_rows()) if not row["error"]
+    ]
+    result = EvaluationResult("judgements", rows, structure_scores=("analogy_similarity",))
+    result.validity = judgement_section(rows, ["analogy_similarity"], n_boot=20)[1]
+    files = write_report(result, tmp_path / "rep")
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    stats = json.loads(files.stats_json.read_text(encoding="utf-8"), parse_constant=refuse)
+    assert stats["meta"]["validity"]["analogy_similarity"]["pearson"]["value"] is None
 
 
 def test_find_report_newest_and_named(tmp_path):

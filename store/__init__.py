@@ -73,6 +73,12 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
             return Neo4jStore(Neo4jSettings.from_env(uri))  # type: ignore[arg-type]
         if scheme == "sqlite":
             target = uri.split("://", 1)[1]
+            if "@" in target.split("/", 1)[0]:
+                # sqlite://user:password@/file: a file has no login, and the words
+                # before "@" would be shown as part of its path in every message.
+                raise StoreError(
+                    safe_uri(uri), "a SQLite store takes no user or password; use sqlite:///FILE"
+                )
             return SQLiteStore(target if target == ":memory:" else Path(target), create=create)
         if scheme or _LOOKS_LIKE_URI.match(uri):
             # Also "neo4j:user:password@host" without "//": never a file name to create.

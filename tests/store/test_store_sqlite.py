@@ -26,6 +26,15 @@ def test_without_neo4j_settings_the_store_is_sqlite_in_the_data_folder(tmp_path,
         assert again.corpora() == ["c"]
 
 
+@pytest.mark.parametrize("login", ["user:s3cret-never-shown", ":s3cret-never-shown", "s3cret-never-shown"])
+def test_a_sqlite_uri_with_a_login_is_refused_without_showing_it(tmp_path, login):
+    uri = f"sqlite://{login}@{tmp_path / 'x.sqlite'}"
+    with pytest.raises(StoreError, match="takes no user or password") as err:
+        open_store(uri)
+    assert "s3cret" not in str(err.value) and str(tmp_path / "x.sqlite") in str(err.value)
+    assert not (tmp_path / "x.sqlite").exists()
+
+
 def test_a_file_that_is_not_a_store_gives_one_line_naming_it(tmp_path):
     folder = tmp_path / "a folder"
     folder.mkdir()

@@ -310,12 +310,19 @@ def _is_pdf(path: Path, head: bytes) -> bool:
     return path.suffix.lower() == ".pdf" or head.lstrip()[:5] == b"%PDF-"
 
 
+def _words(chars: int) -> str:
+    """About how many words of English ``chars`` characters are (6.6 a word, the space
+    included), to two significant figures: 2,000,000 gives "300,000"."""
+    words = max(1, round(chars / 6.6))
+    return f"{round(words, 2 - len(str(words))):,}"
+
+
 def _check_length(where: str, chars: int, limit: int) -> None:
     if chars > limit:
         raise DocumentError(
             where,
             f"too long: {chars:,} characters of text, the limit is {limit:,} "
-            "(about 300,000 words; DRI_MAX_TEXT_CHARS sets it)",
+            f"(about {_words(limit)} words; DRI_MAX_TEXT_CHARS sets it)",
         )
 
 

@@ -21,6 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dri.commands.search_options import positive
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
@@ -60,7 +61,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="seconds a folder must be unchanged before it counts (default 30)",
     )
     p.add_argument("--run", action="store_true", help="run each new corpus here instead of emitting an event")
-    p.add_argument("--workers", type=int, help="with --run: worker processes")
+    # Checked now: a run would meet a count below 1 only on a corpus big enough for workers.
+    p.add_argument("--workers", type=positive, help="with --run: worker processes")
     p.set_defaults(handler=run_watch)
 
 

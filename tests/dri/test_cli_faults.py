@@ -122,3 +122,11 @@ def test_watch_seconds_that_are_not_a_time_to_wait_are_usage_errors(capsys, tmp_
         err.splitlines()[-1]
         == f"dri watch: error: argument {option}: must be from 0 to 1e+09 seconds, not {value}"
     )
+
+
+@pytest.mark.parametrize("workers", ["0", "-1"])
+def test_watch_workers_below_1_is_a_usage_error(capsys, tmp_path, workers):
+    # It was met only by a run on a corpus big enough for workers, long after the start.
+    code, _, err = _run(capsys, "watch", str(tmp_path), "--run", "--workers", workers)
+    assert code == 2
+    assert err.splitlines()[-1] == f"dri watch: error: argument --workers: must be at least 1, not {workers}"

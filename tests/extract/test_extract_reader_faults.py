@@ -56,7 +56,7 @@ def test_a_text_over_the_limit_is_refused_in_one_line_naming_the_setting(tmp_pat
     assert message.startswith(
         f"{path}: too long: {len(ENGLISH) * 100:,} characters of text, the limit is 10,000"
     )
-    assert "DRI_MAX_TEXT_CHARS" in message and "\n" not in message
+    assert "(about 1,500 words; DRI_MAX_TEXT_CHARS sets it)" in message and "\n" not in message
     monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "lots")
     with pytest.raises(DocumentError, match="DRI_MAX_TEXT_CHARS must be a positive whole number, not 'lots'"):
         read_document(path)

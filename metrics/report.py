@@ -400,6 +400,7 @@ def write_report(
         "sections": list(sections),
         "search": list(search),
         "problems": [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)],
+        "scores_csv": True,
     }
     summary_md = out / "summary.md"
     summary_md.write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
@@ -452,6 +453,7 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
         "sections": [section],
         "search": [],
         "problems": [],
+        "scores_csv": False,  # ratings of pairs, not scores: stats.json holds them
     }
     (out / "summary.md").write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
     (out / "index.html").write_text(

@@ -185,6 +185,12 @@ def test_ratings_in_reports(tmp_path):
     folder = write_ratings_report(ratings, tmp_path / "r", source="ratings.csv")
     stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))
     assert [r["prop"] for r in stats["ratings"]] == ["novelty", "usefulness", "challenge"]
+    # Ratings alone have no scores.csv, and their pages do not point to one.
+    assert not (folder / "scores.csv").exists()
+    for page in ("summary.md", "index.html"):
+        written = (folder / page).read_text(encoding="utf-8")
+        assert "scores.csv" not in written and "stats.json" in written
+    assert "scores.csv" in files.summary_md.read_text(encoding="utf-8")
 
 
 def test_undefined_statistics_are_null_in_stats_json(tmp_path):

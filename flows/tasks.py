@@ -18,6 +18,7 @@ reads the graphs it needs, so nothing big crosses a process boundary.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -658,13 +659,24 @@ def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
         return "", Failure(str(err.filename or "run summary"), "summary", reason, scope="run")
 
 
+def summary_name(run_id: str) -> str:
+    """The file name (without ``.json``) of a run's summary: the run id, or, if it
+    holds a character a file name cannot (``/``, ``:``), the id with those as ``_``
+    and a hash of the id, so that runs ``a/b`` and ``a_b`` keep a summary each."""
+    name = run_id.replace("/", "_").replace(":", "_")
+    if name == run_id:
+        return name
+    digest = hashlib.sha1(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name}-{digest}"
+
+
 def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:
     """Write ``summary`` to ``<out_dir>/<run_id>.json`` (default ``data_dir()/runs``)."""
     if out_dir is None:
         out_dir = data_dir() / "runs"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{summary.run_id.replace('/', '_').replace(':', '_')}.json"
+    path = out_dir / f"{summary_name(summary.run_id)}.json"
     summary.summary_path = str(path)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str), encoding="utf-8")

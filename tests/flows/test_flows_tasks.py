@@ -111,6 +111,16 @@ def test_plan_rejects_unknown_mode():
         plan_pairs("sideways", DOCS)
 
 
+def test_run_ids_that_differ_only_in_slashes_or_colons_keep_a_summary_each(tmp_path):
+    # "a/b" and "a_b" were both written to a_b.json, the later run's over the earlier's.
+    paths = []
+    for run_id in ("a/b", "a_b", "a:b"):
+        summary = RunSummary(run_id=run_id, corpus="c", corpus_dir="/c", mode="all-pairs", params={})
+        paths.append(write_summary(summary, tmp_path))
+    assert len(set(paths)) == 3 and paths[1].name == "a_b.json"
+    assert [json.loads(p.read_text())["run_id"] for p in paths] == ["a/b", "a_b", "a:b"]
+
+
 def test_write_summary_is_json_with_state(tmp_path):
     summary = RunSummary(
         run_id="tiny-manifest-abc",

@@ -104,6 +104,13 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
         raise StoreError(where, f"{shown!r} names no host; {hint}")
     if port == 0:
         raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535")
+    if scheme.startswith("bolt") and (parts.path not in ("", "/") or parts.query or parts.fragment):
+        # The server answers a direct connection given a routing context with its
+        # "50N42: Unexpected error ... see debug log", which says nothing to fix.
+        raise StoreError(
+            where,
+            f"{shown!r}: a bolt:// URI takes no path or ?query (a routing context is for neo4j://); {hint}",
+        )
 
 
 def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:

@@ -40,6 +40,9 @@ def _one_line_without_password(err: BaseException) -> str:
         (f"bolt://neo4j:{PASSWORD}@127.0.0.1:notaport", "the port must be a number"),
         (f"http://neo4j:{PASSWORD}@127.0.0.1:7474", "is not a Neo4j URI"),
         ("bolt://", "names no host"),
+        # A routing context on a direct connection: the server's "50N42: Unexpected error" before.
+        (f"bolt://neo4j:{PASSWORD}@127.0.0.1:7711?routing=x", "takes no path or ?query"),
+        ("bolt+s://127.0.0.1:7711/db", "takes no path or ?query"),
     ],
 )
 def test_a_malformed_neo4j_uri_is_one_line_naming_the_variable_without_the_password(monkeypatch, uri, says):

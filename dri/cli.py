@@ -20,7 +20,7 @@ Exit status (``docs/store.md`` lists the faults behind them):
 1  an input, a setting or the store failed (the rest of a batch is kept)
 2  usage error (bad option or argument)
 70 a bug in dri (``EX_SOFTWARE``); the traceback is in the log file named
-130 interrupted (Ctrl-C, or SIGTERM during ``dri run``)
+130 interrupted (Ctrl-C); 143 for SIGTERM during ``dri run`` (128 + the signal)
 141 the reader of the output went away (as a shell reports SIGPIPE),
    e.g. ``dri compare A B --json | head``: then it exits quietly
 == ==============================================================

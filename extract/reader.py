@@ -34,6 +34,7 @@ from dri.extract.pdf import pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
 from dri.files import FileRefused, read_limited
+from dri.literal import lone_surrogate
 from dri.settings import max_text_chars
 
 __all__ = [
@@ -290,7 +291,17 @@ def language_warning(sentences: list[Sentence]) -> str | None:
 
 
 def document_from_text(text: str, name: str = "text") -> Document:
-    """A :class:`Document` for text held in memory (its path is ``name``)."""
+    """A :class:`Document` for text held in memory (its path is ``name``).
+
+    Raises :class:`TypeError` for ``text`` that is not a ``str`` and
+    :class:`DocumentError` for one holding a lone surrogate, which spaCy
+    cannot take (a UnicodeEncodeError from its string store, mid-parse).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{name}: the text must be a str, not {type(text).__name__}")
+    surrogate = lone_surrogate(text)
+    if surrogate is not None:
+        raise DocumentError(name, f"holds a lone surrogate (\\u{ord(surrogate):04x}), which is not text")
     source = text.encode("utf-8", errors="surrogatepass")
     doc_id, graph_id = content_ids(source)
     return Document(

@@ -39,6 +39,7 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, ParamSpec, TypeVar
 
+import httpx
 from prefect import State, flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
@@ -49,7 +50,7 @@ from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed
 from prefect.tasks import Task
 
-from dri.errors import Failure
+from dri.errors import Failure, one_line
 from dri.flows import tasks as steps
 from dri.flows.corpus_settings import CorpusSettings, Mode
 from dri.flows.execution import local_workers
@@ -62,6 +63,7 @@ from dri.flows.pipeline import (
     small_job,
 )
 from dri.flows.runners import (
+    PrefectServerError,
     RunnerConfig,
     check_dask_address,
     deferred_task_runner,
@@ -70,6 +72,7 @@ from dri.flows.runners import (
     shared_prefect_api,
 )
 from dri.metrics.pages import render
+from dri.store.records import redact, safe_uri
 
 __all__ = [
     "CorpusSettings",
@@ -188,6 +191,15 @@ def corpus_flow(settings: CorpusSettings) -> State:
     return final_state(run_pipeline(settings, PrefectTasks()))
 
 
+def _http_failure(err: httpx.HTTPError) -> str:
+    """What the server answered (``500 Internal Server Error for POST /api/flow_runs/``),
+    or the client's error, in one line."""
+    if isinstance(err, httpx.HTTPStatusError):
+        request, response = err.request, err.response
+        return f"{response.status_code} {response.reason_phrase} for {request.method} {request.url.path}"
+    return one_line(err)
+
+
 def run_on_prefect(
     settings: CorpusSettings,
     workers: int | None,
@@ -204,8 +216,16 @@ def run_on_prefect(
         return run_inline(settings)
     if config.dask_address:
         check_dask_address(config.dask_address)
-    with shared_prefect_api():
-        state = corpus_flow.with_options(task_runner=make_task_runner(config))(settings, return_state=True)
+    with shared_prefect_api() as api_url:
+        try:
+            state = corpus_flow.with_options(task_runner=make_task_runner(config))(
+                settings, return_state=True
+            )
+        except httpx.HTTPError as err:
+            # The server failed the flow's own calls (a 500 when its database is on
+            # a full disk, a server gone mid-run): Prefect raises, with a traceback.
+            server = safe_uri(api_url or "")  # first: it registers a login's password for redact
+            raise PrefectServerError(redact(f"Prefect's server at {server}: {_http_failure(err)}")) from None
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

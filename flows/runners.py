@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     # Prefect is imported when a runner is made, never with this module (make_task_runner).
@@ -60,15 +61,18 @@ if TYPE_CHECKING:
     #: A task runner of any kind of future (processes, threads, Dask).
     AnyTaskRunner = TaskRunner[Any]
 
-from dri.errors import Interrupted, SettingsError
+from dri.errors import Interrupted, ProjectError, SettingsError
 from dri.flows.execution import local_workers
 from dri.literal import printable
 from dri.quiet_logs import forward_to_parent
+from dri.store.records import safe_uri
 
 __all__ = [
     "RUNNER_KINDS",
+    "PrefectServerError",
     "RunnerConfig",
     "check_dask_address",
+    "check_prefect_api",
     "deferred_task_runner",
     "end_workers_on_signals",
     "interrupted_by",
@@ -136,6 +140,33 @@ def check_dask_address(address: str, timeout: float = 10.0) -> None:
     except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
         reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
         raise SettingsError(f"Dask at {printable(address)}: cannot connect: {reason}") from None
+
+
+class PrefectServerError(ProjectError):
+    """The Prefect server a run records itself on failed it; ``str()`` names the
+    server (without a login) and what it answered."""
+
+    advice = (
+        "the server's own log says why; a full disk or a damaged database under "
+        "PREFECT_HOME (the temporary server's, ~/.prefect by default) are common causes"
+    )
+
+
+def check_prefect_api(url: str, timeout: float = 10.0) -> None:
+    """A :class:`SettingsError` naming ``PREFECT_API_URL`` (without its login)
+    if nothing listens at its host and port. Found by Prefect's client, it was a
+    RuntimeError ("Failed to reach API") after its retries: a traceback, exit 70."""
+    shown = safe_uri(url)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        if not host or parts.scheme not in ("http", "https"):
+            raise ValueError("not an http:// or https:// URL with a host")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        socket.create_connection((host, port), timeout=timeout).close()
+    except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
+        reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
+        raise SettingsError(f"PREFECT_API_URL {printable(shown)}: cannot connect: {reason}") from None
 
 
 def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:
@@ -669,6 +700,7 @@ def shared_prefect_api() -> Iterator[str | None]:
 
     url = get_current_settings().api.url
     if url:
+        check_prefect_api(url)
         yield url
         return
     server = _reaped_server_class()()

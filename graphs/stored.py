@@ -79,6 +79,12 @@ def _check_graph_attrs(attrs: object) -> None:
         # A lone surrogate here (a file name that is not UTF-8) is read as its escape (load_json).
         if attrs.get(key) is not None and not isinstance(attrs[key], str):
             raise NotAGraph(f'graph attribute "{key}" must be a string, not {_type(attrs[key])}')
+    if attrs.get("text") is not None:
+        # The text the content similarity encodes: a number or a lone surrogate
+        # reached the encoder's tokenizer (a TypeError, exit 70 in dri compare).
+        reason = _not_text(attrs["text"])
+        if reason:
+            raise NotAGraph(f'graph attribute "text" {reason}')
     for key in _COUNT_ATTRS:
         if key in attrs and not (_is_int(attrs[key]) and 0 <= attrs[key] < 2**53):
             raise NotAGraph(f'graph attribute "{key}" must be a count, not {attrs[key]!r:.40}')

@@ -209,7 +209,17 @@ def map_graphs(
     bounds the extra greedy runs (0 for one run) and ``work_limit`` the
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
+
+    Raises :class:`TypeError` for a side that is not a directed graph.
     """
+    for side, graph in (("source", source), ("target", target)):
+        # A path, a text or an undirected graph failed deep inside with an
+        # AttributeError ('str' object has no attribute 'nodes', no '_pred').
+        if not isinstance(graph, nx.DiGraph):
+            raise TypeError(
+                f"map_graphs: {side} must be a ROS graph (networkx.DiGraph, e.g. from "
+                f"dri.graph_from_text or dri.graph_from_path), not {type(graph).__name__}"
+            )
     with _collector_paused():
         return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
 

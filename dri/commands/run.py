@@ -126,8 +126,15 @@ def run_run(args: argparse.Namespace) -> int:
     if isinstance(config, int):
         return config
     try:
-        with end_workers_on_signals():
-            state, summary = _run_with_progress(_corpus_run(args, config), show_progress)
+        try:
+            with end_workers_on_signals():
+                state, summary = _run_with_progress(_corpus_run(args, config), show_progress)
+        except Exception:
+            # The interrupt wrapped by a library that catches every exception: a
+            # SIGTERM while Prefect is imported comes back as pydantic's
+            # PydanticSerializationError ("Interrupted: 15"), which was exit 70.
+            if interrupted_by() is None:
+                raise
         signum = interrupted_by()
         if signum is not None:  # the interrupt came back as the run's failure
             raise Interrupted(signum)

@@ -78,6 +78,16 @@ def test_graph_from_path_and_bad_file(tmp_path, nlp):
         graph_from_path(tmp_path / "empty.txt", nlp=nlp)
 
 
+def test_text_with_a_lone_surrogate_or_not_a_str_is_refused_before_spacy():
+    """spaCy's string store raised UnicodeEncodeError mid-parse on ``\\udcff`` (a JSON
+    escape, a file name that is not UTF-8); bytes or None an AttributeError ('encode')."""
+    with pytest.raises(DocumentError, match=r"^story: holds a lone surrogate \(\\udcff\)"):
+        graph_from_text("The sun \udcff attracts the planets.", "story")
+    for text in (b"The sun attracts the planets.", None, ["The sun"]):
+        with pytest.raises(TypeError, match="the text must be a str"):
+            graph_from_text(text)
+
+
 def test_same_text_gives_same_graph_ids():
     a, b = document_from_text("Same words.", "x"), document_from_text("Same words.", "y")
     assert a.graph_id == b.graph_id and a.doc_id == b.doc_id

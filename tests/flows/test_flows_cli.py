@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 
 from dri.cli import main
 
@@ -30,6 +31,25 @@ def test_dri_run_prints_the_summary_and_exit_status(prefect_server, corpus, data
 def test_dri_run_names_a_missing_folder(tmp_path, capsys):
     assert main(["run", str(tmp_path / "nowhere")]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nowhere'}: not a folder"
+
+
+def test_a_sigterm_that_a_library_wrapped_is_still_an_interrupt(corpus, data_dir, capsys, monkeypatch):
+    """SIGTERM while Prefect was imported came back as pydantic's
+    PydanticSerializationError ("Interrupted: 15"): exit 70 with a bug log."""
+    from dri.commands import run
+    from dri.flows import runners
+
+    monkeypatch.setattr(runners, "_signalled", None)
+
+    def wrapped(*args, **kwargs):
+        runners._signalled = signal.SIGTERM  # what end_workers_on_signals' handler notes
+        raise ValueError("Error calling function `_ser_model`: Interrupted: 15")
+
+    monkeypatch.setattr(run, "_run_with_progress", wrapped)
+    assert main(["run", str(corpus), "--no-progress"]) == 143
+    assert capsys.readouterr().err.strip() == (
+        f"error: {corpus}: interrupted; what was stored is kept, run the same command again to finish"
+    )
 
 
 def test_dri_watch_once_announces_new_folders_to_the_server(prefect_server, tmp_path, data_dir, capsys):

@@ -3,15 +3,19 @@ spaCy model, WordNet, store and task runners."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 
+import httpx
 import pytest
 
+from dri.flows import corpus as corpus_module
 from dri.flows import pipeline
 from dri.flows.corpus import CorpusSettings, PartialFailure, corpus_flow, default_run_id, run_corpus
 from dri.flows.progress import listening
+from dri.flows.runners import PrefectServerError
 from dri.flows.tasks import worker_store
 from dri.mapping.profiles import PROFILES
 
@@ -87,6 +91,33 @@ def test_one_bad_file_fails_the_run_partially_and_the_rest_is_stored(prefect_ser
     assert all(f"- `{f}`" in artifact.data for f in summary.failures)
     with pytest.raises(PartialFailure):  # called like a function, the failure is an exception
         corpus_flow.with_options(task_runner=_threads())(CorpusSettings(corpus_dir=str(corpus)))
+
+
+def test_a_prefect_server_that_fails_the_flow_is_one_error_naming_it_without_its_login(monkeypatch, corpus):
+    """A 500 from the server (its database on a full disk) was Prefect's
+    PrefectHTTPStatusError escaping the command: a traceback and exit 70."""
+    url = "http://user:s3cret-pw@127.0.0.1:4200/api"
+
+    @contextlib.contextmanager
+    def server():
+        yield url
+
+    def fails(*args, **kwargs):
+        request = httpx.Request("POST", "http://127.0.0.1:4200/api/flow_runs/")
+        raise httpx.HTTPStatusError("boom", request=request, response=httpx.Response(500, request=request))
+
+    class Flow:
+        def with_options(self, **kwargs):
+            return fails
+
+    monkeypatch.setattr(corpus_module, "shared_prefect_api", server)
+    monkeypatch.setattr(corpus_module, "corpus_flow", Flow())
+    monkeypatch.setattr(corpus_module.steps, "store_problem", lambda: None)
+    with pytest.raises(PrefectServerError) as caught:
+        corpus_module.run_on_prefect(CorpusSettings(corpus_dir=str(corpus)), 1, None, "threads")
+    assert str(caught.value) == (
+        "Prefect's server at http://127.0.0.1:4200/api: 500 Internal Server Error for POST /api/flow_runs/"
+    )
 
 
 def test_a_profile_counts_by_its_fields_in_the_run_id(monkeypatch):

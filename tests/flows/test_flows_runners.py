@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from dri.errors import SettingsError
-from dri.flows.runners import check_dask_address, local_cluster
+from dri.flows.runners import check_dask_address, check_prefect_api, local_cluster
 
 
 def _undone_after_the_test(monkeypatch, name: str) -> None:
@@ -93,3 +93,24 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
         with pytest.raises(SettingsError, match=reason):
             check_dask_address(address)
     check_dask_address("inproc://x")  # other schemes are Dask's to judge
+
+
+def test_a_prefect_api_url_where_nothing_listens_is_one_settings_error_without_its_login() -> None:
+    # Found by Prefect's client, it was "RuntimeError: Failed to reach API" with exit 70.
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        check_prefect_api(f"http://127.0.0.1:{port}/api")
+    with pytest.raises(SettingsError) as caught:
+        check_prefect_api(f"http://user:s3cret-pw@127.0.0.1:{port}/api")
+    assert (
+        str(caught.value)
+        == f"PREFECT_API_URL http://127.0.0.1:{port}/api: cannot connect: Connection refused"
+    )
+    for url, reason in (
+        ("http://h:abc/api", "Port could not be cast"),
+        ("127.0.0.1:4200/api", "not an http"),
+    ):
+        with pytest.raises(SettingsError, match=reason):
+            check_prefect_api(url)

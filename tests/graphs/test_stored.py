@@ -160,6 +160,9 @@ def _broken() -> dict[str, object]:
         "subj edge into a concept": subj_into_concept,
         "nodes an object": {**valid, "nodes": {}},
         "version 2": {**valid, "schema_version": 2},
+        # The text the content similarity encodes: both reached the encoder (exit 70).
+        "text a number": {**valid, "graph": {**valid["graph"], "text": 7}},
+        "text with a lone surrogate": {**valid, "graph": {**valid["graph"], "text": "The sun \udcff."}},
     }
 
 

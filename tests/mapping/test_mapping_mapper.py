@@ -196,6 +196,16 @@ def test_verbless_graphs_share_only_loose_concepts_under_sme():
         assert 0.0 < s.analogy_similarity < 0.2 and s.message is None
 
 
+@pytest.mark.parametrize("other", [None, "The sun attracts the planets.", nx.Graph(), nx.DiGraph().nodes])
+def test_a_side_that_is_not_a_directed_graph_is_a_type_error_naming_it(other):
+    """Not an AttributeError from deep inside the mapper (or compare's inferences)."""
+    solar, _ = solar_and_atom()
+    with pytest.raises(TypeError, match=r"target must be a ROS graph .* not "):
+        map_graphs(solar, other)
+    with pytest.raises(TypeError, match=r"source must be a ROS graph"):
+        compare(other, solar)
+
+
 def test_relations_missing_an_argument_do_not_crash():
     s = new_graph("s")
     add_triple(s, "sun", "attract", "planet")

@@ -179,8 +179,10 @@ def _print_validity(result: EvaluationResult) -> None:
             )
     elif isinstance(stats, JudgementStats):
         for score, estimates in stats.scores.items():
+            # An undefined correlation (too few pairs, constant scores) reads n/a, not "nan [nan, nan]".
             parts = [
-                f"{name} {est.value:.3f} [{est.low:.3f}, {est.high:.3f}]" for name, est in estimates.items()
+                f"{name} {est.format()}" + (f" (n = {est.n})" if est.format() == "n/a" else "")
+                for name, est in estimates.items()
             ]
             echo(f"  {score}: " + "; ".join(parts))
     elif isinstance(stats, ChoiceStats):

@@ -108,3 +108,18 @@ def test_a_search_with_bad_files_says_each_once_and_exits_1(data_dir, tmp_path, 
     assert main(["evaluate", "analogy", str(corpus), "--target", "junk.txt", "-q"]) == 1
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == len(set(errors)) and any(f"{corpus / 'junk.txt'}: " in line for line in errors)
+
+
+def test_an_undefined_correlation_is_printed_as_n_a_with_its_pair_count(capsys):
+    # One rated pair printed "pearson nan [nan, nan]" for every score.
+    from dri.commands.evaluate import _print_validity
+    from dri.metrics.results import EvaluationResult
+    from dri.metrics.validity import Estimate, JudgementStats
+
+    nan = float("nan")
+    result = EvaluationResult("judgements", [])
+    result.validity = JudgementStats(
+        {"content": {"pearson": Estimate(0.5, 0.25, 0.75, 10), "spearman": Estimate(nan, nan, nan, 1)}}
+    )
+    _print_validity(result)
+    assert capsys.readouterr().out == "  content: pearson 0.500 [0.250, 0.750]; spearman n/a (n = 1)\n"

@@ -24,6 +24,7 @@ no text, and the PDF failures listed in :mod:`extract.pdf`.
 from __future__ import annotations
 
 import codecs
+import json
 import logging
 import os
 import re
@@ -317,6 +318,19 @@ def document_from_text(text: str, name: str = "text") -> Document:
     )
 
 
+def _is_graph_json(path: Path, data: bytes) -> bool:
+    """A ``.json`` file holding a ROS graph (``dri graph --format json``, networkx's
+    node-link form): read as prose, its labels made a graph of their own, warned
+    of only as "not English"."""
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
+
+
 def _is_pdf(path: Path, head: bytes) -> bool:
     return path.suffix.lower() == ".pdf" or head.lstrip()[:5] == b"%PDF-"
 
@@ -356,6 +370,12 @@ def read_document(
         raise DocumentError(where, err.reason) from None
     if not data:
         raise DocumentError(where, "empty file")
+    if _is_graph_json(p, data):
+        raise DocumentError(
+            where,
+            "a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph, "
+            "dri.graphs.load_json loads it",
+        )
     doc_id, graph_id = content_ids(data)
 
     try:

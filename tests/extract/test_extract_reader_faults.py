@@ -67,3 +67,17 @@ def test_a_long_hard_wrapped_paragraph_splits_like_short_ones():
     paragraph = " ".join(["The sun attracts the planets, e.g. Mars and Venus."] * 2000)
     sentences = split_sentences(paragraph)
     assert sentences == ["The sun attracts the planets, e.g. Mars and Venus."] * 2000
+
+
+def test_a_graph_json_file_is_refused_as_a_document_but_other_json_is_text(tmp_path):
+    # Read as prose, a graph's labels made a graph of their own, with only a "not English" warning.
+    from dri.extract import graph_from_text
+    from dri.graphs import load_json, save_json
+
+    graph = tmp_path / "solar.json"
+    save_json(graph_from_text(ENGLISH), graph)
+    assert load_json(graph).number_of_nodes() > 0
+    with pytest.raises(DocumentError, match=r"solar\.json: a ROS graph \(graph JSON\), not a text or PDF"):
+        read_document(graph)
+    notes = _write(tmp_path / "notes.json", '{"said": "The sun attracts the planets."}')
+    assert read_document(notes).sentences

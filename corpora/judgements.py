@@ -50,7 +50,7 @@ from dri.corpora.text import (
     read_text,
     refuse_repeated_columns,
 )
-from dri.literal import lone_surrogate
+from dri.literal import lone_surrogate_problem
 
 __all__ = [
     "ChoiceItem",
@@ -261,11 +261,9 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
         raise ValueError("not a JSON object")
     for key, value in record.items():
         texts = [t for t in (value if isinstance(value, list) else [value]) if isinstance(t, str)]
-        found = next((c for c in map(lone_surrogate, texts) if c), None)
-        if found:
-            raise ValueError(
-                f"{json.dumps(key)} holds a lone surrogate (\\u{ord(found):04x}), which is not text"
-            )
+        problem = next(filter(None, map(lone_surrogate_problem, texts)), None)
+        if problem:
+            raise ValueError(f"{json.dumps(key)} {problem}")
     options = record.get("options", record.get("candidates"))
     if "query" not in record or options is None or "answer" not in record:
         raise ValueError('needs "query", "options" and "answer"')

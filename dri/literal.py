@@ -50,6 +50,7 @@ __all__ = [
     "csv_cell",
     "echo",
     "lone_surrogate",
+    "lone_surrogate_problem",
     "markdown_text",
     "plot_text",
     "printable",
@@ -91,6 +92,13 @@ def lone_surrogate(text: str) -> str | None:
     UTF-8), which no UTF-8 file or store takes as it is; None if there is none."""
     found = _SURROGATE.search(text)
     return found.group() if found else None
+
+
+def lone_surrogate_problem(text: str) -> str | None:
+    """``holds a lone surrogate (\\ud800), which is not text`` if ``text`` holds one
+    (:func:`lone_surrogate`): the reason a reader gives for refusing it; else None."""
+    found = lone_surrogate(text)
+    return None if found is None else f"holds a lone surrogate ({printable(found)}), which is not text"
 
 
 def storable(text: str) -> str:

@@ -35,7 +35,7 @@ from dri.extract.pdf import pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
 from dri.files import FileRefused, read_limited
-from dri.literal import lone_surrogate
+from dri.literal import lone_surrogate_problem
 from dri.settings import max_text_chars
 
 __all__ = [
@@ -300,9 +300,9 @@ def document_from_text(text: str, name: str = "text") -> Document:
     """
     if not isinstance(text, str):
         raise TypeError(f"{name}: the text must be a str, not {type(text).__name__}")
-    surrogate = lone_surrogate(text)
-    if surrogate is not None:
-        raise DocumentError(name, f"holds a lone surrogate (\\u{ord(surrogate):04x}), which is not text")
+    problem = lone_surrogate_problem(text)
+    if problem is not None:
+        raise DocumentError(name, problem)
     source = text.encode("utf-8", errors="surrogatepass")
     doc_id, graph_id = content_ids(source)
     return Document(

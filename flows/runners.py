@@ -44,7 +44,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -122,6 +122,19 @@ def runner_config(
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 
+def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float) -> str | None:
+    """Why nothing answers at the ``(host, port)`` that ``where()`` gives (a ValueError
+    of it: why it cannot give one); None if something listens, or if ``where()`` gives
+    None (an address that is not for TCP)."""
+    try:
+        address = where()
+        if address is not None:
+            socket.create_connection(address, timeout=timeout).close()
+    except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
+        return getattr(err, "strerror", None) or str(err) or type(err).__name__
+    return None
+
+
 def check_dask_address(address: str, timeout: float = 10.0) -> None:
     """A :class:`SettingsError` naming ``address`` if nothing listens at this
     TCP or TLS address of a Dask scheduler; other schemes are left to Dask.
@@ -129,17 +142,18 @@ def check_dask_address(address: str, timeout: float = 10.0) -> None:
     and a Prefect server had been started for nothing."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
-    try:
+    def where() -> tuple[str, int] | None:
         scheme, location = parse_address(address)
         if scheme not in ("tcp", "tls"):
-            return
+            return None
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")
-        socket.create_connection((host, port), timeout=timeout).close()
-    except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
-        reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
-        raise SettingsError(f"Dask at {printable(address)}: cannot connect: {reason}") from None
+        return host, port
+
+    reason = _why_unreachable(where, timeout)
+    if reason is not None:
+        raise SettingsError(f"Dask at {printable(address)}: cannot connect: {reason}")
 
 
 class PrefectServerError(ProjectError):
@@ -157,16 +171,16 @@ def check_prefect_api(url: str, timeout: float = 10.0) -> None:
     if nothing listens at its host and port. Found by Prefect's client, it was a
     RuntimeError ("Failed to reach API") after its retries: a traceback, exit 70."""
     shown = safe_uri(url)
-    try:
+
+    def where() -> tuple[str, int]:
         parts = urlsplit(url)
-        host = parts.hostname
-        if not host or parts.scheme not in ("http", "https"):
+        if not parts.hostname or parts.scheme not in ("http", "https"):
             raise ValueError("not an http:// or https:// URL with a host")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        socket.create_connection((host, port), timeout=timeout).close()
-    except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
-        reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
-        raise SettingsError(f"PREFECT_API_URL {printable(shown)}: cannot connect: {reason}") from None
+        return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+
+    reason = _why_unreachable(where, timeout)
+    if reason is not None:
+        raise SettingsError(f"PREFECT_API_URL {printable(shown)}: cannot connect: {reason}")
 
 
 def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:

@@ -23,7 +23,7 @@ import networkx as nx
 
 from dri.files import read_limited
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SCHEMA_VERSION, SUBJ, from_json
-from dri.literal import lone_surrogate, printable, storable
+from dri.literal import lone_surrogate, lone_surrogate_problem, storable
 
 __all__ = ["MAX_GRAPH_BYTES", "NotAGraph", "check_graph_json", "load_json"]
 
@@ -61,10 +61,7 @@ def _not_text(value: object) -> str | None:
     """Why ``value`` is not a string that can be printed and stored, or ``None``."""
     if not isinstance(value, str):
         return f"must be a string, not {_type(value)}"
-    surrogate = lone_surrogate(value)
-    if surrogate is not None:
-        return f"holds a lone surrogate ({printable(surrogate)}), which is not Unicode text"
-    return None
+    return lone_surrogate_problem(value)
 
 
 def _check_list(where: str, value: object, item_ok: Any, item: str) -> None:

@@ -14,8 +14,8 @@ Execution was aborted by an interrupt signal`` for the flow and each task
 under way; the command says "interrupted" in one line of its own, so
 :class:`InterruptChatterFilter` moves those records to the ``dri`` log file
 (logger ``dri.flows.interrupt``, folded: not on the console), and so do
-the engine's warnings and errors of any kind once the command has caught
-a signal (:func:`dri.flows.runners.interrupted_by`): an interrupt raised
+the engine's and the stopping task runners' warnings and errors of any
+kind once the command has caught a signal (:func:`dri.flows.runners.interrupted_by`): an interrupt raised
 inside a library that catches every exception comes back as another
 exception (on the Dask runner, pydantic's ``PydanticSerializationError``).
 The run's state on the Prefect server still says it crashed, and why.
@@ -29,6 +29,8 @@ from dri.quiet_logs import FOLDED
 
 __all__ = ["InterruptChatterFilter", "QuietEngineFilter", "ReportedFailure"]
 
+#: The task runners of dri.flows.runners that a signal stops, as Prefect names their loggers.
+STOPPING_RUNNERS = ("stoppingprocesspool", "stoppingdask")
 #: The engine's crash messages for a run stopped by a signal (prefect.states).
 _SIGNALLED = ("Execution was aborted by an interrupt signal", "Execution was aborted by a termination signal")
 
@@ -68,9 +70,13 @@ def _install() -> None:
     for logger, kind in ((flows, QuietEngineFilter), (flows, InterruptChatterFilter)):
         if not any(isinstance(f, kind) for f in logger.filters):
             logger.addFilter(kind())
-    tasks = logging.getLogger("prefect.task_runs")
-    if not any(isinstance(f, InterruptChatterFilter) for f in tasks.filters):
-        tasks.addFilter(InterruptChatterFilter())
+    # The task runners log on "prefect.task_runner.<class name, lower case, less
+    # TaskRunner>": a pool stopped by a signal may warn that its log forwarding
+    # did not stop in time, beside the command's own "interrupted" line.
+    for name in ("prefect.task_runs", *(f"prefect.task_runner.{r}" for r in STOPPING_RUNNERS)):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, InterruptChatterFilter) for f in logger.filters):
+            logger.addFilter(InterruptChatterFilter())
 
 
 _install()

@@ -373,6 +373,7 @@ def local_cluster(**kwargs: Any) -> LocalCluster:
         # this one silences; dri reports a run's failures itself. Read by
         # distributed when a worker process starts; -v keeps them.
         os.environ.setdefault(_WORKER_LOGGING, "error")
+        kwargs.setdefault("preload", [__name__])  # dask_setup, in each worker process
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     # SIGTERM open, whatever the caller holds (StoppingDaskTaskRunner.submit): the
     # nannies end their workers with it.
@@ -404,6 +405,25 @@ def _quiet_lost_workers() -> None:
         isinstance(f, _LostWorkerWarnings) for f in logger.filters
     ):
         logger.addFilter(_LostWorkerWarnings())
+
+
+class _SchedulerGoneRecords(logging.Filter):
+    """Drops a worker's "Failed to communicate with scheduler during heartbeat".
+    A local cluster's scheduler runs in the dri process, so its connection
+    goes only when the command stops the cluster (Ctrl-C, a signal), which the
+    command says in its own line; a worker killed a moment later could print
+    the lost connection's traceback first."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to communicate with scheduler")
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by distributed in each worker process of a :func:`local_cluster`
+    (its ``preload``): installs :class:`_SchedulerGoneRecords` on the worker's logger."""
+    logger = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, _SchedulerGoneRecords) for f in logger.filters):
+        logger.addFilter(_SchedulerGoneRecords())
 
 
 class _AbandonedGatherWaits(logging.Filter):

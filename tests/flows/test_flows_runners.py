@@ -114,3 +114,29 @@ def test_a_prefect_api_url_where_nothing_listens_is_one_settings_error_without_i
     ):
         with pytest.raises(SettingsError, match=reason):
             check_prefect_api(url)
+
+
+def test_a_local_clusters_workers_keep_a_lost_scheduler_off_the_console(monkeypatch) -> None:
+    # The scheduler lives in the dri process: it goes only when the command
+    # stops the cluster, and a worker killed a moment later could print the
+    # heartbeat's lost connection, traceback and all, beside "interrupted".
+    from distributed import Client
+
+    monkeypatch.delenv("DRI_VERBOSE", raising=False)
+    _undone_after_the_test(monkeypatch, "DASK_LOGGING__DISTRIBUTED")
+
+    def worker_drops() -> list[bool]:
+        logger = logging.getLogger("distributed.worker")
+        said = []
+        for message in ("Failed to communicate with scheduler during heartbeat.", "Compute Failed"):
+            record = logger.makeRecord(logger.name, logging.ERROR, __file__, 0, message, (), None)
+            said.append(all(f.filter(record) for f in logger.filters))
+        return said
+
+    cluster = local_cluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        with Client(cluster) as client:
+            (said,) = client.run(worker_drops).values()
+    finally:
+        cluster.close()
+    assert said == [False, True]

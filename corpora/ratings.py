@@ -19,10 +19,12 @@ replaces the earlier one.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dri import atomic
 from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 from dri.settings import data_dir
 
@@ -132,11 +134,10 @@ def import_ratings(path: str | Path, store_path: str | Path | None = None) -> Im
     for r in rows:
         merged[(str(r["rater"]), str(r["pair"]))] = r
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-        writer.writeheader()
-        for r in merged.values():
-            writer.writerow({k: ("" if r.get(k) is None else r[k]) for k in COLUMNS})
-    tmp.replace(target)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=list(COLUMNS))
+    writer.writeheader()
+    for r in merged.values():
+        writer.writerow({k: ("" if r.get(k) is None else r[k]) for k in COLUMNS})
+    atomic.write_text(target, text.getvalue(), newline="")
     return ImportResult(Path(path), target, len(rows), len(merged), problems)

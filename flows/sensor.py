@@ -45,6 +45,7 @@ from prefect.events.clients import get_events_client
 from prefect.states import Failed
 from prefect.utilities.asyncutils import run_coro_as_sync
 
+from dri import atomic
 from dri.corpora.text import is_document
 from dri.errors import one_line
 from dri.flows.failures import ReportedFailure
@@ -134,11 +135,9 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
 
 
 def _save_seen(path: Path, root: Path, seen: dict[str, SeenRecord]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"root": str(root), "seen": seen}, indent=1, sort_keys=True), encoding="utf-8")
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    atomic.write_text(
+        path, json.dumps({"root": str(root), "seen": seen}, indent=1, sort_keys=True), sync=True
+    )
 
 
 @contextmanager

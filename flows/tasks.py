@@ -31,6 +31,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
 from dri.errors import Failure, one_line
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
@@ -678,7 +679,6 @@ def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Pat
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{summary_name(summary.run_id)}.json"
     summary.summary_path = str(path)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    # Two runs of one corpus may end together: each writes the whole file.
+    atomic.write_text(path, json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str))
     return path

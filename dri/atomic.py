@@ -1,0 +1,52 @@
+"""Writing a file whole or not at all, whoever else writes it at the same time.
+
+:func:`write_text` writes to a temporary file of its own in the target's
+folder, then renames it over the target (``os.replace``, atomic on one file
+system): a reader sees the old file or the new one, never half of one, and
+two processes that write the same file at once (two runs of one corpus end
+together) each rename their own whole file, the last one winning. A shared
+temporary name (``summary.tmp``) would let the second rename find the file
+already moved by the first. Like :mod:`dri.errors`, this module imports
+nothing of ours, so every layer may use it.
+
+Example::
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> write_text(folder / "a.json", "{}")
+    >>> (folder / "a.json").read_text()
+    '{}'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+__all__ = ["write_text"]
+
+
+def write_text(
+    path: str | os.PathLike[str], text: str, *, sync: bool = False, newline: str | None = None
+) -> None:
+    """Replace ``path`` by a file holding ``text`` (UTF-8) in one rename;
+    ``sync`` flushes it to disk first. The temporary file is removed if
+    anything fails, and the error (an ``OSError``) is raised as it came."""
+    target = Path(path)
+    # Created new (O_EXCL) under a name no other writer uses, with the mode a
+    # plain open gives (0666 less the umask; mkstemp's would be 0600).
+    temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(handle, "w", encoding="utf-8", newline=newline) as fh:
+            fh.write(text)
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

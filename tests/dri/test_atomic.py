@@ -1,0 +1,59 @@
+"""dri.atomic: a file written whole, whoever else writes it at the same time."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import pytest
+
+from dri.atomic import write_text
+
+
+def test_writers_of_one_file_at_once_each_leave_it_whole(tmp_path) -> None:
+    # Two runs of one corpus ending together wrote the same summary.tmp: the
+    # second rename found it moved by the first (ENOENT).
+    target = tmp_path / "run-summary.json"
+    texts = [f"{n}" * 5000 for n in range(8)]
+    errors: list[BaseException] = []
+
+    def writer(text: str) -> None:
+        try:
+            for _ in range(50):
+                write_text(target, text)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert target.read_text(encoding="utf-8") in texts
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path) -> None:
+    target = tmp_path / "ratings.csv"
+    write_text(target, "old")
+    with pytest.raises(UnicodeEncodeError):
+        write_text(target, "new \udc80")  # a lone surrogate cannot be UTF-8
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_text_and_mode_are_those_of_a_plain_write(tmp_path) -> None:
+    target = tmp_path / "a.csv"
+    write_text(target, "a,b\r\nc,d\r\n", newline="", sync=True)
+    assert target.read_bytes() == b"a,b\r\nc,d\r\n"
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    assert stat.S_IMODE(os.stat(target).st_mode) == stat.S_IMODE(os.stat(plain).st_mode)
+
+
+def test_a_long_name_keeps_its_temporary_name_short_enough(tmp_path) -> None:
+    target = tmp_path / ("n" * 250 + ".json")
+    write_text(target, "{}")
+    assert target.read_text() == "{}"

@@ -37,7 +37,7 @@ from fault_matrix import (
 )
 from neo4j_server import extra_port, neo4j_script
 from prefect_template import copy_into
-from processes import command_line, descendants, wait_for
+from processes import alive, command_line, descendants, in_session, parent, wait_for
 
 #: The Neo4j started with authentication on for the wrong-credentials cells.
 AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
@@ -297,21 +297,56 @@ def _comparisons(path: Path) -> int:
         return 0
 
 
+#: How long the store is watched for writes once every process of a signalled
+#: run is gone: orphaned workers of old code wrote dozens of comparisons in the
+#: seconds after the signal.
+QUIET_FOR = 3.0
+
+
+def _pool_workers(pid: int) -> set[int]:
+    """The process pool's workers among ``pid``'s descendants."""
+    return {p for p in descendants(pid) if "spawn_main" in command_line(p)}
+
+
+def _pool_shape(pid: int) -> dict[str, object]:
+    """What the process pool of run ``pid`` looks like while it maps: its
+    workers, anything they started (nothing: a worker never starts a Prefect
+    server), and the Prefect servers that are not the run's own children."""
+    workers = _pool_workers(pid)
+    family = descendants(pid)
+    servers = [p for p in family if "uvicorn" in command_line(p)]
+    return {
+        "workers": len(workers),
+        "started_by_workers": sorted(command_line(c)[:100] for w in workers for c in descendants(w)),
+        "servers": len(servers),
+        "servers_elsewhere": [command_line(p)[:100] for p in servers if parent(p) != pid],
+    }
+
+
 def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str) -> Outcome:
     """Start an all-pairs run of the big corpus, one pair per task; once it
-    has stored comparisons, signal it as ``fault`` says; then run it again to
-    the end (inline: what the signal left is what is checked), and once more
-    in a clean workspace, for the reference counts.
-    ``notes["exit_seconds"]`` is the time from the signal to the command's end."""
+    has stored comparisons (and, on the process pool, both workers exist),
+    signal it as ``fault`` says; then run it again to the end (inline: what
+    the signal left is what is checked), and once more in a clean workspace,
+    for the reference counts. ``notes["exit_seconds"]`` is the time from the
+    signal to the command's end; ``notes["left"]`` every process of the run's
+    session still alive after it (wherever it was reparented to);
+    ``notes["written_after"]`` whether the store was written once they were gone."""
     corpus = _big_corpus(ws.root)
     argv = [str(corpus) if a == str(ws.corpus) else a for a in COMMANDS[command](ws)]
     argv += [*_ALL_PAIRS, *(["--runner", "inline"] if command == "run-inline" else [])]
+    pool = command == "run-flow"
     started = time.monotonic()
     run = start(ws, argv)
     try:
-        wait_for(lambda: run.poll() is not None or _comparisons(ws.store_file) > 0, 900, 0.1)
+
+        def mapping() -> bool:
+            return _comparisons(ws.store_file) > 0 and (not pool or len(_pool_workers(run.pid)) >= 2)
+
+        wait_for(lambda: run.poll() is not None or mapping(), 900, 0.1)
         signalled = run.poll() is None
         family = descendants(run.pid)
+        shape = _pool_shape(run.pid) if pool and signalled else {}
         sent = time.monotonic()
         if signalled and fault == "sigint-group":
             os.killpg(run.pid, signal.SIGINT)
@@ -320,8 +355,10 @@ def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str)
         out, err = run.communicate(timeout=120)
         exit_seconds = time.monotonic() - sent
         # The temporary Prefect server and the pool's workers go with the command.
-        wait_for(lambda: not any(Path(f"/proc/{p}").exists() for p in family), 30, 0.2)
-        left = {p: command_line(p)[:100] for p in family if command_line(p)}
+        wait_for(lambda: not any(alive(p) for p in family) and not in_session(run.pid), 30, 0.2)
+        left = {p: command_line(p)[:100] for p in family | in_session(run.pid) if alive(p)}
+        stored = _comparisons(ws.store_file)
+        written_after = wait_for(lambda: _comparisons(ws.store_file) != stored, QUIET_FOR, 0.5)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
@@ -333,6 +370,8 @@ def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str)
         signalled=signalled,
         exit_seconds=exit_seconds,
         left=left,
+        written_after=written_after,
+        pool=shape,
         integrity=integrity,
         rerun=again,
         after=sqlite_counts(ws.store_file),

@@ -195,7 +195,7 @@ def test_fault_matrix(command, fault, fault_cells: CellPool):
         assert line.endswith("it holds 1 other file(s) (notes.md)"), line
         assert outcome.seconds < FAST_SECONDS, outcome.seconds  # before Prefect starts
     elif fault in INTERRUPTS:
-        _interrupted(outcome, fault)
+        _interrupted(outcome, command, fault)
     else:  # pragma: no cover - a new fault without checks
         pytest.fail(f"no checks for {fault}")
 
@@ -207,7 +207,7 @@ _CHATTER = ("Crash detected!", "Error logging to API", "KeyboardInterrupt", "Ter
 _FORCED_AFTER = 10.0
 
 
-def _interrupted(outcome: Outcome, fault: str) -> None:
+def _interrupted(outcome: Outcome, command: str, fault: str) -> None:
     """One line, the signal's exit status, soon; nothing left running, nothing
     half-written; a re-run stores what a clean run stores."""
     notes = outcome.notes
@@ -221,6 +221,11 @@ def _interrupted(outcome: Outcome, fault: str) -> None:
     ), errors[-5:]
     assert notes["exit_seconds"] < _FORCED_AFTER, notes["exit_seconds"]
     assert not notes["left"], notes["left"]
+    assert not notes["written_after"], "the store is still written after every process is gone"
+    if command == "run-flow":  # the process pool: two workers, which start nothing, and the run's one server
+        shape = notes["pool"]
+        assert shape["workers"] == 2 and not shape["started_by_workers"], shape
+        assert shape["servers"] <= 1 and not shape["servers_elsewhere"], shape
     assert notes["integrity"] == "ok"
     assert notes["rerun"].code == 0, notes["rerun"].brief()
     assert notes["after"] == notes["clean"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from neo4j_server import extra_port, neo4j_script
 from prefect_template import copy_into
-from processes import command_line, descendants, wait_for
+from processes import alive, command_line, descendants, in_session, parent, wait_for
 from session_env import ENV_AT_START
 
 from dri.store import open_store
@@ -75,37 +75,6 @@ def fault_corpus(tmp_path: Path, documents: int = 24) -> Path:
     for text in [t for t in texts if t.name != "targets.txt"][:documents]:
         shutil.copy(text, folder / f"{text.parent.name}-{text.name}")
     return folder
-
-
-def in_session(sid: int) -> set[int]:
-    """Living processes of session ``sid`` (a process started with
-    ``start_new_session=True`` and everything it starts), wherever they were
-    reparented to."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[3]) == sid:
-                found.add(int(entry.name))
-    return found
-
-
-def parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return 0
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def stored_documents(uri: str) -> int:

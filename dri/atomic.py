@@ -6,8 +6,11 @@ system): a reader sees the old file or the new one, never half of one, and
 two processes that write the same file at once (two runs of one corpus end
 together) each rename their own whole file, the last one winning. A shared
 temporary name (``summary.tmp``) would let the second rename find the file
-already moved by the first. Like :mod:`dri.errors`, this module imports
-nothing of ours, so every layer may use it.
+already moved by the first. :func:`locked` serialises a read, change and
+write of one file across processes (two ``dri ratings import`` at once): each
+writes whole, but without it the second would write what it read before the
+first wrote, and the first's rows would be lost. Like :mod:`dri.errors`, this
+module imports nothing of ours, so every layer may use it.
 
 Example::
 
@@ -21,11 +24,13 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["write_text"]
+__all__ = ["locked", "write_text"]
 
 
 def write_text(
@@ -50,3 +55,19 @@ def write_text(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive lock for ``path`` (on ``<path>.lock`` beside it, its
+    folder made if needed) while the block runs: one process at a time reads
+    and rewrites the file. The lock goes with the process, so one killed
+    part-way leaves none behind."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(f"{target.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -30,23 +30,41 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["locked", "write_text"]
+__all__ = ["locked", "write_bytes", "write_text"]
 
 
 def write_text(
-    path: str | os.PathLike[str], text: str, *, sync: bool = False, newline: str | None = None
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    sync: bool = False,
+    newline: str | None = None,
+    errors: str = "strict",
 ) -> None:
-    """Replace ``path`` by a file holding ``text`` (UTF-8) in one rename;
-    ``sync`` flushes it to disk first. The temporary file is removed if
-    anything fails, and the error (an ``OSError``) is raised as it came."""
-    target = Path(path)
+    """Replace ``path`` by a file holding ``text`` (UTF-8, ``errors`` as
+    :func:`open` has them) in one rename; ``sync`` flushes it to disk first.
+    The temporary file is removed if anything fails, and the error (an
+    ``OSError``, or a ``UnicodeEncodeError`` under ``errors="strict"``) is
+    raised as it came."""
+    ending = os.linesep if newline is None else newline
+    if ending not in ("", "\n"):
+        text = text.replace("\n", ending)  # what a text file opened with ``newline`` writes
+    _replace(Path(path), text.encode("utf-8", errors), sync=sync)
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = False) -> None:
+    """:func:`write_text` for bytes (a picture): ``path`` holds ``data`` whole, or is as it was."""
+    _replace(Path(path), data, sync=sync)
+
+
+def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     # Created new (O_EXCL) under a name no other writer uses, with the mode a
     # plain open gives (0666 less the umask; mkstemp's would be 0600).
     temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with open(handle, "w", encoding="utf-8", newline=newline) as fh:
-            fh.write(text)
+        with open(handle, "wb") as fh:
+            fh.write(data)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())

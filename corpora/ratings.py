@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,14 +131,21 @@ def import_ratings(path: str | Path, store_path: str | Path | None = None) -> Im
     """Validate ``path`` and merge its valid rows into the stored ratings."""
     rows, problems = read_ratings(path)
     target = Path(store_path) if store_path else ratings_file()
-    merged = {(str(r["rater"]), str(r["pair"])): r for r in _stored_ratings(target)}
-    for r in rows:
-        merged[(str(r["rater"]), str(r["pair"]))] = r
-    target.parent.mkdir(parents=True, exist_ok=True)
+    # Locked from reading the stored rows to writing them back: an import
+    # running at the same time merges into what this one wrote, not beside it.
+    with atomic.locked(target):
+        merged = {(str(r["rater"]), str(r["pair"])): r for r in _stored_ratings(target)}
+        for r in rows:
+            merged[(str(r["rater"]), str(r["pair"]))] = r
+        atomic.write_text(target, _ratings_csv(merged.values()), newline="")
+    return ImportResult(Path(path), target, len(rows), len(merged), problems)
+
+
+def _ratings_csv(rows: Iterable[dict[str, object]]) -> str:
+    """The text of a ratings store holding ``rows``."""
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=list(COLUMNS))
     writer.writeheader()
-    for r in merged.values():
+    for r in rows:
         writer.writerow({k: ("" if r.get(k) is None else r[k]) for k in COLUMNS})
-    atomic.write_text(target, text.getvalue(), newline="")
-    return ImportResult(Path(path), target, len(rows), len(merged), problems)
+    return text.getvalue()

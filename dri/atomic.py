@@ -6,8 +6,11 @@ system): a reader sees the old file or the new one, never half of one, and
 two processes that write the same file at once (two runs of one corpus end
 together) each rename their own whole file, the last one winning. A shared
 temporary name (``summary.tmp``) would let the second rename find the file
-already moved by the first. Like :mod:`dri.errors`, this module imports
-nothing of ours, so every layer may use it.
+already moved by the first. :func:`locked` serialises a read, change and
+write of one file across processes (two ``dri ratings import`` at once): each
+writes whole, but without it the second would write what it read before the
+first wrote, and the first's rows would be lost. Like :mod:`dri.errors`, this
+module imports nothing of ours, so every layer may use it.
 
 Example::
 
@@ -21,27 +24,47 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["write_text"]
+__all__ = ["locked", "write_bytes", "write_text"]
 
 
 def write_text(
-    path: str | os.PathLike[str], text: str, *, sync: bool = False, newline: str | None = None
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    sync: bool = False,
+    newline: str | None = None,
+    errors: str = "strict",
 ) -> None:
-    """Replace ``path`` by a file holding ``text`` (UTF-8) in one rename;
-    ``sync`` flushes it to disk first. The temporary file is removed if
-    anything fails, and the error (an ``OSError``) is raised as it came."""
-    target = Path(path)
+    """Replace ``path`` by a file holding ``text`` (UTF-8, ``errors`` as
+    :func:`open` has them) in one rename; ``sync`` flushes it to disk first.
+    The temporary file is removed if anything fails, and the error (an
+    ``OSError``, or a ``UnicodeEncodeError`` under ``errors="strict"``) is
+    raised as it came."""
+    ending = os.linesep if newline is None else newline
+    if ending not in ("", "\n"):
+        text = text.replace("\n", ending)  # what a text file opened with ``newline`` writes
+    _replace(Path(path), text.encode("utf-8", errors), sync=sync)
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = False) -> None:
+    """:func:`write_text` for bytes (a picture): ``path`` holds ``data`` whole, or is as it was."""
+    _replace(Path(path), data, sync=sync)
+
+
+def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     # Created new (O_EXCL) under a name no other writer uses, with the mode a
     # plain open gives (0666 less the umask; mkstemp's would be 0600).
     temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with open(handle, "w", encoding="utf-8", newline=newline) as fh:
-            fh.write(text)
+        with open(handle, "wb") as fh:
+            fh.write(data)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -50,3 +73,19 @@ def write_text(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive lock for ``path`` (on ``<path>.lock`` beside it, its
+    folder made if needed) while the block runs: one process at a time reads
+    and rewrites the file. The lock goes with the process, so one killed
+    part-way leaves none behind."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(f"{target.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

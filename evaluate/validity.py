@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from dri import atomic
 from dri.evaluate.core import default_report_dir
 from dri.metrics.report import json_text, write_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
@@ -50,5 +51,5 @@ def validity_report(
     out.mkdir(parents=True, exist_ok=True)
     if plots is not None:
         plots(result, source, out, found)
-    (out / "validity.json").write_text(json_text(stats.to_dict(), default=str), encoding="utf-8")
+    atomic.write_text(out / "validity.json", json_text(stats.to_dict(), default=str))
     return result, write_report(result, out, sections=found)

@@ -14,11 +14,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import networkx as nx
 
+from dri import atomic
 from dri.graphs.ros import CONCEPT, OBJ, concept_nodes, relation_nodes
 from dri.literal import plot_text, printable, quiet_glyphs
 
@@ -43,7 +45,9 @@ def write_graphml(g: nx.DiGraph, path: str | Path) -> None:
     out.add_edges_from(
         (_xml(u), _xml(v), {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True)
     )
-    nx.write_graphml(out, str(path))
+    data = io.BytesIO()
+    nx.write_graphml(out, data)
+    atomic.write_bytes(path, data.getvalue())  # whole: a reader never sees half a graph
 
 
 def read_graphml(path: str | Path) -> nx.DiGraph:
@@ -113,5 +117,7 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
     ax.axis("off")
     with quiet_glyphs():
         fig.tight_layout()
-        fig.savefig(str(path), dpi=100)
+        picture = io.BytesIO()
+        fig.savefig(picture, format="png", dpi=100)
     plt.close(fig)
+    atomic.write_bytes(path, picture.getvalue())  # whole: a reader never sees half a picture

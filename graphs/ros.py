@@ -59,6 +59,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri import atomic
 from dri.literal import storable, storable_json
 
 __all__ = [
@@ -358,4 +359,5 @@ def save_json(g: nx.DiGraph, path: str | Path) -> None:
     # A lone surrogate (a name that is not UTF-8) is written as the text "\udcff"
     # (dri.literal.storable): the file is UTF-8 and every reader takes it.
     text = storable_json(json.dumps(to_json(g), ensure_ascii=False, indent=1))
-    Path(path).write_text(text, encoding="utf-8")
+    # Whole or not at all: `dri compare` reading it while `dri graph --out` rewrites it sees a graph.
+    atomic.write_text(path, text)

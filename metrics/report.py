@@ -35,6 +35,7 @@ Example
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import time
@@ -43,6 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from dri import atomic
 from dri.literal import csv_cell, plot_text, quiet_glyphs
 from dri.metrics.pages import SCORE_LABELS, MappingView, number, render
 from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures
@@ -95,6 +97,13 @@ def json_text(value: Any, **options: Any) -> str:
 DEFAULT_PICTURES = 3
 
 
+def _write(path: Path, text: str, newline: str | None = None) -> None:
+    """Write a report file whole (:func:`dri.atomic.write_text`): a reader, or a
+    command writing the same report at the same time, sees the old file or the
+    new one, never one cut short; a name that is not UTF-8 is written escaped."""
+    atomic.write_text(path, text, newline=newline, errors=_UNENCODABLE)
+
+
 def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequence[str]) -> Path:
     """Every row, the fixed columns first, then the scores, then the rest; a text
     cell that starts like a formula gets a leading ``'`` (:func:`dri.literal.csv_cell`)."""
@@ -103,18 +112,19 @@ def write_scores_csv(rows: Sequence[Mapping[str, Any]], path: Path, scores: Sequ
     known = set(first) | set(scores) | set(COUNT_NAMES) | set(tail)
     extra = sorted({k for r in rows for k in r if k not in known and not k.startswith("_")})
     columns = first + extra + list(scores) + list(COUNT_NAMES) + tail
-    with path.open("w", newline="", encoding="utf-8", errors=_UNENCODABLE) as fh:
-        csv.writer(fh).writerow([csv_cell(c) for c in columns])  # extra columns are the user's
-        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
-        for i, r in enumerate(rows, start=1):
-            # A name like "=1+1.txt" is a cell a spreadsheet would run (dri.literal.csv_cell).
-            out = {k: csv_cell(r.get(k, "")) for k in columns}
-            out["pair"] = r.get("pair", i)
-            for k in (*scores, MAPPING_SECONDS):
-                v = out.get(k)
-                if isinstance(v, float):
-                    out[k] = "" if math.isnan(v) else f"{v:.6f}"
-            writer.writerow(out)
+    fh = io.StringIO(newline="")
+    csv.writer(fh).writerow([csv_cell(c) for c in columns])  # extra columns are the user's
+    writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+    for i, r in enumerate(rows, start=1):
+        # A name like "=1+1.txt" is a cell a spreadsheet would run (dri.literal.csv_cell).
+        out = {k: csv_cell(r.get(k, "")) for k in columns}
+        out["pair"] = r.get("pair", i)
+        for k in (*scores, MAPPING_SECONDS):
+            v = out.get(k)
+            if isinstance(v, float):
+                out[k] = "" if math.isnan(v) else f"{v:.6f}"
+        writer.writerow(out)
+    _write(path, fh.getvalue(), newline="")
     return path
 
 
@@ -191,8 +201,10 @@ def save_panel_grid(
             fig.tight_layout()
         else:
             fig.subplots_adjust(**margins)
-        fig.savefig(path, dpi=100)
+        picture = io.BytesIO()
+        fig.savefig(picture, format="png", dpi=100)
     plt.close(fig)
+    atomic.write_bytes(path, picture.getvalue())
     return path
 
 
@@ -340,7 +352,8 @@ def _write_stats_json(
     path: Path,
 ) -> Path:
     """``stats.json``: the numbers of the report, for programs."""
-    path.write_text(
+    _write(
+        path,
         json_text(
             {
                 "kind": result.kind,
@@ -357,8 +370,6 @@ def _write_stats_json(
             ensure_ascii=False,
             default=str,
         ),
-        encoding="utf-8",
-        errors=_UNENCODABLE,
     )
     return path
 
@@ -403,13 +414,9 @@ def write_report(
         "scores_csv": True,
     }
     summary_md = out / "summary.md"
-    summary_md.write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
+    _write(summary_md, render("summary.md", **context))
     index_html = out / "index.html"
-    index_html.write_text(
-        render("report.html", **context, targets=_search_views(search, pictures, pool)),
-        encoding="utf-8",
-        errors=_UNENCODABLE,
-    )
+    _write(index_html, render("report.html", **context, targets=_search_views(search, pictures, pool)))
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
 
@@ -433,10 +440,9 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
     """A report folder for the expert ratings alone: ``summary.md``, ``index.html``, ``stats.json``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "stats.json").write_text(
+    _write(
+        out / "stats.json",
         json_text({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}),
-        encoding="utf-8",
-        errors=_UNENCODABLE,
     )
     section = ReportSection(
         "Mean rating per property",
@@ -455,8 +461,6 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
         "problems": [],
         "scores_csv": False,  # ratings of pairs, not scores: stats.json holds them
     }
-    (out / "summary.md").write_text(render("summary.md", **context), encoding="utf-8", errors=_UNENCODABLE)
-    (out / "index.html").write_text(
-        render("report.html", **context, targets=[]), encoding="utf-8", errors=_UNENCODABLE
-    )
+    _write(out / "summary.md", render("summary.md", **context))
+    _write(out / "index.html", render("report.html", **context, targets=[]))
     return out

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from dri import atomic
 from dri.errors import ProjectError, SettingsError
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
@@ -258,7 +259,7 @@ def _write_pages(
         if path is None:
             continue
         try:
-            path.write_text(text, encoding="utf-8")
+            atomic.write_text(path, text)  # whole: a browser reloading it never shows half a page
         except OSError as err:
             echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
             status = 1

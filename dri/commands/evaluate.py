@@ -23,7 +23,8 @@
 Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
 index.html) and prints where it is; ``dri report`` shows it. An ``--out``
 folder that holds an earlier report is refused (exit 2) unless ``--force``
-replaces it; the default folder, ``data/reports/KIND-CORPUS``, is the
+replaces it, and so is one another ``dri evaluate`` is writing its report
+in now; the default folder, ``data/reports/KIND-CORPUS``, is the
 command's own and is replaced. A bad document
 gets a one-line error and the rest carries on; the exit status is 1 if any
 pair failed, 2 if the corpus could not be read.
@@ -32,7 +33,12 @@ pair failed, 2 if the corpus could not be read.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
+import hashlib
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +48,7 @@ from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
-from dri.settings import prefect_defaults
+from dri.settings import data_dir, prefect_defaults
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -205,16 +211,53 @@ def _earlier_report(out: Path | None) -> Path | None:
     return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
 
+@contextlib.contextmanager
+def _claimed(out: Path) -> Iterator[bool]:
+    """Whether this process alone writes a report in ``out`` while the block
+    runs: a lock (under the data folder, named by the folder's path) taken
+    without waiting, held to the end. Two commands given one ``--out`` at once
+    each found no earlier report there, and both wrote it, the second replacing
+    the first's report (or mixing its files with the first's)."""
+    key = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32]
+    folder = data_dir() / "locks"
+    folder.mkdir(exist_ok=True)
+    with open(folder / f"report-{key}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
-    earlier = None if args.force else _earlier_report(args.out)
-    if earlier is not None:
-        # Refused before any work: a report is not replaced by surprise.
-        echo(
-            f"error: {args.out}: holds an earlier report ({earlier.name}); "
-            "add --force to replace it, or choose another --out",
-            file=sys.stderr,
-        )
-        return 2
+    if args.out is None:
+        return _evaluate(args)
+    with _claimed(args.out) as claimed:
+        if not claimed:
+            echo(
+                f"error: {args.out}: another dri evaluate is writing its report there; "
+                "wait for it to end, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
+        earlier = None if args.force else _earlier_report(args.out)
+        if earlier is not None:
+            # Refused before any work: a report is not replaced by surprise.
+            echo(
+                f"error: {args.out}: holds an earlier report ({earlier.name}); "
+                "add --force to replace it, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
+        return _evaluate(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """The evaluation ``args`` ask for, its console lines and its exit status."""
     # The progress lines below say what Prefect's INFO lines would.
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     chosen = kind(args.kind)

@@ -1,0 +1,90 @@
+"""Report files are written whole: a reader sees the old file or the new one.
+
+Two commands writing one report folder at once (two ``dri ratings import``
+ending together, two evaluations of one corpus into its default folder), or a
+reader (``dri report``, a program reading ``stats.json``) beside a writer,
+saw a file cut short while it was being written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import time
+from pathlib import Path
+
+from dri.metrics.report import write_ratings_report, write_report
+from dri.metrics.results import EvaluationResult
+from dri.metrics.stats import rating_stats
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"IEND\xaeB`\x82"
+LEVELS = ("cut", "light", "heavy", "non")
+
+
+def _rows() -> list[dict[str, object]]:
+    return [
+        {"source": f"orig_{i}.txt", "target": f"{level}_{i}.txt", "group": level, "analogy_similarity": s}
+        for s, level in enumerate(LEVELS)
+        for i in range(40)
+    ]
+
+
+def _rewrite_reports(folder: Path, times: int) -> None:
+    ratings = rating_stats(
+        [
+            {"rater": r, "pair": f"p{p}", "novelty": 1 + (p + len(r)) % 5}
+            for r in ("a", "bb")
+            for p in range(9)
+        ]
+    )
+    result = EvaluationResult(
+        "plagiarism", _rows(), groups=list(LEVELS), structure_scores=("analogy_similarity",)
+    )
+    for _ in range(times):
+        write_report(result, folder)
+        write_ratings_report(ratings, folder / "ratings", source="ratings.csv")
+
+
+def _whole(path: Path) -> bool:
+    """Whether ``path`` (if there) reads as a whole file of its kind."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return True
+    if path.suffix == ".png":
+        return data.startswith(PNG_SIGNATURE) and data.endswith(PNG_END)
+    text = data.decode("utf-8")
+    if path.suffix == ".json":
+        try:
+            return isinstance(json.loads(text), dict)
+        except ValueError:
+            return False
+    if path.suffix == ".csv":
+        return len(list(csv.reader(io.StringIO(text)))) == len(_rows()) + 1
+    if path.suffix == ".html":
+        return text.rstrip().endswith("</html>")
+    return text.startswith("# ") and text.endswith("\n")
+
+
+def test_a_reader_beside_a_writer_never_sees_half_a_report_file(tmp_path) -> None:
+    folder = tmp_path / "report"
+    _rewrite_reports(folder, 1)
+    names = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
+    assert len(names) == 8  # 5 of the report (one box plot), 3 of the ratings
+    writer = multiprocessing.get_context("fork").Process(target=_rewrite_reports, args=(folder, 12))
+    writer.start()
+    cut_short: dict[str, int] = {}
+    reads = 0
+    deadline = time.monotonic() + 120
+    while writer.is_alive() and time.monotonic() < deadline:
+        for name in names:
+            reads += 1
+            if not _whole(folder / name):
+                cut_short[str(name)] = cut_short.get(str(name), 0) + 1
+    writer.join(10)
+    assert writer.exitcode == 0
+    assert reads > 100
+    assert cut_short == {}
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file()) == sorted(names)

@@ -219,9 +219,16 @@ def _claimed(out: Path) -> Iterator[bool]:
     each found no earlier report there, and both wrote it, the second replacing
     the first's report (or mixing its files with the first's)."""
     key = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32]
-    folder = data_dir() / "locks"
-    folder.mkdir(exist_ok=True)
-    with open(folder / f"report-{key}.lock", "a") as lock:
+    try:
+        folder = data_dir() / "locks"
+        folder.mkdir(exist_ok=True)
+        lock = open(folder / f"report-{key}.lock", "a")  # noqa: SIM115 (closed below)
+    except OSError:
+        # A data folder that cannot be written (read-only, full): no claim can be
+        # kept, and the store's own check says what is wrong with the folder.
+        yield True
+        return
+    with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from dri.commands.folders import output_folder
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    p.add_argument("--out", type=Path, help="folder to write each graph to")
+    p.add_argument("--out", type=output_folder, help="folder to write each graph to")
     p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
     p.add_argument(
         "--png",

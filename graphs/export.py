@@ -113,5 +113,7 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
     ax.axis("off")
     with quiet_glyphs():
         fig.tight_layout()
-        fig.savefig(str(path), dpi=100)
+        # PNG whatever the name ends in: matplotlib picks the format from the
+        # suffix, and a name such as graph.txt is a ValueError there.
+        fig.savefig(str(path), dpi=100, format="png")
     plt.close(fig)

@@ -45,6 +45,18 @@ RunOutcome = tuple[Any, "RunSummary | None"]
 __all__ = ["register", "run_run"]
 
 
+def _section_name(text: str) -> str:
+    """A section name of ``--sections`` without the spaces around it (argparse's ``type``).
+
+    Graphs are restricted to the sections named exactly, so ``''`` or
+    ``' abstract'`` would match nothing and every pair would score 0 with exit 0.
+    """
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("an empty section name")
+    return name
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
@@ -70,6 +82,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--sections",
         nargs="+",
+        type=_section_name,
         metavar="SECTION",
         help="compare only these sections, e.g. abstract background",
     )

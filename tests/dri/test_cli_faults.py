@@ -109,6 +109,20 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
 
 
+@pytest.mark.parametrize("sections", [[""], [" "], ["abstract", ""]])
+def test_run_an_empty_section_name_is_a_usage_error(capsys, tmp_path, sections):
+    code, _, err = _run(capsys, "run", str(tmp_path), "--sections", *sections)
+    assert code == 2
+    assert err.splitlines()[-1] == "dri run: error: argument --sections: an empty section name"
+
+
+def test_run_section_names_lose_the_spaces_around_them(tmp_path):
+    from dri.cli import build_parser
+
+    args = build_parser(["run"]).parse_args(["run", str(tmp_path), "--sections", " Abstract ", "background"])
+    assert args.sections == ["Abstract", "background"]
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [("--interval", "nan"), ("--interval", "-1"), ("--interval", "inf"), ("--min-age", "nan")],

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dri.commands.compare import add_profile_option
-from dri.commands.folders import output_folder
+from dri.commands.folders import given_path, output_folder
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
@@ -79,7 +79,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("kind", choices=list(KINDS))
-    p.add_argument("corpus", type=Path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values())))
+    p.add_argument(
+        "corpus", type=given_path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values()))
+    )
     p.add_argument(
         "--out", type=output_folder, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )

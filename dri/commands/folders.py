@@ -1,4 +1,6 @@
-"""The ``--out DIR`` options of ``dri graph``, ``dri evaluate`` and ``dri demo``: checked when parsed.
+"""Folders named on the command line, checked when parsed: the ``--out DIR`` of ``dri graph``,
+``dri evaluate`` and ``dri demo``, and the corpus or root that ``dri run``,
+``dri evaluate`` and ``dri watch`` read.
 
 An empty ``--out ""`` (a shell variable that was not set) is the current
 folder to :class:`pathlib.Path`, so the command's files would land among the
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from dri.literal import printable
 
-__all__ = ["output_folder"]
+__all__ = ["given_path", "output_folder"]
 
 
 def _file_in_the_way(path: Path) -> Path | None:
@@ -40,3 +42,14 @@ def output_folder(text: str) -> Path:
             f"{printable(text)}: cannot be a folder, {printable(blocker)} is a file"
         )
     return path
+
+
+def given_path(text: str) -> Path:
+    """A path the command reads, never the empty string (argparse's ``type``).
+
+    ``dri run ""`` (an unset shell variable) would run the corpus flow on the
+    current folder, as :class:`pathlib.Path` reads ``""`` as ``.``.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (give . for the current folder)")
+    return Path(text)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
+from dri.commands.folders import given_path
 from dri.commands.search_options import add_search_arguments, positive
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("corpus_dir", type=Path, metavar="CORPUS_DIR")
+    p.add_argument("corpus_dir", type=given_path, metavar="CORPUS_DIR")
     p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
     p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from dri.commands.folders import given_path
 from dri.commands.search_options import positive
 from dri.literal import echo
 from dri.settings import prefect_defaults
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("root", type=Path, metavar="ROOT")
+    p.add_argument("root", type=given_path, metavar="ROOT")
     p.add_argument("--interval", type=_seconds, default=60.0, help="seconds between scans (default 60)")
     p.add_argument("--once", action="store_true", help="scan once and exit")
     p.add_argument(

@@ -187,3 +187,24 @@ def test_an_out_folder_that_is_a_file_is_a_usage_error_before_any_work(capsys, t
     assert err.splitlines()[-1].endswith(
         f"argument --out: {blocker / 'deep'}: cannot be a folder, {blocker} is a file"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", ""),
+        ("run", " "),
+        ("watch", "", "--once"),
+        ("evaluate", "analogy", ""),
+        ("evaluate", "judgements", ""),
+    ],
+)
+def test_an_empty_corpus_or_root_is_a_usage_error_not_the_current_folder(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The cat sat on the mat.", encoding="utf-8")
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].endswith(": an empty path (give . for the current folder)")
+    assert err.splitlines()[-1].startswith(f"dri {argv[0]}: error: argument ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]

@@ -22,6 +22,7 @@ import sys
 
 from dri.commands.folders import given_path
 from dri.commands.search_options import positive
+from dri.errors import one_line
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
@@ -118,6 +119,14 @@ def run_watch(args: argparse.Namespace) -> int:
             on_scan=on_scan,
         )
     except (OSError, RuntimeError) as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {_why(err)}", file=sys.stderr)
         return 1
     return 1 if result.errors else 0
+
+
+def _why(err: OSError | RuntimeError) -> str:
+    """``err`` as the command line's other errors say it: the path, then the reason
+    (``str()`` of an ``OSError`` is ``[Errno 20] reason: 'path'``)."""
+    if isinstance(err, OSError) and err.strerror:
+        return f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+    return one_line(err)

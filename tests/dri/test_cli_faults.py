@@ -208,3 +208,16 @@ def test_an_empty_corpus_or_root_is_a_usage_error_not_the_current_folder(capsys,
     assert err.splitlines()[-1].endswith(": an empty path (give . for the current folder)")
     assert err.splitlines()[-1].startswith(f"dri {argv[0]}: error: argument ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+@pytest.mark.parametrize("under", [False, True])
+@pytest.mark.parametrize("argv", [("report",), ("ratings", "show"), ("watch", "{root}", "--once", "--run")])
+def test_a_data_folder_that_is_a_file_names_dri_data_dir(capsys, tmp_path, monkeypatch, argv, under):
+    blocker = tmp_path / "data"
+    blocker.write_text("a file", encoding="utf-8")
+    data = blocker / "sub" if under else blocker
+    monkeypatch.setenv("DRI_DATA_DIR", str(data))
+    (tmp_path / "root").mkdir()
+    code, _, err = _run(capsys, *(a.format(root=tmp_path / "root") for a in argv))
+    assert code == 1
+    assert err.splitlines() == [f"error: {data}: DRI_DATA_DIR must be a folder, and a file is in the way"]

@@ -54,6 +54,19 @@ def test_ratings_bad_file_is_one_line(data_dir, tmp_path, capsys):
     assert err.count("\n") == 0 and err.startswith(f"error: {bad}:") and "missing rater" in err
 
 
+def test_ratings_show_names_a_stored_row_that_is_not_a_rating(data_dir, capsys):
+    store = data_dir / "ratings" / "ratings.csv"
+    store.parent.mkdir(parents=True)
+    store.write_text("rater,pair,novelty,usefulness,challenge\nr1,p1,9,1,1\n", encoding="utf-8")
+    assert main(["ratings", "show"]) == 1
+    bad = f"error: {store}: line 2: novelty must be a whole number from 1 to 5, not '9'"
+    assert capsys.readouterr().err.splitlines() == [bad]
+    store.write_text(store.read_text(encoding="utf-8") + "r2,p1,3,2,1\n", encoding="utf-8")
+    assert main(["ratings", "show"]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [bad] and "novelty: mean 3.00" in out
+
+
 def test_report_without_any_report(data_dir, capsys):
     assert main(["report"]) == 1
     assert "no report here" in capsys.readouterr().err

@@ -67,6 +67,26 @@ def test_ratings_show_names_a_stored_row_that_is_not_a_rating(data_dir, capsys):
     assert err.splitlines() == [bad] and "novelty: mean 3.00" in out
 
 
+def test_judgements_of_documents_named_by_path_are_compared(data_dir, tmp_path, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "solar.txt").write_text(
+        "The sun attracts the planets. The planets orbit the sun.", encoding="utf-8"
+    )
+    (docs / "atom.txt").write_text(
+        "The nucleus attracts the electrons. The electrons orbit it.", encoding="utf-8"
+    )
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        f"a,b,score\ndocs/solar.txt,{docs / 'atom.txt'},4\ndocs/solar.txt,The dog ate the bone.,1\n"
+        "The sun is hot.,The fire is hot.,3\n",
+        encoding="utf-8",
+    )
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "error" not in err and "judgements: 3 of 3 pairs compared" in out
+
+
 def test_report_without_any_report(data_dir, capsys):
     assert main(["report"]) == 1
     assert "no report here" in capsys.readouterr().err

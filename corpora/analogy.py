@@ -92,8 +92,9 @@ def _warn_repeated(listed_in: Path | None, entry: str) -> None:
 
 def _choose_targets(
     root: Path, documents: list[Path], entries: list[str], listed_in: Path | None
-) -> tuple[list[Path], list[str]]:
-    """The documents ``entries`` name, each once, and a problem line for each entry that names none.
+) -> list[Path]:
+    """The documents ``entries`` name, each once; a :class:`CorpusError` naming the list
+    (``targets.txt`` or ``--target``) and the entry as written for one that names none.
 
     A target named twice would be compared twice (every row and rank of its
     report doubled); an entry naming a file outside the corpus would be
@@ -102,20 +103,17 @@ def _choose_targets(
     """
     by_name = {d.name: d for d in documents}
     chosen: list[Path] = []
-    reasons: list[str] = []
     for entry in entries:
         # Documents are flat in the folder, so the file name identifies one.
         doc = by_name.get(Path(entry).name)
         if doc is None or not _is_listed_document(root, entry, doc):
-            reasons.append(f"target {entry!r} is not a document of the corpus {printable(root)}")
-        elif doc in chosen:
+            where = listed_in if listed_in else "--target"
+            raise CorpusError(where, f"target {entry!r} is not a document of the corpus {printable(root)}")
+        if doc in chosen:
             _warn_repeated(listed_in, entry)
         else:
             chosen.append(doc)
-    if not chosen:
-        raise CorpusError(listed_in or root, reasons[0] if reasons else "names no target")
-    where = printable(listed_in) if listed_in else "--target"
-    return chosen, [f"{where}: {reason}" for reason in reasons]
+    return chosen
 
 
 def load_analogy(
@@ -127,10 +125,9 @@ def load_analogy(
 
     ``targets`` (file names or paths) overrides ``targets.txt``; ``sections``
     overrides ``sections.txt`` (an empty list means the whole documents).
-    A target that is not a document of the corpus is a problem of the corpus
-    (one line naming the list and the entry) and is left out, a
-    :class:`CorpusError` when no target is left; one named twice is compared
-    once, with a warning.
+    A target that is not a document of the corpus is a :class:`CorpusError`
+    naming the list and the entry; one named twice is compared once, with a
+    warning.
     """
     root = Path(corpus_dir)
     if not root.is_dir():
@@ -147,9 +144,7 @@ def load_analogy(
         if not targets:
             raise CorpusError(listed, "names no target")
     listed_in = root / TARGETS_FILE if from_file else None
-    chosen, problems = _choose_targets(root, documents, targets, listed_in)
+    chosen = _choose_targets(root, documents, targets, listed_in)
     if sections is None and (root / SECTIONS_FILE).is_file():
         sections = read_list(root / SECTIONS_FILE)
-    return AnalogyCorpus(
-        root, documents, chosen, tuple(s.lower() for s in sections) if sections else None, problems
-    )
+    return AnalogyCorpus(root, documents, chosen, tuple(s.lower() for s in sections) if sections else None)

@@ -26,13 +26,18 @@ Example ``targets.txt``::
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, is_document, read_table_text
+from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
+
+log = logging.getLogger(__name__)
 
 TARGETS_FILE = "targets.txt"
 SECTIONS_FILE = "sections.txt"
@@ -64,6 +69,53 @@ def read_list(path: Path) -> list[str]:
     return lines
 
 
+def _is_listed_document(root: Path, entry: str, doc: Path) -> bool:
+    """Whether ``entry`` names ``doc``: its bare file name, or a path to that very file
+    (relative to the corpus folder or to the working folder), not another file of the same name."""
+    if Path(entry).name == entry:
+        return True
+    real = os.path.realpath(doc)
+    candidates = [Path(entry).expanduser()] if entry.startswith("~") else [root / entry, Path(entry)]
+    return any(os.path.realpath(c) == real for c in candidates)
+
+
+def _warn_repeated(listed_in: Path | None, entry: str) -> None:
+    """A target named again is compared once, as a manifest's repeated pair is (a warning, not a failure)."""
+    where = printable(listed_in) if listed_in else "--target"
+    log.warning(
+        "%s: target %r is named twice; it is compared once",
+        where,
+        entry,
+        extra={"warning_kind": "targets named twice, each compared once", "warning_item": entry},
+    )
+
+
+def _choose_targets(
+    root: Path, documents: list[Path], entries: list[str], listed_in: Path | None
+) -> list[Path]:
+    """The documents ``entries`` name, each once; a :class:`CorpusError` naming the list
+    (``targets.txt`` or ``--target``) and the entry as written for one that names none.
+
+    A target named twice would be compared twice (every row and rank of its
+    report doubled); an entry naming a file outside the corpus would be
+    reported as the corpus folder joined with its file name, a path that
+    does not exist.
+    """
+    by_name = {d.name: d for d in documents}
+    chosen: list[Path] = []
+    for entry in entries:
+        # Documents are flat in the folder, so the file name identifies one.
+        doc = by_name.get(Path(entry).name)
+        if doc is None or not _is_listed_document(root, entry, doc):
+            where = listed_in if listed_in else "--target"
+            raise CorpusError(where, f"target {entry!r} is not a document of the corpus {printable(root)}")
+        if doc in chosen:
+            _warn_repeated(listed_in, entry)
+        else:
+            chosen.append(doc)
+    return chosen
+
+
 def load_analogy(
     corpus_dir: str | Path,
     targets: list[str] | None = None,
@@ -73,7 +125,9 @@ def load_analogy(
 
     ``targets`` (file names or paths) overrides ``targets.txt``; ``sections``
     overrides ``sections.txt`` (an empty list means the whole documents).
-    A target that is not a document of the corpus is a :class:`CorpusError`.
+    A target that is not a document of the corpus is a :class:`CorpusError`
+    naming the list and the entry; one named twice is compared once, with a
+    warning.
     """
     root = Path(corpus_dir)
     if not root.is_dir():
@@ -81,6 +135,7 @@ def load_analogy(
     documents = sorted(p for p in root.iterdir() if p.is_file() and is_document(p))
     if len(documents) < 2:
         raise CorpusError(root, "an analogy-search corpus needs at least two .txt or .pdf documents")
+    from_file = targets is None
     if targets is None:
         listed = root / TARGETS_FILE
         if not listed.is_file():
@@ -88,14 +143,8 @@ def load_analogy(
         targets = read_list(listed)
         if not targets:
             raise CorpusError(listed, "names no target")
-    by_name = {d.name: d for d in documents}
-    chosen = []
-    for t in targets:
-        # Documents are flat in the folder, so the file name identifies one.
-        doc = by_name.get(Path(t).name)
-        if doc is None:
-            raise CorpusError(root / Path(t).name, "target is not a document of the corpus")
-        chosen.append(doc)
+    listed_in = root / TARGETS_FILE if from_file else None
+    chosen = _choose_targets(root, documents, targets, listed_in)
     if sections is None and (root / SECTIONS_FILE).is_file():
         sections = read_list(root / SECTIONS_FILE)
     return AnalogyCorpus(root, documents, chosen, tuple(s.lower() for s in sections) if sections else None)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,8 +318,19 @@ def load_choice(path: str | Path) -> ChoiceSet:
 
 
 def _document(side: str | Path, folder: Path) -> Path:
+    """The document of ``side`` inside ``folder``, named by its content.
+
+    A document named by path is copied in too: the corpus flow reads the
+    documents found under the corpus folder, so a path outside it had no
+    graph and every pair it was in was skipped.
+    """
     if isinstance(side, Path):
-        return side
+        with side.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha1").hexdigest()[:16]
+        target = folder / f"{digest}{side.suffix.lower()}"
+        if not target.is_file():
+            shutil.copyfile(side, target)
+        return target.resolve()
     name = hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
     target = folder / name
     if not target.is_file():
@@ -331,8 +343,8 @@ def write_documents(
 ) -> list[ManifestPair]:
     """Write the texts of ``(a, b, group, extra)`` pairs into ``folder`` with a ``manifest.csv``.
 
-    Each distinct text becomes ``<content hash>.txt`` once (document paths are
-    used in place); returns the manifest's pairs, in order.
+    Each distinct text becomes ``<content hash>.txt`` once, each document
+    named by path ``<content hash><suffix>``; returns the manifest's pairs, in order.
     """
     folder.mkdir(parents=True, exist_ok=True)
     out = [

@@ -22,6 +22,7 @@ every layer may use it.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -76,8 +77,22 @@ def _default_data_dir() -> Path:
 
 
 def data_dir() -> Path:
-    path = Path(os.environ.get("DRI_DATA_DIR") or _default_data_dir())
-    path.mkdir(parents=True, exist_ok=True)
+    """The data folder, made if missing.
+
+    One that cannot be a folder (``DRI_DATA_DIR`` naming a file, or a path
+    under one) is a :class:`NotADirectoryError` whose words name the variable:
+    every command reads the data folder, and the bare "File exists" of
+    ``mkdir`` did not say which setting was wrong.
+    """
+    configured = os.environ.get("DRI_DATA_DIR")
+    path = Path(configured or _default_data_dir())
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        what = "DRI_DATA_DIR" if configured else "the data folder"
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"{what} must be a folder, and a file is in the way", str(path)
+        ) from None
     return path
 
 

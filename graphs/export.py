@@ -117,6 +117,8 @@ def draw_png(g: nx.DiGraph, path: str | Path, *, title: str | None = None, max_n
     ax.axis("off")
     with quiet_glyphs():
         fig.tight_layout()
+        # PNG whatever the name ends in (matplotlib would pick the format from
+        # the suffix, and a name such as graph.txt is a ValueError there).
         picture = io.BytesIO()
         fig.savefig(picture, format="png", dpi=100)
     plt.close(fig)

@@ -11,7 +11,9 @@ supported first (``[new: x]`` marks an entity B lacks; docs/mapping.md).
 page that works offline: the scores, the mapping picture (the two graphs side
 by side, mapped pairs linked and coloured by Lin), the mapping table and the
 candidate inferences; ``--svg FILE`` writes the picture alone. A bad input
-gets a one-line error naming the file and the reason, and the exit status is 1.
+gets a one-line error naming the file and the reason, and the exit status is 1;
+an ``--html`` or ``--svg`` that is a folder, A, B or the other page is refused
+before comparing (exit 2).
 
 A text or PDF read before (the same bytes, this extractor version) is not
 parsed again: its graph, with the encoder vectors the comparison computed,
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,7 +216,37 @@ def format_inferences(inferences: list[CandidateInference], shown: int = SHOWN_I
     return lines
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file (through links, ``..`` or a second name)."""
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _page_refusal(args: argparse.Namespace) -> str | None:
+    """Why the ``--html``/``--svg`` paths cannot be written, found before the comparison.
+
+    A page written over A or B would destroy the input it describes, and
+    ``--html`` and ``--svg`` on one path would leave only the picture.
+    """
+    pages = [(flag, getattr(args, flag)) for flag in ("html", "svg") if getattr(args, flag) is not None]
+    for flag, path in pages:
+        if not str(path).strip() or path.is_dir():
+            return f"{printable(path)}: --{flag} must name a file, not a folder"
+        for role, given in (("A", args.source), ("B", args.target)):
+            if path == given or _same_file(path, given):
+                return f"{printable(path)}: --{flag} would overwrite {role}, the file compared; choose another name"
+    if len(pages) == 2 and (pages[0][1] == pages[1][1] or _same_file(pages[0][1], pages[1][1])):
+        return f"{printable(pages[0][1])}: --html and --svg name one file; give each its own"
+    return None
+
+
 def run_compare(args: argparse.Namespace) -> int:
+    refusal = _page_refusal(args)
+    if refusal:
+        echo(f"error: {refusal}", file=sys.stderr)
+        return 2
     kept = kept_graphs()
     loaded = []
     failed = False

@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dri.commands.folders import output_folder
 from dri.errors import ProjectError
 from dri.literal import echo
 from dri.settings import prefect_defaults
@@ -61,7 +62,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--out", type=Path, metavar="DIR", help="folder for the three reports (default: data/reports)"
+        "--out",
+        type=output_folder,
+        metavar="DIR",
+        help="folder for the three reports (default: data/reports)",
     )
     p.set_defaults(handler=run_demo)
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dri.commands.compare import add_profile_option
+from dri.commands.folders import given_path, output_folder
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
@@ -84,9 +85,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("kind", choices=list(KINDS))
-    p.add_argument("corpus", type=Path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values())))
     p.add_argument(
-        "--out", type=Path, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
+        "corpus", type=given_path, metavar="|".join(dict.fromkeys(k.input for k in KINDS.values()))
+    )
+    p.add_argument(
+        "--out", type=output_folder, metavar="DIR", help="report folder (default: data/reports/KIND-CORPUS)"
     )
     p.add_argument("--force", action="store_true", help="replace the report an --out folder already holds")
     p.add_argument("--no-baselines", action="store_true", help="structure scores only")

@@ -13,10 +13,11 @@ import os
 import sys
 from pathlib import Path
 
+from dri.commands.folders import output_folder
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
-from dri.literal import echo
+from dri.literal import echo, printable
 
 __all__ = ["register", "run_graph"]
 
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    p.add_argument("--out", type=Path, help="folder to write each graph to")
+    p.add_argument("--out", type=output_folder, help="folder to write each graph to")
     p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
     p.add_argument(
         "--png",
@@ -49,6 +50,18 @@ def _png_path(given: str, name: str, many: bool) -> Path:
     return target
 
 
+class _InputInTheWay(Exception):
+    """An output path that is one of the command's own input files."""
+
+
+def _refuse_an_input(target: Path, inputs: set[str]) -> None:
+    """:class:`_InputInTheWay` when ``target`` is one of ``inputs`` (real paths): a graph
+    or picture written there would destroy a document given (``dri graph x.txt --png
+    x.txt``, or a text named ``x.json`` with ``--out`` its own folder)."""
+    if os.path.realpath(target) in inputs:
+        raise _InputInTheWay(f"{printable(target)} is an input file of this command; choose another output")
+
+
 def run_graph(args: argparse.Namespace) -> int:
 
     documents, failed = [], 0
@@ -63,6 +76,7 @@ def run_graph(args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     many = len(args.files) > 1
     named: dict[str, str] = {}  # output name -> the document written under it
+    inputs = {os.path.realpath(p) for p in args.files}
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
         echo(f"{doc.path}: {summary(g)}")
@@ -77,10 +91,15 @@ def run_graph(args: argparse.Namespace) -> int:
         target = args.out / f"{stem}.{args.format}" if args.out else None
         try:
             if target is not None:
+                _refuse_an_input(target, inputs)
                 save_json(g, target) if args.format == "json" else write_graphml(g, target)
             if args.png:
                 target = _png_path(args.png, stem, many)
+                _refuse_an_input(target, inputs)
                 draw_png(g, target)
+        except _InputInTheWay as err:
+            echo(f"error: {doc.path}: not written: {err}", file=sys.stderr)
+            failed += 1
         except OSError as err:  # a full disk, a read-only folder: the next document may fit
             echo(f"error: {err.filename or target}: cannot write: {err.strerror or err}", file=sys.stderr)
             failed += 1

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dri.corpora.ratings import import_ratings, load_ratings, ratings_file
+from dri.corpora.ratings import import_ratings, ratings_file, read_ratings
 from dri.corpora.text import CorpusError
 from dri.literal import echo
 from dri.metrics.report import write_ratings_report
@@ -39,6 +39,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run_ratings)
 
 
+def _stored() -> tuple[list[dict[str, object]], list[str]]:
+    """The valid rows of the ratings store and a line for each row that is not one.
+
+    A store edited by hand can hold a row that is not a rating; shown without
+    it, a store of only such rows read as "no ratings stored yet".
+    """
+    path = ratings_file()
+    try:
+        return read_ratings(path) if path.is_file() else ([], [])
+    except CorpusError as err:
+        return [], [str(err)]
+
+
 def run_ratings(args: argparse.Namespace) -> int:
 
     status = 0
@@ -55,10 +68,17 @@ def run_ratings(args: argparse.Namespace) -> int:
             f"{result.total_stored} stored in {result.stored}"
         )
         status = 1 if result.problems else 0
-    rows = load_ratings()
+    rows, problems = _stored()
+    for problem in problems:
+        echo(f"error: {problem}", file=sys.stderr)
     if not rows:
-        echo(f"no ratings stored yet ({ratings_file()}); use `dri ratings import FILE.csv`", file=sys.stderr)
+        if not problems:
+            echo(
+                f"no ratings stored yet ({ratings_file()}); use `dri ratings import FILE.csv`",
+                file=sys.stderr,
+            )
         return 1
+    status = 1 if problems else status
     stats = rating_stats(rows)
     for st in stats:
         alpha = "–" if st.alpha is None else f"{st.alpha:.3f}"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
+from dri.commands.folders import given_path
 from dri.commands.search_options import add_search_arguments, positive
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
@@ -45,6 +46,18 @@ RunOutcome = tuple[Any, "RunSummary | None"]
 __all__ = ["register", "run_run"]
 
 
+def _section_name(text: str) -> str:
+    """A section name of ``--sections`` without the spaces around it (argparse's ``type``).
+
+    Graphs are restricted to the sections named exactly, so ``''`` or
+    ``' abstract'`` would match nothing and every pair would score 0 with exit 0.
+    """
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("an empty section name")
+    return name
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
@@ -52,7 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("corpus_dir", type=Path, metavar="CORPUS_DIR")
+    p.add_argument("corpus_dir", type=given_path, metavar="CORPUS_DIR")
     p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
     p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
@@ -70,6 +83,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--sections",
         nargs="+",
+        type=_section_name,
         metavar="SECTION",
         help="compare only these sections, e.g. abstract background",
     )

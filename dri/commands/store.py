@@ -120,14 +120,26 @@ def _runs(store: Any, args: argparse.Namespace) -> int:
 def _find(store: Any, text: str, corpus: str | None) -> Any:
     found = store.find_document(text, corpus)
     if found is None:
-        where = f" in corpus {corpus!r}" if corpus else ""
+        where = f" in corpus {corpus!r}" if corpus is not None else ""
         echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr)
     return found
 
 
+def _known_run(store: Any, run_id: str | None) -> bool:
+    """Whether ``run_id`` is ``None`` or a run of the store; a line on stderr if not.
+
+    ``top_analogues`` of a run the store does not hold is empty, and a typing
+    slip in ``--run`` would read as "0 analogues" with exit 0.
+    """
+    if run_id is None or any(r.run_id == run_id for r in store.runs()):
+        return True
+    echo(f"error: {store.location}: no run {run_id!r} (dri store runs lists them)", file=sys.stderr)
+    return False
+
+
 def _top(store: Any, args: argparse.Namespace) -> int:
     doc = _find(store, args.document, args.corpus)
-    if doc is None:
+    if doc is None or not _known_run(store, args.run):
         return 1
     analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
     echo(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from dri.commands.folders import given_path
 from dri.commands.search_options import positive
+from dri.errors import one_line
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
@@ -51,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("root", type=Path, metavar="ROOT")
+    p.add_argument("root", type=given_path, metavar="ROOT")
     p.add_argument("--interval", type=_seconds, default=60.0, help="seconds between scans (default 60)")
     p.add_argument("--once", action="store_true", help="scan once and exit")
     p.add_argument(
@@ -118,6 +119,14 @@ def run_watch(args: argparse.Namespace) -> int:
             on_scan=on_scan,
         )
     except (OSError, RuntimeError) as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {_why(err)}", file=sys.stderr)
         return 1
     return 1 if result.errors else 0
+
+
+def _why(err: OSError | RuntimeError) -> str:
+    """``err`` as the command line's other errors say it: the path, then the reason
+    (``str()`` of an ``OSError`` is ``[Errno 20] reason: 'path'``)."""
+    if isinstance(err, OSError) and err.strerror:
+        return f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+    return one_line(err)

@@ -195,3 +195,30 @@ def test_manifest_errors_are_one_line(tmp_path):
     bad.write_text("source,target,group\na,,cut\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="line 2: empty target"):
         read_manifest(bad)
+
+
+def test_analogy_loader_names_each_target_once_and_the_list_for_a_bad_one(tmp_path, caplog):
+    corpus_dir = tmp_path / "corpus"
+    corpus_dir.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (corpus_dir / name).write_text("x", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("another file of the same name", encoding="utf-8")
+    listed = corpus_dir / "targets.txt"
+    listed.write_text("a.txt\n./a.txt\nb.txt\n", encoding="utf-8")
+    corpus = load_analogy(corpus_dir)
+    assert [t.name for t in corpus.targets] == ["a.txt", "b.txt"]
+    assert [(p.source.name, p.target.name) for p in corpus.manifest()] == [
+        ("b.txt", "a.txt"),
+        ("c.txt", "a.txt"),
+        ("a.txt", "b.txt"),
+        ("c.txt", "b.txt"),
+    ]
+    assert f"{listed}: target './a.txt' is named twice; it is compared once" in caplog.messages
+    for entry in ("../a.txt", "/etc/c.txt"):
+        listed.write_text(f"a.txt\n{entry}\n", encoding="utf-8")
+        with pytest.raises(CorpusError) as err:
+            load_analogy(corpus_dir)
+        assert str(err.value) == f"{listed}: target {entry!r} is not a document of the corpus {corpus_dir}"
+    with pytest.raises(CorpusError) as err:
+        load_analogy(corpus_dir, targets=["a.txt", "/etc/c.txt"])
+    assert str(err.value) == f"--target: target '/etc/c.txt' is not a document of the corpus {corpus_dir}"

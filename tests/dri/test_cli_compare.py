@@ -194,3 +194,25 @@ def test_an_unwritable_page_is_one_line(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--html", str(missing)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {missing}: cannot write")
+
+
+def test_a_page_over_a_compared_file_is_refused_before_comparing(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    link = tmp_path / "link.json"
+    link.symlink_to(b)
+    graph_a, graph_b = a.read_bytes(), b.read_bytes()
+    for flag, path, says in [
+        ("--html", a, f"{a}: --html would overwrite A, the file compared"),
+        ("--svg", link, f"{link}: --svg would overwrite B, the file compared"),
+        ("--html", tmp_path, f"{tmp_path}: --html must name a file, not a folder"),
+    ]:
+        assert main(["compare", str(a), str(b), flag, str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1 and err.startswith(f"error: {says}")
+    assert a.read_bytes() == graph_a and b.read_bytes() == graph_b
+    both = tmp_path / "page"
+    assert main(["compare", str(a), str(b), "--html", str(both), "--svg", str(both)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {both}: --html and --svg name one file; give each its own"
+    ]
+    assert not both.exists()

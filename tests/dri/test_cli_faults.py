@@ -109,6 +109,20 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
 
 
+@pytest.mark.parametrize("sections", [[""], [" "], ["abstract", ""]])
+def test_run_an_empty_section_name_is_a_usage_error(capsys, tmp_path, sections):
+    code, _, err = _run(capsys, "run", str(tmp_path), "--sections", *sections)
+    assert code == 2
+    assert err.splitlines()[-1] == "dri run: error: argument --sections: an empty section name"
+
+
+def test_run_section_names_lose_the_spaces_around_them(tmp_path):
+    from dri.cli import build_parser
+
+    args = build_parser(["run"]).parse_args(["run", str(tmp_path), "--sections", " Abstract ", "background"])
+    assert args.sections == ["Abstract", "background"]
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [("--interval", "nan"), ("--interval", "-1"), ("--interval", "inf"), ("--min-age", "nan")],
@@ -130,3 +144,80 @@ def test_watch_workers_below_1_is_a_usage_error(capsys, tmp_path, workers):
     code, _, err = _run(capsys, "watch", str(tmp_path), "--run", "--workers", workers)
     assert code == 2
     assert err.splitlines()[-1] == f"dri watch: error: argument --workers: must be at least 1, not {workers}"
+
+
+_OUT_COMMANDS = {
+    "graph": ("graph", "doc.txt"),
+    "evaluate": ("evaluate", "judgements", "pairs.csv"),
+    "demo": ("demo",),
+}
+
+
+@pytest.mark.parametrize("command", sorted(_OUT_COMMANDS))
+@pytest.mark.parametrize("out, says", [("", "an empty folder name"), (" ", "an empty folder name")])
+def test_an_empty_out_folder_is_a_usage_error_not_the_current_folder(
+    capsys, tmp_path, monkeypatch, command, out, says
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.txt").write_text("The cat sat on the mat.", encoding="utf-8")
+    (tmp_path / "pairs.csv").write_text("a,b,score\nThe cat sat.,The dog sat.,2\n", encoding="utf-8")
+    code, _, err = _run(capsys, *_OUT_COMMANDS[command], "--out", out)
+    assert code == 2
+    assert (
+        err.splitlines()[-1]
+        == f"dri {command}: error: argument --out: {says} (give . for the current folder)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.txt", "pairs.csv"]
+
+
+@pytest.mark.parametrize("command", sorted(_OUT_COMMANDS))
+def test_an_out_folder_that_is_a_file_is_a_usage_error_before_any_work(capsys, tmp_path, command):
+    for path in (tmp_path / "doc.txt", tmp_path / "pairs.csv"):
+        path.write_text("a,b,score\n", encoding="utf-8")
+    blocker = tmp_path / "report"
+    blocker.write_text("not a folder", encoding="utf-8")
+    argv = [str(tmp_path / a) if a in ("doc.txt", "pairs.csv") else a for a in _OUT_COMMANDS[command]]
+    code, out, err = _run(capsys, *argv, "--out", str(blocker))
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].endswith(
+        f"argument --out: {blocker}: not a folder (a file of that name is there)"
+    )
+    code, out, err = _run(capsys, *argv, "--out", str(blocker / "deep"))
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].endswith(
+        f"argument --out: {blocker / 'deep'}: cannot be a folder, {blocker} is a file"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", ""),
+        ("run", " "),
+        ("watch", "", "--once"),
+        ("evaluate", "analogy", ""),
+        ("evaluate", "judgements", ""),
+    ],
+)
+def test_an_empty_corpus_or_root_is_a_usage_error_not_the_current_folder(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The cat sat on the mat.", encoding="utf-8")
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].endswith(": an empty path (give . for the current folder)")
+    assert err.splitlines()[-1].startswith(f"dri {argv[0]}: error: argument ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+@pytest.mark.parametrize("under", [False, True])
+@pytest.mark.parametrize("argv", [("report",), ("ratings", "show"), ("watch", "{root}", "--once", "--run")])
+def test_a_data_folder_that_is_a_file_names_dri_data_dir(capsys, tmp_path, monkeypatch, argv, under):
+    blocker = tmp_path / "data"
+    blocker.write_text("a file", encoding="utf-8")
+    data = blocker / "sub" if under else blocker
+    monkeypatch.setenv("DRI_DATA_DIR", str(data))
+    (tmp_path / "root").mkdir()
+    code, _, err = _run(capsys, *(a.format(root=tmp_path / "root") for a in argv))
+    assert code == 1
+    assert err.splitlines() == [f"error: {data}: DRI_DATA_DIR must be a folder, and a file is in the way"]

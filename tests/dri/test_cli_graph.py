@@ -65,3 +65,22 @@ def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_sec
     ]
     lemmas = {n["lemma"] for n in json.loads((out / "x.json").read_text())["nodes"]}
     assert "sun" in lemmas and "pump" not in lemmas
+
+
+def test_graph_never_writes_over_a_document_it_was_given(tmp_path, capsys):
+    text = tmp_path / "solar.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    named_json = tmp_path / "notes" / "atom.json"  # a text file with a misleading suffix
+    named_json.parent.mkdir()
+    named_json.write_text(TEXT.replace("sun", "nucleus"), encoding="utf-8")
+    assert main(["graph", str(text), "--png", str(text)]) == 1
+    assert main(["graph", str(named_json), str(text), "--out", str(named_json.parent)]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {text}: not written: {text} is an input file of this command; choose another output",
+        f"error: {named_json}: not written: {named_json} is an input file of this command; "
+        "choose another output",
+    ]
+    assert text.read_text(encoding="utf-8") == TEXT
+    assert named_json.read_text(encoding="utf-8") == TEXT.replace("sun", "nucleus")
+    assert json.loads((named_json.parent / "solar.json").read_text())["nodes"]  # the other one is written

@@ -54,6 +54,39 @@ def test_ratings_bad_file_is_one_line(data_dir, tmp_path, capsys):
     assert err.count("\n") == 0 and err.startswith(f"error: {bad}:") and "missing rater" in err
 
 
+def test_ratings_show_names_a_stored_row_that_is_not_a_rating(data_dir, capsys):
+    store = data_dir / "ratings" / "ratings.csv"
+    store.parent.mkdir(parents=True)
+    store.write_text("rater,pair,novelty,usefulness,challenge\nr1,p1,9,1,1\n", encoding="utf-8")
+    assert main(["ratings", "show"]) == 1
+    bad = f"error: {store}: line 2: novelty must be a whole number from 1 to 5, not '9'"
+    assert capsys.readouterr().err.splitlines() == [bad]
+    store.write_text(store.read_text(encoding="utf-8") + "r2,p1,3,2,1\n", encoding="utf-8")
+    assert main(["ratings", "show"]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [bad] and "novelty: mean 3.00" in out
+
+
+def test_judgements_of_documents_named_by_path_are_compared(data_dir, tmp_path, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "solar.txt").write_text(
+        "The sun attracts the planets. The planets orbit the sun.", encoding="utf-8"
+    )
+    (docs / "atom.txt").write_text(
+        "The nucleus attracts the electrons. The electrons orbit it.", encoding="utf-8"
+    )
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        f"a,b,score\ndocs/solar.txt,{docs / 'atom.txt'},4\ndocs/solar.txt,The dog ate the bone.,1\n"
+        "The sun is hot.,The fire is hot.,3\n",
+        encoding="utf-8",
+    )
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "error" not in err and "judgements: 3 of 3 pairs compared" in out
+
+
 def test_report_without_any_report(data_dir, capsys):
     assert main(["report"]) == 1
     assert "no report here" in capsys.readouterr().err

@@ -2,6 +2,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,13 @@ def test_png_is_a_real_image(tmp_path):
     import matplotlib.image
 
     assert matplotlib.image.imread(str(path)).shape[0] > 100
+
+
+@pytest.mark.parametrize("name", ["g.txt", "g", "g.jpg", "g.PNG."])
+def test_png_is_a_png_whatever_its_name_ends_in(tmp_path, name):
+    path = tmp_path / name
+    draw_png(sample(), path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def causal():

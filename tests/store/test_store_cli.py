@@ -49,6 +49,23 @@ def test_unknown_documents_and_clear_without_yes_are_errors(uri, capsys):
         assert store.corpora() == []
 
 
+def test_top_of_a_run_or_corpus_the_store_lacks_is_one_line(uri, capsys):
+    assert main(["store", "--uri", uri, "top", "solar.txt", "--run", "run-2"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        f"error: {_location(uri)}: no run 'run-2' (dri store runs lists them)"
+    ]
+    assert main(["store", "--uri", uri, "top", "solar.txt", "--corpus", ""]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {_location(uri)}: no document 'solar.txt' in corpus ''"
+    ]
+
+
+def _location(uri: str) -> str:
+    with open_store(uri) as store:
+        return str(store.location)
+
+
 def test_a_dead_server_is_one_line_on_stderr(capsys, monkeypatch):
     monkeypatch.setenv("DRI_NEO4J_RETRY_SECONDS", "1")
     monkeypatch.setenv("DRI_NEO4J_CONNECTION_TIMEOUT", "1")

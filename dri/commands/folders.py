@@ -1,0 +1,55 @@
+"""Folders named on the command line, checked when parsed: the ``--out DIR`` of ``dri graph``,
+``dri evaluate`` and ``dri demo``, and the corpus or root that ``dri run``,
+``dri evaluate`` and ``dri watch`` read.
+
+An empty ``--out ""`` (a shell variable that was not set) is the current
+folder to :class:`pathlib.Path`, so the command's files would land among the
+user's own; a path that is a file, or lies under one, would fail only when
+the first file is written, for ``dri evaluate`` after every comparison, with
+the bare "File exists". Both are usage errors before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dri.literal import printable
+
+__all__ = ["given_path", "output_folder"]
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """``path`` or the nearest of its parents that exists and is not a folder, if any."""
+    for part in (path, *path.parents):
+        if part.exists():
+            return None if part.is_dir() else part
+        if part.is_symlink():  # a dangling link: nothing can be made there
+            return part
+    return None
+
+
+def output_folder(text: str) -> Path:
+    """A folder to write into, existing or to be made (argparse's ``type``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty folder name (give . for the current folder)")
+    path = Path(text)
+    blocker = _file_in_the_way(path)
+    if blocker == path:
+        raise argparse.ArgumentTypeError(f"{printable(text)}: not a folder (a file of that name is there)")
+    if blocker is not None:
+        raise argparse.ArgumentTypeError(
+            f"{printable(text)}: cannot be a folder, {printable(blocker)} is a file"
+        )
+    return path
+
+
+def given_path(text: str) -> Path:
+    """A path the command reads, never the empty string (argparse's ``type``).
+
+    ``dri run ""`` (an unset shell variable) would run the corpus flow on the
+    current folder, as :class:`pathlib.Path` reads ``""`` as ``.``.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (give . for the current folder)")
+    return Path(text)

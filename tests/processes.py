@@ -4,6 +4,8 @@ lines, and waiting for a condition."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -86,3 +88,17 @@ def bound_by_permissions() -> list[str]:
     if os.geteuid() != 0:
         return []
     return ["setpriv", f"--bounding-set={_READ_ANY}", f"--inh-caps={_READ_ANY}"]
+
+
+def writer_process(test_file: str, function: str, folder: Path, times: int) -> subprocess.Popen[str]:
+    """``function(folder, times)`` of the test module ``test_file`` run in a
+    fresh interpreter: a writer beside the test's reader. A fork of the test
+    process would inherit the state of the threads the suite runs beside it
+    (the background tests, the picture pool), which can fail the child."""
+    module = Path(test_file)
+    code = (
+        f"import sys; sys.path[:0] = [{str(module.parent)!r}, {str(Path(__file__).parent)!r}]; "
+        "from pathlib import Path; "
+        f"import {module.stem} as m; m.{function}(Path({str(folder)!r}), {times})"
+    )
+    return subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)

@@ -6,11 +6,11 @@ or the new one, never one cut short."""
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 from pathlib import Path
 
 import networkx as nx
+from processes import writer_process
 
 from dri.graphs import add_triple, new_graph
 from dri.graphs.export import draw_png, write_graphml
@@ -51,18 +51,17 @@ def test_a_reader_beside_a_writer_never_sees_half_a_graph_file(tmp_path) -> None
     _write(tmp_path, 1)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["g.graphml", "g.json", "g.png"]
-    writer = multiprocessing.get_context("fork").Process(target=_write, args=(tmp_path, 15))
-    writer.start()
+    writer = writer_process(__file__, "_write", tmp_path, 15)
     cut_short: dict[str, int] = {}
     reads = 0
     deadline = time.monotonic() + 120
-    while writer.is_alive() and time.monotonic() < deadline:
+    while writer.poll() is None and time.monotonic() < deadline:
         for name in names:
             reads += 1
             if not _whole(tmp_path / name):
                 cut_short[name] = cut_short.get(name, 0) + 1
-    writer.join(10)
-    assert writer.exitcode == 0
+    _, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err[-2000:]
     assert reads > 100
     assert cut_short == {}
     assert sorted(p.name for p in tmp_path.iterdir()) == names

@@ -53,7 +53,10 @@ DEFAULT_MAX_BYTES = 20_000_000
 
 # More control characters than this (as a share of all characters) means binary data.
 _MAX_CONTROL_SHARE = 0.01
-_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
+# NEL (U+0085) ends the lines of texts converted from EBCDIC, as Python's splitlines reads it.
+_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v\x85")
+# Line ends other than "\n": each is a line end, a paragraph separator a paragraph break.
+_LINE_ENDS = (("\r\n", "\n"), ("\r", "\n"), ("\x85", "\n"), ("\u2028", "\n"), ("\u2029", "\n\n"))
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n|\f")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
 _HEADING_MAX_WORDS = 10
@@ -127,7 +130,8 @@ def text_blocks(text: str) -> list[Block]:
     A text whose every paragraph looks like a heading ("10 Things to Know for
     Wednesday", a headline on its own) is its headings: they are what it says.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for end, newline in _LINE_ENDS:
+        text = text.replace(end, newline)
     blocks: list[Block] = []
     headings: list[str] = []
     only_headings = True

@@ -28,6 +28,24 @@ def test_utf8_text_with_wrapped_lines_and_paragraphs(tmp_path):
     assert {s.section for s in doc.sentences} == {None}
 
 
+@pytest.mark.parametrize(
+    "line_end, paragraph_break",
+    [("\x85", "\x85\x85"), ("\u2028", "\u2029"), ("\r\n", "\r\n\r\n")],
+    ids=["NEL", "LS-PS", "CRLF"],
+)
+def test_other_line_ends_read_as_line_ends(tmp_path, line_end, paragraph_break):
+    # A text converted from EBCDIC ends its lines with NEL (U+0085), a C1 control:
+    # it was refused as "binary data, not text (4% control characters)".
+    path = tmp_path / "a.txt"
+    lines = ["It maps one domain", "onto another.", "A new paragraph starts here."]
+    path.write_text(lines[0] + line_end + lines[1] + paragraph_break + lines[2], encoding="utf-8")
+    doc = read_document(path)
+    assert [s.text for s in doc.sentences] == [
+        "It maps one domain onto another.",
+        "A new paragraph starts here.",
+    ]
+
+
 def test_ids_hash_the_source_bytes_and_the_extractor_version(tmp_path):
     path = tmp_path / "a.txt"
     path.write_bytes(b"The sun attracts the planets.")

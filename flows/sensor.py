@@ -26,14 +26,12 @@ went (deleted or renamed) (:mod:`dri.flows.replaced`).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -140,17 +138,6 @@ def _save_seen(path: Path, root: Path, seen: dict[str, SeenRecord]) -> None:
     )
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 @dataclass(frozen=True)
 class FolderState:
     """What one look at a corpus folder saw."""
@@ -212,7 +199,7 @@ def scan(
         raise MissingRoot(root_path)
     path = state_path(root_path, state_dir)
     result = SensorResult(root=str(root_path))
-    with _locked(path):
+    with atomic.locked(path):
         seen = load_seen(path)
         ready, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
         result.already_seen = len(seen)

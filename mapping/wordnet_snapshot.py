@@ -22,9 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from dri import atomic
 
 __all__ = ["load_snapshot", "save_snapshot"]
 
@@ -62,18 +63,10 @@ def load_snapshot(corpora: Path) -> dict[str, Any] | None:
 
 def save_snapshot(corpora: Path, tables: dict[str, Any]) -> None:
     """Save ``tables`` (read from ``corpora``) for the next process; nothing if it cannot be written."""
-    folder = corpora / "wordnet"
-    temporary = None
+    target = corpora / "wordnet" / _NAME
     try:
         payload = pickle.dumps({"key": _key(corpora), "tables": tables}, protocol=pickle.HIGHEST_PROTOCOL)
-        handle, temporary = tempfile.mkstemp(prefix=f".{_NAME}.", dir=folder)
-        with os.fdopen(handle, "wb") as fh:
-            fh.write(payload)
-        os.chmod(temporary, 0o644)  # readable like the files it was read from
-        os.replace(temporary, folder / _NAME)  # whole or not at all, whoever else writes it
-        temporary = None
+        atomic.write_bytes(target, payload)  # whole or not at all, whoever else writes it
+        os.chmod(target, 0o644)  # readable like the files it was read from
     except (OSError, pickle.PicklingError):
         pass
-    finally:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)

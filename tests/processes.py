@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -102,3 +102,22 @@ def writer_process(test_file: str, function: str, folder: Path, times: int) -> s
         f"import {module.stem} as m; m.{function}(Path({str(folder)!r}), {times})"
     )
     return subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+
+
+def reads_beside(
+    writer: subprocess.Popen[str], paths: Sequence[Path], whole: Callable[[Path], bool], timeout: float = 120
+) -> tuple[int, dict[str, int]]:
+    """Read ``paths`` over and over while ``writer`` runs (at most ``timeout``
+    seconds): how many reads there were, and per path how many found it not
+    ``whole``. The writer is waited for, and must have ended with status 0."""
+    cut_short: dict[str, int] = {}
+    reads = 0
+    deadline = time.monotonic() + timeout
+    while writer.poll() is None and time.monotonic() < deadline:
+        for path in paths:
+            reads += 1
+            if not whole(path):
+                cut_short[str(path)] = cut_short.get(str(path), 0) + 1
+    _, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err[-2000:]
+    return reads, cut_short

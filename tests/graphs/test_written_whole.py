@@ -6,11 +6,10 @@ or the new one, never one cut short."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import networkx as nx
-from processes import writer_process
+from processes import reads_beside, writer_process
 
 from dri.graphs import add_triple, new_graph
 from dri.graphs.export import draw_png, write_graphml
@@ -52,16 +51,7 @@ def test_a_reader_beside_a_writer_never_sees_half_a_graph_file(tmp_path) -> None
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["g.graphml", "g.json", "g.png"]
     writer = writer_process(__file__, "_write", tmp_path, 15)
-    cut_short: dict[str, int] = {}
-    reads = 0
-    deadline = time.monotonic() + 120
-    while writer.poll() is None and time.monotonic() < deadline:
-        for name in names:
-            reads += 1
-            if not _whole(tmp_path / name):
-                cut_short[name] = cut_short.get(name, 0) + 1
-    _, err = writer.communicate(timeout=60)
-    assert writer.returncode == 0, err[-2000:]
+    reads, cut_short = reads_beside(writer, [tmp_path / name for name in names], _whole)
     assert reads > 100
     assert cut_short == {}
     assert sorted(p.name for p in tmp_path.iterdir()) == names

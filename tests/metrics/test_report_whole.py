@@ -10,10 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from pathlib import Path
 
-from processes import writer_process
+from processes import reads_beside, writer_process
 
 from dri.metrics.report import write_ratings_report, write_report
 from dri.metrics.results import EvaluationResult
@@ -75,16 +74,7 @@ def test_a_reader_beside_a_writer_never_sees_half_a_report_file(tmp_path) -> Non
     names = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
     assert len(names) == 8  # 5 of the report (one box plot), 3 of the ratings
     writer = writer_process(__file__, "_rewrite_reports", folder, 12)
-    cut_short: dict[str, int] = {}
-    reads = 0
-    deadline = time.monotonic() + 120
-    while writer.poll() is None and time.monotonic() < deadline:
-        for name in names:
-            reads += 1
-            if not _whole(folder / name):
-                cut_short[str(name)] = cut_short.get(str(name), 0) + 1
-    _, err = writer.communicate(timeout=60)
-    assert writer.returncode == 0, err[-2000:]
+    reads, cut_short = reads_beside(writer, [folder / name for name in names], _whole)
     assert reads > 100
     assert cut_short == {}
     assert sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file()) == sorted(names)

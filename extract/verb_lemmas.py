@@ -1,24 +1,21 @@
-"""lemminflect's verb lemmas, kept in the data folder so that a process need not load its dictionary.
+"""lemminflect's verb lemmas, read straight from its data file.
 
 :func:`extract.lexicon.verb_lemma` asks lemminflect for the lemma of each
-verb form. lemminflect reads its whole dictionary (70,000 words of every
-part of speech) the first time it lemmatises anything: 0.23 s of CPU in
-every process that parses, which is a sixth of a search's first result and
-of ``dri compare``, and paid again by each worker of a pool. Only the verb
-lemmas are used, so they are written once to
-``data/cache/verb-lemmas.sqlite`` (one JSON object of about 27,000 words,
-600 KB, keyed by lemminflect's version), which a later process reads in 0.01
-s. A word the dictionary lacks goes to lemminflect's rules for unknown
-words, which need no dictionary.
+verb form. lemminflect parses its whole dictionary (70,000 words of every
+part of speech, line by line in Python) the first time it lemmatises
+anything: about 0.45 s of CPU in every process that parses, a quarter of
+``dri compare``'s first result. Only the verb lemmas are used, so this
+module reads the same gzipped file with one regular expression over its
+verb rows (27,000 words, 0.05 s), applies lemminflect's overrides file the
+way lemminflect does (an override's verb entry replaces the dictionary's),
+and keeps the table for the life of the process. A word the dictionary
+lacks goes to lemminflect's rules for unknown words, which need no
+dictionary.
 
-The answer is ``lemminflect.getLemma(word, upos="VERB")``, exactly: the
-table holds what lemminflect's own lookup gives for each word (tested on
-every 20th word of its dictionary, and on words it lacks). The file is a
-cache, never a source of truth (:mod:`dri.sqlite_cache`): a folder that
-cannot be written, a full disk or a damaged file only means that
-lemminflect's dictionary is loaded, as without it; a row that is not a JSON
-object is made again, and a word whose entry is not a list of words is
-asked of lemminflect.
+The answer is ``lemminflect.getLemma(word, upos="VERB")``, exactly (tested
+on every 20th word of its dictionary and on words it lacks). If
+lemminflect's files are not where this module looks, or do not read as
+the format it knows, lemminflect's own loader is used instead.
 
 >>> verb_lemmas("felt")                                         # doctest: +SKIP
 ('feel',)
@@ -27,22 +24,24 @@ asked of lemminflect.
 from __future__ import annotations
 
 import functools
-import json
-import sqlite3
-import threading
-from importlib import metadata
+import gzip
+import importlib.util
+import logging
+import re
 from pathlib import Path
 from typing import Any
 
 from dri.extract.spacy_import import import_spacy
-from dri.sqlite_cache import SqliteCache, in_data_folder
 
-__all__ = ["VerbLemmaTable", "verb_lemmas"]
+__all__ = ["dictionary_verbs", "verb_lemmas"]
+
+log = logging.getLogger(__name__)
+
+#: One verb row of ``lemma_lu.csv.gz``: ``word,verb,lemma[/lemma...]``.
+_VERB_ROW = re.compile(r"^([^,\n]*),verb,([^,\n]*)$", re.MULTILINE)
 
 
-_SCHEMA = "CREATE TABLE IF NOT EXISTS verb_lemmas (version TEXT PRIMARY KEY, lemmas TEXT NOT NULL)"
-
-
+@functools.cache
 def _lemmatizer() -> Any:
     # Imported here: lemminflect imports spaCy, which a process that only reads
     # the table (all its words known) may not need; when it does, without spaCy's CLI.
@@ -65,10 +64,33 @@ def _unknown(word: str) -> tuple[str, ...]:
     return tuple(_lemmatizer().getAllLemmasOOV(word, "VERB").get("VERB", ()))
 
 
+def _resources() -> Path:
+    spec = importlib.util.find_spec("lemminflect")  # found, not imported: importing it imports spaCy
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("lemminflect is not installed")
+    return Path(spec.origin).parent / "resources"
+
+
+def _read_verbs(resources: Path) -> dict[str, tuple[str, ...]]:
+    """The lower-case verb rows of lemminflect's dictionary, with its overrides applied."""
+    text = gzip.decompress((resources / "lemma_lu.csv.gz").read_bytes()).decode()
+    verbs = {word: tuple(forms.split("/")) for word, forms in _VERB_ROW.findall(text) if word == word.lower()}
+    if len(verbs) < 1000:
+        raise ValueError(f"{resources / 'lemma_lu.csv.gz'}: {len(verbs)} verb rows, not lemminflect's format")
+    for line in (resources / "lemma_overrides.csv").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, upos, lemma = line.split(",")
+        if upos == "VERB" and word == word.lower():
+            verbs[word] = (lemma,)
+    return verbs
+
+
 def dictionary_verbs() -> dict[str, tuple[str, ...]]:
-    """Every lower-case word of lemminflect's dictionary (overrides included) that has a verb lemma:
-    its ``getAllLemmas(word, "VERB")``, read from the two tables that method merges (an
-    override's verb entry replaces the dictionary's)."""
+    """Every lower-case word of lemminflect's dictionary (overrides included) that has a verb
+    lemma: its ``getAllLemmas(word, "VERB")``, read from the two tables that method merges,
+    through lemminflect's own loader (the slow way, and the reference)."""
     lemmatizer = _lemmatizer()
     out = {}
     for table in (lemmatizer._getLemmaDict(), lemmatizer._getOverridesDict()):
@@ -79,69 +101,18 @@ def dictionary_verbs() -> dict[str, tuple[str, ...]]:
     return out
 
 
-class VerbLemmaTable:
-    """The verb lemmas of one lemminflect version, kept in one SQLite file as one JSON
-    object (word -> lemmas); every failure falls back to lemminflect."""
-
-    def __init__(self, path: Path, version: str) -> None:
-        self.path = path
-        self.version = version
-        self._file = SqliteCache(path, _SCHEMA, name="verb lemma cache")
-        self._verbs: dict[str, Any] | None = None
-        #: Whether this process made the table (and wrote it, if it could).
-        self.made = False
-        self._lock = threading.Lock()
-
-    def lemmas(self, word: str) -> tuple[str, ...]:
-        """``lemminflect.getLemma(word, upos="VERB")``."""
-        if word != word.lower():  # lemminflect keeps a word's capitals in its answer
-            return _asked(word)
-        found = self._table().get(word)
-        if found is None:
-            return _unknown(word)
-        if not (isinstance(found, list | tuple) and found and all(isinstance(x, str) for x in found)):
-            return _asked(word)  # not what this module writes
-        return tuple(found)
-
-    def _table(self) -> dict[str, Any]:
-        with self._lock:
-            if self._verbs is None:
-                self._verbs = self._read()
-            if self._verbs is None:
-                self._verbs = dictionary_verbs()
-                self.made = True
-                self._write(self._verbs)
-            return self._verbs
-
-    def _read(self) -> dict[str, Any] | None:
-        def read(db: sqlite3.Connection) -> Any:
-            return db.execute("SELECT lemmas FROM verb_lemmas WHERE version = ?", (self.version,)).fetchone()
-
-        row = self._file.run(read, None)
-        try:
-            verbs = json.loads(row[0]) if row is not None else None
-        except (TypeError, ValueError):
-            return None
-        return verbs if isinstance(verbs, dict) else None
-
-    def _write(self, verbs: dict[str, Any]) -> None:
-        text = json.dumps(verbs, separators=(",", ":"), ensure_ascii=False, check_circular=False)
-
-        def write(db: sqlite3.Connection) -> None:
-            with db:
-                db.execute(
-                    "INSERT OR REPLACE INTO verb_lemmas (version, lemmas) VALUES (?, ?)", (self.version, text)
-                )
-
-        self._file.run(write, None)
-
-
 @functools.cache
-def _version() -> str:
-    return metadata.version("lemminflect")
+def _table() -> dict[str, tuple[str, ...]]:
+    try:
+        return _read_verbs(_resources())
+    except (OSError, ValueError, EOFError) as err:
+        log.debug("verb lemmas through lemminflect's loader: %s", err)
+        return dictionary_verbs()
 
 
 def verb_lemmas(word: str) -> tuple[str, ...]:
-    """``lemminflect.getLemma(word, upos="VERB")``, read from the data folder's table when it can be."""
-    table = in_data_folder("verb-lemmas.sqlite", lambda path: VerbLemmaTable(path, _version()))
-    return table.lemmas(word) if table is not None else _asked(word)
+    """``lemminflect.getLemma(word, upos="VERB")``."""
+    if word != word.lower():  # lemminflect keeps a word's capitals in its answer
+        return _asked(word)
+    found = _table().get(word)
+    return found if found is not None else _unknown(word)

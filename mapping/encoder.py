@@ -74,8 +74,10 @@ MAX_PIECES = 256
 #: Word pieces two neighbouring windows of a long text share, so no sentence
 #: is read only cut in two.
 WINDOW_OVERLAP = 64
-#: Texts run through the model at once.
+#: Texts run through the model at once, at most.
 BATCH_SIZE = 32
+#: How much longer than a batch's shortest text its longest may be (docs/speed.md, "Batches of like lengths").
+BATCH_SLACK = 1.25
 #: Documents whose window vectors a process keeps (least recently used dropped; ~1.5 KB a window).
 DOCUMENTS_KEPT = 1024
 #: Threads onnxruntime may use in one process: flows run one process per core,
@@ -227,10 +229,7 @@ class SentenceEncoder:
 
     def _run(self, sequences: list[list[int]]) -> np.ndarray:
         out = np.zeros((len(sequences), DIMENSION), dtype=np.float32)
-        # Similar lengths in one batch waste less on padding.
-        order = sorted(range(len(sequences)), key=lambda n: len(sequences[n]))
-        for start in range(0, len(order), BATCH_SIZE):
-            batch = order[start : start + BATCH_SIZE]
+        for batch in _batches([len(s) for s in sequences]):
             out[batch] = self._pooled([sequences[n] for n in batch])
         return out
 
@@ -254,6 +253,23 @@ class SentenceEncoder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return _unit(pooled.astype(np.float32))
+
+
+def _batches(lengths: Sequence[int]) -> list[list[int]]:
+    """The indexes of ``lengths`` in batches of similar lengths, shortest first: a batch
+    ends at :data:`BATCH_SIZE` texts or before a text longer than :data:`BATCH_SLACK`
+    times its first one (plus two pieces), since every row is padded to the longest.
+    A row's vector does not depend on its batch (the model's quantisation is per row),
+    so this only saves the padding's work: 12 % of encoding a document's sentences."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches: list[list[int]] = []
+    for n in order:
+        batch = batches[-1] if batches else None
+        if batch is None or len(batch) == BATCH_SIZE or lengths[n] > lengths[batch[0]] * BATCH_SLACK + 2:
+            batches.append([n])
+        else:
+            batch.append(n)
+    return batches
 
 
 def _session_of(model_bytes: bytes) -> Any:

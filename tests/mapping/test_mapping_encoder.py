@@ -88,6 +88,19 @@ def test_a_batch_gives_the_rows_of_single_texts(encoder) -> None:
     assert np.allclose(batch, single, atol=1e-4)
 
 
+def test_batches_hold_every_text_once_in_like_lengths() -> None:
+    from dri.mapping.encoder import BATCH_SIZE, BATCH_SLACK, _batches
+
+    lengths = [40, 9, 10, 11, 12, 60, 13, 100, 9, *([20] * 70)]
+    batches = _batches(lengths)
+    assert sorted(n for b in batches for n in b) == list(range(len(lengths)))
+    assert all(len(b) <= BATCH_SIZE for b in batches)
+    assert all(lengths[b[-1]] <= lengths[b[0]] * BATCH_SLACK + 2 for b in batches)
+    assert [lengths[b[0]] for b in batches] == sorted(lengths[b[0]] for b in batches)
+    assert [len(b) for b in batches] == [6, 32, 32, 6, 1, 1, 1]
+    assert _batches([]) == []
+
+
 def test_long_text_is_read_in_overlapping_windows(encoder) -> None:
     sentence = "The general divided his army into small groups that attacked the fortress from every side. "
     text = sentence * 60  # about 1,000 word pieces

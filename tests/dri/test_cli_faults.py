@@ -33,6 +33,24 @@ def test_store_looking_at_a_missing_file_creates_nothing(capsys, tmp_path):
     assert not (tmp_path / "nonexistent").exists()
 
 
+@pytest.mark.parametrize("command", [["info"], ["runs"], ["documents", "c"], ["clear", "--yes"]])
+def test_store_commands_leave_a_foreign_sqlite_file_unchanged(capsys, tmp_path, command):
+    import sqlite3
+
+    foreign = tmp_path / "theirs.db"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE x(a)")
+    db.commit()
+    db.close()
+    before = foreign.read_bytes()
+    code, _, err = _run(capsys, "store", "--uri", str(foreign), *command)
+    assert code == 1
+    assert err.splitlines() == [
+        f"error: {foreign}: not a dri store (a SQLite database of other tables: x); left unchanged"
+    ]
+    assert foreign.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "uri, says",
     [

@@ -127,6 +127,19 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
 
 
+def test_run_sections_no_document_has_fail_the_run_in_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Abstract\n\nThe sun attracts the planet.\n", encoding="utf-8")
+    (corpus / "b.txt").write_text("The nucleus attracts the electron.\n", encoding="utf-8")
+    code, out, err = _run(capsys, "run", str(corpus), "--sections", "nosuch", "--no-progress")
+    assert code == 1
+    assert f"{corpus}: no document has a sentence in the section(s) nosuch" in err
+    assert "the sections the documents have: abstract" in err
+    assert "0 pairs (0 mapped" in out
+
+
 @pytest.mark.parametrize("sections", [[""], [" "], ["abstract", ""]])
 def test_run_an_empty_section_name_is_a_usage_error(capsys, tmp_path, sections):
     code, _, err = _run(capsys, "run", str(tmp_path), "--sections", *sections)

@@ -154,3 +154,33 @@ def test_a_document_gone_before_it_is_copied_costs_its_rows_only(tmp_path, capsy
     stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
     assert stats["pairs"] == 2
 
+
+def test_analogy_sections_no_document_has_are_one_line_and_map_nothing(tmp_path, capsys, monkeypatch):
+    """``--sections nosuch``: section names are open-ended, so the name is
+    refused once the documents are read, naming the sections they have
+    (before, every pair scored 0 and the report came with exit 0)."""
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "papers"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text(
+        "Abstract\n\nThe electron orbits the nucleus.\n\nMethods\n\nThe farmer feeds the cows.\n",
+        encoding="utf-8",
+    )
+    (corpus / "solar.txt").write_text("Abstract\n\nThe planet orbits the sun.\n", encoding="utf-8")
+    (corpus / "targets.txt").write_text("atom.txt\n", encoding="utf-8")
+    out = tmp_path / "report"
+    argv = ["evaluate", "analogy", str(corpus), "--out", str(out), "-q", "--no-baselines"]
+    assert main([*argv, "--sections", "nosuch"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {corpus}: no document has a sentence in the section(s) nosuch, so every pair would "
+        "score 0; the sections the documents have: abstract, methods"
+    ]
+    assert not (out / "summary.md").exists()
+    from dri.store import open_store
+
+    with open_store() as store:
+        assert store.counts()["comparisons"] == 0
+    # One name a document has is enough, in any case.
+    assert main([*argv, "--sections", "nosuch,Methods"]) == 0
+    with open_store() as store:
+        assert store.counts()["comparisons"] == 1

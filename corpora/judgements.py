@@ -37,11 +37,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dri.atomic import write_bytes
 from dri.corpora.manifest import ManifestPair, write_manifest
 from dri.corpora.text import (
     CorpusError,
@@ -51,7 +51,7 @@ from dri.corpora.text import (
     read_text,
     refuse_repeated_columns,
 )
-from dri.literal import lone_surrogate_problem
+from dri.literal import lone_surrogate_problem, printable
 
 __all__ = [
     "ChoiceItem",
@@ -322,14 +322,16 @@ def _document(side: str | Path, folder: Path) -> Path:
 
     A document named by path is copied in too: the corpus flow reads the
     documents found under the corpus folder, so a path outside it had no
-    graph and every pair it was in was skipped.
+    graph and every pair it was in was skipped. The copy is of the bytes
+    hashed, written whole (:func:`dri.atomic.write_bytes`): a file that
+    changes or goes meanwhile leaves no copy cut short under a hash that
+    is not its content's. Raises :class:`OSError` if it cannot be read.
     """
     if isinstance(side, Path):
-        with side.open("rb") as f:
-            digest = hashlib.file_digest(f, "sha1").hexdigest()[:16]
-        target = folder / f"{digest}{side.suffix.lower()}"
+        data = side.read_bytes()
+        target = folder / f"{hashlib.sha1(data).hexdigest()[:16]}{side.suffix.lower()}"
         if not target.is_file():
-            shutil.copyfile(side, target)
+            write_bytes(target, data)
         return target.resolve()
     name = hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
     target = folder / name
@@ -339,20 +341,40 @@ def _document(side: str | Path, folder: Path) -> Path:
 
 
 def write_documents(
-    pairs: list[tuple[str | Path, str | Path, str, dict[str, str]]], folder: Path
-) -> list[ManifestPair]:
+    pairs: Sequence[tuple[str | Path, str | Path, str, dict[str, str]]],
+    folder: Path,
+    source: Path,
+    lines: Sequence[int],
+) -> tuple[list[ManifestPair], list[str]]:
     """Write the texts of ``(a, b, group, extra)`` pairs into ``folder`` with a ``manifest.csv``.
 
     Each distinct text becomes ``<content hash>.txt`` once, each document
-    named by path ``<content hash><suffix>``; returns the manifest's pairs, in order.
+    named by path ``<content hash><suffix>``; returns the manifest's pairs, in
+    order, and a one-line problem per pair left out, naming ``source`` (the
+    judgement file) and the pair's line of ``lines``: a document that was
+    there when the file was loaded may be gone (or unreadable) by now, which
+    costs its rows only, not the evaluation. :class:`CorpusError` if no pair
+    is left.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    out = [
-        ManifestPair(_document(a, folder), _document(b, folder), group, dict(extra))
-        for a, b, group, extra in pairs
-    ]
+    out: list[ManifestPair] = []
+    problems: list[str] = []
+    for (a, b, group, extra), line in zip(pairs, lines, strict=True):
+        try:
+            first, second = _document(a, folder), _document(b, folder)
+        except OSError as err:
+            if err.filename not in {str(side) for side in (a, b) if isinstance(side, Path)}:
+                raise  # the folder cannot be written to: every row would fail
+            reason = err.strerror or str(err)
+            problems.append(
+                f"{source}: line {line}: cannot read the document {printable(err.filename)} ({reason}); left out"
+            )
+            continue
+        out.append(ManifestPair(first, second, group, dict(extra)))
+    if not out:
+        raise CorpusError(source, f"no usable rows ({problems[0]})")
     write_manifest(out, folder / "manifest.csv")
-    return out
+    return out, problems
 
 
 def side_text(side: str | Path) -> str:

@@ -23,7 +23,7 @@ def choice_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_choice(path)
     folder = documents_dir("choice", data.path)
-    rows = []
+    rows, lines = [], []
     for item in data.items:
         for k, option in enumerate(item.options):
             kind = item.types[k] if item.types else ("answer" if k == item.answer else "other")
@@ -31,14 +31,15 @@ def choice_evaluation(path: str | Path) -> Evaluation:
             if item.group:
                 extra["item_group"] = item.group
             rows.append((item.query, option, kind, extra))
-    pairs = write_documents(rows, folder)
+            lines.append(item.line)
+    pairs, unread = write_documents(rows, folder, data.path, lines)
     groups = sorted({r[2] for r in rows}, key=lambda g: (g not in ("target", "answer"), g))
     return Evaluation(
         "choice",
         folder,
         pairs,
         groups=groups,
-        problems=list(data.problems),
+        problems=[*data.problems, *unread],
         meta={"file": str(data.path.resolve()), "items": len(data.items), "options": len(pairs)},
     )
 

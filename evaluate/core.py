@@ -39,7 +39,7 @@ from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.pipeline import run_corpus
-from dri.flows.tasks import RunSummary
+from dri.flows.tasks import NO_SECTIONS, RunSummary
 from dri.mapping.inference import CandidateInference
 from dri.metrics.baselines import BASELINE_NAMES, Baselines
 from dri.metrics.report import write_report
@@ -180,6 +180,9 @@ def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[RunSummary]:
         if summary is None:
             message = " ".join(str(getattr(state, "message", "") or state).split())
             raise CorpusError(root, f"the corpus flow crashed: {message}")
+        for failure in summary.failures:
+            if failure.scope == "run" and failure.reason.startswith(NO_SECTIONS):
+                raise CorpusError(failure.path, failure.reason)  # the sections asked for are not there
         summaries.append(summary)
     return summaries
 

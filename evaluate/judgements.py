@@ -24,16 +24,18 @@ def judgements_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_judgements(path)
     folder = documents_dir("judgements", data.path)
-    pairs = write_documents(
+    pairs, unread = write_documents(
         [(j.a, j.b, "pairs", {**j.extra, "human": repr(j.score), "line": str(j.line)}) for j in data.pairs],
         folder,
+        data.path,
+        [j.line for j in data.pairs],
     )
     return Evaluation(
         "judgements",
         folder,
         pairs,
         groups=["pairs"],
-        problems=list(data.problems),
+        problems=[*data.problems, *unread],
         meta={"file": str(data.path.resolve()), "rated pairs": len(pairs)},
     )
 

@@ -30,7 +30,7 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_ranking(path)
     folder = documents_dir("ranking", data.path)
-    pairs = write_documents(
+    pairs, unread = write_documents(
         [
             (
                 p.a,
@@ -41,6 +41,8 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
             for p in data.pairs
         ],
         folder,
+        data.path,
+        [p.line for p in data.pairs],
     )
     grades = sorted({p.score for p in data.pairs}, reverse=True)
     whole = all(g == int(g) for g in grades)
@@ -49,7 +51,7 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
         folder,
         pairs,
         groups=[_grade(g) for g in grades],
-        problems=list(data.problems),
+        problems=[*data.problems, *unread],
         report={
             "levels": {_grade(g): int(g) for g in grades} if whole and len(grades) > 1 else None,
             "negative": _grade(grades[-1]) if len(grades) > 1 else None,

@@ -413,6 +413,17 @@ def _best(
     return best
 
 
+def _sections_problem(run: Run, documents: dict[str, str]) -> Failure | None:
+    """The run's failure if it compares sections that none of ``documents`` has (:func:`steps.sections_problem`)."""
+    sections = run.settings.sections
+    if not sections or not documents:
+        return None
+    found: Failure | None = run.runner.call(
+        steps.sections_problem, list(documents.values()), list(sections), str(run.summary.corpus_dir)
+    )
+    return found
+
+
 def _timed(run: Run, name: str, started: float) -> None:
     run.seconds[name] = time.perf_counter() - started
 
@@ -501,7 +512,10 @@ def _extract_and_map(run: Run, paths: list[str], started: float) -> None:
         down = steps.store_problem() if len(documents) < len(paths) else None
         if down:
             run.stopped(down, f"{len(paths) - len(documents)} document(s) not stored, no pairs mapped")
-    if not down:
+    problem = _sections_problem(run, documents) if not down else None
+    if problem:
+        run.failed([problem])  # no pair mapped: every one would score 0
+    elif not down:
         down = _map_planned(run, documents)
     if down:
         summary.advice = down.advice or steps.STORE_BROKEN_HINT

@@ -40,7 +40,7 @@ from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
 from dri.flows.stage2 import cannot_reach
-from dri.graphs import restrict_to_sections
+from dri.graphs import RELATION, restrict_to_sections
 from dri.literal import storable
 from dri.mapping.abstract_sentences import abstract_sentence_vectors
 from dri.mapping.content import content_vector, sentence_vectors
@@ -349,6 +349,51 @@ def prune_plan(
         ranks=ranks,
     )
     return Plan(pairs=kept, problems=plan.problems, stage1=facts, ranks=ranks)
+
+
+#: How the failure of :func:`sections_problem` begins (``dri evaluate`` turns it into a usage error).
+NO_SECTIONS = "no document has a sentence in the section(s)"
+
+
+def sections_problem(doc_ids: Sequence[str], sections: Sequence[str], corpus_dir: str) -> Failure | None:
+    """A failure of the whole run when none of the stored documents ``doc_ids``
+    has a relation in ``sections``, naming the sections they have; else None.
+
+    Section names are open-ended (a PDF's headings are whatever its authors
+    wrote), so an unknown name cannot be refused up front; but restricted to a
+    section no document has, every graph is empty and every pair scores 0,
+    which looked like a result. Looks no further than the first document that
+    has one. A store that does not answer is left to the mapping to report.
+    """
+    wanted = {s.lower() for s in sections}
+    seen: set[str] = set()
+    try:
+        store = worker_store()
+        for doc_id in doc_ids:
+            graph = store.get_graph(doc_id)
+            if graph is None:
+                continue
+            names = {
+                s.lower()
+                for _, attrs in graph.nodes(data=True)
+                if attrs.get("type") == RELATION
+                for s in attrs.get("sections") or ()
+            }
+            if names & wanted:
+                return None
+            seen |= names
+    except Exception:
+        return None
+    have = (
+        ", ".join(sorted(seen)[:12]) + (", …" if len(seen) > 12 else "")
+        if seen
+        else "none (no headings found)"
+    )
+    reason = (
+        f"{NO_SECTIONS} {', '.join(sorted(wanted))}, so every pair would score 0; "
+        f"the sections the documents have: {have}"
+    )
+    return Failure(corpus_dir, "plan", reason, scope="run")
 
 
 def plan_run(

@@ -17,6 +17,11 @@ from dri.store.records import StoreError
 
 __all__ = ["SQLiteConnection"]
 
+#: The table that marks a store (schema version 1 on); a store made before
+#: there were schema versions is known by its first tables.
+_OWN_TABLE = "store_info"
+_EARLY_TABLES = frozenset({"documents", "graphs", "comparisons"})
+
 
 class SQLiteConnection:
     """One connection to one SQLite file, shared by the threads of this process."""
@@ -41,15 +46,31 @@ class SQLiteConnection:
                 # A read-only folder (or file system) can still be looked into.
                 self._db = _read_only_connection(self.path, timeout)
                 self.writable = False
+                self._refuse_foreign()
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the threads of this process, serialised by _lock.
             self._db = sqlite3.connect(
                 self.path, timeout=timeout, check_same_thread=False, isolation_level=None
             )
+            self._refuse_foreign()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
+
+    def _refuse_foreign(self) -> None:
+        """A :class:`StoreError` for a SQLite database that is not a store, before
+        anything is written to it: the WAL mode and the store's tables would
+        change someone else's file. An empty (new) file is a store to be."""
+        db = self._open_db()
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and not (_OWN_TABLE in tables or tables >= _EARLY_TABLES):
+            self.close()
+            others = ", ".join(sorted(tables)[:3]) + (", …" if len(tables) > 3 else "")
+            raise StoreError(
+                self.location,
+                f"not a dri store (a SQLite database of other tables: {others}); left unchanged",
+            )
 
     @contextmanager
     def _opening(self) -> Iterator[None]:

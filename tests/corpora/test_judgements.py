@@ -180,9 +180,13 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     doc = tmp_path / "given.txt"
     doc.write_text("A given document.", encoding="utf-8")
     folder = tmp_path / "corpus"
-    pairs = write_documents(
-        [("same text", "other text", "g1", {"human": "1"}), ("same text", doc, "g2", {"human": "2"})], folder
+    pairs, problems = write_documents(
+        [("same text", "other text", "g1", {"human": "1"}), ("same text", doc, "g2", {"human": "2"})],
+        folder,
+        Path("r.csv"),
+        [2, 3],
     )
+    assert problems == []
     assert len({p.source for p in pairs}) == 1
     # A document named by path is a document of the folder too, which is all the corpus flow reads.
     assert pairs[1].target.parent == folder.resolve() and pairs[1].target.read_bytes() == doc.read_bytes()
@@ -190,6 +194,30 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     again = read_manifest(folder / "manifest.csv")
     assert [(p.source, p.target, p.group) for p in again] == [(p.source, p.target, p.group) for p in pairs]
     assert again[1].extra["human"] == "2"
+
+
+def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tmp_path: Path):
+    kept, gone = tmp_path / "kept.txt", tmp_path / "gone.txt"
+    kept.write_text("A kept document.", encoding="utf-8")
+    folder = tmp_path / "corpus"
+    pairs, problems = write_documents(
+        [(kept, gone, "g", {}), ("a text", kept, "g", {}), (gone, "a text", "g", {})],
+        folder,
+        Path("r.csv"),
+        [2, 3, 4],
+    )
+    assert [p.extra for p in pairs] == [{}] and pairs[0].target.read_bytes() == kept.read_bytes()
+    assert problems == [
+        f"r.csv: line {n}: cannot read the document {gone} (No such file or directory); left out"
+        for n in (2, 4)
+    ]
+    assert len(read_manifest(folder / "manifest.csv")) == 1
+    # Only copies of whole documents are left in the folder.
+    assert sorted(p.read_bytes() for p in folder.glob("*.txt")) == [b"A kept document.", b"a text"]
+    with pytest.raises(
+        CorpusError, match=r"^r\.csv: no usable rows \(r\.csv: line 2: cannot read the document"
+    ):
+        write_documents([(gone, kept, "g", {})], folder, Path("r.csv"), [2])
 
 
 def test_ranking_pools_by_query_and_facet(tmp_path: Path):

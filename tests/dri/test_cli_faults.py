@@ -33,6 +33,24 @@ def test_store_looking_at_a_missing_file_creates_nothing(capsys, tmp_path):
     assert not (tmp_path / "nonexistent").exists()
 
 
+@pytest.mark.parametrize("command", [["info"], ["runs"], ["documents", "c"], ["clear", "--yes"]])
+def test_store_commands_leave_a_foreign_sqlite_file_unchanged(capsys, tmp_path, command):
+    import sqlite3
+
+    foreign = tmp_path / "theirs.db"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE x(a)")
+    db.commit()
+    db.close()
+    before = foreign.read_bytes()
+    code, _, err = _run(capsys, "store", "--uri", str(foreign), *command)
+    assert code == 1
+    assert err.splitlines() == [
+        f"error: {foreign}: not a dri store (a SQLite database of other tables: x); left unchanged"
+    ]
+    assert foreign.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "uri, says",
     [
@@ -107,6 +125,19 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     code, _, err = _run(capsys, "run", str(tmp_path), "--top-per-document", k)
     assert code == 2
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
+
+
+def test_run_sections_no_document_has_fail_the_run_in_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Abstract\n\nThe sun attracts the planet.\n", encoding="utf-8")
+    (corpus / "b.txt").write_text("The nucleus attracts the electron.\n", encoding="utf-8")
+    code, out, err = _run(capsys, "run", str(corpus), "--sections", "nosuch", "--no-progress")
+    assert code == 1
+    assert f"{corpus}: no document has a sentence in the section(s) nosuch" in err
+    assert "the sections the documents have: abstract" in err
+    assert "0 pairs (0 mapped" in out
 
 
 @pytest.mark.parametrize("sections", [[""], [" "], ["abstract", ""]])

@@ -109,3 +109,78 @@ def test_analogy_search_with_markup_in_names_writes_its_report_and_names_the_sou
     with (out / "scores.csv").open(encoding="utf-8", newline="") as fh:
         cells = [cell for row in csv.reader(fh) for cell in row]
     assert cells and not any(cell.startswith("=") for cell in cells)
+
+
+def test_a_document_gone_before_it_is_copied_costs_its_rows_only(tmp_path, capsys, monkeypatch):
+    """A path side that vanishes between reading the CSV and copying the
+    documents: one line per row naming the CSV, the line and the file, the
+    other rows evaluated, exit 1 (before, the copy's FileNotFoundError stopped
+    the whole evaluation)."""
+    from dri.corpora.judgements import load_judgements
+    from dri.evaluate import judgements
+
+    for name, text in [
+        ("sun.txt", "The sun attracts the planet."),
+        ("atom.txt", "The nucleus attracts the electron."),
+        ("gone.txt", "The dog chases the cat."),
+    ]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    rated = tmp_path / "rated.csv"
+    rated.write_text(
+        "a,b,score\n"
+        "sun.txt,atom.txt,3\n"
+        "gone.txt,The cat chases the mouse.,1\n"
+        "The boy reads a book.,The girl reads a letter.,2\n"
+        "atom.txt,gone.txt,0\n",
+        encoding="utf-8",
+    )
+
+    def load_then_lose(path):
+        data = load_judgements(path)
+        (tmp_path / "gone.txt").unlink()
+        return data
+
+    monkeypatch.setattr(judgements, "load_judgements", load_then_lose)
+    out = tmp_path / "report"
+    status = main(["evaluate", "judgements", str(rated), "--out", str(out), "-q", "--no-baselines"])
+    captured = capsys.readouterr()
+    assert status == 1
+    gone = tmp_path / "gone.txt"
+    assert [line for line in captured.err.splitlines() if line.startswith("error:")] == [
+        f"error: {rated}: line {n}: cannot read the document {gone} (No such file or directory); left out"
+        for n in (3, 5)
+    ]
+    assert "Traceback" not in captured.err
+    stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
+    assert stats["pairs"] == 2
+
+
+def test_analogy_sections_no_document_has_are_one_line_and_map_nothing(tmp_path, capsys, monkeypatch):
+    """``--sections nosuch``: section names are open-ended, so the name is
+    refused once the documents are read, naming the sections they have
+    (before, every pair scored 0 and the report came with exit 0)."""
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "papers"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text(
+        "Abstract\n\nThe electron orbits the nucleus.\n\nMethods\n\nThe farmer feeds the cows.\n",
+        encoding="utf-8",
+    )
+    (corpus / "solar.txt").write_text("Abstract\n\nThe planet orbits the sun.\n", encoding="utf-8")
+    (corpus / "targets.txt").write_text("atom.txt\n", encoding="utf-8")
+    out = tmp_path / "report"
+    argv = ["evaluate", "analogy", str(corpus), "--out", str(out), "-q", "--no-baselines"]
+    assert main([*argv, "--sections", "nosuch"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {corpus}: no document has a sentence in the section(s) nosuch, so every pair would "
+        "score 0; the sections the documents have: abstract, methods"
+    ]
+    assert not (out / "summary.md").exists()
+    from dri.store import open_store
+
+    with open_store() as store:
+        assert store.counts()["comparisons"] == 0
+    # One name a document has is enough, in any case.
+    assert main([*argv, "--sections", "nosuch,Methods"]) == 0
+    with open_store() as store:
+        assert store.counts()["comparisons"] == 1

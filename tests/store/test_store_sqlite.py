@@ -48,6 +48,40 @@ def test_a_file_that_is_not_a_store_gives_one_line_naming_it(tmp_path):
     assert str(err.value).startswith(f"{junk}: ") and "\n" not in str(err.value)
 
 
+def _foreign_database(path: Path) -> bytes:
+    """A SQLite file of someone else's, and its bytes."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE x(a)")
+    db.execute("INSERT INTO x VALUES (1)")
+    db.commit()
+    db.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_a_foreign_sqlite_database_is_refused_and_left_unchanged(tmp_path, create):
+    foreign = tmp_path / "theirs.db"
+    before = _foreign_database(foreign)
+    with pytest.raises(StoreError) as err:
+        SQLiteStore(foreign, create=create)
+    assert str(err.value) == (
+        f"{foreign}: not a dri store (a SQLite database of other tables: x); left unchanged"
+    )
+    assert foreign.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.db"]  # no -wal or -shm beside it
+
+
+def test_an_empty_file_becomes_a_store(tmp_path):
+    empty = tmp_path / "new.sqlite"
+    empty.touch()
+    with SQLiteStore(empty) as store:
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+    with SQLiteStore(empty, create=False) as again:
+        assert again.corpora() == ["c"]
+
+
 def test_a_closed_store_says_so(tmp_path):
     store = open_store(f"sqlite:///{tmp_path / 's.sqlite'}")
     store.close()

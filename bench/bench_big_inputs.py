@@ -5,7 +5,9 @@ repeated, paragraphs kept; and one hard-wrapped paragraph, the worst case for
 sentence splitting), then, each in a fresh process so that peak memory is its
 own: reading and splitting (``read_document``), and optionally the whole graph
 (``graph_from_path``). Prints one row per size; time and memory should grow
-linearly. A text over the limit (``DRI_MAX_TEXT_CHARS``, 2,000,000
+linearly. A last text has no sentence end at all (0.2 MB of "and the dog"),
+so that every sentence is cut at the reader's limit: the parser's largest
+batches. A text over the limit (``DRI_MAX_TEXT_CHARS``, 2,000,000
 characters) is refused, which is measured too.
 
     .venv/bin/python bench/bench_big_inputs.py                 # read only: 0.5, 1, 2 MB and 19.9 MB
@@ -58,6 +60,11 @@ def make_texts(folder: Path, sizes_mb: list[float]) -> list[tuple[str, Path]]:
     path = folder / "one-paragraph.txt"
     path.write_text("\n".join(textwrap.wrap(flat, 72)), encoding="utf-8")
     made.append((f"{path.stat().st_size / 1e6:.2f} MB, one hard-wrapped paragraph", path))
+    # No sentence end at all: every sentence is cut at MAX_SENTENCE_CHARS, the
+    # parser's worst batch (its memory grows with the words of a batch).
+    path = folder / "no-sentence-end.txt"
+    path.write_text("and the dog " * 17_000, encoding="utf-8")
+    made.append((f"{path.stat().st_size / 1e6:.2f} MB, no sentence end", path))
     return made
 
 

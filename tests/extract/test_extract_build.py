@@ -50,6 +50,36 @@ def test_graphs_come_out_in_document_order_with_attributes(nlp):
     assert nucleus["sentences"] == [0, 1] and nucleus["pos"] == "n"
 
 
+def test_batches_are_bounded_by_characters_and_give_the_graphs_of_one_batch(nlp, monkeypatch):
+    from dri.extract import build
+
+    texts = [
+        "The sun attracts the planets. " * 3,
+        "Electrons orbit the nucleus. The nucleus contains protons. " + "A dog chases a cat. " * 8,
+        "The heart pumps blood.",
+    ]
+    docs = [document_from_text(t, name=f"d{i}") for i, t in enumerate(texts)]
+    whole = [to_json(g) for g in build_graphs(docs, nlp=nlp)]
+    calls: list[list[str]] = []
+    real_pipe = nlp.pipe
+
+    def pipe(stream, **kwargs):
+        if not kwargs.get("as_tuples"):  # spaCy's own call with the documents made
+            return real_pipe(stream, **kwargs)
+        batch = list(stream)
+        calls.append([text for text, _ in batch])
+        return real_pipe(batch, **kwargs)
+
+    monkeypatch.setattr(nlp, "pipe", pipe)
+    monkeypatch.setattr(build, "BATCH_CHARS", 100)
+    batched = [to_json(g) for g in build_graphs(docs, nlp=nlp, batch_size=4)]
+    assert batched == whole
+    sentences = [s.text for d in docs for s in d.sentences]
+    assert [t for call in calls for t in call] == sentences
+    assert len(calls) > 3 and all(len(call) <= 4 for call in calls)
+    assert all(sum(map(len, call)) <= 100 or len(call) == 1 for call in calls)
+
+
 def test_empty_input_and_trailing_empty_documents(nlp):
     assert list(build_graphs([], nlp=nlp)) == []
     docs = [

@@ -57,6 +57,18 @@ _MAX_CONTROL_SHARE = 0.01
 _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v\x85")
 # Line ends other than "\n": each is a line end, a paragraph separator a paragraph break.
 _LINE_ENDS = (("\r\n", "\n"), ("\r", "\n"), ("\x85", "\n"), ("\u2028", "\n"), ("\u2029", "\n\n"))
+# Invisible format characters: a soft hyphen, a joiner or a direction mark
+# inside a word makes it a word no dictionary has, so they are dropped. A
+# zero-width space marks where a word may break, and a byte order mark inside
+# a text is where two files were joined, so both stand for a space (one
+# glued to a full stop hid the sentence that follows).
+_INVISIBLE = {
+    **dict.fromkeys(map(ord, "\u00ad\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064")),
+    **dict.fromkeys(range(0x202A, 0x202F)),
+    **dict.fromkeys(range(0x2066, 0x206A)),
+    0x200B: " ",
+    0xFEFF: " ",
+}
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n|\f")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")
 _HEADING_MAX_WORDS = 10
@@ -132,6 +144,7 @@ def text_blocks(text: str) -> list[Block]:
     """
     for end, newline in _LINE_ENDS:
         text = text.replace(end, newline)
+    text = text.translate(_INVISIBLE)
     blocks: list[Block] = []
     headings: list[str] = []
     only_headings = True

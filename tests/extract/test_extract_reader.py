@@ -46,6 +46,25 @@ def test_other_line_ends_read_as_line_ends(tmp_path, line_end, paragraph_break):
     ]
 
 
+@pytest.mark.parametrize(
+    "text, sentences",
+    [
+        ("The dog barked.\ufeffThe cat ran.", ["The dog barked.", "The cat ran."]),
+        ("The dog barked.\n\ufeffThe cat ran.", ["The dog barked.", "The cat ran."]),
+        ("The d\u00adog chased the c\u200dat\u200e.", ["The dog chased the cat."]),
+        ("The dog\u200bchased the \u2066cat\u2069.", ["The dog chased the cat."]),
+    ],
+    ids=["BOM-joined", "BOM-line", "soft-hyphen-joiner-mark", "zero-width-space-isolate"],
+)
+def test_invisible_format_characters_neither_join_sentences_nor_split_words(text, sentences):
+    from dri.extract import graph_from_text
+    from dri.graphs import triples
+
+    assert [s.text for s in document_from_text(text).sentences] == sentences
+    if len(sentences) == 1:
+        assert triples(graph_from_text(text)) == [("dog", "chase", "cat")]
+
+
 def test_ids_hash_the_source_bytes_and_the_extractor_version(tmp_path):
     path = tmp_path / "a.txt"
     path.write_bytes(b"The sun attracts the planets.")

@@ -29,8 +29,11 @@ text layer (pages but no characters, e.g. a scan).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
 import statistics
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -41,6 +44,8 @@ from dri.extract.document import DocumentError
 from dri.extract.sections import is_known_section, is_reference_section, section_name
 
 __all__ = ["PdfLine", "pdf_blocks", "pdf_lines"]
+
+log = logging.getLogger(__name__)
 
 # Margins, as a share of the page height, where running headers and page numbers live.
 _MARGIN = 0.1
@@ -102,20 +107,21 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     any_chars = False
     box_no = 0
     try:
-        for page_no, page in enumerate(layout_pages(data, LAParams())):
-            pages += 1
-            for item in page:
-                if isinstance(item, LTTextBox):
-                    box_no += 1
-                    facts = (
-                        _line_facts(line, page_no, box_no, page.height)
-                        for line in item
-                        if isinstance(line, LTTextLine)
-                    )
-                    lines.extend(_merge_baselines([f for f in facts if f is not None]))
-                elif not any_chars and hasattr(item, "__iter__"):
-                    # Text inside figures is not body text, but it is a text layer.
-                    any_chars = any(isinstance(c, LTChar) for c in _walk(item))
+        with _pdfminer_warnings(path):
+            for page_no, page in enumerate(layout_pages(data, LAParams())):
+                pages += 1
+                for item in page:
+                    if isinstance(item, LTTextBox):
+                        box_no += 1
+                        facts = (
+                            _line_facts(line, page_no, box_no, page.height)
+                            for line in item
+                            if isinstance(line, LTTextLine)
+                        )
+                        lines.extend(_merge_baselines([f for f in facts if f is not None]))
+                    elif not any_chars and hasattr(item, "__iter__"):
+                        # Text inside figures is not body text, but it is a text layer.
+                        any_chars = any(isinstance(c, LTChar) for c in _walk(item))
     except PageTooLarge as err:
         raise DocumentError(path, f"not a PDF of text pages: {err}") from None
     except PDFPasswordIncorrect:
@@ -129,6 +135,52 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     if not lines and not any_chars:
         raise DocumentError(path, f"PDF has no text layer ({pages} page(s) without text; scanned?)")
     return lines
+
+
+class _PdfminerRecords(logging.Handler):
+    """pdfminer's warnings, kept for the file the thread that raised them is reading
+    (a thread pool reads several PDFs at once); a warning raised outside a read is
+    passed on as this module's."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.reading = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kept: list[str] | None = getattr(self.reading, "messages", None)
+        if kept is not None:
+            kept.append(record.getMessage())
+        else:
+            log.warning("pdfminer: %s", record.getMessage())
+
+
+_RECORDS = _PdfminerRecords()
+
+
+@contextlib.contextmanager
+def _pdfminer_warnings(path: str) -> Iterator[None]:
+    """pdfminer's warnings while this thread reads ``path``, logged as this module's,
+    each once and naming the file ("MediaBox missing from /Page ..." said nothing of
+    which file, on every page)."""
+    pdfminer = logging.getLogger("pdfminer")
+    if _RECORDS not in pdfminer.handlers:
+        pdfminer.addHandler(_RECORDS)
+        pdfminer.propagate = False
+    messages: list[str] = []
+    _RECORDS.reading.messages = messages
+    try:
+        yield
+    finally:
+        _RECORDS.reading.messages = None
+        for message, count in Counter(messages).items():
+            repeats = f" ({count} times)" if count > 1 else ""
+            log.warning(
+                "%s: pdfminer: %s%s",
+                path,
+                message,
+                repeats,
+                extra={"warning_kind": "PDFs with pdfminer warnings", "warning_item": path},
+            )
 
 
 def _merge_baselines(lines: list[PdfLine]) -> list[PdfLine]:

@@ -1,5 +1,6 @@
 """The PDF path on PDFs generated here with fpdf2: layout, sections, bad input."""
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,29 @@ def test_two_columns_read_in_order_with_justified_lines_rejoined(tmp_path):
         + [f"Left sentence number {i} describes the sun." for i in range(1, 25)]
         + [f"Right sentence number {i} describes the atom." for i in range(1, 25)]
     )
+
+
+def test_pdfminers_warnings_name_the_file_once(tmp_path, caplog):
+    pdf = FPDF()
+    for text in ("The sun attracts the planets.", "The nucleus attracts the electrons."):
+        pdf.add_page()
+        _para(pdf, text)
+    data = bytes(pdf.output())
+    assert b"/MediaBox" in data
+    path = tmp_path / "no-media-box.pdf"
+    path.write_bytes(data.replace(b"/MediaBox", b"/MediaBoz"))  # same length: offsets hold
+    with caplog.at_level("WARNING"):
+        doc = read_document(path)
+    assert [s.text for s in doc.sentences] == [
+        "The sun attracts the planets.",
+        "The nucleus attracts the electrons.",
+    ]
+    # pytest's capture hangs on pdfminer's logger too, so its own records are seen here;
+    # the console's handlers (the root's) never see them.
+    assert not logging.getLogger("pdfminer").propagate
+    assert [(r.name, r.getMessage()) for r in caplog.records if r.name.startswith("dri")] == [
+        (
+            "dri.extract.pdf",
+            f"{path}: pdfminer: MediaBox missing from /Page (and not inherited), defaulting to US Letter (2 times)",
+        )
+    ]

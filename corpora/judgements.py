@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.atomic import write_bytes
+from dri.atomic import write_bytes, write_text
 from dri.corpora.manifest import ManifestPair, write_manifest
 from dri.corpora.text import (
     CorpusError,
@@ -336,7 +336,7 @@ def _document(side: str | Path, folder: Path) -> Path:
     name = hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
     target = folder / name
     if not target.is_file():
-        target.write_text(side, encoding="utf-8")
+        write_text(target, side)
     return target.resolve()
 
 

@@ -17,12 +17,14 @@ otherwise. Extra columns (e.g. ``task``) may follow and are kept as
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dri.atomic import write_text
 from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
 
 log = logging.getLogger(__name__)
@@ -57,18 +59,20 @@ def write_manifest(pairs: Iterable[ManifestPair], path: str | Path) -> Path:
     pairs = list(pairs)
     extra_cols = sorted({k for p in pairs for k in p.extra} - set(MANIFEST_COLUMNS))
     base = path.parent.resolve()
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([*MANIFEST_COLUMNS, *extra_cols])
-        for p in pairs:
-            writer.writerow(
-                [
-                    _portable(p.source, base),
-                    _portable(p.target, base),
-                    p.group,
-                    *(p.extra.get(c, "") for c in extra_cols),
-                ]
-            )
+    fh = io.StringIO(newline="")
+    writer = csv.writer(fh)
+    writer.writerow([*MANIFEST_COLUMNS, *extra_cols])
+    for p in pairs:
+        writer.writerow(
+            [
+                _portable(p.source, base),
+                _portable(p.target, base),
+                p.group,
+                *(p.extra.get(c, "") for c in extra_cols),
+            ]
+        )
+    # Whole or not at all: a run reading the manifest meanwhile sees the old one or the new.
+    write_text(path, fh.getvalue(), newline="")
     return path
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from dri.atomic import write_text
 from dri.corpora.manifest import write_manifest
 from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
@@ -271,7 +272,7 @@ def build_translation_corpus(
     (out / ORIGINALS).mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         target = out / ORIGINALS / f"{name}.txt"
-        target.write_text(text, encoding="utf-8")
+        write_text(target, text)
         written.append(target)
     for lang in languages:
         for name, text in texts.items():
@@ -288,7 +289,7 @@ def build_translation_corpus(
                 (out / ROUNDTRIP / lang / f"{name}.txt", back),
             ):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content, encoding="utf-8")
+                write_text(target, content)
                 written.append(target)
     meta = {
         "engine": getattr(engine, "name", type(engine).__name__),
@@ -303,7 +304,7 @@ def build_translation_corpus(
         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "problems": problems,
     }
-    (out / "translation.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_text(out / "translation.json", json.dumps(meta, indent=1, ensure_ascii=False))
     if (out / ROUNDTRIP).is_dir():
         write_manifest(load_translation(out).manifest(), out / "manifest.csv")
     return BuildResult(out, languages, written, problems, time.perf_counter() - started)

@@ -187,6 +187,23 @@ def test_manifest_round_trip(tmp_path):
     assert back[0].extra == {"task": "a"}
 
 
+def test_a_manifest_is_written_whole_or_left_as_it_was(tmp_path):
+    class Unwritable:
+        def __str__(self) -> str:
+            raise ValueError("cannot be written")
+
+    path = write_manifest([ManifestPair(tmp_path / "a.txt", tmp_path / "b.txt", "cut")], tmp_path / "m.csv")
+    before = path.read_bytes()
+    pairs = [
+        ManifestPair(tmp_path / f"{n}.txt", tmp_path / "b.txt", "cut", {"note": "x"}) for n in range(500)
+    ]
+    pairs.append(ManifestPair(tmp_path / "z.txt", tmp_path / "b.txt", "cut", {"note": Unwritable()}))  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="cannot be written"):
+        write_manifest(pairs, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.csv"]
+
+
 def test_manifest_errors_are_one_line(tmp_path):
     bad = tmp_path / "m.csv"
     bad.write_text("source,target\na,b\n", encoding="utf-8")

@@ -105,6 +105,7 @@ discover_task = _task("discover-documents")(steps.discover_documents)
 # Failures are logged by the flow as they arrive, once each (flows.pipeline).
 extract_task = _task("extract-and-store")(steps.extract_batch)
 plan_task = _task("plan-pairs")(steps.plan_run)
+sections_task = _task("check-sections")(steps.sections_problem)
 map_task = _task("map-and-store")(steps.map_batch)
 
 
@@ -137,6 +138,7 @@ class PrefectTasks:
         steps.discover_documents: discover_task,
         steps.extract_batch: extract_task,
         steps.plan_run: plan_task,
+        steps.sections_problem: sections_task,
         steps.map_batch: map_task,
         steps.save_summary: summary_task,
     }

@@ -28,6 +28,16 @@ def test_dri_run_prints_the_summary_and_exit_status(prefect_server, corpus, data
     assert "6 pairs (6 mapped" in out
 
 
+def test_dri_run_in_a_flow_stops_at_sections_no_document_has(
+    prefect_server, corpus, data_dir, capsys, monkeypatch
+):
+    monkeypatch.setenv("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+    assert main(["run", str(corpus), "--runner", "threads", "--sections", "nosuch", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert f"error: {corpus}: no document has a sentence in the section(s) nosuch, so every pair" in err
+    assert (json.loads(out)["documents"], json.loads(out)["mapped"]) == (4, 0)
+
+
 def test_dri_run_names_a_missing_folder(tmp_path, capsys):
     assert main(["run", str(tmp_path / "nowhere")]) == 1
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nowhere'}: not a folder"

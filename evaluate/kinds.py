@@ -79,6 +79,17 @@ def _csv_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+def _http_url(text: str) -> str:
+    # A URL urllib cannot send to ("not a url", "localhost:5000") raised
+    # ValueError at the first text to translate: exit 70 after the corpus was read.
+    from dri.corpora.translate import url_problem
+
+    problem = url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r:.200}: {problem} (e.g. http://localhost:5000)")
+    return text
+
+
 def _at_least_1(text: str) -> int:
     # -k 0 reported nothing and -k -1 all but the last (a slice), both with exit 0.
     try:
@@ -129,7 +140,11 @@ KINDS: dict[str, EvaluationKind] = {
                 ),
                 Argument(
                     ("--libretranslate",),
-                    {"metavar": "URL", "help": "use a LibreTranslate server instead of Apertium"},
+                    {
+                        "type": _http_url,
+                        "metavar": "URL",
+                        "help": "use a LibreTranslate server instead of Apertium",
+                    },
                 ),
                 Argument(("--api-key",), {"help": "LibreTranslate API key"}),
             ),

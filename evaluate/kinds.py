@@ -76,7 +76,13 @@ class EvaluationKind:
 
 
 def _csv_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
+    # An empty list ("", ",,": a shell variable that was not set) was the
+    # default, silently: --languages "" built all five languages, --sections ""
+    # compared whole documents (dri run --sections '' is a usage error too).
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r:.40} names nothing; give names separated by commas")
+    return names
 
 
 def _http_url(text: str) -> str:

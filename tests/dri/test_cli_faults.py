@@ -275,3 +275,20 @@ def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path,
     assert code == 2
     assert "argument --libretranslate: " in err.splitlines()[-1]
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "option", "value"),
+    [
+        ("translation", "--languages", ""),
+        ("translation", "--languages", " , ,"),
+        ("analogy", "--sections", ",,"),
+    ],
+)
+def test_an_empty_list_option_of_evaluate_is_a_usage_error(capsys, tmp_path, kind, option, value):
+    # Before, an empty list was the default, silently: all five languages, every section.
+    code, _, err = _run(
+        capsys, "evaluate", kind, str(tmp_path / "c"), option, value, "--out", str(tmp_path / "r")
+    )
+    assert code == 2
+    assert f"argument {option}: " in err.splitlines()[-1] and "names nothing" in err

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ __all__ = [
     "TranslationEngine",
     "build_translation_corpus",
     "strip_unknown_marks",
+    "url_problem",
 ]
 
 # The pivot languages of the round trips, with a readable name for reports.
@@ -171,6 +173,23 @@ class ApertiumEngine:
         return strip_unknown_marks(out.stdout)
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a LibreTranslate server's address, or None: it must be
+    ``http://`` or ``https://`` with a host (``http://localhost:5000``)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError as err:
+        return f"not a URL ({err})"
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    if not parts.hostname:
+        return "names no host"
+    if any(c.isspace() or ord(c) < 32 for c in url):
+        return "holds white space or control characters"
+    return None
+
+
 @dataclass
 class LibreTranslateEngine:
     """A LibreTranslate server's ``POST /translate`` (JSON), with the stdlib only."""
@@ -180,6 +199,13 @@ class LibreTranslateEngine:
     timeout: float = 120.0
     codes: dict[str, str] = field(default_factory=lambda: dict(LIBRETRANSLATE_CODES))
     name: str = "libretranslate"
+
+    def __post_init__(self) -> None:
+        # A URL that is not http(s) with a host ("localhost:5000", "not a url")
+        # made urllib's Request raise ValueError at the first text: exit 70.
+        problem = url_problem(self.url)
+        if problem:
+            raise EngineError(f"LibreTranslate URL {self.url!r:.200}: {problem}")
 
     def request(self, text: str, src: str, dst: str) -> urllib.request.Request:
         """The HTTP request :meth:`translate` sends (separate so it can be checked)."""

@@ -68,7 +68,13 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.replace(temporary, target)
+        try:
+            os.replace(temporary, target)
+        except OSError as err:
+            # os.replace's error names the temporary file, which the user never
+            # asked for: a name too long for the folder ("l" * 250 + ".graphml")
+            # was reported as ".lll….24285-8cea1d71.tmp: File name too long".
+            raise OSError(err.errno, err.strerror, str(target)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

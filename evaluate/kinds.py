@@ -76,7 +76,24 @@ class EvaluationKind:
 
 
 def _csv_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
+    # An empty list ("", ",,": a shell variable that was not set) was the
+    # default, silently: --languages "" built all five languages, --sections ""
+    # compared whole documents (dri run --sections '' is a usage error too).
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r:.40} names nothing; give names separated by commas")
+    return names
+
+
+def _http_url(text: str) -> str:
+    # A URL urllib cannot send to ("not a url", "localhost:5000") raised
+    # ValueError at the first text to translate: exit 70 after the corpus was read.
+    from dri.corpora.translate import url_problem
+
+    problem = url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r:.200}: {problem} (e.g. http://localhost:5000)")
+    return text
 
 
 def _at_least_1(text: str) -> int:
@@ -129,7 +146,11 @@ KINDS: dict[str, EvaluationKind] = {
                 ),
                 Argument(
                     ("--libretranslate",),
-                    {"metavar": "URL", "help": "use a LibreTranslate server instead of Apertium"},
+                    {
+                        "type": _http_url,
+                        "metavar": "URL",
+                        "help": "use a LibreTranslate server instead of Apertium",
+                    },
                 ),
                 Argument(("--api-key",), {"help": "LibreTranslate API key"}),
             ),

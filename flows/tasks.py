@@ -705,14 +705,25 @@ def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
         return "", Failure(str(err.filename or "run summary"), "summary", reason, scope="run")
 
 
+#: The longest summary name kept whole, in bytes: a file name takes 255, and the
+#: temporary name it is written under adds ``.``, ``.json`` and ``.PID-RANDOM.tmp``.
+MAX_SUMMARY_NAME_BYTES = 200
+
+
 def summary_name(run_id: str) -> str:
     """The file name (without ``.json``) of a run's summary: the run id, or, if it
     holds a character a file name cannot (``/``, ``:``), the id with those as ``_``
-    and a hash of the id, so that runs ``a/b`` and ``a_b`` keep a summary each."""
+    and a hash of the id, so that runs ``a/b`` and ``a_b`` keep a summary each.
+    An id longer than a file name can be (``--run-id`` of 5,000 characters) is
+    cut to :data:`MAX_SUMMARY_NAME_BYTES` before its hash: the run was mapped and
+    stored, then its summary failed with "File name too long"."""
     name = run_id.replace("/", "_").replace(":", "_")
-    if name == run_id:
+    encoded = name.encode("utf-8", "surrogatepass")
+    if name == run_id and len(encoded) <= MAX_SUMMARY_NAME_BYTES:
         return name
     digest = hashlib.sha1(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    if len(encoded) > MAX_SUMMARY_NAME_BYTES:
+        name = encoded[:MAX_SUMMARY_NAME_BYTES].decode("utf-8", "ignore")
     return f"{name}-{digest}"
 
 

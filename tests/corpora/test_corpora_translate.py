@@ -19,6 +19,7 @@ from dri.corpora.translate import (
     TranslationEngine,
     build_translation_corpus,
     strip_unknown_marks,
+    url_problem,
 )
 from dri.corpora.translation import load_translation
 
@@ -178,3 +179,17 @@ def test_unreachable_libretranslate_is_reported_not_raised(tmp_path):
     assert len(result.problems) == 1 and result.problems[0].startswith(
         "a via spa: http://127.0.0.1:9/translate"
     )
+
+
+@pytest.mark.parametrize(
+    "url", ["not a url", "localhost:5000", "http://", "http://h:abc", "ftp://x", "http://a b"]
+)
+def test_a_libretranslate_engine_refuses_a_url_it_cannot_send_to(url):
+    # The request raised ValueError ("unknown url type") at the first text.
+    assert url_problem(url)
+    with pytest.raises(EngineError, match="LibreTranslate URL"):
+        LibreTranslateEngine(url)
+
+
+def test_a_libretranslate_url_with_a_host_is_taken():
+    assert url_problem("http://localhost:5000") is None and url_problem("https://lt.example.org/api/") is None

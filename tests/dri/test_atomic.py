@@ -57,3 +57,13 @@ def test_a_long_name_keeps_its_temporary_name_short_enough(tmp_path) -> None:
     target = tmp_path / ("n" * 250 + ".json")
     write_text(target, "{}")
     assert target.read_text() == "{}"
+
+
+def test_a_name_too_long_for_the_folder_is_named_in_the_error_not_the_temporary(tmp_path) -> None:
+    # dri graph of a 254-byte file name with --format graphml: the error named
+    # the temporary file (".lll….PID-RANDOM.tmp: File name too long").
+    target = tmp_path / ("l" * 250 + ".graphml")
+    with pytest.raises(OSError) as caught:
+        write_text(target, "x")
+    assert caught.value.filename == str(target) and ".tmp" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []

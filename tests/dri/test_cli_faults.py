@@ -252,3 +252,43 @@ def test_a_data_folder_that_is_a_file_names_dri_data_dir(capsys, tmp_path, monke
     code, _, err = _run(capsys, *(a.format(root=tmp_path / "root") for a in argv))
     assert code == 1
     assert err.splitlines() == [f"error: {data}: DRI_DATA_DIR must be a folder, and a file is in the way"]
+
+
+@pytest.mark.parametrize(
+    "url", ["not a url", "localhost:5000", "http://", "http://h:abc", "file:///etc/passwd"]
+)
+def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path, url):
+    # "not a url" raised urllib's ValueError at the first text: exit 70.
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    argv = [
+        "evaluate",
+        "translation",
+        str(tmp_path / "c"),
+        "--build-from",
+        str(texts),
+        "--libretranslate",
+        url,
+    ]
+    code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert "argument --libretranslate: " in err.splitlines()[-1]
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "option", "value"),
+    [
+        ("translation", "--languages", ""),
+        ("translation", "--languages", " , ,"),
+        ("analogy", "--sections", ",,"),
+    ],
+)
+def test_an_empty_list_option_of_evaluate_is_a_usage_error(capsys, tmp_path, kind, option, value):
+    # Before, an empty list was the default, silently: all five languages, every section.
+    code, _, err = _run(
+        capsys, "evaluate", kind, str(tmp_path / "c"), option, value, "--out", str(tmp_path / "r")
+    )
+    assert code == 2
+    assert f"argument {option}: " in err.splitlines()[-1] and "names nothing" in err

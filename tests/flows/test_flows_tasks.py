@@ -121,6 +121,18 @@ def test_run_ids_that_differ_only_in_slashes_or_colons_keep_a_summary_each(tmp_p
     assert [json.loads(p.read_text())["run_id"] for p in paths] == ["a/b", "a_b", "a:b"]
 
 
+@pytest.mark.parametrize("run_id", ["x" * 5000, "é" * 200, "a/" * 300])
+def test_write_summary_of_a_run_id_longer_than_a_file_name(tmp_path, run_id):
+    # A --run-id of 5,000 characters: the run was stored, then its summary
+    # failed with "File name too long".
+    summary = RunSummary(run_id=run_id, corpus="c", corpus_dir="/c", mode="all-pairs", params={})
+    path = write_summary(summary, tmp_path)
+    assert len(path.name.encode()) <= 255 - len(".x.123456-abcdef12.tmp")
+    assert json.loads(path.read_text())["run_id"] == run_id
+    other = RunSummary(run_id=run_id + "y", corpus="c", corpus_dir="/c", mode="all-pairs", params={})
+    assert write_summary(other, tmp_path) != path
+
+
 def test_write_summary_is_json_with_state(tmp_path):
     summary = RunSummary(
         run_id="tiny-manifest-abc",

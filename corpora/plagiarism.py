@@ -144,6 +144,12 @@ def _by_category(
             problems.append(f"{info}: line {line}: {name!r} is not a file name inside the corpus folder")
             continue
         if category == "orig":
+            if task in originals and originals[task] != root / name:
+                problems.append(
+                    f"{info}: line {line}: a second original for task {printable(task)} "
+                    f"({printable(name)}); {printable(originals[task].name)} is kept"
+                )
+                continue
             originals[task] = root / name
         elif category in LEVELS:
             answers.append((line, name, task, category))
@@ -177,6 +183,11 @@ def _pairs(
             problems.append(f"{printable(answer)}: no original for task {task!r} (line {line})")
         elif not _is_file(answer):
             problems.append(f"{printable(answer)}: listed on line {line} of {INFO_FILE} but missing")
+        elif answer == original:
+            problems.append(
+                f"{info}: line {line}: {printable(name)} is the original of task {printable(task)}, "
+                "not an answer to it"
+            )
         elif answer in seen_answers:
             problems.append(
                 f"{info}: line {line}: {printable(name)} is listed again with another task or category"

@@ -84,6 +84,25 @@ def test_plagiarism_loader_pairs_and_problems(tmp_path):
     assert cut.level_code == LEVELS["cut"] == 3
 
 
+def test_an_original_listed_as_an_answer_or_twice_is_a_problem_not_a_pair(tmp_path):
+    root = _plagiarism_fixture(tmp_path / "c")
+    (root / "other_taska.txt").write_text("Another original of a.", encoding="utf-8")
+    with (root / "file_information.csv").open("a", encoding="utf-8") as fh:
+        fh.write("orig_taska.txt,a,non\nother_taska.txt,a,orig\n")
+    corpus = load_plagiarism(root)
+    assert ("orig_taska.txt", "orig_taska.txt") not in {
+        (p.answer.name, p.original.name) for p in corpus.pairs
+    }
+    assert {p.original.name for p in corpus.pairs if p.task == "a"} == {"orig_taska.txt"}
+    info = root / "file_information.csv"
+    assert (
+        f"{info}: line 10: orig_taska.txt is the original of task a, not an answer to it" in corpus.problems
+    )
+    assert f"{info}: line 11: a second original for task a (other_taska.txt); orig_taska.txt is kept" in (
+        corpus.problems
+    )
+
+
 def test_plagiarism_loader_rejects_missing_index(tmp_path):
     with pytest.raises(CorpusError, match="file_information.csv"):
         load_plagiarism(tmp_path)

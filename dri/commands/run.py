@@ -58,6 +58,14 @@ def _section_name(text: str) -> str:
     return name
 
 
+def _name(text: str) -> str:
+    """A ``--corpus`` or ``--run-id`` (argparse's ``type``): an empty one (a shell
+    variable that was not set) fell back to the default name silently."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return text
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
@@ -76,9 +84,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="task runner (default: inline, i.e. in this process without Prefect's server, for a small "
         "job, else processes, or dask with --dask)",
     )
-    p.add_argument("--corpus", help="corpus name in the store (default: the folder name)")
+    p.add_argument("--corpus", type=_name, help="corpus name in the store (default: the folder name)")
     p.add_argument(
-        "--run-id", help="result set to store into (default: derived from corpus, mode, parameters)"
+        "--run-id",
+        type=_name,
+        help="result set to store into (default: derived from corpus, mode, parameters)",
     )
     p.add_argument(
         "--sections",

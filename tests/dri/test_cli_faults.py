@@ -147,6 +147,14 @@ def test_run_an_empty_section_name_is_a_usage_error(capsys, tmp_path, sections):
     assert err.splitlines()[-1] == "dri run: error: argument --sections: an empty section name"
 
 
+@pytest.mark.parametrize("option", ["--corpus", "--run-id"])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_run_an_empty_corpus_or_run_id_is_a_usage_error(capsys, tmp_path, option, value):
+    code, _, err = _run(capsys, "run", str(tmp_path), option, value)
+    assert code == 2
+    assert err.splitlines()[-1] == f"dri run: error: argument {option}: an empty name"
+
+
 def test_run_section_names_lose_the_spaces_around_them(tmp_path):
     from dri.cli import build_parser
 

@@ -26,7 +26,7 @@ HEAVY = (
 )
 
 
-def _loaded_after(argv: list[str]) -> tuple[list[str], str]:
+def _loaded_after(argv: list[str], modules: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
     code = (
         "import json, sys\n"
         "from dri import cli\n"
@@ -34,7 +34,7 @@ def _loaded_after(argv: list[str]) -> tuple[list[str], str]:
         f"    cli.main({argv!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n"
+        f"print(json.dumps([m for m in {modules!r} if m in sys.modules]), file=sys.stderr)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=ENV_AT_START, capture_output=True, text=True, check=True
@@ -45,6 +45,12 @@ def _loaded_after(argv: list[str]) -> tuple[list[str], str]:
 @pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_dri_compare_imports_neither_the_store_nor_the_flows():
     loaded, _ = _loaded_after(["-v", "compare", "--help"])
+    assert loaded == []
+
+
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
+def test_dri_evaluate_imports_neither_prefect_nor_an_http_client():
+    loaded, _ = _loaded_after(["evaluate", "analogy", "--help"], ("prefect", "sklearn", "urllib.request"))
     assert loaded == []
 
 

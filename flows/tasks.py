@@ -40,7 +40,7 @@ from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.search import prune_pairs
 from dri.flows.stage2 import cannot_reach
-from dri.graphs import RELATION, restrict_to_sections
+from dri.graphs import relation_nodes, restrict_to_sections
 from dri.literal import storable
 from dri.mapping.abstract_sentences import abstract_sentence_vectors
 from dri.mapping.content import content_vector, sentence_vectors
@@ -374,10 +374,7 @@ def sections_problem(doc_ids: Sequence[str], sections: Sequence[str], corpus_dir
             if graph is None:
                 continue
             names = {
-                s.lower()
-                for _, attrs in graph.nodes(data=True)
-                if attrs.get("type") == RELATION
-                for s in attrs.get("sections") or ()
+                s.lower() for rel in relation_nodes(graph) for s in graph.nodes[rel].get("sections") or ()
             }
             if names & wanted:
                 return None

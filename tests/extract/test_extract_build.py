@@ -26,6 +26,21 @@ def test_load_nlp_is_cached_and_lean():
     assert {"tagger", "parser", "lemmatizer", "ner"} <= set(nlp.pipe_names)
 
 
+def test_the_tokenizer_is_the_models_own_as_spacy_loads_it(nlp):
+    # load_nlp starts from an empty tokenizer that the model's file fills: the
+    # result must be what spaCy's own load gives, every setting and special case.
+    from spacy.tokenizer import Tokenizer
+
+    from dri.extract.build import EXCLUDED_COMPONENTS, MODEL, import_spacy
+
+    stock = import_spacy().load(MODEL, exclude=list(EXCLUDED_COMPONENTS)).tokenizer
+    assert nlp.tokenizer.to_bytes(exclude=["vocab"]) == stock.to_bytes(exclude=["vocab"])
+    assert len(nlp.tokenizer.rules) > 1000  # the model's special cases, not an empty table
+    assert len(Tokenizer(nlp.vocab).rules) == 0
+    text = "Dr. Smith's lab can't test U.S. samples (e.g. 3.5kg) at http://x.org today."
+    assert [t.text for t in nlp.tokenizer(text)] == [t.text for t in stock(text)]
+
+
 def test_graphs_come_out_in_document_order_with_attributes(nlp):
     texts = [
         "The sun attracts the planets.",

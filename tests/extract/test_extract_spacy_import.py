@@ -1,4 +1,4 @@
-"""spaCy imported without its command line (extract/spacy_import.py), in fresh processes."""
+"""spaCy imported without its command line, and its registries asked by group (extract/spacy_import.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 
 import pytest
 from session_env import fresh_python
+
+from dri.extract.spacy_import import import_spacy
 
 PROBE = """
 import json, sys
@@ -38,3 +40,21 @@ def test_the_verb_lemmas_import_spacy_the_same_way():
         "print(_asked('attracted'), 'spacy' in sys.modules, 'spacy.cli' in sys.modules)"
     )
     assert fresh_python(probe).split() == ["('attract',)", "True", "False"]
+
+
+def test_catalogue_entry_points_are_grouped_with_the_same_members():
+    import importlib.metadata
+
+    import catalogue
+
+    import_spacy()
+    grouped = catalogue.AVAILABLE_ENTRY_POINTS
+    assert type(grouped) is dict  # no select(): catalogue asks it by group name
+    every = importlib.metadata.entry_points()
+    assert set(grouped) == set(every.groups)
+    for group in every.groups:
+        assert grouped[group] == list(every.select(group=group))
+    # A registry's ask (spaCy's are created at its import) reads the grouped table.
+    console = catalogue.Registry(("console",), entry_points=True)
+    console.entry_point_namespace = "console_scripts"
+    assert console._get_entry_points() == grouped["console_scripts"] != []

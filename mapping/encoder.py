@@ -319,17 +319,23 @@ os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 def load_in_background() -> None:
-    """Load the process's encoder and its onnxruntime session on a daemon thread
-    (once per process), so that they load while the caller parses with spaCy on
-    the main thread: a command that will encode a new document need not wait for
-    both one after the other. A failure is left to the first real use to report."""
+    """Load the process's encoder and its onnxruntime session on a thread (once per
+    process), so that they load while the caller parses with spaCy on the main
+    thread: a command that will encode a new document need not wait for both one
+    after the other. A failure is left to the first real use to report.
+
+    The thread is not a daemon: a command that ends while it loads (an
+    interrupt, a file refused) waits the rest of the load, a few tenths of a
+    second. A daemon thread inside onnxruntime's C++ code when the interpreter
+    finalises is stopped there, and the C++ runtime aborts the process
+    ("terminate called without an active exception", exit 134)."""
     global _LOADING
     with _LOCK:
         pid = os.getpid()
         if pid in (_LOADING, _ENCODER and _ENCODER[0]):
             return
         _LOADING = pid
-    threading.Thread(target=_load_quietly, name="dri-encoder-load", daemon=True).start()
+    threading.Thread(target=_load_quietly, name="dri-encoder-load").start()
 
 
 def _load_quietly() -> None:

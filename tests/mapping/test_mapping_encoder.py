@@ -49,6 +49,22 @@ def test_loading_in_background_loads_the_session_once_per_process() -> None:
     assert out.strip() == "(1, 384)"
 
 
+@pytest.mark.parametrize("wait", ["0.05", "0.2", "0.5"])
+def test_a_command_that_ends_while_the_encoder_loads_exits_with_its_own_status(wait) -> None:
+    # An interrupt or a refused file can end a command while the thread is inside
+    # onnxruntime; the process must still exit as the command says, not abort.
+    code = (
+        "import time\n"
+        "from dri.mapping import encoder as e\n"
+        "e.load_in_background()\n"
+        f"time.sleep({wait})\n"
+        "raise SystemExit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert "terminate called" not in done.stderr
+
+
 def test_loaded_once_per_process(encoder) -> None:
     assert sentence_encoder() is encoder
 

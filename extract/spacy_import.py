@@ -22,6 +22,12 @@ entry points grouped by name once (a dict of lists, the form ``catalogue``
 reads for the ``importlib_metadata`` of older Pythons), so each ask is one
 dictionary lookup with the same answer.
 
+An interrupt (Ctrl-C, or a signal a command turns into one) that arrives
+during spaCy's import is raised when the import ends: srsly imports
+``_ruamel_yaml`` under a bare ``except:``, which caught the
+``KeyboardInterrupt`` of a Ctrl-C that came then, and the command ran on
+to the end as if nothing had been pressed.
+
 Example::
 
     >>> spacy = import_spacy()
@@ -31,9 +37,12 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import threading
 import types
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["import_spacy"]
@@ -57,7 +66,8 @@ def import_spacy() -> types.ModuleType:
             stand_in.info = _info  # type: ignore[attr-defined]
             sys.modules[_INFO] = stand_in
             try:
-                import spacy
+                with _interrupts_after():
+                    import spacy
             finally:
                 if sys.modules.get(_INFO) is stand_in:
                     del sys.modules[_INFO]
@@ -65,6 +75,27 @@ def import_spacy() -> types.ModuleType:
     import spacy  # a module another thread is importing is waited for
 
     return spacy
+
+
+@contextlib.contextmanager
+def _interrupts_after() -> Iterator[None]:
+    """SIGINT and SIGTERM handled by their Python handlers when the block ends, not
+    inside it (module docstring); only in the main thread, which alone gets them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    deferred = {sig: handler for sig, handler in previous.items() if callable(handler)}
+    arrived: list[int] = []
+    for sig in deferred:
+        signal.signal(sig, lambda signum, frame: arrived.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in deferred.items():
+            signal.signal(sig, handler)
+    if arrived:
+        deferred[arrived[0]](arrived[0], None)
 
 
 def _group_entry_points() -> None:

@@ -58,3 +58,24 @@ def test_catalogue_entry_points_are_grouped_with_the_same_members():
     console = catalogue.Registry(("console",), entry_points=True)
     console.entry_point_namespace = "console_scripts"
     assert console._get_entry_points() == grouped["console_scripts"] != []
+
+
+INTERRUPTED_IMPORT = """
+import os, signal, sys, threading
+from dri.extract.spacy_import import import_spacy
+threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    import_spacy()
+    print("not interrupted")
+except KeyboardInterrupt:
+    spacy = sys.modules.get("spacy")
+    print("interrupted after the import" if spacy is not None and hasattr(spacy, "load") else "interrupted inside")
+print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
+def test_ctrl_c_during_spacys_import_is_raised_when_the_import_ends():
+    # srsly imports ruamel's C parser under a bare except, which swallowed a
+    # KeyboardInterrupt arriving then: the command ran on as if not interrupted.
+    assert fresh_python(INTERRUPTED_IMPORT).split("\n")[:2] == ["interrupted after the import", "True"]

@@ -86,9 +86,9 @@ def _interrupts_after() -> Iterator[None]:
         return
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     deferred = {sig: handler for sig, handler in previous.items() if callable(handler)}
-    arrived: list[int] = []
+    arrived: list[signal.Signals] = []
     for sig in deferred:
-        signal.signal(sig, lambda signum, frame: arrived.append(signum))
+        signal.signal(sig, lambda signum, frame: arrived.append(signal.Signals(signum)))
     try:
         yield
     finally:
@@ -100,7 +100,7 @@ def _interrupts_after() -> Iterator[None]:
 
 def _group_entry_points() -> None:
     """catalogue's entry points grouped by group name, once (module docstring)."""
-    import catalogue
+    import catalogue  # type: ignore[import-untyped]
 
     listed = catalogue.AVAILABLE_ENTRY_POINTS
     if not hasattr(listed, "select"):  # a plain dict: grouped already

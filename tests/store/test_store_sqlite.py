@@ -3,7 +3,9 @@ errors and several processes writing one file."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,18 @@ def test_an_empty_file_becomes_a_store(tmp_path):
         store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
     with SQLiteStore(empty, create=False) as again:
         assert again.corpora() == ["c"]
+
+
+@pytest.mark.parametrize("version", ["abc", "", "2.0", "99"])
+def test_a_schema_version_this_dri_does_not_read_is_one_line_naming_it(tmp_path, version):
+    # A hand-edited 'abc' was int()'s ValueError in every command (exit 70).
+    path = tmp_path / "s.sqlite"
+    SQLiteStore(path).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE store_info SET value = ? WHERE key = 'schema_version'", (version,))
+    with pytest.raises(StoreError) as err:
+        SQLiteStore(path)
+    assert str(err.value) == f"{path}: store schema version {version}, this dri reads 2"
 
 
 def test_a_closed_store_says_so(tmp_path):

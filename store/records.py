@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import networkx as nx
 
 from dri.errors import ProjectError, one_line
+from dri.graphs import NotAGraph, check_graph_json, from_json
 from dri.literal import storable, storable_json
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
@@ -30,6 +31,7 @@ __all__ = [
     "STORED_SCORES",
     "Analogue",
     "ComparisonRecord",
+    "DamagedRow",
     "DocumentRecord",
     "EvaluationRecord",
     "MembersDropped",
@@ -38,6 +40,9 @@ __all__ = [
     "StoreUnavailable",
     "redact",
     "register_secret",
+    "stored_graph",
+    "stored_json",
+    "stored_number",
 ]
 
 #: The scores the store keeps as columns (SQLite) and properties (Neo4j), for
@@ -117,6 +122,66 @@ class StoreUnavailable(StoreError):
         "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
         "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
     )
+
+
+class DamagedRow(StoreError):
+    """A row the store holds is not what the store wrote: a JSON column that
+    is not JSON (or JSON of another shape), a number column holding text;
+    edited by hand, or a disk fault. One line naming the store and the row,
+    not the decoder's traceback (exit 70)."""
+
+    advice = (
+        "the store was changed outside dri; restore it from a copy, or move it away "
+        "and run again (a new store is made)"
+    )
+
+
+def stored_json(where: str, what: str, text: Any, shape: type | tuple[type, ...] = dict) -> Any:
+    """``text``, JSON that a store wrote into ``what`` (its table, row and
+    column), read back: a :class:`DamagedRow` if it is not JSON of ``shape``."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise DamagedRow(where, f"damaged row: {what}: not JSON ({one_line(err)[:200]})") from None
+    if not isinstance(value, shape):
+        names = " or ".join(
+            _JSON_NAMES.get(t, t.__name__) for t in (shape if isinstance(shape, tuple) else (shape,))
+        )
+        raise DamagedRow(
+            where,
+            f"damaged row: {what}: JSON {_JSON_NAMES.get(type(value), type(value).__name__)}, not {names}",
+        )
+    return value
+
+
+def stored_number(where: str, what: str, value: Any) -> float:
+    """A number a store wrote into ``what``, read back: a :class:`DamagedRow` if it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DamagedRow(where, f"damaged row: {what}: {str(value)[:40]!r} is not a number")
+    return float(value)
+
+
+def stored_graph(where: str, doc_id: str, text: Any) -> nx.DiGraph:
+    """The graph of ``doc_id`` from the JSON a store kept of it (:func:`dri.graphs.to_json`'s
+    shape, checked as a graph file is): a :class:`DamagedRow` if it is not one."""
+    what = f"the stored graph of document {doc_id}"
+    data = stored_json(where, what, text)
+    try:
+        check_graph_json(data)
+    except NotAGraph as err:
+        raise DamagedRow(where, f"damaged row: {what}: {err}") from None
+    return from_json(data)
+
+
+_JSON_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 @dataclass(frozen=True)

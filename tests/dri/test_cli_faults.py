@@ -52,6 +52,36 @@ def test_store_commands_leave_a_foreign_sqlite_file_unchanged(capsys, tmp_path, 
 
 
 @pytest.mark.parametrize(
+    "command", [["top", "solar.txt"], ["documents", "c"], ["mapping", "solar.txt", "atom.txt", "--run", "r"]]
+)
+def test_store_commands_on_a_hand_edited_row_are_one_line_naming_it(capsys, tmp_path, command):
+    # A meta that is not JSON was json's traceback of dri store top and documents (exit 70).
+    import contextlib
+    import sqlite3
+
+    import networkx as nx
+
+    from dri.graphs import ros
+    from dri.store import ComparisonRecord, open_store
+
+    path = tmp_path / "s.sqlite"
+    with open_store(str(path)) as store:
+        for name in ("solar", "atom"):
+            g = nx.DiGraph(doc_id=name, graph_id=name, name=f"{name}.txt", path=f"/c/{name}.txt")
+            g.add_node("c:x", kind=ros.CONCEPT, lemma="x", label="x", order=0)
+            store.put_document("c", g)
+        scores = dict.fromkeys(("analogy_similarity", "jaccard", "semantic", "conceptual", "relational"), 0.5)
+        store.put_comparison(ComparisonRecord("solar", "atom", "r", {}, scores, []))
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE documents SET meta = '{bad'")
+        db.execute("UPDATE members SET meta = '{bad'")
+    code, _, err = _run(capsys, "store", "--uri", str(path), *command)
+    assert code == 1
+    [line] = err.splitlines()
+    assert line.startswith(f"error: {path}: damaged row: document ") and ", meta: not JSON (" in line
+
+
+@pytest.mark.parametrize(
     "uri, says",
     [
         ("bolt://127.0.0.1:notaport", "the port must be a number"),

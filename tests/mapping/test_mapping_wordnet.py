@@ -97,6 +97,16 @@ def test_build_is_idempotent_and_reports_missing_sources(tmp_path):
     assert WordNet(built).lin("dog", "cat", "n") == wordnet().lin("dog", "cat", "n")
 
 
+def test_a_damaged_build_stamp_is_built_again(tmp_path):
+    # JSON of another shape was an AttributeError of every command that loaded WordNet (exit 70).
+    built = build_wordnet(tmp_path / "nltk_data")
+    for stamp in ("[]", "1", "null", '"x"', "{bad", ""):
+        (built / "wordnet" / ".dri-build.json").write_text(stamp)
+        assert not is_built(tmp_path / "nltk_data"), stamp
+    build_wordnet(tmp_path / "nltk_data")
+    assert is_built(tmp_path / "nltk_data")
+
+
 @pytest.mark.parametrize(
     "a, b, pos",
     [

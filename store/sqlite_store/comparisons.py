@@ -26,6 +26,15 @@ from dri.store.sqlite_store.rows import INFERENCE_COLUMNS, inference, inference_
 __all__ = ["SQLiteComparisons", "delete_comparisons"]
 
 
+def _scores(where: str, row: Sequence[Any]) -> dict[str, Any]:
+    """The scores of a comparison's row (its ``scores`` column, row[4]): an object
+    holding at least the scores kept as columns, each a number."""
+    scores: dict[str, Any] = stored_json(where, f"{_row(row)}, scores", row[4])
+    for name in STORED_SCORES:
+        stored_number(where, f"{_row(row)}, scores' {name}", scores.get(name))
+    return scores
+
+
 def _row(row: Sequence[Any]) -> str:
     """The comparison a row of (source_id, target_id, run_id, ...) holds, for messages."""
     return f"the comparison of {row[0]} and {row[1]} in run {row[2]}"
@@ -143,7 +152,7 @@ class SQLiteComparisons(SQLiteConnection):
                 r[1],
                 r[2],
                 stored_json(self.location, f"{_row(r)}, params", r[3]),
-                stored_json(self.location, f"{_row(r)}, scores", r[4]),
+                _scores(self.location, r),
                 [],
                 r[5],
             )

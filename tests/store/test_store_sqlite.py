@@ -176,6 +176,16 @@ _READS = {
             "top",
             "analogy_similarity: 'high' is not a number",
         ),
+        (
+            "UPDATE comparisons SET scores = '{}'",
+            "comparison",
+            "run-1, scores' analogy_similarity: 'None' is not",
+        ),
+        (
+            "UPDATE comparisons SET scores = json_set(scores, '$.jaccard', 'x')",
+            "comparison",
+            "run-1, scores' jaccard: 'x' is not a number",
+        ),
         ("UPDATE pairs SET lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
         (
             "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",

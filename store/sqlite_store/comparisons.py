@@ -28,10 +28,14 @@ __all__ = ["SQLiteComparisons", "delete_comparisons"]
 
 def _scores(where: str, row: Sequence[Any]) -> dict[str, Any]:
     """The scores of a comparison's row (its ``scores`` column, row[4]): an object
-    holding at least the scores kept as columns, each a number."""
+    holding at least the scores kept as columns, each a number; every other
+    value a number or null (the ``message`` a text or null)."""
     scores: dict[str, Any] = stored_json(where, f"{_row(row)}, scores", row[4])
     for name in STORED_SCORES:
         stored_number(where, f"{_row(row)}, scores' {name}", scores.get(name))
+    for name, value in scores.items():
+        if value is not None and not (name == "message" and isinstance(value, str)):
+            stored_number(where, f"{_row(row)}, scores' {name}", value)
     return scores
 
 

@@ -186,6 +186,11 @@ _READS = {
             "comparison",
             "run-1, scores' jaccard: 'x' is not a number",
         ),
+        (
+            "UPDATE comparisons SET scores = json_set(scores, '$.content', 'x')",
+            "comparison",
+            "run-1, scores' content: 'x' is not a number",
+        ),
         ("UPDATE pairs SET lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
         (
             "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",

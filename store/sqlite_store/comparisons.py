@@ -227,21 +227,13 @@ class SQLiteComparisons(SQLiteConnection):
             """,
             {"doc": doc_id, "run": run_id, "k": check_k(k)},
         )
-        return [
-            Analogue(
-                r[0],
-                r[1],
-                *(
-                    stored_number(
-                        self.location, f"the comparison of {doc_id} and {r[0]} in run {r[7]}, {f}", v
-                    )
-                    for f, v in zip(STORED_SCORES, r[2:7])
-                ),
-                r[7],
-                r[8],
-            )
-            for r in rows
-        ]
+        return [Analogue(*self._analogue_row(doc_id, r)) for r in rows]
+
+    def _analogue_row(self, doc_id: str, row: Sequence[Any]) -> list[Any]:
+        """A row of :meth:`top_analogues` with its scores checked to be numbers."""
+        what = f"the comparison of {doc_id} and {row[0]} in run {row[7]}"
+        scores = [stored_number(self.location, f"{what}, {f}", v) for f, v in zip(STORED_SCORES, row[2:7])]
+        return [row[0], row[1], *scores, row[7], row[8]]
 
     def runs(self) -> list[RunRecord]:
         rows = self._query(

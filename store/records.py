@@ -38,11 +38,14 @@ __all__ = [
     "RunRecord",
     "StoreError",
     "StoreUnavailable",
+    "checked_graph",
+    "merged_meta",
     "redact",
     "register_secret",
     "stored_graph",
     "stored_json",
     "stored_number",
+    "stored_scores",
 ]
 
 #: The scores the store keeps as columns (SQLite) and properties (Neo4j), for
@@ -161,15 +164,41 @@ def stored_number(where: str, what: str, value: Any) -> float:
     return float(value)
 
 
+def stored_scores(where: str, what: str, text: Any) -> dict[str, Any]:
+    """A comparison's scores object as a store wrote it into ``what``: at least
+    the scores kept as columns (properties), each a number; every other value a
+    number or null (the ``message`` a text or null). A :class:`DamagedRow` if not."""
+    scores: dict[str, Any] = stored_json(where, f"{what}, scores", text)
+    for name in STORED_SCORES:
+        stored_number(where, f"{what}, scores' {name}", scores.get(name))
+    for name, value in scores.items():
+        if value is not None and not (name == "message" and isinstance(value, str)):
+            stored_number(where, f"{what}, scores' {name}", value)
+    return scores
+
+
+def merged_meta(text: Any) -> dict[str, Any]:
+    """The meta a store holds (JSON text), to merge a new one into when it writes
+    the row again: a damaged one is replaced by the new, not a failed document."""
+    try:
+        meta: dict[str, Any] = stored_json("", "meta", text)
+    except DamagedRow:
+        return {}
+    return meta
+
+
 def stored_graph(where: str, doc_id: str, text: Any) -> nx.DiGraph:
     """The graph of ``doc_id`` from the JSON a store kept of it (:func:`dri.graphs.to_json`'s
     shape, checked as a graph file is): a :class:`DamagedRow` if it is not one."""
-    what = f"the stored graph of document {doc_id}"
-    data = stored_json(where, what, text)
+    return checked_graph(where, doc_id, stored_json(where, f"the stored graph of document {doc_id}", text))
+
+
+def checked_graph(where: str, doc_id: str, data: Any) -> nx.DiGraph:
+    """:func:`stored_graph` of JSON already parsed (a store that keeps the graph in parts)."""
     try:
         check_graph_json(data)
     except NotAGraph as err:
-        raise DamagedRow(where, f"damaged row: {what}: {err}") from None
+        raise DamagedRow(where, f"damaged row: the stored graph of document {doc_id}: {err}") from None
     return from_json(data)
 
 

@@ -19,24 +19,12 @@ from dri.store.records import (
     StoreError,
     stored_json,
     stored_number,
+    stored_scores,
 )
 from dri.store.sqlite_store.connection import SQLiteConnection
 from dri.store.sqlite_store.rows import INFERENCE_COLUMNS, inference, inference_row
 
 __all__ = ["SQLiteComparisons", "delete_comparisons"]
-
-
-def _scores(where: str, row: Sequence[Any]) -> dict[str, Any]:
-    """The scores of a comparison's row (its ``scores`` column, row[4]): an object
-    holding at least the scores kept as columns, each a number; every other
-    value a number or null (the ``message`` a text or null)."""
-    scores: dict[str, Any] = stored_json(where, f"{_row(row)}, scores", row[4])
-    for name in STORED_SCORES:
-        stored_number(where, f"{_row(row)}, scores' {name}", scores.get(name))
-    for name, value in scores.items():
-        if value is not None and not (name == "message" and isinstance(value, str)):
-            stored_number(where, f"{_row(row)}, scores' {name}", value)
-    return scores
 
 
 def _row(row: Sequence[Any]) -> str:
@@ -156,7 +144,7 @@ class SQLiteComparisons(SQLiteConnection):
                 r[1],
                 r[2],
                 stored_json(self.location, f"{_row(r)}, params", r[3]),
-                _scores(self.location, r),
+                stored_scores(self.location, _row(r), r[4]),
                 [],
                 r[5],
             )

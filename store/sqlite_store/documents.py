@@ -16,12 +16,11 @@ from dri.mapping.content import graph_text
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector, vector_blob
 from dri.store.records import (
-    DamagedRow,
     DocumentRecord,
     document_input,
     member_name,
+    merged_meta,
     stored_graph,
-    stored_json,
     version_key,
 )
 from dri.store.sqlite_store.connection import SQLiteConnection
@@ -33,16 +32,6 @@ __all__ = ["SQLiteDocuments"]
 
 #: Document ids per ``IN (...)`` of one query (SQLite takes at most 32,766 parameters).
 _IN_CHUNK = 500
-
-
-def _kept_meta(where: str, doc_id: str, text: str) -> dict[str, Any]:
-    """The meta stored for ``doc_id``, to merge a new one into; a damaged one is
-    replaced by the new (the row is written again whole), not a failed document."""
-    try:
-        meta: dict[str, Any] = stored_json(where, f"document {doc_id}, meta", text)
-    except DamagedRow:
-        return {}
-    return meta
 
 
 class SQLiteDocuments(SQLiteConnection):
@@ -62,7 +51,7 @@ class SQLiteDocuments(SQLiteConnection):
             old = db.execute(
                 "SELECT extractor_version, meta FROM documents WHERE doc_id = ?", (fields["doc_id"],)
             ).fetchone()
-            merged = {**_kept_meta(self.location, fields["doc_id"], old[1]), **meta} if old else meta
+            merged = {**merged_meta(old[1]), **meta} if old else meta
             newest = old is None or version_key(fields["extractor_version"]) >= version_key(old[0])
             db.execute("INSERT OR IGNORE INTO corpora (name) VALUES (?)", (corpus,))
             if old is None:

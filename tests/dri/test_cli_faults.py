@@ -81,6 +81,20 @@ def test_store_commands_on_a_hand_edited_row_are_one_line_naming_it(capsys, tmp_
     assert line.startswith(f"error: {path}: damaged row: document ") and ", meta: not JSON (" in line
 
 
+def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, monkeypatch):
+    # The bare "…/ratings: File exists" said nothing of a file in the way.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "ratings").write_text("x")
+    rated = tmp_path / "r.csv"
+    rated.write_text("rater,pair,novelty,usefulness,challenge\nr1,p1,3,4,5\n")
+    code, _, err = _run(capsys, "ratings", "import", str(rated))
+    assert code == 1
+    assert err.splitlines() == [
+        f"error: {tmp_path / 'data' / 'ratings'}: not a folder (a file of that name is in the way)"
+    ]
+
+
 @pytest.mark.parametrize(
     "uri, says",
     [

@@ -86,7 +86,8 @@ def os_reason(err: OSError) -> str:
     "Not a directory" of the folder (``data/runs`` a file, a report folder
     that is a file) then says which file is in the way."""
     reason = err.strerror or one_line(err)
-    if isinstance(err, (FileExistsError, NotADirectoryError)) and err.filename:
+    own_words = err.errno is not None and reason != os.strerror(err.errno)  # kept: they say more
+    if isinstance(err, (FileExistsError, NotADirectoryError)) and err.filename and not own_words:
         path = Path(os.fsdecode(err.filename))
         blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
         if blocker == path and isinstance(err, FileExistsError):

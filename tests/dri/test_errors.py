@@ -26,3 +26,9 @@ def test_other_errors_keep_their_words(tmp_path):
     )
     (tmp_path / "d").mkdir()
     assert os_reason(FileExistsError(errno.EEXIST, "File exists", str(tmp_path / "d"))) == "File exists"
+
+
+def test_words_of_its_own_are_kept(tmp_path):
+    (tmp_path / "f").write_text("x")
+    err = NotADirectoryError(errno.ENOTDIR, "DRI_DATA_DIR must be a folder", str(tmp_path / "f" / "sub"))
+    assert os_reason(err) == "DRI_DATA_DIR must be a folder"

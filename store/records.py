@@ -43,6 +43,7 @@ __all__ = [
     "redact",
     "register_secret",
     "stored_graph",
+    "stored_inference",
     "stored_json",
     "stored_number",
     "stored_scores",
@@ -175,6 +176,28 @@ def stored_scores(where: str, what: str, text: Any) -> dict[str, Any]:
         if value is not None and not (name == "message" and isinstance(value, str)):
             stored_number(where, f"{what}, scores' {name}", value)
     return scores
+
+
+#: What every stored inference argument holds (the rest of ARGUMENT_FIELDS came later).
+_ARGUMENT_KEYS = ("role", "source", "source_lemma", "target", "target_lemma")
+
+
+def stored_inference(where: str, what: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """An inference of the comparison ``what`` names, as a store wrote its fields
+    (``arguments`` as JSON text): a :class:`DamagedRow` if its arguments are not
+    objects holding the argument's keys or its order, support or extrapolation
+    is not a number (``CandidateInference.from_dict`` read them with int() and float())."""
+    out = dict(fields)
+    arguments = stored_json(where, f"{what}, an inference's arguments", fields.get("arguments") or "[]", list)
+    if not all(isinstance(a, dict) and all(k in a for k in _ARGUMENT_KEYS) for a in arguments):
+        raise DamagedRow(
+            where, f"damaged row: {what}, an inference's arguments: not objects of {_ARGUMENT_KEYS}"
+        )
+    out["arguments"] = arguments
+    for name in ("order", "support", "extrapolation"):
+        if out.get(name) is not None:
+            stored_number(where, f"{what}, an inference's {name}", out[name])
+    return out
 
 
 def merged_meta(text: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from dri.store.records import (
     ComparisonRecord,
     RunRecord,
     StoreError,
+    stored_inference,
     stored_json,
     stored_number,
     stored_scores,
@@ -264,12 +265,7 @@ class Neo4jComparisons(Neo4jConnection):
             ],
             r["created"] or "",
             inferences=[
-                {
-                    f: stored_json(self.location, f"{what}, an inference's arguments", i.get(f) or "[]", list)
-                    if f == "arguments"
-                    else i.get(f)
-                    for f in INFERENCE_FIELDS
-                }
+                stored_inference(self.location, what, {f: i.get(f) for f in INFERENCE_FIELDS})
                 for i in r["inferences"]
             ],
         )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dri.store.base import to_json_text
-from dri.store.records import INFERENCE_FIELDS, DocumentRecord, stored_json, stored_number
+from dri.store.records import INFERENCE_FIELDS, DocumentRecord, stored_inference, stored_json, stored_number
 
 __all__ = ["DOC_COLUMNS", "INFERENCE_COLUMNS", "document", "inference", "inference_row"]
 
@@ -24,10 +24,7 @@ def inference_row(inference: dict[str, Any]) -> tuple[Any, ...]:
 
 def inference(row: Sequence[Any], where: str, what: str) -> dict[str, Any]:
     """An inference of the comparison ``what`` names, from its row of ``where``."""
-    return {
-        f: stored_json(where, f"{what}, an inference's arguments", v, list) if f == "arguments" else v
-        for f, v in zip(INFERENCE_FIELDS, row)
-    }
+    return stored_inference(where, what, dict(zip(INFERENCE_FIELDS, row)))
 
 
 def document(row: Sequence[Any], meta: str, corpora: list[str], where: str) -> DocumentRecord:

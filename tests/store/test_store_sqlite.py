@@ -203,6 +203,16 @@ _READS = {
             "unsupported ROS graph schema version",
         ),
         ("UPDATE evaluations SET rows = '{bad'", "evaluations", ", rows: not JSON ("),
+        (
+            "INSERT INTO inferences VALUES ('solar', 'atom', 'run-1', 0, 'r:0', 'orbit', 'z', 't', 's', 1, 1, '[]')",
+            "comparison",
+            "run-1, an inference's order: 'z' is not a number",
+        ),
+        (
+            "INSERT INTO inferences VALUES ('solar', 'atom', 'run-1', 0, 'r:0', 'orbit', 1, 't', 's', 1, 1, '[1]')",
+            "comparison",
+            "run-1, an inference's arguments: not objects of",
+        ),
     ],
 )
 def test_a_damaged_row_is_one_line_naming_the_store_and_the_row(tmp_path, damage, read, says):

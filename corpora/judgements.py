@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dri.atomic import write_bytes, write_text
+from dri.atomic import write_bytes
 from dri.corpora.manifest import ManifestPair, write_manifest
 from dri.corpora.text import (
     CorpusError,
@@ -330,14 +330,22 @@ def _document(side: str | Path, folder: Path) -> Path:
     if isinstance(side, Path):
         data = side.read_bytes()
         target = folder / f"{hashlib.sha1(data).hexdigest()[:16]}{side.suffix.lower()}"
-        if not target.is_file():
-            write_bytes(target, data)
-        return target.resolve()
-    name = hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
-    target = folder / name
-    if not target.is_file():
-        write_text(target, side)
+    else:
+        target = folder / (hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt")
+        data = side.encode("utf-8")  # as write_text wrote it (a lone surrogate was refused on loading)
+    if not _holds(target, data):
+        write_bytes(target, data)
     return target.resolve()
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` holds ``data``. A document kept from an earlier run is
+    reused only then: one changed since (edited, cut short, emptied) was read
+    as the text its name promises, and every pair it was in scored on it."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def write_documents(

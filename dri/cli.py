@@ -41,7 +41,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from dri.errors import Interrupted, ProjectError, error_line, one_line
+from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         # The machine's fault, not dri's: a full disk, a read-only or missing folder.
         where = f"{err.filename}: " if err.filename else ""
-        echo(f"error: {where}{err.strerror or one_line(err)}", file=sys.stderr)
+        echo(f"error: {where}{os_reason(err)}", file=sys.stderr)
         return 1
     except Exception:
         text = _redacted(traceback.format_exc())

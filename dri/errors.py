@@ -14,11 +14,21 @@ nothing of ours, so every layer may use it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Failure", "Interrupted", "ProjectError", "SettingsError", "error_line", "one_line", "prefixed"]
+__all__ = [
+    "Failure",
+    "Interrupted",
+    "ProjectError",
+    "SettingsError",
+    "error_line",
+    "one_line",
+    "os_reason",
+    "prefixed",
+]
 
 #: What a failure is about: one document, one pair, a whole batch of either
 #: (a worker lost), or the whole run (a store that stopped it, a plan that
@@ -68,6 +78,23 @@ def one_line(err: BaseException | str) -> str:
 def prefixed(path: str | Path, message: str) -> str:
     """``message`` starting with ``path``, unless it already does."""
     return message if message.startswith(str(path)) else f"{path}: {message}"
+
+
+def os_reason(err: OSError) -> str:
+    """The reason of ``err`` for a message: its ``strerror``, except where a file
+    stands where a folder is made or written into: the bare "File exists" or
+    "Not a directory" of the folder (``data/runs`` a file, a report folder
+    that is a file) then says which file is in the way."""
+    reason = err.strerror or one_line(err)
+    own_words = err.errno is not None and reason != os.strerror(err.errno)  # kept: they say more
+    if isinstance(err, (FileExistsError, NotADirectoryError)) and err.filename and not own_words:
+        path = Path(os.fsdecode(err.filename))
+        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        if blocker == path and isinstance(err, FileExistsError):
+            return "not a folder (a file of that name is in the way)"
+        if blocker is not None and blocker != path:
+            return f"cannot be made: {blocker} is a file, not a folder"
+    return reason
 
 
 def error_line(err: ProjectError) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dri.corpora.analogy import load_analogy
-from dri.corpora.ratings import load_ratings
+from dri.corpora.ratings import ratings_file, read_ratings
 from dri.corpora.text import CorpusError
 from dri.errors import one_line
 from dri.evaluate.core import Evaluation, Progress, default_report_dir, doc_ids, evaluate, resolved_path
@@ -279,10 +279,21 @@ _SCORE_FIELDS = tuple(n for n in Scores.__dataclass_fields__ if n != "message")
 
 
 def _stored_ratings() -> list[dict[str, Any]]:
-    try:
-        return load_ratings()
-    except CorpusError:
+    """The expert ratings ``dri ratings import`` kept, for the report. A store that
+    cannot be read (edited by hand, junk) or rows of it that are not ratings are
+    one warning each; before, the report left them out without a word."""
+    path = ratings_file()
+    if not path.is_file():
         return []
+    try:
+        rows, problems = read_ratings(path)
+    except CorpusError as err:
+        log.warning("%s; the report leaves the expert ratings out", err)
+        return []
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        log.warning("%s%s; the report's expert ratings leave them out", problems[0], more)
+    return rows
 
 
 def format_search(results: Sequence[SearchResult]) -> str:

@@ -29,26 +29,42 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from dri.errors import ProjectError
 from dri.extract.verb_lemmas import verb_lemmas
 from dri.morphy import SUBSTITUTIONS
 from dri.settings import nltk_data_dir
 
-__all__ = ["is_person_noun", "is_wordnet_lemma", "verb_lemma"]
+__all__ = ["WordNetFileError", "is_person_noun", "is_wordnet_lemma", "verb_lemma"]
 
 _FILES = {"n": "noun", "v": "verb", "a": "adj"}
+
+
+class WordNetFileError(ProjectError, RuntimeError):
+    """One of WordNet's files that the extractor reads is missing or damaged."""
 
 
 def _wordnet_dir() -> Path:
     return nltk_data_dir() / "corpora" / "wordnet"
 
 
+def _lines(path: Path, what: str) -> list[str]:
+    """The lines of the WordNet file ``path``; a :class:`WordNetFileError` naming it if
+    it cannot be read or is not UTF-8 (damaged since it was set up). Before, a
+    RuntimeError or UnicodeDecodeError in every document's extraction (exit 70)."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        reason = err.strerror or str(err)
+    except UnicodeDecodeError as err:
+        reason = f"a damaged file, not UTF-8: {err.reason} at byte {err.start}"
+    raise WordNetFileError(
+        f"{path}: cannot read WordNet's {what} ({reason}); set WordNet up again: scripts/setup-wordnet --force"
+    )
+
+
 @functools.cache
 def _lemmas(pos: str) -> frozenset[str]:
-    path = _wordnet_dir() / f"index.{_FILES[pos]}"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise RuntimeError(f"{path}: cannot read WordNet's index ({err.strerror or err})") from None
+    lines = _lines(_wordnet_dir() / f"index.{_FILES[pos]}", "index")
     # Licence lines start with two spaces; every other line starts with its lemma.
     return frozenset(line.split(" ", 1)[0] for line in lines if line and not line.startswith(" "))
 
@@ -56,8 +72,7 @@ def _lemmas(pos: str) -> frozenset[str]:
 @functools.cache
 def _verb_exceptions() -> dict[str, str]:
     out: dict[str, str] = {}
-    path = _wordnet_dir() / "verb.exc"
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _lines(_wordnet_dir() / "verb.exc", "verb exceptions"):
         parts = line.split()
         if len(parts) >= 2:
             out.setdefault(parts[0], parts[1])
@@ -96,8 +111,7 @@ def verb_lemma(word: str, spacy_lemma: str) -> str:
 @functools.cache
 def _person_nouns() -> frozenset[str]:
     out = set()
-    path = _wordnet_dir() / "index.sense"
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _lines(_wordnet_dir() / "index.sense", "sense index"):
         # "engineer%1:18:00:: 09615807 1 8": noun (1), lexicographer file 18 (noun.person), sense 1.
         key, _, rest = line.partition(" ")
         if "%1:18:" in key and rest.split(" ")[1:2] == ["1"]:

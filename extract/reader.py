@@ -348,6 +348,14 @@ def _is_graph_json(path: Path, data: bytes) -> bool:
     return isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
 
 
+def _is_graphml(data: bytes) -> bool:
+    """A GraphML file (``dri graph --format graphml`` writes one): XML whose root is
+    ``<graphml``. Read as prose, its tags and keys made a graph of their own
+    (``key="d12">[0`` a concept) and dri compare mapped it with exit 0."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"<?xml") and b"<graphml" in head
+
+
 def _is_pdf(path: Path, head: bytes) -> bool:
     return path.suffix.lower() == ".pdf" or head.lstrip()[:5] == b"%PDF-"
 
@@ -392,6 +400,12 @@ def read_document(
             where,
             "a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph, "
             "dri.graphs.load_json loads it",
+        )
+    if _is_graphml(data):
+        raise DocumentError(
+            where,
+            "a graph (GraphML), not a text or PDF: dri compare reads graphs as graph JSON "
+            "(dri graph --format json), dri.graphs.export.read_graphml loads it",
         )
     doc_id, graph_id = content_ids(data)
 

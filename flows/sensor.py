@@ -45,7 +45,7 @@ from prefect.utilities.asyncutils import run_coro_as_sync
 
 from dri import atomic
 from dri.corpora.text import is_document
-from dri.errors import one_line
+from dri.errors import ProjectError, one_line, os_reason
 from dri.flows.failures import ReportedFailure
 from dri.settings import data_dir, incoming_dir
 
@@ -54,6 +54,7 @@ __all__ = [
     "Emitter",
     "MissingRoot",
     "SensorResult",
+    "SensorStateError",
     "corpus_sensor_flow",
     "find_new_corpora",
     "folder_state",
@@ -122,14 +123,27 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as err:
+    except OSError as err:
         # Starting over would re-announce every corpus; refuse instead.
-        raise RuntimeError(f"{path}: unreadable sensor state ({err})") from err
+        raise SensorStateError(path, os_reason(err)) from err
+    except ValueError as err:
+        raise SensorStateError(path, one_line(err)) from err
     seen = data.get("seen", {}) if isinstance(data, dict) else None
     if not isinstance(seen, dict) or not all(isinstance(record, dict) for record in seen.values()):
         # JSON of another shape (a list, null, a record that is not an object): refused the same way.
-        raise RuntimeError(f'{path}: unreadable sensor state (not {{"seen": {{folder: record}}}})')
+        raise SensorStateError(path, 'not {"seen": {folder: record}}')
     return seen
+
+
+class SensorStateError(ProjectError, RuntimeError):
+    """The sensor's state file cannot be read: one line naming it, with what to do."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: unreadable sensor state ({reason}); restore it, or move it away to start over "
+            "(every corpus folder is then announced again)"
+        )
 
 
 def _save_seen(path: Path, root: Path, seen: dict[str, SeenRecord]) -> None:

@@ -33,7 +33,7 @@ import networkx as nx
 
 from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
-from dri.errors import Failure, one_line
+from dri.errors import Failure, one_line, os_reason
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
@@ -698,7 +698,7 @@ def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
     try:
         return str(write_summary(summary)), None
     except OSError as err:
-        reason = f"cannot write the run summary: {err.strerror}"
+        reason = f"cannot write the run summary: {os_reason(err)}"
         return "", Failure(str(err.filename or "run summary"), "summary", reason, scope="run")
 
 

@@ -67,7 +67,9 @@ class ClauseCache:
                 ).fetchall()
                 for clause, blob in rows:
                     if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:
-                        found[clause] = np.frombuffer(blob, dtype="<f4").copy()
+                        vector = np.frombuffer(blob, dtype="<f4").copy()
+                        if _is_kept_vector(vector):
+                            found[clause] = vector
             return found
 
         return self._file.run(read, {})
@@ -87,6 +89,16 @@ class ClauseCache:
                 db.executemany("INSERT OR IGNORE INTO clauses (model, clause, vector) VALUES (?,?,?)", rows)
 
         self._file.run(write, None)
+
+
+def _is_kept_vector(vector: np.ndarray) -> bool:
+    """Whether ``vector`` is one the encoder makes: finite, of unit length (or zero).
+    A row damaged since it was kept (junk bytes of the right length: NaN, huge
+    values) is a miss; it changed the mapping's scores silently, with exit 0."""
+    if not np.isfinite(vector).all():
+        return False
+    norm = float(np.linalg.norm(vector.astype(np.float64)))  # float64: 3e38 squared is no overflow
+    return norm == 0.0 or abs(norm - 1.0) < 1e-3
 
 
 def clause_cache() -> ClauseCache | None:

@@ -72,9 +72,10 @@ If WordNet has not been set up it is built from Debian's files on first use
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -82,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from dri.errors import one_line
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
 from dri.mapping.wordnet_snapshot import load_snapshot, save_snapshot
 from dri.morphy import SUBSTITUTIONS
@@ -147,6 +149,38 @@ class _WordTable:
     informative_least: np.ndarray
     #: The senses without a finite IC > 0 (the noun root): they meet the other word's only as a shared synset.
     uninformative: tuple[int, ...] = ()
+
+
+class _Numbered:
+    """The lines of an open file, counting them."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.number = 0
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        self.number += 1  # first: a line that cannot be decoded is named too
+        return next(self._lines)
+
+
+@contextlib.contextmanager
+def _lines(path: Path) -> Iterator[_Numbered]:
+    """The lines of one of WordNet's files. One that does not read as the file
+    reads (not UTF-8, a line cut short or of junk: the file damaged since it
+    was set up) is a :class:`WordNetSetupError` naming the file and the line;
+    before, the parser's IndexError or UnicodeDecodeError (exit 70)."""
+    with path.open(encoding="utf-8") as fh:
+        lines = _Numbered(fh)
+        try:
+            yield lines
+        except (ValueError, IndexError, KeyError, ArithmeticError) as err:
+            raise WordNetSetupError(
+                f"{path}: line {lines.number}: a damaged WordNet file ({one_line(err)[:200]}); "
+                "set WordNet up again: scripts/setup-wordnet --force"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -216,7 +250,7 @@ class WordNet:
     def _read_data(self, pos: str) -> None:
         parents: dict[int, tuple[int, ...]] = {}
         first: dict[int, str] = {}
-        with (self.corpora / "wordnet" / f"data.{_DATA[pos]}").open(encoding="utf-8") as fh:
+        with _lines(self.corpora / "wordnet" / f"data.{_DATA[pos]}") as fh:
             for line in fh:
                 if line.startswith("  "):
                     continue
@@ -245,7 +279,7 @@ class WordNet:
 
     def _read_index(self, pos: str) -> None:
         index: dict[str, tuple[int, ...]] = {}
-        with (self.corpora / "wordnet" / f"index.{_DATA[pos]}").open(encoding="utf-8") as fh:
+        with _lines(self.corpora / "wordnet" / f"index.{_DATA[pos]}") as fh:
             for line in fh:
                 if line.startswith("  "):
                     continue
@@ -256,29 +290,29 @@ class WordNet:
 
     def _read_exceptions(self, pos: str) -> None:
         exceptions: dict[str, list[str]] = {}
-        with (self.corpora / "wordnet" / f"{_DATA[pos]}.exc").open(encoding="utf-8") as fh:
+        with _lines(self.corpora / "wordnet" / f"{_DATA[pos]}.exc") as fh:
             for line in fh:
                 inflected, *bases = line.split()
                 exceptions[inflected] = bases
         self._exceptions[pos] = exceptions
 
     def _read_ic(self) -> None:
-        with (self.corpora / "wordnet_ic" / IC_FILE).open(encoding="utf-8") as fh:
-            next(fh)
+        with _lines(self.corpora / "wordnet_ic" / IC_FILE) as fh:
+            next(fh, None)
             for line in fh:
                 fields = line.split()
                 pos, offset, value = fields[0][-1], int(fields[0][:-1]), float(fields[1])
                 self._freq[pos][offset] = value
                 if len(fields) == 3:  # ROOT, as NLTK sums them
                     self._total[pos] += value
-        for pos in ("n", "v"):
-            total = self._total[pos]
-            self._icv[pos] = {o: -math.log(f / total) for o, f in self._freq[pos].items() if f > 0}
-            self._ic_max[pos] = max(self._icv[pos].values(), default=1.0) or 1.0
+            for pos in ("n", "v"):
+                total = self._total[pos]
+                self._icv[pos] = {o: -math.log(f / total) for o, f in self._freq[pos].items() if f > 0}
+                self._ic_max[pos] = max(self._icv[pos].values(), default=1.0) or 1.0
 
     def _read_sense_counts(self) -> None:
         # index.sense: "sense_key synset_offset sense_number tag_cnt", e.g. "dog%1:05:00:: 02084071 1 42".
-        with (self.corpora / "wordnet" / "index.sense").open(encoding="utf-8") as fh:
+        with _lines(self.corpora / "wordnet" / "index.sense") as fh:
             for line in fh:
                 fields = line.split()
                 if len(fields) < 4 or fields[3] == "0":

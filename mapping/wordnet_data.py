@@ -147,9 +147,11 @@ def is_built(nltk_data: Path | None = None) -> bool:
     if not stamp.is_file() or not (corpora / "wordnet_ic" / IC_FILE).is_file():
         return False
     try:
-        return bool(json.loads(stamp.read_text()).get("version") == BUILD_VERSION)
+        data = json.loads(stamp.read_text())
     except (OSError, ValueError):
         return False
+    # JSON of another shape (a stamp cut short to "1", or edited) is no build, not an AttributeError.
+    return isinstance(data, dict) and data.get("version") == BUILD_VERSION
 
 
 def _read_hypernyms(data_file: Path) -> dict[int, list[int]]:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import networkx as nx
 
 from dri.errors import ProjectError, one_line
+from dri.graphs import NotAGraph, check_graph_json, from_json
 from dri.literal import storable, storable_json
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
@@ -30,14 +31,22 @@ __all__ = [
     "STORED_SCORES",
     "Analogue",
     "ComparisonRecord",
+    "DamagedRow",
     "DocumentRecord",
     "EvaluationRecord",
     "MembersDropped",
     "RunRecord",
     "StoreError",
     "StoreUnavailable",
+    "checked_graph",
+    "merged_meta",
     "redact",
     "register_secret",
+    "stored_graph",
+    "stored_inference",
+    "stored_json",
+    "stored_number",
+    "stored_scores",
 ]
 
 #: The scores the store keeps as columns (SQLite) and properties (Neo4j), for
@@ -117,6 +126,114 @@ class StoreUnavailable(StoreError):
         "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
         "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
     )
+
+
+class DamagedRow(StoreError):
+    """A row the store holds is not what the store wrote: a JSON column that
+    is not JSON (or JSON of another shape), a number column holding text;
+    edited by hand, or a disk fault. One line naming the store and the row,
+    not the decoder's traceback (exit 70)."""
+
+    advice = (
+        "the store was changed outside dri; restore it from a copy, or move it away "
+        "and run again (a new store is made)"
+    )
+
+
+def stored_json(where: str, what: str, text: Any, shape: type | tuple[type, ...] = dict) -> Any:
+    """``text``, JSON that a store wrote into ``what`` (its table, row and
+    column), read back: a :class:`DamagedRow` if it is not JSON of ``shape``."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise DamagedRow(where, f"damaged row: {what}: not JSON ({one_line(err)[:200]})") from None
+    if not isinstance(value, shape):
+        names = " or ".join(
+            _JSON_NAMES.get(t, t.__name__) for t in (shape if isinstance(shape, tuple) else (shape,))
+        )
+        raise DamagedRow(
+            where,
+            f"damaged row: {what}: JSON {_JSON_NAMES.get(type(value), type(value).__name__)}, not {names}",
+        )
+    return value
+
+
+def stored_number(where: str, what: str, value: Any) -> float:
+    """A number a store wrote into ``what``, read back: a :class:`DamagedRow` if it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DamagedRow(where, f"damaged row: {what}: {str(value)[:40]!r} is not a number")
+    return float(value)
+
+
+def stored_scores(where: str, what: str, text: Any) -> dict[str, Any]:
+    """A comparison's scores object as a store wrote it into ``what``: at least
+    the scores kept as columns (properties), each a number; every other value a
+    number or null (the ``message`` a text or null). A :class:`DamagedRow` if not."""
+    scores: dict[str, Any] = stored_json(where, f"{what}, scores", text)
+    for name in STORED_SCORES:
+        stored_number(where, f"{what}, scores' {name}", scores.get(name))
+    for name, value in scores.items():
+        if value is not None and not (name == "message" and isinstance(value, str)):
+            stored_number(where, f"{what}, scores' {name}", value)
+    return scores
+
+
+#: What every stored inference argument holds (the rest of ARGUMENT_FIELDS came later).
+_ARGUMENT_KEYS = ("role", "source", "source_lemma", "target", "target_lemma")
+
+
+def stored_inference(where: str, what: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """An inference of the comparison ``what`` names, as a store wrote its fields
+    (``arguments`` as JSON text): a :class:`DamagedRow` if its arguments are not
+    objects holding the argument's keys or its order, support or extrapolation
+    is not a number (``CandidateInference.from_dict`` read them with int() and float())."""
+    out = dict(fields)
+    arguments = stored_json(where, f"{what}, an inference's arguments", fields.get("arguments") or "[]", list)
+    if not all(isinstance(a, dict) and all(k in a for k in _ARGUMENT_KEYS) for a in arguments):
+        raise DamagedRow(
+            where, f"damaged row: {what}, an inference's arguments: not objects of {_ARGUMENT_KEYS}"
+        )
+    out["arguments"] = arguments
+    for name in ("order", "support", "extrapolation"):
+        if out.get(name) is not None:
+            stored_number(where, f"{what}, an inference's {name}", out[name])
+    return out
+
+
+def merged_meta(text: Any) -> dict[str, Any]:
+    """The meta a store holds (JSON text), to merge a new one into when it writes
+    the row again: a damaged one is replaced by the new, not a failed document."""
+    try:
+        meta: dict[str, Any] = stored_json("", "meta", text)
+    except DamagedRow:
+        return {}
+    return meta
+
+
+def stored_graph(where: str, doc_id: str, text: Any) -> nx.DiGraph:
+    """The graph of ``doc_id`` from the JSON a store kept of it (:func:`dri.graphs.to_json`'s
+    shape, checked as a graph file is): a :class:`DamagedRow` if it is not one."""
+    return checked_graph(where, doc_id, stored_json(where, f"the stored graph of document {doc_id}", text))
+
+
+def checked_graph(where: str, doc_id: str, data: Any) -> nx.DiGraph:
+    """:func:`stored_graph` of JSON already parsed (a store that keeps the graph in parts)."""
+    try:
+        check_graph_json(data)
+    except NotAGraph as err:
+        raise DamagedRow(where, f"damaged row: the stored graph of document {doc_id}: {err}") from None
+    return from_json(data)
+
+
+_JSON_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 @dataclass(frozen=True)

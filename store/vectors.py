@@ -208,17 +208,27 @@ class StoredFeatures:
 
 
 def decode_stored(text: str | None) -> StoredFeatures | None:
-    """A stored vector, or ``None`` if missing or of another version (of the features
-    or of the abstraction)."""
+    """A stored vector, or ``None`` if missing, of another version (of the features
+    or of the abstraction) or damaged: it is computed again from the graph."""
     if not text:
         return None
-    data = json.loads(text)
-    if data.get("v") != STORED_VERSION:
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != STORED_VERSION or not _is_counts(data.get("f")):
         return None
     current, sentences = unpack_sentence_rows(data.get("s"))
     if not current:
         return None
     return StoredFeatures(data["f"], unpack_label_vectors(data.get("l")), sentences)
+
+
+def _is_counts(value: object) -> bool:
+    """Whether ``value`` is feature counts as :func:`encode_features` stores them."""
+    return isinstance(value, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()
+    )
 
 
 def decode_features(text: str | None) -> dict[str, float] | None:

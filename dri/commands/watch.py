@@ -22,7 +22,7 @@ import sys
 
 from dri.commands.folders import given_path
 from dri.commands.search_options import positive
-from dri.errors import one_line
+from dri.errors import one_line, os_reason
 from dri.literal import echo
 from dri.settings import prefect_defaults
 
@@ -128,5 +128,5 @@ def _why(err: OSError | RuntimeError) -> str:
     """``err`` as the command line's other errors say it: the path, then the reason
     (``str()`` of an ``OSError`` is ``[Errno 20] reason: 'path'``)."""
     if isinstance(err, OSError) and err.strerror:
-        return f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+        return f"{err.filename}: {os_reason(err)}" if err.filename else err.strerror
     return one_line(err)

@@ -8,7 +8,6 @@ the analogues of a document ranked by their scores.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,6 +21,10 @@ from dri.store.records import (
     ComparisonRecord,
     RunRecord,
     StoreError,
+    stored_inference,
+    stored_json,
+    stored_number,
+    stored_scores,
 )
 
 __all__ = ["Neo4jComparisons", "delete_comparisons"]
@@ -242,25 +245,30 @@ class Neo4jComparisons(Neo4jConnection):
             + "ORDER BY source_id, target_id, run_id",
             **params,
         )
-        return [
-            ComparisonRecord(
-                r["source_id"],
-                r["target_id"],
-                r["run_id"],
-                json.loads(r["params"] or "{}"),
-                json.loads(r["scores"] or "{}"),
-                [{f: p.get(f) for f in PAIR_FIELDS} for p in r["pairs"]],
-                r["created"] or "",
-                inferences=[
-                    {
-                        f: json.loads(i.get(f) or "[]") if f == "arguments" else i.get(f)
-                        for f in INFERENCE_FIELDS
-                    }
-                    for i in r["inferences"]
-                ],
-            )
-            for r in rows
-        ]
+        return [self._record(r) for r in rows]
+
+    def _record(self, r: Any) -> ComparisonRecord:
+        """A comparison from its row; a damaged one is a :class:`DamagedRow` naming it."""
+        what = f"the comparison of {r['source_id']} and {r['target_id']} in run {r['run_id']}"
+        return ComparisonRecord(
+            r["source_id"],
+            r["target_id"],
+            r["run_id"],
+            stored_json(self.location, f"{what}, params", r["params"] or "{}"),
+            stored_scores(self.location, what, r["scores"] or "{}"),
+            [
+                {
+                    **{f: p.get(f) for f in PAIR_FIELDS},
+                    "lin": stored_number(self.location, f"{what}, a pair's lin", p.get("lin")),
+                }
+                for p in r["pairs"]
+            ],
+            r["created"] or "",
+            inferences=[
+                stored_inference(self.location, what, {f: i.get(f) for f in INFERENCE_FIELDS})
+                for i in r["inferences"]
+            ],
+        )
 
     def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
         key = ComparisonRecord(source_id, target_id, run_id).key
@@ -294,7 +302,12 @@ class Neo4jComparisons(Neo4jConnection):
 
     def top_analogues(self, doc_id: str, k: int = 10, run_id: str | None = None) -> list[Analogue]:
         rows = self._read(self.TOP_ANALOGUES, id=doc_id, run=run_id, k=check_k(k))
-        return [Analogue(**dict(r)) for r in rows]
+        return [Analogue(**self._analogue_row(doc_id, dict(r))) for r in rows]
+
+    def _analogue_row(self, doc_id: str, row: dict[str, Any]) -> dict[str, Any]:
+        """A row of :meth:`top_analogues` with its scores checked to be numbers."""
+        what = f"the comparison of {doc_id} and {row['doc_id']} in run {row['run_id']}"
+        return {**row, **{f: stored_number(self.location, f"{what}, {f}", row[f]) for f in STORED_SCORES}}
 
     def runs(self) -> list[RunRecord]:
         rows = self._read(

@@ -7,12 +7,10 @@ nodes it shares stay, so the mapping pairs linked to them survive.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 import networkx as nx
 
-from dri.graphs import from_json
 from dri.graphs.ros import SCHEMA_VERSION as GRAPH_SCHEMA_VERSION
 from dri.literal import storable
 from dri.mapping.abstract_sentences import abstract_sentence_vectors
@@ -29,9 +27,12 @@ from dri.store.neo4j_store.rows import (
 )
 from dri.store.records import (
     DocumentRecord,
+    checked_graph,
     document_input,
     member_name,
+    merged_meta,
     scalar_meta,
+    stored_json,
     version_key,
 )
 
@@ -84,7 +85,7 @@ class Neo4jDocuments(Neo4jConnection):
             id=doc_id,
         ).single()
         newest = old is None or version_key(fields["extractor_version"]) >= version_key(old["version"] or "")
-        merged = {**(json.loads(old["meta"]) if old and old["meta"] else {}), **meta}
+        merged = {**(merged_meta(old["meta"]) if old and old["meta"] else {}), **meta}
         props = {k: v for k, v in scalar_meta(merged).items() if k not in DOCUMENT_PROPS}
         props.update(meta=to_json_text(merged), updated=now())
         if newest:
@@ -169,7 +170,7 @@ class Neo4jDocuments(Neo4jConnection):
     def _document_in(self, tx: Any, doc_id: str, name: str, path: str) -> DocumentRecord:
         """The document as the membership just written names it."""
         query = "MATCH (d:Document {id: $id}) " + returning()
-        record = document_record(tx.run(query, id=doc_id).single())
+        record = document_record(tx.run(query, id=doc_id).single(), self.location)
         return dataclasses.replace(record, name=name, path=path)
 
     def is_member(self, corpus: str, name: str, doc_id: str) -> bool:
@@ -212,13 +213,19 @@ class Neo4jDocuments(Neo4jConnection):
             head, nodes, edges = session.execute_read(work)
         if head is None or head["graph"] is None:
             return None
-        graph = from_json(
+        what = f"the stored graph of document {doc_id}"
+        graph = checked_graph(
+            self.location,
+            doc_id,
             {
                 "schema_version": GRAPH_SCHEMA_VERSION,
-                "graph": json.loads(head["graph"]),
-                "nodes": [{"id": r["key"], **json.loads(r["attrs"])} for r in nodes],
+                "graph": stored_json(self.location, what, head["graph"]),
+                "nodes": [
+                    {"id": r["key"], **stored_json(self.location, f"{what}, node {r['key']}", r["attrs"])}
+                    for r in nodes
+                ],
                 "edges": [{"source": r["source"], "target": r["target"], "label": r["label"]} for r in edges],
-            }
+            },
         )
         return attach_vector(graph, head["encoder"])
 
@@ -226,7 +233,7 @@ class Neo4jDocuments(Neo4jConnection):
         """Documents matched by ``match`` (which binds ``d``, and ``m``, a
         CONTAINS membership, when ``member``: then named as ``m`` names them)."""
         rows = self._read(match + " " + returning(member), **params)
-        return [document_record(r) for r in rows]
+        return [document_record(r, self.location) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
         found = self._records("MATCH (d:Document {id: $id})", id=doc_id)

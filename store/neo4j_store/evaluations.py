@@ -11,7 +11,7 @@ from typing import Any
 from dri.literal import storable
 from dri.store.base import evaluation_id, now
 from dri.store.neo4j_store.connection import Neo4jConnection
-from dri.store.records import EvaluationRecord, clean_meta
+from dri.store.records import EvaluationRecord, clean_meta, stored_json
 
 __all__ = ["Neo4jEvaluations"]
 
@@ -44,6 +44,12 @@ class Neo4jEvaluations(Neo4jConnection):
             kind=kind,
         )
         return [
-            EvaluationRecord(e["id"], e["kind"], e["corpus"], e["created"], json.loads(e["rows"]))
+            EvaluationRecord(
+                e["id"],
+                e["kind"],
+                e["corpus"],
+                e["created"],
+                stored_json(self.location, f"evaluation {e['id']}, rows", e["rows"], list),
+            )
             for e in (r["e"] for r in rows)
         ]

@@ -7,7 +7,6 @@ in one transaction.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,7 +14,7 @@ from dri.literal import storable
 from dri.store.base import to_json_text
 from dri.store.neo4j_store.comparisons import delete_comparisons
 from dri.store.neo4j_store.connection import Neo4jConnection
-from dri.store.records import MembersDropped
+from dri.store.records import MembersDropped, merged_meta
 
 __all__ = ["Neo4jMembers"]
 
@@ -75,7 +74,7 @@ def _rename(tx: Any, doc_id: str, gone: set[str], corpus: str) -> None:
     ).single()
     if row is None:
         return
-    meta = json.loads(row["meta"]) if row["meta"] else {}
+    meta = merged_meta(row["meta"]) if row["meta"] else {}  # a damaged one is written again whole
     meta.update({k: v for k, v in (("name", row["name"]), ("path", row["path"])) if k in meta})
     tx.run(
         "MATCH (d:Document {id: $id}) SET d.name = $name, d.path = $path, d.meta = $meta",

@@ -10,7 +10,7 @@ from typing import Any
 import networkx as nx
 
 from dri.mapping.features import content_features, label_vectors
-from dri.store.records import DocumentRecord
+from dri.store.records import DocumentRecord, stored_json, stored_number
 from dri.store.vectors import STORED_VERSION, dense_vector, pack_label_vectors, pack_sentence_rows
 
 __all__ = [
@@ -149,7 +149,10 @@ def returning(member: bool = False) -> str:
     )
 
 
-def document_record(row: Any) -> DocumentRecord:
+def document_record(row: Any, where: str) -> DocumentRecord:
+    """A document record from its row of the store at ``where``; a damaged
+    node is a :class:`dri.store.records.DamagedRow` naming it."""
+    what = f"document {row['doc_id']}"
     return DocumentRecord(
         doc_id=row["doc_id"],
         graph_id=row["graph_id"] or "",
@@ -158,8 +161,8 @@ def document_record(row: Any) -> DocumentRecord:
         kind=row["kind"] or "",
         extractor_version=row["extractor_version"] or "",
         title=row["title"] or "",
-        concepts=int(row["concepts"] or 0),
-        relations=int(row["relations"] or 0),
+        concepts=int(stored_number(where, f"{what}, concepts", row["concepts"] or 0)),
+        relations=int(stored_number(where, f"{what}, relations", row["relations"] or 0)),
         corpora=tuple(row["corpora"]),
-        meta=json.loads(row["meta"] or "{}"),
+        meta=stored_json(where, f"{what}, meta", row["meta"] or "{}"),
     )

@@ -5,8 +5,9 @@ vector index (HNSW), re-ranked by the structural estimate of
 
 from __future__ import annotations
 
-import json
+import contextlib
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from dri.mapping.clause_coverage import SentenceRows
 from dri.store.neo4j_store.documents import Neo4jDocuments
 from dri.store.neo4j_store.rows import vector_props
 from dri.store.neo4j_store.schema import VECTOR_INDEX
-from dri.store.records import StoreError
+from dri.store.records import DamagedRow, StoreError, stored_json, stored_number
 from dri.store.vectors import (
     STORED_VERSION,
     ContentVectors,
@@ -30,6 +31,14 @@ __all__ = ["Neo4jSearch"]
 
 class Neo4jSearch(Neo4jDocuments):
     """Content vectors and the documents nearest to one."""
+
+    def _features(self, doc_id: str, text: Any) -> dict[str, float]:
+        """A document's feature counts from their stored JSON; a :class:`DamagedRow` if damaged."""
+        what = f"document {doc_id}, features"
+        features: dict[str, float] = stored_json(self.location, what, text or "{}")
+        for value in features.values():
+            stored_number(self.location, what, value)
+        return features
 
     def _fill_vectors(self) -> None:
         """Content vectors for documents stored before them (or with older features)."""
@@ -60,7 +69,7 @@ class Neo4jSearch(Neo4jDocuments):
         )
         return ContentVectors(
             [r["id"] for r in rows],
-            [json.loads(r["features"]) for r in rows],
+            [self._features(r["id"], r["features"]) for r in rows],
             [int(r["size"] or 0) for r in rows],
             _label_vectors(r["labels"] for r in rows),
             [unpack_sentence_rows(r["sentences"])[1] for r in rows],
@@ -106,8 +115,8 @@ class Neo4jSearch(Neo4jDocuments):
         if not rows:
             return []
         vectors = _label_vectors([head[0]["labels"], *(r["labels"] for r in rows)])
-        pool = StructureIndex.build([json.loads(r["features"] or "{}") for r in rows], vectors=vectors)
-        share = pool.share(json.loads(head[0]["features"] or "{}"))
+        pool = StructureIndex.build([self._features(r["id"], r["features"]) for r in rows], vectors=vectors)
+        share = pool.share(self._features(doc_id, head[0]["features"]))
         scores = combine(share, [2.0 * float(r["score"]) - 1.0 for r in rows])
         probe = unpack_sentence_rows(head[0]["sentences"])[1]
         if probe is not None:
@@ -118,9 +127,11 @@ class Neo4jSearch(Neo4jDocuments):
 
 
 def _label_vectors(texts: Iterable[str | None]) -> dict[str, np.ndarray]:
-    """The clause vectors of the documents' relation labels, from their stored JSON."""
+    """The clause vectors of the documents' relation labels, from their stored JSON
+    (damaged ones are left out, as vectors of another version are: computed when used)."""
     vectors: dict[str, np.ndarray] = {}
     for text in texts:
         if text:
-            vectors.update(unpack_label_vectors(json.loads(text)))
+            with contextlib.suppress(DamagedRow):
+                vectors.update(unpack_label_vectors(stored_json("", "label vectors", text)))
     return vectors

@@ -5,17 +5,31 @@ ranked by their scores.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dri.store.base import check_k, now, to_json_text
-from dri.store.records import PAIR_FIELDS, STORED_SCORES, Analogue, ComparisonRecord, RunRecord, StoreError
+from dri.store.records import (
+    PAIR_FIELDS,
+    STORED_SCORES,
+    Analogue,
+    ComparisonRecord,
+    RunRecord,
+    StoreError,
+    stored_json,
+    stored_number,
+    stored_scores,
+)
 from dri.store.sqlite_store.connection import SQLiteConnection
 from dri.store.sqlite_store.rows import INFERENCE_COLUMNS, inference, inference_row
 
 __all__ = ["SQLiteComparisons", "delete_comparisons"]
+
+
+def _row(row: Sequence[Any]) -> str:
+    """The comparison a row of (source_id, target_id, run_id, ...) holds, for messages."""
+    return f"the comparison of {row[0]} and {row[1]} in run {row[2]}"
 
 
 def delete_comparisons(db: sqlite3.Connection, doc_ids: Iterable[str], run_id: str | None) -> int:
@@ -125,7 +139,16 @@ class SQLiteComparisons(SQLiteConnection):
             params,
         )
         found = [
-            ComparisonRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), [], r[5]) for r in rows
+            ComparisonRecord(
+                r[0],
+                r[1],
+                r[2],
+                stored_json(self.location, f"{_row(r)}, params", r[3]),
+                stored_scores(self.location, _row(r), r[4]),
+                [],
+                r[5],
+            )
+            for r in rows
         ]
         if pairs and found:
             by_key = {(c.source_id, c.target_id, c.run_id): c for c in found}
@@ -136,7 +159,9 @@ class SQLiteComparisons(SQLiteConnection):
                 params,
             )
             for r in pair_rows:
-                by_key[r[:3]].pairs.append(dict(zip(PAIR_FIELDS, r[3:])))
+                pair = dict(zip(PAIR_FIELDS, r[3:]))
+                pair["lin"] = stored_number(self.location, f"{_row(r)}, a pair's lin", pair["lin"])
+                by_key[r[:3]].pairs.append(pair)
             inference_rows = self._query(
                 f"SELECT i.source_id, i.target_id, i.run_id, "
                 f"{', '.join('i.' + f for f in INFERENCE_COLUMNS.split(', '))} "
@@ -145,7 +170,7 @@ class SQLiteComparisons(SQLiteConnection):
                 params,
             )
             for r in inference_rows:
-                by_key[r[:3]].inferences.append(inference(r[3:]))
+                by_key[r[:3]].inferences.append(inference(r[3:], self.location, _row(r)))
         return found
 
     def get_comparison(self, source_id: str, target_id: str, run_id: str) -> ComparisonRecord | None:
@@ -190,7 +215,13 @@ class SQLiteComparisons(SQLiteConnection):
             """,
             {"doc": doc_id, "run": run_id, "k": check_k(k)},
         )
-        return [Analogue(*r) for r in rows]
+        return [Analogue(*self._analogue_row(doc_id, r)) for r in rows]
+
+    def _analogue_row(self, doc_id: str, row: Sequence[Any]) -> list[Any]:
+        """A row of :meth:`top_analogues` with its scores checked to be numbers."""
+        what = f"the comparison of {doc_id} and {row[0]} in run {row[7]}"
+        scores = [stored_number(self.location, f"{what}, {f}", v) for f, v in zip(STORED_SCORES, row[2:7])]
+        return [row[0], row[1], *scores, row[7], row[8]]
 
     def runs(self) -> list[RunRecord]:
         rows = self._query(

@@ -11,12 +11,18 @@ from typing import Any
 
 import networkx as nx
 
-from dri.graphs import from_json
 from dri.literal import storable
 from dri.mapping.content import graph_text
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector, vector_blob
-from dri.store.records import DocumentRecord, document_input, member_name, version_key
+from dri.store.records import (
+    DocumentRecord,
+    document_input,
+    member_name,
+    merged_meta,
+    stored_graph,
+    version_key,
+)
 from dri.store.sqlite_store.connection import SQLiteConnection
 from dri.store.sqlite_store.rows import DOC_COLUMNS, document
 from dri.store.vectors import encode_features
@@ -45,7 +51,7 @@ class SQLiteDocuments(SQLiteConnection):
             old = db.execute(
                 "SELECT extractor_version, meta FROM documents WHERE doc_id = ?", (fields["doc_id"],)
             ).fetchone()
-            merged = {**json.loads(old[1]), **meta} if old else meta
+            merged = {**merged_meta(old[1]), **meta} if old else meta
             newest = old is None or version_key(fields["extractor_version"]) >= version_key(old[0])
             db.execute("INSERT OR IGNORE INTO corpora (name) VALUES (?)", (corpus,))
             if old is None:
@@ -120,7 +126,7 @@ class SQLiteDocuments(SQLiteConnection):
         if not rows:
             return None
         latest = max(rows, key=lambda r: (version_key(r[0]), r[1]))
-        return attach_vector(from_json(json.loads(latest[2])), latest[3])
+        return attach_vector(stored_graph(self.location, doc_id, latest[2]), latest[3])
 
     def document_texts(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, list[float] | None]]:
         """As :meth:`Store.document_texts`: the text read out of the graph's JSON by
@@ -163,7 +169,7 @@ class SQLiteDocuments(SQLiteConnection):
             f"FROM documents WHERE {where} ORDER BY name, doc_id",
             params,
         )
-        records = [document(r[:9], r[9], json.loads(r[10])) for r in rows]
+        records = [document(r[:9], r[9], json.loads(r[10]), self.location) for r in rows]
         if member is not None:
             path = self._query("SELECT path FROM members WHERE corpus = ? AND name = ?", member)
             records = [
@@ -209,4 +215,4 @@ class SQLiteDocuments(SQLiteConnection):
             "FROM members m JOIN documents d ON d.doc_id = m.doc_id WHERE m.corpus = ? ORDER BY m.name, d.doc_id",
             (corpus,),
         )
-        return [document(r[:9], r[9], json.loads(r[10])) for r in rows]
+        return [document(r[:9], r[9], json.loads(r[10]), self.location) for r in rows]

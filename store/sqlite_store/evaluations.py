@@ -10,7 +10,7 @@ from typing import Any
 
 from dri.literal import storable
 from dri.store.base import evaluation_id, now
-from dri.store.records import EvaluationRecord, clean_meta
+from dri.store.records import EvaluationRecord, clean_meta, stored_json
 from dri.store.sqlite_store.connection import SQLiteConnection
 
 __all__ = ["SQLiteEvaluations"]
@@ -36,4 +36,13 @@ class SQLiteEvaluations(SQLiteConnection):
             "WHERE (? IS NULL OR kind = ?) ORDER BY created, id",
             (kind, kind),
         )
-        return [EvaluationRecord(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+        return [
+            EvaluationRecord(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                stored_json(self.location, f"evaluation {r[0]}, rows", r[4], list),
+            )
+            for r in rows
+        ]

@@ -6,13 +6,12 @@ alive (see :meth:`dri.store.Store.drop_members`), in one transaction.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 
 from dri.literal import storable
 from dri.store.base import to_json_text
-from dri.store.records import MembersDropped
+from dri.store.records import MembersDropped, merged_meta
 from dri.store.sqlite_store.comparisons import delete_comparisons
 from dri.store.sqlite_store.connection import SQLiteConnection
 
@@ -62,7 +61,7 @@ def _rename(db: sqlite3.Connection, doc_id: str, gone: set[str], corpus: str) ->
         "SELECT name, path FROM members WHERE doc_id = ? ORDER BY corpus <> ?, corpus, name LIMIT 1",
         (doc_id, corpus),
     ).fetchone()
-    meta = json.loads(row[1])
+    meta = merged_meta(row[1])  # a damaged one is written again whole below
     meta.update({k: v for k, v in (("name", name), ("path", path)) if k in meta})
     db.execute(
         "UPDATE documents SET name = ?, path = ?, meta = ? WHERE doc_id = ?",

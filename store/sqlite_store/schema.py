@@ -148,8 +148,17 @@ def create_schema(conn: SQLiteConnection) -> None:
             db.execute(
                 "INSERT OR IGNORE INTO store_info VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
-        elif int(row[0]) != SCHEMA_VERSION:
+        elif _version(row[0]) != SCHEMA_VERSION:
             raise StoreError(conn.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+
+
+def _version(value: object) -> int | None:
+    """The stored schema version as a number; None for one that is not (a
+    hand-edited 'abc' was a ValueError of every command, exit 70)."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
 
 
 def _migrate(conn: SQLiteConnection) -> None:

@@ -5,11 +5,9 @@ the in-memory index of :class:`dri.store.Store`.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from dri.graphs import from_json
+from dri.store.records import stored_graph
 from dri.store.sqlite_store.documents import SQLiteDocuments
 from dri.store.vectors import ContentVectors, decode_stored, encode_features
 
@@ -41,7 +39,7 @@ class SQLiteSearch(SQLiteDocuments):
             stored = decode_stored(text)
             if stored is None:  # stored before content vectors, or by other features: compute once
                 data = self._query("SELECT data FROM graphs WHERE graph_id = ?", (graph_id,))[0][0]
-                text = encode_features(from_json(json.loads(data)))
+                text = encode_features(stored_graph(self.location, doc_id, data))
                 stale.append((text, graph_id))
                 stored = decode_stored(text)
             ids.append(doc_id)

@@ -196,6 +196,22 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     assert again[1].extra["human"] == "2"
 
 
+def test_write_documents_writes_again_a_kept_document_changed_since(tmp_path: Path):
+    # The folder outlives the run (data/validity-corpora); a copy edited, cut short or
+    # emptied since was read as the text its name promises, and its pairs scored on it.
+    doc = tmp_path / "given.txt"
+    doc.write_text("A given document.", encoding="utf-8")
+    folder = tmp_path / "corpus"
+    rows = [("a text", doc, "g", {})]
+    pairs, _ = write_documents(rows, folder, Path("r.csv"), [2])
+    for damage in (b"A giv", b"", b"A given document, edited."):
+        pairs[0].source.write_bytes(damage)
+        pairs[0].target.write_bytes(damage)
+        again, _ = write_documents(rows, folder, Path("r.csv"), [2])
+        assert again == pairs
+        assert (again[0].source.read_bytes(), again[0].target.read_bytes()) == (b"a text", doc.read_bytes())
+
+
 def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tmp_path: Path):
     kept, gone = tmp_path / "kept.txt", tmp_path / "gone.txt"
     kept.write_text("A kept document.", encoding="utf-8")

@@ -52,6 +52,50 @@ def test_store_commands_leave_a_foreign_sqlite_file_unchanged(capsys, tmp_path, 
 
 
 @pytest.mark.parametrize(
+    "command", [["top", "solar.txt"], ["documents", "c"], ["mapping", "solar.txt", "atom.txt", "--run", "r"]]
+)
+def test_store_commands_on_a_hand_edited_row_are_one_line_naming_it(capsys, tmp_path, command):
+    # A meta that is not JSON was json's traceback of dri store top and documents (exit 70).
+    import contextlib
+    import sqlite3
+
+    import networkx as nx
+
+    from dri.graphs import ros
+    from dri.store import ComparisonRecord, open_store
+
+    path = tmp_path / "s.sqlite"
+    with open_store(str(path)) as store:
+        for name in ("solar", "atom"):
+            g = nx.DiGraph(doc_id=name, graph_id=name, name=f"{name}.txt", path=f"/c/{name}.txt")
+            g.add_node("c:x", kind=ros.CONCEPT, lemma="x", label="x", order=0)
+            store.put_document("c", g)
+        scores = dict.fromkeys(("analogy_similarity", "jaccard", "semantic", "conceptual", "relational"), 0.5)
+        store.put_comparison(ComparisonRecord("solar", "atom", "r", {}, scores, []))
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE documents SET meta = '{bad'")
+        db.execute("UPDATE members SET meta = '{bad'")
+    code, _, err = _run(capsys, "store", "--uri", str(path), *command)
+    assert code == 1
+    [line] = err.splitlines()
+    assert line.startswith(f"error: {path}: damaged row: document ") and ", meta: not JSON (" in line
+
+
+def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, monkeypatch):
+    # The bare "…/ratings: File exists" said nothing of a file in the way.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "ratings").write_text("x")
+    rated = tmp_path / "r.csv"
+    rated.write_text("rater,pair,novelty,usefulness,challenge\nr1,p1,3,4,5\n")
+    code, _, err = _run(capsys, "ratings", "import", str(rated))
+    assert code == 1
+    assert err.splitlines() == [
+        f"error: {tmp_path / 'data' / 'ratings'}: not a folder (a file of that name is in the way)"
+    ]
+
+
+@pytest.mark.parametrize(
     "uri, says",
     [
         ("bolt://127.0.0.1:notaport", "the port must be a number"),

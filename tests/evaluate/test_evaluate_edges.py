@@ -184,3 +184,44 @@ def test_analogy_sections_no_document_has_are_one_line_and_map_nothing(tmp_path,
     assert main([*argv, "--sections", "nosuch,Methods"]) == 0
     with open_store() as store:
         assert store.counts()["comparisons"] == 1
+
+
+def test_a_ratings_store_that_cannot_be_read_is_a_warning_in_the_analogy_report(
+    tmp_path, capsys, monkeypatch
+):
+    # A ratings store edited by hand left the report without its ratings, silently (exit 0).
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in {
+        "target.txt": "The nucleus attracts the electron. The electron orbits the nucleus.",
+        "sun.txt": "The sun attracts the planet. The planet orbits the sun.",
+    }.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    (corpus / "targets.txt").write_text("target.txt\n", encoding="utf-8")
+    store = tmp_path / "data" / "ratings" / "ratings.csv"
+    store.parent.mkdir(parents=True)
+    for text, says in [
+        ("rater,pair\nr1,p1\n", "ratings need the columns"),
+        ("rater,pair,novelty,usefulness,challenge\nr1,p1,3,4,5\nr2,p1,9,4,5\n", "line 3: novelty must be"),
+    ]:
+        store.write_text(text, encoding="utf-8")
+        status = main(
+            [
+                "evaluate",
+                "analogy",
+                str(corpus),
+                "--out",
+                str(tmp_path / "r"),
+                "--force",
+                "-q",
+                "--no-baselines",
+            ]
+        )
+        err = capsys.readouterr().err
+        assert status == 0, err
+        [line] = [line for line in err.splitlines() if str(store) in line]
+        assert line.startswith(f"WARNING dri.evaluate.analogy: {store}: ") and says in line, line
+        assert line.endswith(
+            ("the report leaves the expert ratings out", "the report's expert ratings leave them out")
+        )

@@ -81,3 +81,18 @@ def test_a_graph_json_file_is_refused_as_a_document_but_other_json_is_text(tmp_p
         read_document(graph)
     notes = _write(tmp_path / "notes.json", '{"said": "The sun attracts the planets."}')
     assert read_document(notes).sentences
+
+
+@pytest.mark.parametrize("name", ["solar.graphml", "solar.xml", "solar.txt"])
+def test_a_graphml_file_is_refused_as_a_document_whatever_its_name(tmp_path, name):
+    # dri graph --format graphml wrote it; given back to dri compare, its tags were read
+    # as prose, 'key="d12">[0' became a concept, and the mapping's scores came with exit 0.
+    from dri.extract import graph_from_text
+    from dri.graphs.export import write_graphml
+
+    path = tmp_path / name
+    write_graphml(graph_from_text(ENGLISH), path)
+    with pytest.raises(DocumentError, match=rf"{name}: a graph \(GraphML\), not a text or PDF: dri compare"):
+        read_document(path)
+    xml = _write(tmp_path / "notes.xml", '<?xml version="1.0"?><notes>The sun attracts the planets.</notes>')
+    assert read_document(xml).sentences

@@ -9,7 +9,8 @@ import time
 import pytest
 from flows_corpus_helpers import write_corpus
 
-from dri.flows.sensor import MissingRoot, load_seen, scan, state_path
+from dri.errors import one_line
+from dri.flows.sensor import MissingRoot, SensorStateError, load_seen, scan, state_path
 from dri.settings import incoming_dir
 
 
@@ -196,3 +197,30 @@ def test_a_record_from_before_signatures_is_taken_as_is(tmp_path):
     (folder / "more.txt").write_text("The cat chased the mouse.\n")
     scan(root, rec, state_dir=state)
     assert rec.changed == ["c"]
+
+
+def test_a_state_file_that_cannot_be_read_is_one_line_with_what_to_do(tmp_path):
+    # A folder in its place said "RuntimeError: …: unreadable sensor state ([Errno 21] Is a directory: '…')".
+    path = tmp_path / "seen.json"
+    path.mkdir()
+    with pytest.raises(SensorStateError) as err:
+        load_seen(path)
+    assert str(err.value) == (
+        f"{path}: unreadable sensor state (Is a directory); restore it, or move it away to start over "
+        "(every corpus folder is then announced again)"
+    )
+    assert one_line(err.value) == str(err.value)  # named by its path, not its type
+
+
+def test_watch_names_a_file_where_the_sensor_folder_should_be(tmp_path, monkeypatch, capsys):
+    from dri.cli import main
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "sensor").write_text("x")
+    write_corpus(tmp_path / "incoming" / "a")
+    code = main(["watch", str(tmp_path / "incoming"), "--once", "--run", "--min-age", "0"])
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: {tmp_path / 'data' / 'sensor'}: not a folder (a file of that name is in the way)"
+    )

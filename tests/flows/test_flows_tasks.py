@@ -23,6 +23,7 @@ from dri.flows.tasks import (
     map_and_store,
     map_batch,
     plan_pairs,
+    save_summary,
     store_mapped,
     tiled_pairs,
     worker_store,
@@ -248,3 +249,16 @@ def test_a_batch_mapped_for_its_caller_to_store_is_stored_by_it_as_map_batch_sto
             theirs[key].inferences,
         )
     assert all(r.skipped for r in map_batch(pairs, "run-later", {}, None, False))
+
+
+def test_a_summary_the_runs_folder_cannot_take_names_the_file_in_the_way(tmp_path, monkeypatch):
+    # "…/runs: cannot write the run summary: File exists" said nothing of a file in the way.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    (tmp_path / "runs").write_text("x")
+    summary = RunSummary(run_id="r", corpus="c", corpus_dir="/c", mode="all", params={}, documents=1)
+    path, failure = save_summary(summary)
+    assert path == "" and failure is not None
+    assert (failure.path, failure.reason) == (
+        str(tmp_path / "runs"),
+        "cannot write the run summary: not a folder (a file of that name is in the way)",
+    )

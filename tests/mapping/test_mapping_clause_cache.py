@@ -43,6 +43,25 @@ def test_a_damaged_or_unusable_file_is_only_a_miss(tmp_path) -> None:
     assert ClauseCache(path, MODEL_SHA256, DIMENSION // 2).get(["x"]) == {}
 
 
+def test_a_row_of_junk_of_the_right_width_is_a_miss(tmp_path) -> None:
+    # NaN or huge values read back as vectors changed dri compare's scores silently (exit 0).
+    import sqlite3
+
+    path = tmp_path / "cache.sqlite"
+    cache = ClauseCache(path, MODEL_SHA256, DIMENSION)
+    cache.put({"a": _row(1), "b": _row(2), "c": _row(3), "kept": _row(4), "zero": np.zeros(DIMENSION)})
+    junk = {
+        "a": np.full(DIMENSION, np.nan, dtype="<f4"),
+        "b": np.full(DIMENSION, 3e38, dtype="<f4"),
+        "c": _row(3) * 2,  # not of unit length
+    }
+    with sqlite3.connect(path) as db:
+        for clause, vector in junk.items():
+            db.execute("UPDATE clauses SET vector = ? WHERE clause = ?", (vector.tobytes(), clause))
+    found = ClauseCache(path, MODEL_SHA256, DIMENSION).get(["a", "b", "c", "kept", "zero"])
+    assert sorted(found) == ["kept", "zero"]
+
+
 def test_a_clause_has_the_same_vector_alone_and_in_any_batch() -> None:
     # What makes a kept vector exact: whichever batch encoded it, the bits are the same.
     labels = ["attract", "revolve_around", "push_into", "split_into_small_group", "heat", "sing", "be"]

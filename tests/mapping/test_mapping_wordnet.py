@@ -97,6 +97,45 @@ def test_build_is_idempotent_and_reports_missing_sources(tmp_path):
     assert WordNet(built).lin("dog", "cat", "n") == wordnet().lin("dog", "cat", "n")
 
 
+def _cut_mid_line(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"\n", len(data) // 2) + 20])
+
+
+@pytest.mark.parametrize(
+    "name, damage, line",
+    [
+        ("wordnet/data.noun", _cut_mid_line, None),  # a full disk while it was copied
+        ("wordnet/index.noun", lambda p: p.write_bytes(b"\xcd\xff junk" * 100), 1),
+        ("wordnet/noun.exc", lambda p: p.write_text("\n"), 1),
+        (f"wordnet_ic/{IC_FILE}", lambda p: p.write_text("header\n1n x\n"), 2),
+    ],
+)
+def test_a_damaged_wordnet_file_is_one_setup_error_naming_it(corpora, tmp_path, name, damage, line):
+    # Each was the parser's IndexError, ValueError or UnicodeDecodeError (exit 70).
+    import shutil
+
+    copy = tmp_path / "corpora"
+    for folder in ("wordnet", "wordnet_ic"):
+        shutil.copytree(corpora / folder, copy / folder, ignore=shutil.ignore_patterns("*.pickle"))
+    damage(copy / name)
+    with pytest.raises(WordNetSetupError) as err:
+        WordNet.load(copy)
+    where = f"{copy / name}: line {line}: " if line else f"{copy / name}: line "
+    assert str(err.value).startswith(where) and "a damaged WordNet file (" in str(err.value)
+    assert str(err.value).endswith("set WordNet up again: scripts/setup-wordnet --force")
+
+
+def test_a_damaged_build_stamp_is_built_again(tmp_path):
+    # JSON of another shape was an AttributeError of every command that loaded WordNet (exit 70).
+    built = build_wordnet(tmp_path / "nltk_data")
+    for stamp in ("[]", "1", "null", '"x"', "{bad", ""):
+        (built / "wordnet" / ".dri-build.json").write_text(stamp)
+        assert not is_built(tmp_path / "nltk_data"), stamp
+    build_wordnet(tmp_path / "nltk_data")
+    assert is_built(tmp_path / "nltk_data")
+
+
 @pytest.mark.parametrize(
     "a, b, pos",
     [

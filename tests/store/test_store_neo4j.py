@@ -258,3 +258,84 @@ def test_concurrent_writers_of_the_same_documents_leave_one_copy(neo4j_store):
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(job, range(8)))
     assert neo4j_store.counts() == expected
+
+
+_READS = {
+    "top": lambda s: s.top_analogues("solar"),
+    "comparison": lambda s: s.get_comparison("solar", "atom", "run-1"),
+    "documents": lambda s: s.documents("c"),
+    "document": lambda s: s.get_document("solar"),
+    "graph": lambda s: s.get_graph("solar"),
+    "vectors": lambda s: s.content_vectors("c"),
+    "evaluations": lambda s: s.evaluations(),
+}
+
+
+@pytest.mark.parametrize(
+    ("damage", "read", "says"),
+    [
+        (
+            "MATCH (d:Document {id: 'solar'}) SET d.meta = '{bad'",
+            "document",
+            "document solar, meta: not JSON (",
+        ),
+        ("MATCH (d:Document {id: 'solar'}) SET d.meta = 5", "document", "document solar, meta: not JSON ("),
+        (
+            "MATCH (d:Document {id: 'solar'}) SET d.concepts = 'many'",
+            "document",
+            "concepts: 'many' is not a number",
+        ),
+        (
+            "MATCH (m:Mapping) SET m.params = '[]'",
+            "comparison",
+            "run-1, params: JSON an array, not an object",
+        ),
+        ("MATCH (m:Mapping) SET m.scores = '{}'", "comparison", "run-1, scores' analogy_similarity: 'None'"),
+        (
+            "MATCH ()-[r:SIMILAR]->() SET r.analogy_similarity = 'high'",
+            "top",
+            "analogy_similarity: 'high' is not a",
+        ),
+        ("MATCH (p:Pair) SET p.lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
+        (
+            "MATCH (d:Document {id: 'solar'}) SET d.graph = '{bad'",
+            "graph",
+            "the stored graph of document solar",
+        ),
+        (
+            "MATCH (n:Concept {doc_id: 'solar'}) SET n.attrs = 'x'",
+            "graph",
+            "the stored graph of document solar, node",
+        ),
+        (
+            "MATCH (d:Document {id: 'solar'}) SET d.features = '{bad'",
+            "vectors",
+            "document solar, features: not JSON",
+        ),
+        ("MATCH (e:Evaluation) SET e.rows = '{bad'", "evaluations", ", rows: not JSON ("),
+    ],
+)
+def test_a_damaged_node_is_one_line_naming_the_store_and_the_row(neo4j_store, damage, read, says):
+    # Each was the decoder's or the formatter's traceback (exit 70), as in SQLite.
+    from dri.errors import error_line
+    from dri.store.records import DamagedRow
+
+    neo4j_store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+    neo4j_store.put_document("c", make_graph("atom", "atom.txt", ATOM))
+    neo4j_store.put_comparison(comparison("solar", "atom", "run-1", 0.5))
+    neo4j_store.save_evaluation("plagiarism", "c", [{"pair": 1}])
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        session.run(damage).consume()
+    with pytest.raises(DamagedRow) as err:
+        _READS[read](neo4j_store)
+    line = error_line(err.value)
+    assert line.startswith(f"error: {neo4j_store.location}: damaged row: ") and says in line, line
+    assert "\n" not in line
+
+
+def test_a_damaged_meta_is_replaced_when_the_document_is_stored_again(neo4j_store):
+    neo4j_store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+    with neo4j_store._driver.session(database=neo4j_store.database) as session:
+        session.run("MATCH (d:Document) SET d.meta = '{bad'").consume()
+    neo4j_store.put_document("c", make_graph("solar", "solar.txt", SOLAR), meta={"level": 2})
+    assert neo4j_store.get_document("solar").meta["level"] == 2

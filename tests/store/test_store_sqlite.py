@@ -3,14 +3,19 @@ errors and several processes writing one file."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import multiprocessing as mp
+import sqlite3
 from pathlib import Path
 
 import pytest
-from store_test_helpers import SOLAR, comparison, make_graph
+from store_test_helpers import ATOM, SOLAR, comparison, make_graph
 
+from dri.errors import error_line
 from dri.graphs import to_json
 from dri.store import StoreError, open_store
+from dri.store.records import DamagedRow
 from dri.store.sqlite_store import SQLiteStore
 
 
@@ -82,6 +87,18 @@ def test_an_empty_file_becomes_a_store(tmp_path):
         assert again.corpora() == ["c"]
 
 
+@pytest.mark.parametrize("version", ["abc", "", "2.0", "99"])
+def test_a_schema_version_this_dri_does_not_read_is_one_line_naming_it(tmp_path, version):
+    # A hand-edited 'abc' was int()'s ValueError in every command (exit 70).
+    path = tmp_path / "s.sqlite"
+    SQLiteStore(path).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE store_info SET value = ? WHERE key = 'schema_version'", (version,))
+    with pytest.raises(StoreError) as err:
+        SQLiteStore(path)
+    assert str(err.value) == f"{path}: store schema version {version}, this dri reads 2"
+
+
 def test_a_closed_store_says_so(tmp_path):
     store = open_store(f"sqlite:///{tmp_path / 's.sqlite'}")
     store.close()
@@ -113,3 +130,124 @@ def test_worker_processes_can_write_one_file_at_once(tmp_path):
         assert (counts["documents"], counts["comparisons"], counts["members"]) == (46, 45, 46)
         assert to_json(store.get_graph("w2-d14")) == to_json(make_graph("w2-d14", "w2-d14.txt", SOLAR))
         assert [r.comparisons for r in store.runs()] == [15, 15, 15]
+
+
+def _stored_pair(path: Path) -> None:
+    """A store of two documents, one comparison of them and one evaluation."""
+    with SQLiteStore(path) as store:
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+        store.put_document("c", make_graph("atom", "atom.txt", ATOM))
+        store.put_comparison(comparison("solar", "atom", "run-1", 0.5))
+        store.save_evaluation("plagiarism", "c", [{"pair": 1}])
+
+
+_READS = {
+    "top": lambda s: s.top_analogues("solar"),
+    "comparison": lambda s: s.get_comparison("solar", "atom", "run-1"),
+    "documents": lambda s: s.documents("c"),
+    "document": lambda s: s.get_document("solar"),
+    "graph": lambda s: s.get_graph("solar"),
+    "evaluations": lambda s: s.evaluations(),
+}
+
+
+@pytest.mark.parametrize(
+    ("damage", "read", "says"),
+    [
+        ("UPDATE documents SET meta = '{bad'", "document", "document solar, meta: not JSON ("),
+        ("UPDATE members SET meta = 'null'", "documents", "document atom, meta: JSON null, not an object"),
+        (
+            "UPDATE documents SET concepts = 'many'",
+            "documents",
+            "document atom, concepts: 'many' is not a number",
+        ),
+        (
+            "UPDATE comparisons SET params = 'x'",
+            "comparison",
+            "the comparison of solar and atom in run run-1, params",
+        ),
+        (
+            "UPDATE comparisons SET scores = '[1]'",
+            "comparison",
+            "run-1, scores: JSON an array, not an object",
+        ),
+        (
+            "UPDATE comparisons SET analogy_similarity = 'high'",
+            "top",
+            "analogy_similarity: 'high' is not a number",
+        ),
+        (
+            "UPDATE comparisons SET scores = '{}'",
+            "comparison",
+            "run-1, scores' analogy_similarity: 'None' is not",
+        ),
+        (
+            "UPDATE comparisons SET scores = json_set(scores, '$.jaccard', 'x')",
+            "comparison",
+            "run-1, scores' jaccard: 'x' is not a number",
+        ),
+        (
+            "UPDATE comparisons SET scores = json_set(scores, '$.content', 'x')",
+            "comparison",
+            "run-1, scores' content: 'x' is not a number",
+        ),
+        ("UPDATE pairs SET lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
+        (
+            "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",
+            "graph",
+            "the stored graph of document solar",
+        ),
+        (
+            "UPDATE graphs SET data = '{}' WHERE doc_id = 'solar'",
+            "graph",
+            "unsupported ROS graph schema version",
+        ),
+        ("UPDATE evaluations SET rows = '{bad'", "evaluations", ", rows: not JSON ("),
+        (
+            "INSERT INTO inferences VALUES ('solar', 'atom', 'run-1', 0, 'r:0', 'orbit', 'z', 't', 's', 1, 1, '[]')",
+            "comparison",
+            "run-1, an inference's order: 'z' is not a number",
+        ),
+        (
+            "INSERT INTO inferences VALUES ('solar', 'atom', 'run-1', 0, 'r:0', 'orbit', 1, 't', 's', 1, 1, '[1]')",
+            "comparison",
+            "run-1, an inference's arguments: not objects of",
+        ),
+    ],
+)
+def test_a_damaged_row_is_one_line_naming_the_store_and_the_row(tmp_path, damage, read, says):
+    # Each was the decoder's or the formatter's traceback of dri store, run or evaluate (exit 70).
+    path = tmp_path / "s.sqlite"
+    _stored_pair(path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute(damage)
+    with SQLiteStore(path) as store, pytest.raises(DamagedRow) as err:
+        _READS[read](store)
+    line = error_line(err.value)
+    assert line.startswith(f"error: {path}: damaged row: ") and says in line and "\n" not in line
+    assert "what to do: the store was changed outside dri" in line
+
+
+def test_a_damaged_meta_is_replaced_when_the_document_is_stored_again(tmp_path):
+    path = tmp_path / "s.sqlite"
+    _stored_pair(path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE documents SET meta = '{bad'")
+    with SQLiteStore(path) as store:
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR), meta={"level": 2})
+        assert store.get_document("solar").meta["level"] == 2
+
+
+def test_damaged_content_vectors_are_computed_again(tmp_path):
+    path = tmp_path / "s.sqlite"
+    _stored_pair(path)
+    with SQLiteStore(path) as store:
+        before = store.content_vectors("c")
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE graphs SET features = '{bad' WHERE doc_id = 'solar'")
+        db.execute("UPDATE graphs SET features = '{\"v\": 99}' WHERE doc_id = 'atom'")
+    with SQLiteStore(path) as store:
+        again = store.content_vectors("c")
+    assert again.doc_ids == before.doc_ids and again.features == before.features
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert all(json.loads(f) for (f,) in db.execute("SELECT features FROM graphs"))

@@ -27,7 +27,8 @@ literally:
   for the same name; everything else is kept. A name that really holds the
   six characters ``\\udcff`` then reads the same: such names are not expected.
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
-  breaks: every command prints what it echoes of the user's through it;
+  breaks (escaping them too for a row of a table, ``one_line``): every
+  command prints what it echoes of the user's through it;
   :class:`PrintableFormatter` does the same for log lines on the console.
 
 HTML pages need none of these: Jinja2 escapes every value
@@ -146,13 +147,20 @@ def markdown_text(text: object, *, block_start: bool = False) -> str:
 
 
 def echo(
-    *parts: object, file: TextIO | None = None, end: str = "\n", flush: bool = False, lead: str = ""
+    *parts: object,
+    file: TextIO | None = None,
+    end: str = "\n",
+    flush: bool = False,
+    lead: str = "",
+    one_line: bool = False,
 ) -> None:
     """:func:`print` of ``parts`` with their control characters made visible
     (line breaks kept), so that a file name cannot drive the terminal;
     ``lead`` is the command's own terminal control (a progress line's ``\\r``),
-    written as it is."""
-    text = " ".join(printable(p, newlines=True) for p in parts)
+    written as it is. ``one_line`` escapes line breaks too: a row of a table or
+    a progress line, which a name holding a line break must not split into a
+    forged row."""
+    text = " ".join(printable(p, newlines=not one_line) for p in parts)
     print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
 
 

@@ -166,7 +166,9 @@ def _distance(content: float) -> str:
 def format_comparison(comparison: Comparison) -> str:
     s, m = comparison.scores, comparison.mapping
     lines = [
-        f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
+        # The names on one line: a line break in one must not start a line of its own.
+        f"source: {printable(m.source_name or '?')} ({m.source_size} nodes)   "
+        f"target: {printable(m.target_name or '?')} ({m.target_size} nodes)",
         f"analogy similarity (AS)  {s.analogy_similarity:.4f}",
         f"content similarity       {s.content:.4f}   (sentence encoder; {_distance(s.content)})",
         f"jaccard                  {s.jaccard:.4f}",

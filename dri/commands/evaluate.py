@@ -129,13 +129,20 @@ def _progress(quiet: bool) -> Progress | None:
         named = Path(row["source"]).name if group == target else target
         where = f"[{i}/{n}] {named} ({group})"
         if row.get("error"):
-            echo(f"{where}: error: {row['error']}", lead=CLEAR_LINE if terminal else "", file=sys.stderr)
+            echo(
+                f"{where}: error: {row['error']}",
+                lead=CLEAR_LINE if terminal else "",
+                file=sys.stderr,
+                one_line=True,
+            )
             return
         line = f"{where}: AS {row.get('analogy_similarity', float('nan')):.3f}"
         if terminal:
-            echo(line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True)
+            echo(
+                line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True, one_line=True
+            )
         elif i == n or i % -(-n // 10) == 0:
-            echo(line, file=sys.stderr)
+            echo(line, file=sys.stderr, one_line=True)
 
     return report
 

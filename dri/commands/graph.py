@@ -79,7 +79,7 @@ def run_graph(args: argparse.Namespace) -> int:
     inputs = {os.path.realpath(p) for p in args.files}
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
-        echo(f"{doc.path}: {summary(g)}")
+        echo(f"{doc.path}: {summary(g)}", one_line=True)
         if (args.out or (args.png and many)) and named.setdefault(stem, str(doc.path)) != str(doc.path):
             # a/x.txt and b/x.txt (or x.txt and x.pdf): the second file overwrote the first's graph.
             reason = f"its files would replace those of {named[stem]}, of the same name {stem!r}"

@@ -119,24 +119,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _print_summary(summary: RunSummary, out: TextIO | None = None) -> None:
     # Looked up at call time: a stream bound at import time may since have been replaced and closed.
     out = out or sys.stdout
-    echo(summary.headline(), file=out)
+    echo(summary.headline(), file=out, one_line=True)
     seconds = summary.seconds
     echo(
         f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
         f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
         "(summed over workers)",
         file=out,
+        one_line=True,
     )
     if summary.top:
-        echo(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
+        echo(f"best pairs by analogy similarity in {summary.run_id}:", file=out, one_line=True)
         for row in summary.top[:5]:
             echo(
                 f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
                 + (f"  [{row['group']}]" if row.get("group") else ""),
                 file=out,
+                one_line=True,
             )
     if summary.summary_path:
-        echo(f"summary: {summary.summary_path}", file=out)
+        echo(f"summary: {summary.summary_path}", file=out, one_line=True)
 
 
 def run_run(args: argparse.Namespace) -> int:

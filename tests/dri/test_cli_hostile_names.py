@@ -84,3 +84,33 @@ def test_graph_and_compare_take_a_name_that_is_not_utf8(tmp_path, capsys):
     for _ in range(2):  # parsed, then the graph kept by the first (extract/kept_graphs.py)
         assert main(["compare", str(source), str(target), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["source"] == "sun\\udcff.txt"
+
+
+def test_a_line_break_in_a_name_does_not_forge_a_row(tmp_path, capsys, monkeypatch):
+    # Each row named the document or run as it is, so "x\nforged  9.999.txt" printed a
+    # second row of its own in dri run, dri store, dri compare, dri graph and the evaluation's progress.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "x\nforged  0.999.txt").write_text(SOLAR, encoding="utf-8")
+    (corpus / "atom.txt").write_text(ATOM, encoding="utf-8")
+    (corpus / "targets.txt").write_text("atom.txt\n", encoding="utf-8")
+    run = "r\nforged"
+    commands = [
+        ["run", str(corpus), "--run-id", run, "--corpus", "c\nforged", "--no-progress"],
+        ["store", "info"],
+        ["store", "corpora"],
+        ["store", "runs"],
+        ["store", "documents", "c\nforged"],
+        ["store", "top", "atom.txt"],
+        ["store", "mapping", "x\nforged  0.999.txt", "atom.txt", "--run", run],
+        ["compare", str(corpus / "x\nforged  0.999.txt"), str(corpus / "atom.txt")],
+        ["graph", str(corpus / "x\nforged  0.999.txt")],
+        ["evaluate", "analogy", str(corpus), "--out", str(tmp_path / "report")],
+    ]
+    for argv in commands:
+        assert main(argv) == 0, argv
+        captured = capsys.readouterr()
+        lines = (captured.out + captured.err).splitlines()
+        assert not [line for line in lines if line.startswith("forged")], argv
+        assert any("\\u000aforged" in line for line in lines), argv

@@ -58,11 +58,22 @@ def _section_name(text: str) -> str:
     return name
 
 
+#: The longest ``--corpus`` or ``--run-id``: Neo4j indexes them (the corpus's name, the
+#: comparisons' ids hold the run id), and an index key over about 8 KB is refused.
+MAX_NAME_CHARS = 1000
+
+
 def _name(text: str) -> str:
     """A ``--corpus`` or ``--run-id`` (argparse's ``type``): an empty one (a shell
-    variable that was not set) fell back to the default name silently."""
+    variable that was not set) fell back to the default name silently; one of
+    over :data:`MAX_NAME_CHARS` characters was stored in SQLite, and in Neo4j
+    failed every document or pair with "Property value is too large to index"."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name")
+    if len(text) > MAX_NAME_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"a name of {len(text):,} characters; at most {MAX_NAME_CHARS:,} (the stores index it)"
+        )
     return text
 
 

@@ -155,6 +155,20 @@ def test_run_an_empty_corpus_or_run_id_is_a_usage_error(capsys, tmp_path, option
     assert err.splitlines()[-1] == f"dri run: error: argument {option}: an empty name"
 
 
+@pytest.mark.parametrize("option", ["--corpus", "--run-id"])
+def test_run_a_name_too_long_for_the_stores_index_is_a_usage_error(capsys, tmp_path, option):
+    # SQLite stored it; Neo4j failed every document or pair: "Property value is too large to index".
+    code, _, err = _run(capsys, "run", str(tmp_path), option, "é" * 10_000)
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        f"dri run: error: argument {option}: a name of 10,000 characters; at most 1,000 (the stores index it)"
+    )
+    from dri.cli import build_parser
+
+    args = build_parser(["run"]).parse_args(["run", str(tmp_path), option, "\U0001f600" * 1000])
+    assert len(args.corpus or args.run_id) == 1000
+
+
 def test_run_section_names_lose_the_spaces_around_them(tmp_path):
     from dri.cli import build_parser
 

@@ -114,3 +114,37 @@ def test_a_line_break_in_a_name_does_not_forge_a_row(tmp_path, capsys, monkeypat
         lines = (captured.out + captured.err).splitlines()
         assert not [line for line in lines if line.startswith("forged")], argv
         assert any("\\u000aforged" in line for line in lines), argv
+
+
+def test_a_line_break_in_a_language_does_not_forge_a_line_of_the_statistics(tmp_path, capsys, monkeypatch):
+    # The round trips' folder names are the groups: each score's line printed them as they are.
+    import csv
+    import shutil
+    from pathlib import Path
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "tr"
+    shutil.copytree(Path(__file__).parents[2] / "corpora" / "demo" / "translation", corpus)
+    renamed = {"cat": "x\nforged 0.999", "spa": "spa"}
+    for folder in ("roundtrip", "pivot"):
+        for old in ("epo", "glg", "hbs"):
+            shutil.rmtree(corpus / folder / old)
+        (corpus / folder / "cat").rename(corpus / folder / renamed["cat"])
+    with (corpus / "manifest.csv").open(newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["group"] in renamed]
+    for r in rows:
+        r["target"] = r["target"].replace(f"/{r['group']}/", f"/{renamed[r['group']]}/")
+        r["group"] = renamed[r["group"]]
+    with (corpus / "manifest.csv").open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    meta = json.loads((corpus / "translation.json").read_text(encoding="utf-8"))
+    for key in ("languages", "modes"):
+        meta[key] = {renamed[k]: v for k, v in meta[key].items() if k in renamed}
+    (corpus / "translation.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["evaluate", "translation", str(corpus), "--out", str(tmp_path / "r"), "--no-baselines"]) == 0
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert any(line.startswith("  analogy_similarity: ") and "x\\u000aforged 0.999" in line for line in lines)

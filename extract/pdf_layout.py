@@ -17,6 +17,12 @@ bounds keep any page within seconds:
   as the page's characters pass the bound, so memory stays bounded too (a
   25 KB PDF whose page holds 6 million characters took over 20 GB).
 
+An object that is only a reference to another (``6 0 obj 7 0 R endobj``) is
+followed by pdfminer in a loop without end (``pdftypes.resolve1``): two such
+objects naming each other, as a stream's ``/Length``, spun forever. The
+document here follows such chains itself and stops one that comes back to
+an object it has passed (:class:`_AcyclicDocument`).
+
 This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 """
 
@@ -28,8 +34,11 @@ from typing import Any
 
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
+from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser, PDFSyntaxError
+from pdfminer.pdftypes import PDFObjRef
 
 __all__ = ["FLOW_MAX_BOXES", "MAX_PAGE_CHARS", "PageTooLarge", "layout_pages"]
 
@@ -73,12 +82,32 @@ class _BoundedAggregator(PDFPageAggregator):
         return advance
 
 
+class _AcyclicDocument(PDFDocument):
+    """pdfminer's document whose objects never resolve to a bare reference: a
+    chain of objects that are references is followed to its end here, and one
+    that loops is a :class:`PDFSyntaxError` naming the objects."""
+
+    def getobj(self, objid: int) -> object:
+        obj = super().getobj(objid)
+        chain = [objid]
+        while isinstance(obj, PDFObjRef):
+            if obj.objid in chain:
+                loop = " -> ".join(str(n) for n in [*chain, obj.objid])
+                raise PDFSyntaxError(f"objects that refer to each other in a loop ({loop})")
+            chain.append(obj.objid)
+            obj = super().getobj(obj.objid)
+        return obj
+
+
 def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     """Each page of the PDF ``data`` laid out, as ``pdfminer.high_level.extract_pages``
     gives them, within the bounds above; raises :class:`PageTooLarge`."""
     resources = PDFResourceManager(caching=True)
     device = _BoundedAggregator(resources, laparams=laparams)
     interpreter = PDFPageInterpreter(resources, device)
-    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+    # PDFPage.get_pages, with the document above (and without its warning on a
+    # "no text extraction" flag, which it ignores, as this reader does).
+    document = _AcyclicDocument(PDFParser(io.BytesIO(data)), caching=True)
+    for page in PDFPage.create_pages(document):
         interpreter.process_page(page)
         yield device.get_result()

@@ -59,3 +59,45 @@ def test_a_page_past_the_character_bound_is_one_line_naming_it(tmp_path):
     assert str(err.value) == (
         f"{path}: not a PDF of text pages: page 2 holds over {MAX_PAGE_CHARS:,} characters, more than a page of text"
     )
+
+
+def _raw_pdf(objects: dict[int, bytes]) -> bytes:
+    """A PDF of these numbered objects, with its cross-reference table, written byte by byte."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = {}
+    for number, body in sorted(objects.items()):
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref, size = len(out), max(objects) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    out += b"".join(b"%010d 00000 n \n" % offsets[n] for n in range(1, size))
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    return bytes(out)
+
+
+def _length_through(references: dict[int, bytes]) -> bytes:
+    text = b"BT /F1 12 Tf 72 720 Td (The sun attracts the planet.) Tj ET"
+    return _raw_pdf(
+        {
+            1: b"<< /Type /Catalog /Pages 2 0 R >>",
+            2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+            4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            5: b"<< /Length 6 0 R >>\nstream\n" + text + b"\nendstream",
+            **references,
+        }
+    )
+
+
+@pytest.mark.timeout(30)
+def test_objects_that_refer_to_each_other_in_a_loop_end_the_reading(tmp_path):
+    # pdfminer's resolve1 followed 6 0 R -> 7 0 R -> 6 0 R forever, at full CPU.
+    path = tmp_path / "loop.pdf"
+    path.write_bytes(_length_through({6: b"7 0 R", 7: b"6 0 R"}))
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value)
+    # A chain of references that ends in a value is followed to it.
+    path.write_bytes(_length_through({6: b"7 0 R", 7: b"8 0 R", 8: b"58"}))
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]

@@ -100,7 +100,7 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
     from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
-    from dri.extract.pdf_layout import PageTooLarge, layout_pages
+    from dri.extract.pdf_layout import DecodedTooLarge, PageTooLarge, layout_pages
 
     lines: list[PdfLine] = []
     pages = 0
@@ -122,7 +122,7 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
                     elif not any_chars and hasattr(item, "__iter__"):
                         # Text inside figures is not body text, but it is a text layer.
                         any_chars = any(isinstance(c, LTChar) for c in _walk(item))
-    except PageTooLarge as err:
+    except (PageTooLarge, DecodedTooLarge) as err:
         raise DocumentError(path, f"not a PDF of text pages: {err}") from None
     except PDFPasswordIncorrect:
         raise DocumentError(path, "encrypted PDF (a password is needed to read it)") from None

@@ -23,15 +23,25 @@ objects naming each other, as a stream's ``/Length``, spun forever. The
 document here follows such chains itself and stops one that comes back to
 an object it has passed (:class:`_AcyclicDocument`).
 
+pdfminer inflates a ``FlateDecode`` stream whole (``zlib.decompress``), and
+keeps what it decoded with the document: a 1 MB stream of a gigabyte of
+spaces took 2.1 GB and 10 s, and a 20 MB file could ask for 20 GB (more with
+the filter twice). Its inflating is bounded here: a document's streams may
+decode to :data:`MAX_DECODED_BYTES` in all, and :class:`DecodedTooLarge`
+stops the document as soon as they would pass it.
+
 This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 """
 
 from __future__ import annotations
 
 import io
+import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
 from pdfminer.pdfdocument import PDFDocument
@@ -40,7 +50,14 @@ from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFObjRef
 
-__all__ = ["FLOW_MAX_BOXES", "MAX_PAGE_CHARS", "PageTooLarge", "layout_pages"]
+__all__ = [
+    "FLOW_MAX_BOXES",
+    "MAX_DECODED_BYTES",
+    "MAX_PAGE_CHARS",
+    "DecodedTooLarge",
+    "PageTooLarge",
+    "layout_pages",
+]
 
 #: Text boxes of a page above which they are not put into reading order pair by pair.
 FLOW_MAX_BOXES = 300
@@ -55,6 +72,80 @@ class PageTooLarge(Exception):
     def __init__(self, page: int) -> None:
         super().__init__(f"page {page} holds over {MAX_PAGE_CHARS:,} characters, more than a page of text")
         self.page = page
+
+
+#: Bytes that a document's compressed streams may inflate to, in all (a paper's
+#: pages, fonts and images take a few megabytes; the reader takes 20 MB files).
+MAX_DECODED_BYTES = 100_000_000
+
+
+class DecodedTooLarge(Exception):
+    """A document's streams inflate to more than :data:`MAX_DECODED_BYTES`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"its compressed streams inflate to over {MAX_DECODED_BYTES:,} bytes (a decompression bomb?)"
+        )
+
+
+#: What the document read in this thread may still inflate (``left``); None outside :func:`layout_pages`.
+_inflating = threading.local()
+
+
+def _spend(data: bytes) -> bytes:
+    left = getattr(_inflating, "left", None)
+    if left is not None:
+        if len(data) > left:
+            raise DecodedTooLarge()
+        _inflating.left = left - len(data)
+    return data
+
+
+class _BoundedDecompressor:
+    """``zlib.decompressobj()`` whose output is spent from the thread's budget."""
+
+    def __init__(self) -> None:
+        self._inflate = zlib.decompressobj()
+
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+        left = getattr(_inflating, "left", None)
+        if left is not None and (max_length == 0 or max_length > left + 1):
+            max_length = left + 1  # one byte over the budget is enough to know
+        return _spend(self._inflate.decompress(data, max_length))
+
+    def flush(self, *args: int) -> bytes:
+        return _spend(self._inflate.flush(*args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inflate, name)
+
+
+class _BoundedZlib:
+    """The ``zlib`` pdfminer's streams decode with (``pdfminer.pdftypes.zlib``):
+    ``decompress`` and ``decompressobj`` inflate within the thread's budget."""
+
+    error = zlib.error
+
+    @staticmethod
+    def decompress(data: bytes) -> bytes:
+        inflate = _BoundedDecompressor()
+        out = inflate.decompress(data)
+        if not inflate.eof:
+            if inflate.unconsumed_tail:  # stopped at the budget, more to come
+                raise DecodedTooLarge()
+            # As zlib.decompress says of a stream cut short (pdfminer then reads what it can).
+            raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        return out
+
+    @staticmethod
+    def decompressobj() -> _BoundedDecompressor:
+        return _BoundedDecompressor()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(zlib, name)
+
+
+pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[assignment]
 
 
 class _BoundedAggregator(PDFPageAggregator):
@@ -101,7 +192,16 @@ class _AcyclicDocument(PDFDocument):
 
 def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     """Each page of the PDF ``data`` laid out, as ``pdfminer.high_level.extract_pages``
-    gives them, within the bounds above; raises :class:`PageTooLarge`."""
+    gives them, within the bounds above; raises :class:`PageTooLarge` or
+    :class:`DecodedTooLarge`."""
+    _inflating.left = MAX_DECODED_BYTES
+    try:
+        yield from _layout_pages(data, laparams)
+    finally:
+        _inflating.left = None
+
+
+def _layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     resources = PDFResourceManager(caching=True)
     device = _BoundedAggregator(resources, laparams=laparams)
     interpreter = PDFPageInterpreter(resources, device)

@@ -1,5 +1,6 @@
 """Pages that are not prose stay within bounds (dri.extract.pdf_layout), on PDFs made here with fpdf2."""
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ from fpdf import FPDF
 from pdfminer.layout import LTLayoutContainer
 
 from dri.extract import DocumentError, read_document
-from dri.extract.pdf_layout import FLOW_MAX_BOXES, MAX_PAGE_CHARS
+from dri.extract.pdf_layout import FLOW_MAX_BOXES, MAX_DECODED_BYTES, MAX_PAGE_CHARS
 
 
 def _scattered_words(path: Path, words: int) -> list[str]:
@@ -75,8 +76,11 @@ def _raw_pdf(objects: dict[int, bytes]) -> bytes:
     return bytes(out)
 
 
-def _length_through(references: dict[int, bytes]) -> bytes:
-    text = b"BT /F1 12 Tf 72 720 Td (The sun attracts the planet.) Tj ET"
+TEXT = b"BT /F1 12 Tf 72 720 Td (The sun attracts the planet.) Tj ET"
+
+
+def _one_page(contents: bytes, references: dict[int, bytes] | None = None) -> bytes:
+    """A page of Helvetica whose content stream is object 5, ``contents`` (its dictionary and stream)."""
     return _raw_pdf(
         {
             1: b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -84,10 +88,14 @@ def _length_through(references: dict[int, bytes]) -> bytes:
             3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
             b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
             4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            5: b"<< /Length 6 0 R >>\nstream\n" + text + b"\nendstream",
-            **references,
+            5: contents,
+            **(references or {}),
         }
     )
+
+
+def _length_through(references: dict[int, bytes]) -> bytes:
+    return _one_page(b"<< /Length 6 0 R >>\nstream\n" + TEXT + b"\nendstream", references)
 
 
 @pytest.mark.timeout(30)
@@ -101,3 +109,31 @@ def test_objects_that_refer_to_each_other_in_a_loop_end_the_reading(tmp_path):
     # A chain of references that ends in a value is followed to it.
     path.write_bytes(_length_through({6: b"7 0 R", 7: b"8 0 R", 8: b"58"}))
     assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+@pytest.mark.parametrize("filters", [1, 2])
+def test_a_decompression_bomb_is_one_line_naming_it(tmp_path, filters):
+    # pdfminer inflated a stream whole and kept it: 1 GB of spaces in a 1 MB file took 2.1 GB.
+    inflate = zlib.compressobj(9)
+    stream = inflate.compress(TEXT) + inflate.compress(b" " * (MAX_DECODED_BYTES + 1)) + inflate.flush()
+    if filters == 2:
+        stream = zlib.compress(stream, 9)
+    names = b" ".join([b"/FlateDecode"] * filters)
+    path = tmp_path / "bomb.pdf"
+    path.write_bytes(
+        _one_page(b"<< /Length %d /Filter [%s] >>\nstream\n%s\nendstream" % (len(stream), names, stream))
+    )
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value) == (
+        f"{path}: not a PDF of text pages: its compressed streams inflate to over "
+        f"{MAX_DECODED_BYTES:,} bytes (a decompression bomb?)"
+    )
+    # Within the bound, and cut short (read as far as it goes), a stream reads as before.
+    stream = zlib.compress(TEXT + b" " * 1000)
+    for cut in (0, 4):
+        data = stream[: len(stream) - cut]
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data))
+        )
+        assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]

@@ -148,3 +148,15 @@ def test_a_line_break_in_a_language_does_not_forge_a_line_of_the_statistics(tmp_
     lines = (captured.out + captured.err).splitlines()
     assert not [line for line in lines if line.startswith("forged")]
     assert any(line.startswith("  analogy_similarity: ") and "x\\u000aforged 0.999" in line for line in lines)
+
+
+def test_a_line_break_in_a_watched_folder_does_not_forge_a_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "root" / "a\nforged folder"
+    folder.mkdir(parents=True)
+    (folder / "sun.txt").write_text(SOLAR, encoding="utf-8")
+    (folder / "atom.txt").write_text(ATOM, encoding="utf-8")
+    assert main(["watch", str(tmp_path / "root"), "--once", "--run", "--min-age", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert lines[0] == f"{tmp_path / 'root'}/a\\u000aforged folder: new corpus of 2 documents, running it"

@@ -299,6 +299,25 @@ def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path,
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("value", ["../../etc", "spa,a/b", "spa\nforged"])
+def test_a_language_that_is_not_a_code_is_a_usage_error(capsys, tmp_path, value):
+    code, _, err = _run(
+        capsys,
+        "evaluate",
+        "translation",
+        str(tmp_path / "c"),
+        "--build-from",
+        str(tmp_path),
+        "--languages",
+        value,
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert code == 2
+    assert "argument --languages: " in err and "not a language code" in err.splitlines()[-1]
+    assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.parametrize(
     ("kind", "option", "value"),
     [

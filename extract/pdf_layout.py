@@ -26,9 +26,12 @@ an object it has passed (:class:`_AcyclicDocument`).
 pdfminer inflates a ``FlateDecode`` stream whole (``zlib.decompress``), and
 keeps what it decoded with the document: a 1 MB stream of a gigabyte of
 spaces took 2.1 GB and 10 s, and a 20 MB file could ask for 20 GB (more with
-the filter twice). Its inflating is bounded here: a document's streams may
-decode to :data:`MAX_DECODED_BYTES` in all, and :class:`DecodedTooLarge`
-stops the document as soon as they would pass it.
+the filter twice). ``LZWDecode`` is worse: 12 bits can stand for 3,800
+bytes, its table grows by as much, and pdfminer's decoder copied its whole
+table for a debug line at every code (51 KB of codes took 15 s for 120 MB;
+time grows with the square of the codes). Its inflating is bounded here: a
+document's streams may decode to :data:`MAX_DECODED_BYTES` in all, and
+:class:`DecodedTooLarge` stops the document as soon as they would pass it.
 
 This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 """
@@ -44,6 +47,7 @@ from typing import Any
 import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
+from pdfminer.lzw import CorruptDataError, LZWDecoder
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
@@ -145,7 +149,25 @@ class _BoundedZlib:
         return getattr(zlib, name)
 
 
+def _bounded_lzwdecode(data: bytes) -> bytes:
+    """``pdfminer.lzw.lzwdecode`` within the thread's budget, without its
+    decoder's debug line (a copy of the whole table at every code)."""
+    decoder = LZWDecoder(io.BytesIO(data))
+    out: list[bytes] = []
+    while True:
+        try:
+            code = decoder.readbits(decoder.nbits)
+        except EOFError:
+            break
+        try:
+            out.append(_spend(decoder.feed(code)))
+        except CorruptDataError:
+            break  # as pdfminer does: what came before is the stream
+    return b"".join(out)
+
+
 pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[assignment]
+pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode
 
 
 class _BoundedAggregator(PDFPageAggregator):

@@ -137,3 +137,40 @@ def test_a_decompression_bomb_is_one_line_naming_it(tmp_path, filters):
             _one_page(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data))
         )
         assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+def _lzw_run_of_spaces(head: bytes, repeats: int) -> bytes:
+    """LZW codes (as pdfminer reads them) for ``head``, then spaces: codes that each
+    stand for one more space, up to the table's 4,095th, then that one ``repeats`` times."""
+    bits, width, size = [(256, 9)], 9, 258  # a clear-table code first
+    widths = {511: 10, 1023: 11, 2047: 12}
+    for i, byte in enumerate(head + b" "):
+        bits.append((byte, width))
+        if i:
+            size += 1
+            width = widths.get(size, width)
+    while size < 4095:  # each code the next entry: the last string and its first byte again
+        bits.append((size, width))
+        size += 1
+        width = widths.get(size, width)
+    bits += [(4094, 12)] * repeats
+    number = 0
+    for code, n in bits:
+        number = number << n | code
+    total = sum(n for _, n in bits)
+    return (number << -total % 8).to_bytes((total + 7) // 8, "big")
+
+
+def test_an_lzw_bomb_is_one_line_naming_it(tmp_path):
+    # 12 bits stood for 3,800 spaces: 51 KB of codes took 15 s for 120 MB, 4.5 MB would take hours.
+    path = tmp_path / "lzw.pdf"
+    for repeats, bomb in ((10, False), (MAX_DECODED_BYTES // 3800, True)):
+        codes = _lzw_run_of_spaces(TEXT + b"\n", repeats)
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /LZWDecode >>\nstream\n%s\nendstream" % (len(codes), codes))
+        )
+        if not bomb:  # 7 MB of spaces after the text: read as before
+            assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+            continue
+        with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
+            read_document(path)

@@ -29,7 +29,9 @@ spaces took 2.1 GB and 10 s, and a 20 MB file could ask for 20 GB (more with
 the filter twice). ``LZWDecode`` is worse: 12 bits can stand for 3,800
 bytes, its table grows by as much, and pdfminer's decoder copied its whole
 table for a debug line at every code (51 KB of codes took 15 s for 120 MB;
-time grows with the square of the codes). Its inflating is bounded here: a
+time grows with the square of the codes); ``RunLengthDecode`` stands for up
+to 64 times its size, decoded by pdfminer into a list of one Python integer
+a byte (8 bytes each). Their inflating is bounded here: a
 document's streams may decode to :data:`MAX_DECODED_BYTES` in all, and
 :class:`DecodedTooLarge` stops the document as soon as they would pass it.
 
@@ -166,8 +168,26 @@ def _bounded_lzwdecode(data: bytes) -> bytes:
     return b"".join(out)
 
 
+def _bounded_rldecode(data: bytes) -> bytes:
+    """``pdfminer.runlength.rldecode`` within the thread's budget, into bytes
+    (pdfminer's made a list of one integer a byte); a run cut short ends it."""
+    out = bytearray()
+    at, end = 0, len(data)
+    while at < end and data[at] != 128:  # 128 is the end of the data
+        length = data[at]
+        if length < 128:  # the next length + 1 bytes as they are
+            run = data[at + 1 : at + 2 + length]
+            at += length + 2
+        else:  # the next byte 257 - length times
+            run = data[at + 1 : at + 2] * (257 - length)
+            at += 2
+        out += _spend(run)
+    return bytes(out)
+
+
 pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[assignment]
 pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode
+pdfminer.pdftypes.rldecode = _bounded_rldecode
 
 
 class _BoundedAggregator(PDFPageAggregator):

@@ -174,3 +174,18 @@ def test_an_lzw_bomb_is_one_line_naming_it(tmp_path):
             continue
         with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
             read_document(path)
+
+
+def test_a_run_length_bomb_is_one_line_naming_it(tmp_path):
+    # Two bytes stand for 128; pdfminer decoded 1.6 MB of them into a list of 100 million integers.
+    path = tmp_path / "runs.pdf"
+    for runs, bomb in ((10, False), (MAX_DECODED_BYTES // 128 + 1, True)):
+        data = bytes([len(TEXT)]) + TEXT + b"\n" + b"\x81 " * runs + b"\x80"  # 0x81: 128 spaces
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /RunLengthDecode >>\nstream\n%s\nendstream" % (len(data), data))
+        )
+        if not bomb:
+            assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+            continue
+        with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
+            read_document(path)

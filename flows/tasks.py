@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -707,14 +708,21 @@ def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
 MAX_SUMMARY_NAME_BYTES = 200
 
 
+#: What a summary's file name does not take of a run id: what no file name can hold
+#: (``/``, and ``:`` on some systems) and control characters (a line break made a
+#: file name of two lines, which a shell or a script reading names line by line splits).
+_NOT_IN_FILE_NAMES = re.compile("[/:\x00-\x1f\x7f-\x9f]")
+
+
 def summary_name(run_id: str) -> str:
     """The file name (without ``.json``) of a run's summary: the run id, or, if it
-    holds a character a file name cannot (``/``, ``:``), the id with those as ``_``
-    and a hash of the id, so that runs ``a/b`` and ``a_b`` keep a summary each.
+    holds a character a file name cannot (``/``, ``:``) or a control character, the
+    id with those as ``_`` and a hash of the id, so that runs ``a/b`` and ``a_b``
+    keep a summary each.
     An id longer than a file name can be (``--run-id`` of 5,000 characters) is
     cut to :data:`MAX_SUMMARY_NAME_BYTES` before its hash: the run was mapped and
     stored, then its summary failed with "File name too long"."""
-    name = run_id.replace("/", "_").replace(":", "_")
+    name = _NOT_IN_FILE_NAMES.sub("_", run_id)
     encoded = name.encode("utf-8", "surrogatepass")
     if name == run_id and len(encoded) <= MAX_SUMMARY_NAME_BYTES:
         return name

@@ -155,10 +155,11 @@ def _build(args: argparse.Namespace) -> int:
     )
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
-        echo(f"error: {problem}", file=sys.stderr)
+        echo(f"error: {problem}", file=sys.stderr, one_line=True)
     echo(
         f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
-        f"in {result.seconds:.1f} s"
+        f"in {result.seconds:.1f} s",
+        one_line=True,
     )
     return 1 if result.problems else 0
 

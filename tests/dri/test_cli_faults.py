@@ -333,3 +333,15 @@ def test_an_empty_list_option_of_evaluate_is_a_usage_error(capsys, tmp_path, kin
     )
     assert code == 2
     assert f"argument {option}: " in err.splitlines()[-1] and "names nothing" in err
+
+
+def test_a_line_break_in_a_text_to_translate_does_not_forge_a_line(capsys, tmp_path):
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a\nforged.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    argv = ["evaluate", "translation", str(tmp_path / "c"), "--build-from", str(texts), "--languages", "xx"]
+    code, out, err = _run(capsys, *argv, "--out", str(tmp_path / "r"))
+    assert code == 2
+    lines = (out + err).splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert "error: a\\u000aforged via xx: apertium: no mode known for eng -> xx" in lines

@@ -166,11 +166,19 @@ def echo(
 
 class PrintableFormatter(logging.Formatter):
     """Log lines whose message has its control characters made visible: a
-    file name in a warning cannot drive the terminal. The format's own text
-    (a progress line's erase sequence) is left as it is."""
+    file name in a warning cannot drive the terminal. The message's own line
+    breaks are kept, but those of its text arguments (``log.warning("%s: %s",
+    path, reason)``) are escaped too: a file name's line break does not split
+    the warning. The format's own text (a progress line's erase sequence) is
+    left as it is."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        record.message = printable(record.message, newlines=True)
+        message = record.message
+        if isinstance(record.args, tuple) and any(isinstance(a, str) for a in record.args):
+            args = tuple(printable(a) if isinstance(a, str) else a for a in record.args)
+            with contextlib.suppress(TypeError, ValueError, KeyError):
+                message = str(record.msg) % args
+        record.message = printable(message, newlines=True)
         return super().formatMessage(record)
 
 

@@ -247,7 +247,7 @@ def _page_refusal(args: argparse.Namespace) -> str | None:
 def run_compare(args: argparse.Namespace) -> int:
     refusal = _page_refusal(args)
     if refusal:
-        echo(f"error: {refusal}", file=sys.stderr)
+        echo(f"error: {refusal}", file=sys.stderr, one_line=True)
         return 2
     kept = kept_graphs()
     loaded = []
@@ -256,7 +256,7 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             loaded.append(_load(path, kept))
         except InputError as err:
-            echo(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr, one_line=True)
             failed = True
     if failed:
         return 1
@@ -265,7 +265,7 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 1
     if args.json:
         echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
@@ -296,6 +296,6 @@ def _write_pages(
         try:
             atomic.write_text(path, text)  # whole: a browser reloading it never shows half a page
         except OSError as err:
-            echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
+            echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr, one_line=True)
             status = 1
     return status

@@ -215,7 +215,7 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
             workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
         )
     except ValueError as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 2
 
 
@@ -255,7 +255,7 @@ def _report(args: argparse.Namespace, state: Any, summary: RunSummary | None) ->
     """The summary on stdout (text or JSON), the failures folded on stderr; the exit status."""
     if summary is None:
         reason = state.message or state.name
-        echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
+        echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr, one_line=True)
         return 1
     if args.json:
         echo(json.dumps(summary.to_dict(), indent=1, default=str))
@@ -265,7 +265,7 @@ def _report(args: argparse.Namespace, state: Any, summary: RunSummary | None) ->
     # do on the line of the failure that stopped the run (the last).
     log_failures(logging.getLogger(__name__), summary.failures)
     for line in fold_failures(summary.failures, advice=summary.advice):
-        echo(line, file=sys.stderr)
+        echo(line, file=sys.stderr, one_line=True)
     return 0 if summary.ok else 1
 
 

@@ -160,3 +160,15 @@ def test_a_line_break_in_a_watched_folder_does_not_forge_a_line(tmp_path, capsys
     lines = capsys.readouterr().out.splitlines()
     assert not [line for line in lines if line.startswith("forged")]
     assert lines[0] == f"{tmp_path / 'root'}/a\\u000aforged folder: new corpus of 2 documents, running it"
+
+
+def test_a_line_break_in_a_file_name_does_not_split_its_error_or_warning(tmp_path, capsys):
+    # "error: x" and "forged.pdf: corrupt PDF (…)" came on two lines, as did the warning.
+    bad, german = tmp_path / "x\nforged.pdf", tmp_path / "hund\nforged.txt"
+    bad.write_text("This is plain text with a .pdf name.", encoding="utf-8")
+    german.write_text(GERMAN, encoding="utf-8")
+    assert main(["graph", str(bad), str(german)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert not [line for line in err if line.startswith("forged")]
+    assert any(line.startswith(f"error: {tmp_path}/x\\u000aforged.pdf: corrupt PDF") for line in err)
+    assert any(f"{tmp_path}/hund\\u000aforged.txt: " in line and "English" in line for line in err)

@@ -185,9 +185,10 @@ def _bounded_rldecode(data: bytes) -> bytes:
     return bytes(out)
 
 
-pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[assignment]
-pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode
-pdfminer.pdftypes.rldecode = _bounded_rldecode
+# pdftypes decodes with these names of its own (``import zlib``, ``from pdfminer.lzw import lzwdecode``).
+pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[attr-defined, assignment]
+pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode  # type: ignore[attr-defined]
+pdfminer.pdftypes.rldecode = _bounded_rldecode  # type: ignore[attr-defined]
 
 
 class _BoundedAggregator(PDFPageAggregator):

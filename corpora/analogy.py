@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,12 +109,32 @@ def _choose_targets(
         doc = by_name.get(Path(entry).name)
         if doc is None or not _is_listed_document(root, entry, doc):
             where = listed_in if listed_in else "--target"
-            raise CorpusError(where, f"target {entry!r} is not a document of the corpus {printable(root)}")
+            raise CorpusError(
+                where,
+                f"target {entry!r} is not a document of the corpus {printable(root)}"
+                + _near_miss(Path(entry).name, by_name),
+            )
         if doc in chosen:
             _warn_repeated(listed_in, entry)
         else:
             chosen.append(doc)
     return chosen
+
+
+def _near_miss(name: str, documents: dict[str, Path]) -> str:
+    """A hint naming the document whose name differs from ``name`` only in its
+    Unicode form or its case, as :func:`ascii` shows it; else ``""``. The two look
+    the same on a screen ("café.txt", typed, against "cafe\\u0301.txt", copied
+    from a Mac), so the refusal alone read as wrong."""
+
+    def nfc(text: str) -> str:
+        return unicodedata.normalize("NFC", text)
+
+    for how, key in (("in its Unicode form", nfc), ("in case", lambda text: nfc(text).casefold())):
+        found = sorted(d for d in documents if d != name and key(d) == key(name))
+        if found:
+            return f"; the corpus has {found[0]!a}, a name that differs only {how}"
+    return ""
 
 
 def load_analogy(

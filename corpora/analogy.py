@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import logging
 import os
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, is_document, read_table_text
+from dri.corpora.text import CorpusError, is_document, near_miss, read_table_text
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -112,29 +111,13 @@ def _choose_targets(
             raise CorpusError(
                 where,
                 f"target {entry!r} is not a document of the corpus {printable(root)}"
-                + _near_miss(Path(entry).name, by_name),
+                + near_miss(Path(entry).name, by_name),
             )
         if doc in chosen:
             _warn_repeated(listed_in, entry)
         else:
             chosen.append(doc)
     return chosen
-
-
-def _near_miss(name: str, documents: dict[str, Path]) -> str:
-    """A hint naming the document whose name differs from ``name`` only in its
-    Unicode form or its case, as :func:`ascii` shows it; else ``""``. The two look
-    the same on a screen ("café.txt", typed, against "cafe\\u0301.txt", copied
-    from a Mac), so the refusal alone read as wrong."""
-
-    def nfc(text: str) -> str:
-        return unicodedata.normalize("NFC", text)
-
-    for how, key in (("in its Unicode form", nfc), ("in case", lambda text: nfc(text).casefold())):
-        found = sorted(d for d in documents if d != name and key(d) == key(name))
-        if found:
-            return f"; the corpus has {found[0]!a}, a name that differs only {how}"
-    return ""
 
 
 def load_analogy(

@@ -34,6 +34,7 @@ import networkx as nx
 
 from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
+from dri.corpora.text import near_miss
 from dri.errors import Failure, one_line
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
@@ -459,7 +460,8 @@ def plan_pairs(
             raise ValueError("mode 'target' needs a target document")
         target_path = _find_target(target, documents)
         if target_path is None:
-            raise LookupError(f"target {target!r} is not a stored document of this corpus")
+            hint = near_miss(Path(target).name, (Path(p).name for p in documents))
+            raise LookupError(f"target {target!r} is not a stored document of this corpus{hint}")
         target_id = documents[target_path]
         plan.pairs = [
             PlannedPair(doc_id, target_id, path, target_path, "target")

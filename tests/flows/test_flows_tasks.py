@@ -111,6 +111,25 @@ def test_plan_rejects_unknown_mode():
         plan_pairs("sideways", DOCS)
 
 
+def test_a_target_that_differs_only_in_unicode_form_or_case_names_the_document():
+    # "café.txt" typed against "cafe\u0301.txt" copied from a Mac: the refusal named a
+    # target that looked exactly like a document of the corpus.
+    docs = {"/c/cafe\u0301.txt": "A", "/c/Atom.txt": "B", "/c/b.txt": "C"}
+    for target, hint in (
+        ("caf\u00e9.txt", "'cafe\\u0301.txt', a name that differs only in its Unicode form"),
+        ("/elsewhere/atom.TXT", "'Atom.txt', a name that differs only in case"),
+    ):
+        with pytest.raises(LookupError) as err:
+            plan_pairs("target", docs, target=target)
+        assert (
+            str(err.value)
+            == f"target {target!r} is not a stored document of this corpus; the corpus has {hint}"
+        )
+    with pytest.raises(LookupError) as err:
+        plan_pairs("target", docs, target="zzz.txt")
+    assert str(err.value) == "target 'zzz.txt' is not a stored document of this corpus"
+
+
 def test_run_ids_that_differ_only_in_slashes_or_colons_keep_a_summary_each(tmp_path):
     # "a/b" and "a_b" were both written to a_b.json, the later run's over the earlier's.
     paths = []

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, is_document, read_table_text
+from dri.corpora.text import CorpusError, is_document, near_miss, read_table_text
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -108,7 +108,11 @@ def _choose_targets(
         doc = by_name.get(Path(entry).name)
         if doc is None or not _is_listed_document(root, entry, doc):
             where = listed_in if listed_in else "--target"
-            raise CorpusError(where, f"target {entry!r} is not a document of the corpus {printable(root)}")
+            raise CorpusError(
+                where,
+                f"target {entry!r} is not a document of the corpus {printable(root)}"
+                + near_miss(Path(entry).name, by_name),
+            )
         if doc in chosen:
             _warn_repeated(listed_in, entry)
         else:

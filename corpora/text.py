@@ -16,6 +16,7 @@ import codecs
 import csv
 import io
 import logging
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -31,6 +32,7 @@ __all__ = [
     "decode_bytes",
     "header_rows",
     "is_document",
+    "near_miss",
     "read_table_text",
     "read_text",
     "refuse_repeated_columns",
@@ -199,3 +201,20 @@ def header_rows(
             yield line, None, f"line {line}: {len(fields)} fields, the header has {len(header)}"
             continue
         yield line, {name: (fields[i] if i < len(fields) else "") for i, name in enumerate(header)}, ""
+
+
+def near_miss(name: str, names: Iterable[str]) -> str:
+    """A hint naming the document of ``names`` whose name differs from ``name`` only in its
+    Unicode form or its case, as :func:`ascii` shows it; else ``""``. The two look
+    the same on a screen ("café.txt", typed, against "cafe\\u0301.txt", copied
+    from a Mac), so the refusal alone read as wrong."""
+
+    def nfc(text: str) -> str:
+        return unicodedata.normalize("NFC", text)
+
+    names = list(names)
+    for how, key in (("in its Unicode form", nfc), ("in case", lambda text: nfc(text).casefold())):
+        found = sorted(d for d in names if d != name and key(d) == key(name))
+        if found:
+            return f"; the corpus has {found[0]!a}, a name that differs only {how}"
+    return ""

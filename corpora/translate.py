@@ -53,9 +53,14 @@ __all__ = [
     "LibreTranslateEngine",
     "TranslationEngine",
     "build_translation_corpus",
+    "language_problem",
     "strip_unknown_marks",
     "url_problem",
 ]
+
+#: A language code as engines name them (eng, pt-BR, zh-Hans, sr_Latn): it names
+#: the corpus's folders roundtrip/<lang>/ and pivot/<lang>/ and their files' suffix.
+_LANGUAGE_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 
 # The pivot languages of the round trips, with a readable name for reports.
 LANGUAGES = {
@@ -174,6 +179,14 @@ class ApertiumEngine:
         return strip_unknown_marks(out.stdout)
 
 
+def language_problem(lang: str) -> str | None:
+    """Why ``lang`` cannot be a language of a built corpus, or None: it names
+    folders, so ``../x``, ``a/b`` or a line break would write outside them."""
+    if _LANGUAGE_CODE.fullmatch(lang):
+        return None
+    return "not a language code (up to 32 letters, digits, - and _, such as spa or pt-BR)"
+
+
 def url_problem(url: str) -> str | None:
     """Why ``url`` cannot be a LibreTranslate server's address, or None: it must be
     ``http://`` or ``https://`` with a host (``http://localhost:5000``)."""
@@ -287,12 +300,18 @@ def build_translation_corpus(
     layout of :mod:`corpora.translation` under ``out_dir``: ``originals/``,
     ``roundtrip/<lang>/``, the one-way translations as ``pivot/<lang>/NAME.<lang>``,
     ``manifest.csv`` and ``translation.json``. A text or language that fails
-    is noted in ``problems`` (one line each) and the rest carries on.
+    is noted in ``problems`` (one line each) and the rest carries on. A
+    language that is not a code (:func:`language_problem`: ``../x``, ``a/b``)
+    is a ValueError before anything is written.
     """
     started = time.perf_counter()
     engine = engine or ApertiumEngine()
     out = Path(out_dir)
     languages = list(languages)
+    for lang in languages:
+        problem = language_problem(lang)
+        if problem:
+            raise ValueError(f"{lang!r:.60}: {problem}")
     written: list[Path] = []
     problems: list[str] = []
     texts: dict[str, str] = {}

@@ -126,10 +126,13 @@ class Failure:
     @classmethod
     def of(cls, path: str | Path, stage: str, message: str, **fields: Any) -> Failure:
         """The failure of ``path`` whose one line (:func:`one_line`) is ``message``,
-        with or without ``path`` in front."""
+        with or without ``path`` in front (as it is, or with its white space folded
+        as :func:`one_line` folds it: a file name holding a line break)."""
         path = str(path)
-        head = f"{path}: "
-        return cls(path, stage, message[len(head) :] if message.startswith(head) else message, **fields)
+        for head in (f"{path}: ", f"{one_line(path)}: "):
+            if message.startswith(head):
+                return cls(path, stage, message[len(head) :], **fields)
+        return cls(path, stage, message, **fields)
 
     @classmethod
     def from_line(cls, line: str, stage: str) -> Failure:

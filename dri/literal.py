@@ -27,7 +27,8 @@ literally:
   for the same name; everything else is kept. A name that really holds the
   six characters ``\\udcff`` then reads the same: such names are not expected.
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
-  breaks: every command prints what it echoes of the user's through it;
+  breaks (escaping them too for a row of a table, ``one_line``): every
+  command prints what it echoes of the user's through it;
   :class:`PrintableFormatter` does the same for log lines on the console.
 
 HTML pages need none of these: Jinja2 escapes every value
@@ -146,23 +147,38 @@ def markdown_text(text: object, *, block_start: bool = False) -> str:
 
 
 def echo(
-    *parts: object, file: TextIO | None = None, end: str = "\n", flush: bool = False, lead: str = ""
+    *parts: object,
+    file: TextIO | None = None,
+    end: str = "\n",
+    flush: bool = False,
+    lead: str = "",
+    one_line: bool = False,
 ) -> None:
     """:func:`print` of ``parts`` with their control characters made visible
     (line breaks kept), so that a file name cannot drive the terminal;
     ``lead`` is the command's own terminal control (a progress line's ``\\r``),
-    written as it is."""
-    text = " ".join(printable(p, newlines=True) for p in parts)
+    written as it is. ``one_line`` escapes line breaks too: a row of a table or
+    a progress line, which a name holding a line break must not split into a
+    forged row."""
+    text = " ".join(printable(p, newlines=not one_line) for p in parts)
     print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
 
 
 class PrintableFormatter(logging.Formatter):
     """Log lines whose message has its control characters made visible: a
-    file name in a warning cannot drive the terminal. The format's own text
-    (a progress line's erase sequence) is left as it is."""
+    file name in a warning cannot drive the terminal. The message's own line
+    breaks are kept, but those of its text arguments (``log.warning("%s: %s",
+    path, reason)``) are escaped too: a file name's line break does not split
+    the warning. The format's own text (a progress line's erase sequence) is
+    left as it is."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        record.message = printable(record.message, newlines=True)
+        message = record.message
+        if isinstance(record.args, tuple) and any(isinstance(a, str) for a in record.args):
+            args = tuple(printable(a) if isinstance(a, str) else a for a in record.args)
+            with contextlib.suppress(TypeError, ValueError, KeyError):
+                message = str(record.msg) % args
+        record.message = printable(message, newlines=True)
         return super().formatMessage(record)
 
 

@@ -85,6 +85,19 @@ def _csv_list(text: str) -> list[str]:
     return names
 
 
+def _language_list(text: str) -> list[str]:
+    # A language names the built corpus's folders: "../x" wrote outside it, a
+    # line break made a folder (and a report group) of two lines.
+    from dri.corpora.translate import language_problem
+
+    names = _csv_list(text)
+    for name in names:
+        problem = language_problem(name)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{name!r:.60}: {problem}")
+    return names
+
+
 def _http_url(text: str) -> str:
     # A URL urllib cannot send to ("not a url", "localhost:5000") raised
     # ValueError at the first text to translate: exit 70 after the corpus was read.
@@ -139,7 +152,7 @@ KINDS: dict[str, EvaluationKind] = {
                 Argument(
                     ("--languages",),
                     {
-                        "type": _csv_list,
+                        "type": _language_list,
                         "metavar": "L1,L2",
                         "help": "pivot languages for --build-from (default: spa,cat,glg,epo,hbs)",
                     },

@@ -43,7 +43,21 @@ from typing import Any
 from dri.extract.document import DocumentError
 from dri.extract.sections import is_known_section, is_reference_section, section_name
 
-__all__ = ["PdfLine", "pdf_blocks", "pdf_lines"]
+__all__ = ["PdfLine", "TooMuchText", "pdf_blocks", "pdf_lines"]
+
+#: How many times the text limit a PDF's lines may hold before its reading stops:
+#: the lines still hold the running headers and the references that the text drops.
+_LINES_OVER_LIMIT = 2
+
+
+class TooMuchText(Exception):
+    """A PDF's lines passed :data:`_LINES_OVER_LIMIT` times the text limit: ``chars``
+    characters by page ``page``, where its reading stopped."""
+
+    def __init__(self, chars: int, page: int) -> None:
+        super().__init__(f"over {chars:,} characters of text by page {page}")
+        self.chars, self.page = chars, page
+
 
 log = logging.getLogger(__name__)
 
@@ -94,18 +108,22 @@ def _line_facts(line: Any, page: int, box: int, height: float) -> PdfLine | None
     return PdfLine(text, page, box, line.x0, line.y0, line.y1, height, statistics.median(sizes), bold)
 
 
-def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
-    """Every text line of the PDF in reading order; raises :class:`DocumentError`."""
+def pdf_lines(data: bytes, path: str, max_chars: int | None = None) -> list[PdfLine]:
+    """Every text line of the PDF in reading order; raises :class:`DocumentError`,
+    or :class:`TooMuchText` as soon as the lines hold more than twice ``max_chars``
+    characters (a PDF of thousands of pages spent minutes in pdfminer's layout,
+    and was then refused as too long)."""
     # pdfminer only for PDFs: reading text files never loads it.
     from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
-    from dri.extract.pdf_layout import PageTooLarge, layout_pages
+    from dri.extract.pdf_layout import DecodedTooLarge, PageTooLarge, layout_pages
 
     lines: list[PdfLine] = []
     pages = 0
     any_chars = False
     box_no = 0
+    chars = 0
     try:
         with _pdfminer_warnings(path):
             for page_no, page in enumerate(layout_pages(data, LAParams())):
@@ -118,11 +136,17 @@ def pdf_lines(data: bytes, path: str) -> list[PdfLine]:
                             for line in item
                             if isinstance(line, LTTextLine)
                         )
-                        lines.extend(_merge_baselines([f for f in facts if f is not None]))
+                        merged = _merge_baselines([f for f in facts if f is not None])
+                        lines.extend(merged)
+                        chars += sum(len(line.text) for line in merged)
                     elif not any_chars and hasattr(item, "__iter__"):
                         # Text inside figures is not body text, but it is a text layer.
                         any_chars = any(isinstance(c, LTChar) for c in _walk(item))
-    except PageTooLarge as err:
+                if max_chars is not None and chars > _LINES_OVER_LIMIT * max_chars:
+                    raise TooMuchText(chars, page_no + 1)
+    except TooMuchText:
+        raise
+    except (PageTooLarge, DecodedTooLarge) as err:
         raise DocumentError(path, f"not a PDF of text pages: {err}") from None
     except PDFPasswordIncorrect:
         raise DocumentError(path, "encrypted PDF (a password is needed to read it)") from None
@@ -290,9 +314,12 @@ def _title(lines: list[PdfLine], body: float, skip: set[int]) -> tuple[str | Non
     return (" ".join(text.split()) or None), set(picked)
 
 
-def pdf_blocks(data: bytes, path: str) -> tuple[str | None, list[Block], list[str]]:
-    """``(title, [(section, paragraph)], warnings)`` of a PDF's bytes."""
-    lines = pdf_lines(data, path)
+def pdf_blocks(
+    data: bytes, path: str, max_chars: int | None = None
+) -> tuple[str | None, list[Block], list[str]]:
+    """``(title, [(section, paragraph)], warnings)`` of a PDF's bytes; :class:`TooMuchText`
+    as :func:`pdf_lines` raises it."""
+    lines = pdf_lines(data, path, max_chars)
     skip = _running_lines(lines)
     body_lines = [line for i, line in enumerate(lines) if i not in skip]
     body, body_bold = _body_style(body_lines)

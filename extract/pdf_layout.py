@@ -17,21 +17,53 @@ bounds keep any page within seconds:
   as the page's characters pass the bound, so memory stays bounded too (a
   25 KB PDF whose page holds 6 million characters took over 20 GB).
 
+An object that is only a reference to another (``6 0 obj 7 0 R endobj``) is
+followed by pdfminer in a loop without end (``pdftypes.resolve1``): two such
+objects naming each other, as a stream's ``/Length``, spun forever. The
+document here follows such chains itself and stops one that comes back to
+an object it has passed (:class:`_AcyclicDocument`).
+
+pdfminer inflates a ``FlateDecode`` stream whole (``zlib.decompress``), and
+keeps what it decoded with the document: a 1 MB stream of a gigabyte of
+spaces took 2.1 GB and 10 s, and a 20 MB file could ask for 20 GB (more with
+the filter twice). ``LZWDecode`` is worse: 12 bits can stand for 3,800
+bytes, its table grows by as much, and pdfminer's decoder copied its whole
+table for a debug line at every code (51 KB of codes took 15 s for 120 MB;
+time grows with the square of the codes); ``RunLengthDecode`` stands for up
+to 64 times its size, decoded by pdfminer into a list of one Python integer
+a byte (8 bytes each). Their inflating is bounded here: a
+document's streams may decode to :data:`MAX_DECODED_BYTES` in all, and
+:class:`DecodedTooLarge` stops the document as soon as they would pass it.
+
 This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 """
 
 from __future__ import annotations
 
 import io
+import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
+from pdfminer.lzw import CorruptDataError, LZWDecoder
+from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser, PDFSyntaxError
+from pdfminer.pdftypes import PDFObjRef
 
-__all__ = ["FLOW_MAX_BOXES", "MAX_PAGE_CHARS", "PageTooLarge", "layout_pages"]
+__all__ = [
+    "FLOW_MAX_BOXES",
+    "MAX_DECODED_BYTES",
+    "MAX_PAGE_CHARS",
+    "DecodedTooLarge",
+    "PageTooLarge",
+    "layout_pages",
+]
 
 #: Text boxes of a page above which they are not put into reading order pair by pair.
 FLOW_MAX_BOXES = 300
@@ -46,6 +78,117 @@ class PageTooLarge(Exception):
     def __init__(self, page: int) -> None:
         super().__init__(f"page {page} holds over {MAX_PAGE_CHARS:,} characters, more than a page of text")
         self.page = page
+
+
+#: Bytes that a document's compressed streams may inflate to, in all (a paper's
+#: pages, fonts and images take a few megabytes; the reader takes 20 MB files).
+MAX_DECODED_BYTES = 100_000_000
+
+
+class DecodedTooLarge(Exception):
+    """A document's streams inflate to more than :data:`MAX_DECODED_BYTES`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"its compressed streams inflate to over {MAX_DECODED_BYTES:,} bytes (a decompression bomb?)"
+        )
+
+
+#: What the document read in this thread may still inflate (``left``); None outside :func:`layout_pages`.
+_inflating = threading.local()
+
+
+def _spend(data: bytes) -> bytes:
+    left = getattr(_inflating, "left", None)
+    if left is not None:
+        if len(data) > left:
+            raise DecodedTooLarge()
+        _inflating.left = left - len(data)
+    return data
+
+
+class _BoundedDecompressor:
+    """``zlib.decompressobj()`` whose output is spent from the thread's budget."""
+
+    def __init__(self) -> None:
+        self._inflate = zlib.decompressobj()
+
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+        left = getattr(_inflating, "left", None)
+        if left is not None and (max_length == 0 or max_length > left + 1):
+            max_length = left + 1  # one byte over the budget is enough to know
+        return _spend(self._inflate.decompress(data, max_length))
+
+    def flush(self, *args: int) -> bytes:
+        return _spend(self._inflate.flush(*args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inflate, name)
+
+
+class _BoundedZlib:
+    """The ``zlib`` pdfminer's streams decode with (``pdfminer.pdftypes.zlib``):
+    ``decompress`` and ``decompressobj`` inflate within the thread's budget."""
+
+    error = zlib.error
+
+    @staticmethod
+    def decompress(data: bytes) -> bytes:
+        inflate = _BoundedDecompressor()
+        out = inflate.decompress(data)
+        if not inflate.eof:
+            if inflate.unconsumed_tail:  # stopped at the budget, more to come
+                raise DecodedTooLarge()
+            # As zlib.decompress says of a stream cut short (pdfminer then reads what it can).
+            raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        return out
+
+    @staticmethod
+    def decompressobj() -> _BoundedDecompressor:
+        return _BoundedDecompressor()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(zlib, name)
+
+
+def _bounded_lzwdecode(data: bytes) -> bytes:
+    """``pdfminer.lzw.lzwdecode`` within the thread's budget, without its
+    decoder's debug line (a copy of the whole table at every code)."""
+    decoder = LZWDecoder(io.BytesIO(data))
+    out: list[bytes] = []
+    while True:
+        try:
+            code = decoder.readbits(decoder.nbits)
+        except EOFError:
+            break
+        try:
+            out.append(_spend(decoder.feed(code)))
+        except CorruptDataError:
+            break  # as pdfminer does: what came before is the stream
+    return b"".join(out)
+
+
+def _bounded_rldecode(data: bytes) -> bytes:
+    """``pdfminer.runlength.rldecode`` within the thread's budget, into bytes
+    (pdfminer's made a list of one integer a byte); a run cut short ends it."""
+    out = bytearray()
+    at, end = 0, len(data)
+    while at < end and data[at] != 128:  # 128 is the end of the data
+        length = data[at]
+        if length < 128:  # the next length + 1 bytes as they are
+            run = data[at + 1 : at + 2 + length]
+            at += length + 2
+        else:  # the next byte 257 - length times
+            run = data[at + 1 : at + 2] * (257 - length)
+            at += 2
+        out += _spend(run)
+    return bytes(out)
+
+
+# pdftypes decodes with these names of its own (``import zlib``, ``from pdfminer.lzw import lzwdecode``).
+pdfminer.pdftypes.zlib = _BoundedZlib()  # type: ignore[attr-defined, assignment]
+pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode  # type: ignore[attr-defined]
+pdfminer.pdftypes.rldecode = _bounded_rldecode  # type: ignore[attr-defined]
 
 
 class _BoundedAggregator(PDFPageAggregator):
@@ -73,12 +216,41 @@ class _BoundedAggregator(PDFPageAggregator):
         return advance
 
 
+class _AcyclicDocument(PDFDocument):
+    """pdfminer's document whose objects never resolve to a bare reference: a
+    chain of objects that are references is followed to its end here, and one
+    that loops is a :class:`PDFSyntaxError` naming the objects."""
+
+    def getobj(self, objid: int) -> object:
+        obj = super().getobj(objid)
+        chain = [objid]
+        while isinstance(obj, PDFObjRef):
+            if obj.objid in chain:
+                loop = " -> ".join(str(n) for n in [*chain, obj.objid])
+                raise PDFSyntaxError(f"objects that refer to each other in a loop ({loop})")
+            chain.append(obj.objid)
+            obj = super().getobj(obj.objid)
+        return obj
+
+
 def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     """Each page of the PDF ``data`` laid out, as ``pdfminer.high_level.extract_pages``
-    gives them, within the bounds above; raises :class:`PageTooLarge`."""
+    gives them, within the bounds above; raises :class:`PageTooLarge` or
+    :class:`DecodedTooLarge`."""
+    _inflating.left = MAX_DECODED_BYTES
+    try:
+        yield from _layout_pages(data, laparams)
+    finally:
+        _inflating.left = None
+
+
+def _layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     resources = PDFResourceManager(caching=True)
     device = _BoundedAggregator(resources, laparams=laparams)
     interpreter = PDFPageInterpreter(resources, device)
-    for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+    # PDFPage.get_pages, with the document above (and without its warning on a
+    # "no text extraction" flag, which it ignores, as this reader does).
+    document = _AcyclicDocument(PDFParser(io.BytesIO(data)), caching=True)
+    for page in PDFPage.create_pages(document):
         interpreter.process_page(page)
         yield device.get_result()

@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 
 from dri.extract.document import Document, DocumentError, Sentence, content_ids
-from dri.extract.pdf import pdf_blocks
+from dri.extract.pdf import TooMuchText, pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
 from dri.files import FileRefused, read_limited
@@ -369,11 +369,13 @@ def _words(chars: int) -> str:
 
 def _check_length(where: str, chars: int, limit: int) -> None:
     if chars > limit:
-        raise DocumentError(
-            where,
-            f"too long: {chars:,} characters of text, the limit is {limit:,} "
-            f"(about {_words(limit)} words; DRI_MAX_TEXT_CHARS sets it)",
-        )
+        raise DocumentError(where, _too_long(f"{chars:,} characters of text", limit))
+
+
+def _too_long(text: str, limit: int) -> str:
+    return (
+        f"too long: {text}, the limit is {limit:,} (about {_words(limit)} words; DRI_MAX_TEXT_CHARS sets it)"
+    )
 
 
 def read_document(
@@ -414,7 +416,10 @@ def read_document(
     except ValueError as err:
         raise DocumentError(where, str(err)) from None
     if _is_pdf(p, data[:1024]):
-        title, blocks, warnings = pdf_blocks(data, where)
+        try:
+            title, blocks, warnings = pdf_blocks(data, where, limit)
+        except TooMuchText as err:
+            raise DocumentError(where, _too_long(f"{err}, where its reading stopped", limit)) from None
         kind, encoding = "pdf", None
         chars = sum(len(b[1]) for b in blocks)
         _check_length(where, chars, limit)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -33,6 +34,7 @@ import networkx as nx
 
 from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
+from dri.corpora.text import near_miss
 from dri.errors import Failure, one_line, os_reason
 from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
 from dri.extract.document import content_ids
@@ -458,7 +460,8 @@ def plan_pairs(
             raise ValueError("mode 'target' needs a target document")
         target_path = _find_target(target, documents)
         if target_path is None:
-            raise LookupError(f"target {target!r} is not a stored document of this corpus")
+            hint = near_miss(Path(target).name, (Path(p).name for p in documents))
+            raise LookupError(f"target {target!r} is not a stored document of this corpus{hint}")
         target_id = documents[target_path]
         plan.pairs = [
             PlannedPair(doc_id, target_id, path, target_path, "target")
@@ -707,14 +710,21 @@ def save_summary(summary: RunSummary) -> tuple[str, Failure | None]:
 MAX_SUMMARY_NAME_BYTES = 200
 
 
+#: What a summary's file name does not take of a run id: what no file name can hold
+#: (``/``, and ``:`` on some systems) and control characters (a line break made a
+#: file name of two lines, which a shell or a script reading names line by line splits).
+_NOT_IN_FILE_NAMES = re.compile("[/:\x00-\x1f\x7f-\x9f]")
+
+
 def summary_name(run_id: str) -> str:
     """The file name (without ``.json``) of a run's summary: the run id, or, if it
-    holds a character a file name cannot (``/``, ``:``), the id with those as ``_``
-    and a hash of the id, so that runs ``a/b`` and ``a_b`` keep a summary each.
+    holds a character a file name cannot (``/``, ``:``) or a control character, the
+    id with those as ``_`` and a hash of the id, so that runs ``a/b`` and ``a_b``
+    keep a summary each.
     An id longer than a file name can be (``--run-id`` of 5,000 characters) is
     cut to :data:`MAX_SUMMARY_NAME_BYTES` before its hash: the run was mapped and
     stored, then its summary failed with "File name too long"."""
-    name = run_id.replace("/", "_").replace(":", "_")
+    name = _NOT_IN_FILE_NAMES.sub("_", run_id)
     encoded = name.encode("utf-8", "surrogatepass")
     if name == run_id and len(encoded) <= MAX_SUMMARY_NAME_BYTES:
         return name

@@ -166,7 +166,9 @@ def _distance(content: float) -> str:
 def format_comparison(comparison: Comparison) -> str:
     s, m = comparison.scores, comparison.mapping
     lines = [
-        f"source: {m.source_name or '?'} ({m.source_size} nodes)   target: {m.target_name or '?'} ({m.target_size} nodes)",
+        # The names on one line: a line break in one must not start a line of its own.
+        f"source: {printable(m.source_name or '?')} ({m.source_size} nodes)   "
+        f"target: {printable(m.target_name or '?')} ({m.target_size} nodes)",
         f"analogy similarity (AS)  {s.analogy_similarity:.4f}",
         f"content similarity       {s.content:.4f}   (sentence encoder; {_distance(s.content)})",
         f"jaccard                  {s.jaccard:.4f}",
@@ -245,7 +247,7 @@ def _page_refusal(args: argparse.Namespace) -> str | None:
 def run_compare(args: argparse.Namespace) -> int:
     refusal = _page_refusal(args)
     if refusal:
-        echo(f"error: {refusal}", file=sys.stderr)
+        echo(f"error: {refusal}", file=sys.stderr, one_line=True)
         return 2
     kept = kept_graphs()
     loaded = []
@@ -254,7 +256,7 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             loaded.append(_load(path, kept))
         except InputError as err:
-            echo(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr, one_line=True)
             failed = True
     if failed:
         return 1
@@ -263,7 +265,7 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 1
     if args.json:
         echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
@@ -294,6 +296,6 @@ def _write_pages(
         try:
             atomic.write_text(path, text)  # whole: a browser reloading it never shows half a page
         except OSError as err:
-            echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr)
+            echo(f"error: {path}: cannot write: {err.strerror or err}", file=sys.stderr, one_line=True)
             status = 1
     return status

@@ -129,13 +129,20 @@ def _progress(quiet: bool) -> Progress | None:
         named = Path(row["source"]).name if group == target else target
         where = f"[{i}/{n}] {named} ({group})"
         if row.get("error"):
-            echo(f"{where}: error: {row['error']}", lead=CLEAR_LINE if terminal else "", file=sys.stderr)
+            echo(
+                f"{where}: error: {row['error']}",
+                lead=CLEAR_LINE if terminal else "",
+                file=sys.stderr,
+                one_line=True,
+            )
             return
         line = f"{where}: AS {row.get('analogy_similarity', float('nan')):.3f}"
         if terminal:
-            echo(line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True)
+            echo(
+                line, lead=CLEAR_LINE, end="\n" if i >= n else "", file=sys.stderr, flush=True, one_line=True
+            )
         elif i == n or i % -(-n // 10) == 0:
-            echo(line, file=sys.stderr)
+            echo(line, file=sys.stderr, one_line=True)
 
     return report
 
@@ -148,10 +155,11 @@ def _build(args: argparse.Namespace) -> int:
     )
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
-        echo(f"error: {problem}", file=sys.stderr)
+        echo(f"error: {problem}", file=sys.stderr, one_line=True)
     echo(
         f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
-        f"in {result.seconds:.1f} s"
+        f"in {result.seconds:.1f} s",
+        one_line=True,
     )
     return 1 if result.problems else 0
 
@@ -170,7 +178,7 @@ def _print_stats(result: EvaluationResult) -> None:
             parts.append(f"AUC {st.auc:.3f}")
         if st.ranking:
             parts.append("ranking " + " > ".join(st.ranking))
-        echo("  " + "; ".join(parts))
+        echo("  " + "; ".join(parts), one_line=True)
 
 
 def _print_validity(result: EvaluationResult) -> None:
@@ -184,7 +192,8 @@ def _print_validity(result: EvaluationResult) -> None:
         for score, sr in stats.scores.items():
             echo(
                 f"  {score}: NDCG%20 {percent(sr.ndcg_pct20)}; NDCG@10 {percent(sr.ndcg_10)}; "
-                f"MAP {percent(sr.map)}"
+                f"MAP {percent(sr.map)}",
+                one_line=True,
             )
     elif isinstance(stats, JudgementStats):
         for score, estimates in stats.scores.items():
@@ -193,14 +202,14 @@ def _print_validity(result: EvaluationResult) -> None:
                 f"{name} {est.format()}" + (f" (n = {est.n})" if est.format() == "n/a" else "")
                 for name, est in estimates.items()
             ]
-            echo(f"  {score}: " + "; ".join(parts))
+            echo(f"  {score}: " + "; ".join(parts), one_line=True)
     elif isinstance(stats, ChoiceStats):
         for score, choice in stats.scores.items():
             acc = choice.accuracy
             parts = [f"accuracy {acc.value:.3f} [{acc.low:.3f}, {acc.high:.3f}]", f"ties {choice.ties}"]
             if choice.picks:
                 parts.append("picks " + ", ".join(f"{k} {v}" for k, v in choice.picks.items()))
-            echo(f"  {score}: " + "; ".join(parts))
+            echo(f"  {score}: " + "; ".join(parts), one_line=True)
 
 
 #: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
@@ -285,7 +294,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             searches, files = run(args.corpus, report_dir=args.out, **options, **common)
             echo(format_search(searches))
             if files:
-                echo(f"report: {files.summary_md}")
+                echo(f"report: {files.summary_md}", one_line=True)
             # A bad file fails every pair it is in: each distinct reason once (a row
             # joins its documents' reasons and its baselines' with "; ").
             errors = dict.fromkeys(
@@ -295,25 +304,26 @@ def _evaluate(args: argparse.Namespace) -> int:
                 for reason in error.split("; ")
             )
             for line in errors:
-                echo(f"error: {line}", file=sys.stderr)
+                echo(f"error: {line}", file=sys.stderr, one_line=True)
             return 1 if errors else 0
         result, files = run(args.corpus, args.out, **options, **common)
     except CorpusError as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 2
     for problem in result.problems:
-        echo(f"error: {problem}", file=sys.stderr)
+        echo(f"error: {problem}", file=sys.stderr, one_line=True)
     failed = [r for r in result.rows if r.get("error")]
     for r in failed:
-        echo(f"error: {_naming_once(str(r['target']), r['error'])}", file=sys.stderr)
+        echo(f"error: {_naming_once(str(r['target']), r['error'])}", file=sys.stderr, one_line=True)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
-        f"in {result.meta.get('wall_seconds', 0):.1f} s"
+        f"in {result.meta.get('wall_seconds', 0):.1f} s",
+        one_line=True,
     )
     if chosen.console == "groups":
         _print_stats(result)
     else:
         _print_validity(result)
     if files:
-        echo(f"report: {files.summary_md}")
+        echo(f"report: {files.summary_md}", one_line=True)
     return 1 if (failed or result.problems or built) else 0

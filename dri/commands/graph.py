@@ -69,7 +69,7 @@ def run_graph(args: argparse.Namespace) -> int:
         try:
             documents.append(read_document(path))
         except DocumentError as err:
-            echo(f"error: {err}", file=sys.stderr)
+            echo(f"error: {err}", file=sys.stderr, one_line=True)
             failed += 1
     # Each document's warnings were logged as it was read (once: not again here).
     if args.out:
@@ -79,12 +79,14 @@ def run_graph(args: argparse.Namespace) -> int:
     inputs = {os.path.realpath(p) for p in args.files}
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
-        echo(f"{doc.path}: {summary(g)}")
+        echo(f"{doc.path}: {summary(g)}", one_line=True)
         if (args.out or (args.png and many)) and named.setdefault(stem, str(doc.path)) != str(doc.path):
             # a/x.txt and b/x.txt (or x.txt and x.pdf): the second file overwrote the first's graph.
             reason = f"its files would replace those of {named[stem]}, of the same name {stem!r}"
             echo(
-                f"error: {doc.path}: not written: {reason} (rename one, or give them apart)", file=sys.stderr
+                f"error: {doc.path}: not written: {reason} (rename one, or give them apart)",
+                file=sys.stderr,
+                one_line=True,
             )
             failed += 1
             continue
@@ -98,9 +100,13 @@ def run_graph(args: argparse.Namespace) -> int:
                 _refuse_an_input(target, inputs)
                 draw_png(g, target)
         except _InputInTheWay as err:
-            echo(f"error: {doc.path}: not written: {err}", file=sys.stderr)
+            echo(f"error: {doc.path}: not written: {err}", file=sys.stderr, one_line=True)
             failed += 1
         except OSError as err:  # a full disk, a read-only folder: the next document may fit
-            echo(f"error: {err.filename or target}: cannot write: {err.strerror or err}", file=sys.stderr)
+            echo(
+                f"error: {err.filename or target}: cannot write: {err.strerror or err}",
+                file=sys.stderr,
+                one_line=True,
+            )
             failed += 1
     return 1 if failed else 0

@@ -58,11 +58,22 @@ def _section_name(text: str) -> str:
     return name
 
 
+#: The longest ``--corpus`` or ``--run-id``: Neo4j indexes them (the corpus's name, the
+#: comparisons' ids hold the run id), and an index key over about 8 KB is refused.
+MAX_NAME_CHARS = 1000
+
+
 def _name(text: str) -> str:
     """A ``--corpus`` or ``--run-id`` (argparse's ``type``): an empty one (a shell
-    variable that was not set) fell back to the default name silently."""
+    variable that was not set) fell back to the default name silently; one of
+    over :data:`MAX_NAME_CHARS` characters was stored in SQLite, and in Neo4j
+    failed every document or pair with "Property value is too large to index"."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name")
+    if len(text) > MAX_NAME_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"a name of {len(text):,} characters; at most {MAX_NAME_CHARS:,} (the stores index it)"
+        )
     return text
 
 
@@ -119,24 +130,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _print_summary(summary: RunSummary, out: TextIO | None = None) -> None:
     # Looked up at call time: a stream bound at import time may since have been replaced and closed.
     out = out or sys.stdout
-    echo(summary.headline(), file=out)
+    echo(summary.headline(), file=out, one_line=True)
     seconds = summary.seconds
     echo(
         f"wall {seconds.get('wall', 0):.1f} s: parse {seconds.get('parse', 0):.1f} s, "
         f"map {seconds.get('map', 0):.1f} s, store {seconds.get('store_graphs', 0) + seconds.get('store_results', 0):.1f} s "
         "(summed over workers)",
         file=out,
+        one_line=True,
     )
     if summary.top:
-        echo(f"best pairs by analogy similarity in {summary.run_id}:", file=out)
+        echo(f"best pairs by analogy similarity in {summary.run_id}:", file=out, one_line=True)
         for row in summary.top[:5]:
             echo(
                 f"  {row['analogy_similarity']:.3f}  {Path(row['source']).name} -> {Path(row['target']).name}"
                 + (f"  [{row['group']}]" if row.get("group") else ""),
                 file=out,
+                one_line=True,
             )
     if summary.summary_path:
-        echo(f"summary: {summary.summary_path}", file=out)
+        echo(f"summary: {summary.summary_path}", file=out, one_line=True)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -202,7 +215,7 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
             workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
         )
     except ValueError as err:
-        echo(f"error: {err}", file=sys.stderr)
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 2
 
 
@@ -242,7 +255,7 @@ def _report(args: argparse.Namespace, state: Any, summary: RunSummary | None) ->
     """The summary on stdout (text or JSON), the failures folded on stderr; the exit status."""
     if summary is None:
         reason = state.message or state.name
-        echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr)
+        echo(f"error: {args.corpus_dir}: run {state.name.lower()}: {reason}", file=sys.stderr, one_line=True)
         return 1
     if args.json:
         echo(json.dumps(summary.to_dict(), indent=1, default=str))
@@ -252,7 +265,7 @@ def _report(args: argparse.Namespace, state: Any, summary: RunSummary | None) ->
     # do on the line of the failure that stopped the run (the last).
     log_failures(logging.getLogger(__name__), summary.failures)
     for line in fold_failures(summary.failures, advice=summary.advice):
-        echo(line, file=sys.stderr)
+        echo(line, file=sys.stderr, one_line=True)
     return 0 if summary.ok else 1
 
 

@@ -83,37 +83,44 @@ def run_store(args: argparse.Namespace) -> int:
 
 
 def _info(store: Any, args: argparse.Namespace) -> int:
-    echo(f"backend: {store.backend}")
-    echo(f"location: {store.location}")
+    echo(f"backend: {store.backend}", one_line=True)
+    echo(f"location: {store.location}", one_line=True)
     counts = store.counts()
-    echo("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    echo("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), one_line=True)
     corpora = store.corpora()
-    echo(f"corpora ({len(corpora)}): " + ", ".join(corpora))
+    echo(f"corpora ({len(corpora)}): " + ", ".join(corpora), one_line=True)
     runs = store.runs()
-    echo(f"runs ({len(runs)}): " + ", ".join(f"{r.run_id} ({r.comparisons})" for r in runs))
+    echo(f"runs ({len(runs)}): " + ", ".join(f"{r.run_id} ({r.comparisons})" for r in runs), one_line=True)
     return 0
 
 
 def _corpora(store: Any, args: argparse.Namespace) -> int:
     for name in store.corpora():
-        echo(name)
+        echo(name, one_line=True)
     return 0
 
 
 def _documents(store: Any, args: argparse.Namespace) -> int:
     documents = store.documents(args.corpus)
     if not documents:
-        echo(f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)", file=sys.stderr)
+        echo(
+            f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)",
+            file=sys.stderr,
+            one_line=True,
+        )
         return 1
     for d in documents:
         meta = " ".join(f"{k}={v}" for k, v in sorted(d.meta.items()) if k not in ("name", "path"))
-        echo(f"{d.doc_id}  {d.name}  {d.concepts} concepts, {d.relations} relations  {meta}".rstrip())
+        echo(
+            f"{d.doc_id}  {d.name}  {d.concepts} concepts, {d.relations} relations  {meta}".rstrip(),
+            one_line=True,
+        )
     return 0
 
 
 def _runs(store: Any, args: argparse.Namespace) -> int:
     for r in store.runs():
-        echo(f"{r.run_id}  {r.comparisons} comparisons  {r.first} .. {r.last}")
+        echo(f"{r.run_id}  {r.comparisons} comparisons  {r.first} .. {r.last}", one_line=True)
     return 0
 
 
@@ -121,7 +128,7 @@ def _find(store: Any, text: str, corpus: str | None) -> Any:
     found = store.find_document(text, corpus)
     if found is None:
         where = f" in corpus {corpus!r}" if corpus is not None else ""
-        echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr)
+        echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr, one_line=True)
     return found
 
 
@@ -133,7 +140,11 @@ def _known_run(store: Any, run_id: str | None) -> bool:
     """
     if run_id is None or any(r.run_id == run_id for r in store.runs()):
         return True
-    echo(f"error: {store.location}: no run {run_id!r} (dri store runs lists them)", file=sys.stderr)
+    echo(
+        f"error: {store.location}: no run {run_id!r} (dri store runs lists them)",
+        file=sys.stderr,
+        one_line=True,
+    )
     return False
 
 
@@ -142,11 +153,12 @@ def _top(store: Any, args: argparse.Namespace) -> int:
     if doc is None or not _known_run(store, args.run):
         return 1
     analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
-    echo(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues")
+    echo(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues", one_line=True)
     for rank, a in enumerate(analogues, start=1):
         echo(
             f"{rank:3d}. {a.analogy_similarity:.4f}  {a.name}  (jaccard {a.jaccard:.3f}, "
-            f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})"
+            f"semantic {a.semantic:.3f}, run {a.run_id}, {a.direction})",
+            one_line=True,
         )
     return 0
 
@@ -160,24 +172,27 @@ def _mapping(store: Any, args: argparse.Namespace) -> int:
         echo(
             f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
             file=sys.stderr,
+            one_line=True,
         )
         return 1
     scores = result.scores
     echo(
         f"{source.name} -> {target.name}, run {result.run_id}: analogy similarity "
-        f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}"
+        f"{scores['analogy_similarity']:.4f}, jaccard {scores['jaccard']:.4f}, semantic {scores['semantic']:.4f}",
+        one_line=True,
     )
     for p in result.pairs:
         echo(
             f"  {p['kind']:8s} {p['source_lemma']} ~ {p['target_lemma']}  lin {p['lin']:.3f}  "
-            f"generic {p['generic'] or '-'}"
+            f"generic {p['generic'] or '-'}",
+            one_line=True,
         )
     return 0
 
 
 def _clear(store: Any, args: argparse.Namespace) -> int:
     store.clear()
-    echo(f"cleared {store.location}")
+    echo(f"cleared {store.location}", one_line=True)
     return 0
 
 

@@ -73,7 +73,7 @@ def _what(n: int, changed: bool) -> str:
 
 def run_watch(args: argparse.Namespace) -> int:
     if not args.root.is_dir():
-        echo(f"error: {args.root}: not a folder", file=sys.stderr)
+        echo(f"error: {args.root}: not a folder", file=sys.stderr, one_line=True)
         return 1
     prefect_defaults(quiet_console=False)
     # Imported only now: Prefect reads its settings when first imported.
@@ -85,29 +85,30 @@ def run_watch(args: argparse.Namespace) -> int:
         from dri.flows.pipeline import run_corpus
 
         def emit(folder: str, n: int, *, changed: bool = False) -> None:
-            echo(f"{folder}: {_what(n, changed)}, running it", flush=True)
+            echo(f"{folder}: {_what(n, changed)}, running it", flush=True, one_line=True)
             state, summary = run_corpus(folder, workers=args.workers, mode="auto")
             if summary is None:  # crashed: raise, so the folder is tried again next scan
                 raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
-            echo(summary.headline(), flush=True)
+            echo(summary.headline(), flush=True, one_line=True)
     elif not PREFECT_API_URL.value():
         echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
             "start a Prefect server (docs/prefect.md) or use --run",
             file=sys.stderr,
+            one_line=True,
         )
         return 2
     else:
 
         def emit(folder: str, n: int, *, changed: bool = False) -> None:
             prefect_emitter(folder, n, changed=changed)
-            echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True)
+            echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
 
     def on_scan(result: SensorResult) -> None:
         for error in result.errors:
-            echo(f"error: {error}", file=sys.stderr)
+            echo(f"error: {error}", file=sys.stderr, one_line=True)
         for folder in result.waiting:
-            echo(f"{folder}: still changing, will look again", flush=True)
+            echo(f"{folder}: still changing, will look again", flush=True, one_line=True)
 
     try:
         result = watch(
@@ -119,7 +120,7 @@ def run_watch(args: argparse.Namespace) -> int:
             on_scan=on_scan,
         )
     except (OSError, RuntimeError) as err:
-        echo(f"error: {_why(err)}", file=sys.stderr)
+        echo(f"error: {_why(err)}", file=sys.stderr, one_line=True)
         return 1
     return 1 if result.errors else 0
 

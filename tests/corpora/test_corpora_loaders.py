@@ -258,3 +258,24 @@ def test_analogy_loader_names_each_target_once_and_the_list_for_a_bad_one(tmp_pa
     with pytest.raises(CorpusError) as err:
         load_analogy(corpus_dir, targets=["a.txt", "/etc/c.txt"])
     assert str(err.value) == f"--target: target '/etc/c.txt' is not a document of the corpus {corpus_dir}"
+
+
+def test_a_target_that_differs_from_a_document_only_in_unicode_form_or_case_says_so(tmp_path):
+    # "café.txt" typed (NFC) against "cafe\u0301.txt" copied from a Mac (NFD): the refusal
+    # named a target that looked exactly like a file of the corpus.
+    corpus_dir = tmp_path / "corpus"
+    corpus_dir.mkdir()
+    for name in ("cafe\u0301.txt", "Atom.txt", "b.txt"):
+        (corpus_dir / name).write_text("x", encoding="utf-8")
+    for entry, hint in (
+        ("caf\u00e9.txt", "'cafe\\u0301.txt', a name that differs only in its Unicode form"),
+        ("atom.TXT", "'Atom.txt', a name that differs only in case"),
+    ):
+        with pytest.raises(CorpusError) as err:
+            load_analogy(corpus_dir, targets=[entry])
+        assert str(err.value) == (
+            f"--target: target {entry!r} is not a document of the corpus {corpus_dir}; the corpus has {hint}"
+        )
+    assert [t.name for t in load_analogy(corpus_dir, targets=["cafe\u0301.txt"]).targets] == [
+        "cafe\u0301.txt"
+    ]

@@ -168,6 +168,19 @@ def test_libretranslate_builds_a_corpus(libre_server, tmp_path):
     assert back == "[eo->en] [en->eo] One line."
 
 
+@pytest.mark.parametrize("lang", ["../../escape", "a/b", "spa\nforged", "", "x" * 33])
+def test_a_language_that_is_not_a_code_builds_nothing(libre_server, tmp_path, lang):
+    # A language names the corpus's folders: the server took "../../escape" and the
+    # round trips were written two folders above the corpus.
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    out = tmp_path / "c" / "out"
+    with pytest.raises(ValueError, match="not a language code"):
+        build_translation_corpus(src, out, ["spa", lang], LibreTranslateEngine(libre_server))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["texts"]
+
+
 def test_unreachable_libretranslate_is_reported_not_raised(tmp_path):
     src = tmp_path / "texts"
     src.mkdir()

@@ -199,6 +199,20 @@ def test_run_an_empty_corpus_or_run_id_is_a_usage_error(capsys, tmp_path, option
     assert err.splitlines()[-1] == f"dri run: error: argument {option}: an empty name"
 
 
+@pytest.mark.parametrize("option", ["--corpus", "--run-id"])
+def test_run_a_name_too_long_for_the_stores_index_is_a_usage_error(capsys, tmp_path, option):
+    # SQLite stored it; Neo4j failed every document or pair: "Property value is too large to index".
+    code, _, err = _run(capsys, "run", str(tmp_path), option, "é" * 10_000)
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        f"dri run: error: argument {option}: a name of 10,000 characters; at most 1,000 (the stores index it)"
+    )
+    from dri.cli import build_parser
+
+    args = build_parser(["run"]).parse_args(["run", str(tmp_path), option, "\U0001f600" * 1000])
+    assert len(args.corpus or args.run_id) == 1000
+
+
 def test_run_section_names_lose_the_spaces_around_them(tmp_path):
     from dri.cli import build_parser
 
@@ -329,6 +343,25 @@ def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path,
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("value", ["../../etc", "spa,a/b", "spa\nforged"])
+def test_a_language_that_is_not_a_code_is_a_usage_error(capsys, tmp_path, value):
+    code, _, err = _run(
+        capsys,
+        "evaluate",
+        "translation",
+        str(tmp_path / "c"),
+        "--build-from",
+        str(tmp_path),
+        "--languages",
+        value,
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert code == 2
+    assert "argument --languages: " in err and "not a language code" in err.splitlines()[-1]
+    assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.parametrize(
     ("kind", "option", "value"),
     [
@@ -344,3 +377,15 @@ def test_an_empty_list_option_of_evaluate_is_a_usage_error(capsys, tmp_path, kin
     )
     assert code == 2
     assert f"argument {option}: " in err.splitlines()[-1] and "names nothing" in err
+
+
+def test_a_line_break_in_a_text_to_translate_does_not_forge_a_line(capsys, tmp_path):
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a\nforged.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    argv = ["evaluate", "translation", str(tmp_path / "c"), "--build-from", str(texts), "--languages", "xx"]
+    code, out, err = _run(capsys, *argv, "--out", str(tmp_path / "r"))
+    assert code == 2
+    lines = (out + err).splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert "error: a\\u000aforged via xx: apertium: no mode known for eng -> xx" in lines

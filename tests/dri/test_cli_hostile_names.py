@@ -84,3 +84,91 @@ def test_graph_and_compare_take_a_name_that_is_not_utf8(tmp_path, capsys):
     for _ in range(2):  # parsed, then the graph kept by the first (extract/kept_graphs.py)
         assert main(["compare", str(source), str(target), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["source"] == "sun\\udcff.txt"
+
+
+def test_a_line_break_in_a_name_does_not_forge_a_row(tmp_path, capsys, monkeypatch):
+    # Each row named the document or run as it is, so "x\nforged  9.999.txt" printed a
+    # second row of its own in dri run, dri store, dri compare, dri graph and the evaluation's progress.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "x\nforged  0.999.txt").write_text(SOLAR, encoding="utf-8")
+    (corpus / "atom.txt").write_text(ATOM, encoding="utf-8")
+    (corpus / "targets.txt").write_text("atom.txt\n", encoding="utf-8")
+    run = "r\nforged"
+    commands = [
+        ["run", str(corpus), "--run-id", run, "--corpus", "c\nforged", "--no-progress"],
+        ["store", "info"],
+        ["store", "corpora"],
+        ["store", "runs"],
+        ["store", "documents", "c\nforged"],
+        ["store", "top", "atom.txt"],
+        ["store", "mapping", "x\nforged  0.999.txt", "atom.txt", "--run", run],
+        ["compare", str(corpus / "x\nforged  0.999.txt"), str(corpus / "atom.txt")],
+        ["graph", str(corpus / "x\nforged  0.999.txt")],
+        ["evaluate", "analogy", str(corpus), "--out", str(tmp_path / "report")],
+    ]
+    for argv in commands:
+        assert main(argv) == 0, argv
+        captured = capsys.readouterr()
+        lines = (captured.out + captured.err).splitlines()
+        assert not [line for line in lines if line.startswith("forged")], argv
+        assert any("\\u000aforged" in line for line in lines), argv
+
+
+def test_a_line_break_in_a_language_does_not_forge_a_line_of_the_statistics(tmp_path, capsys, monkeypatch):
+    # The round trips' folder names are the groups: each score's line printed them as they are.
+    import csv
+    import shutil
+    from pathlib import Path
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "tr"
+    shutil.copytree(Path(__file__).parents[2] / "corpora" / "demo" / "translation", corpus)
+    renamed = {"cat": "x\nforged 0.999", "spa": "spa"}
+    for folder in ("roundtrip", "pivot"):
+        for old in ("epo", "glg", "hbs"):
+            shutil.rmtree(corpus / folder / old)
+        (corpus / folder / "cat").rename(corpus / folder / renamed["cat"])
+    with (corpus / "manifest.csv").open(newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["group"] in renamed]
+    for r in rows:
+        r["target"] = r["target"].replace(f"/{r['group']}/", f"/{renamed[r['group']]}/")
+        r["group"] = renamed[r["group"]]
+    with (corpus / "manifest.csv").open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    meta = json.loads((corpus / "translation.json").read_text(encoding="utf-8"))
+    for key in ("languages", "modes"):
+        meta[key] = {renamed[k]: v for k, v in meta[key].items() if k in renamed}
+    (corpus / "translation.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["evaluate", "translation", str(corpus), "--out", str(tmp_path / "r"), "--no-baselines"]) == 0
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert any(line.startswith("  analogy_similarity: ") and "x\\u000aforged 0.999" in line for line in lines)
+
+
+def test_a_line_break_in_a_watched_folder_does_not_forge_a_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "root" / "a\nforged folder"
+    folder.mkdir(parents=True)
+    (folder / "sun.txt").write_text(SOLAR, encoding="utf-8")
+    (folder / "atom.txt").write_text(ATOM, encoding="utf-8")
+    assert main(["watch", str(tmp_path / "root"), "--once", "--run", "--min-age", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if line.startswith("forged")]
+    assert lines[0] == f"{tmp_path / 'root'}/a\\u000aforged folder: new corpus of 2 documents, running it"
+
+
+def test_a_line_break_in_a_file_name_does_not_split_its_error_or_warning(tmp_path, capsys):
+    # "error: x" and "forged.pdf: corrupt PDF (…)" came on two lines, as did the warning.
+    bad, german = tmp_path / "x\nforged.pdf", tmp_path / "hund\nforged.txt"
+    bad.write_text("This is plain text with a .pdf name.", encoding="utf-8")
+    german.write_text(GERMAN, encoding="utf-8")
+    assert main(["graph", str(bad), str(german)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert not [line for line in err if line.startswith("forged")]
+    assert any(line.startswith(f"error: {tmp_path}/x\\u000aforged.pdf: corrupt PDF") for line in err)
+    assert any(f"{tmp_path}/hund\\u000aforged.txt: " in line and "English" in line for line in err)

@@ -218,3 +218,30 @@ def test_pdfminers_warnings_name_the_file_once(tmp_path, caplog):
             f"{path}: pdfminer: MediaBox missing from /Page (and not inherited), defaulting to US Letter (2 times)",
         )
     ]
+
+
+def test_a_pdf_far_over_the_text_limit_stops_where_its_lines_pass_twice_the_limit(tmp_path):
+    # Laid out whole, 3,000 pages of text took a minute in pdfminer, then were refused as too long.
+    pdf = FPDF()
+    for page in range(1, 41):
+        pdf.add_page()
+        # Names of letters: lines that differ only in their digits are running headers.
+        names = ["".join(chr(97 + int(d)) for d in str(page * 100 + n)) for n in range(1, 21)]
+        _para(pdf, " ".join(f"Planet {name} orbits its star." for name in names))
+    path = tmp_path / "book.pdf"
+    pdf.output(str(path))
+    reason = _error_with(path, max_chars=1000)
+    assert (
+        reason.startswith("too long: over 2,")
+        and ", where its reading stopped, the limit is 1,000 " in reason
+    )
+    page = int(reason.split(" by page ")[1].split(",")[0])
+    assert 2 <= page <= 10  # about 500 characters a page
+    # Within twice the limit the whole text is read and counted, as before.
+    assert _error_with(path, max_chars=15_000).startswith("too long: 2")
+
+
+def _error_with(path: Path, **limits: int) -> str:
+    with pytest.raises(DocumentError) as info:
+        read_document(path, **limits)
+    return info.value.reason

@@ -1,5 +1,6 @@
 """Pages that are not prose stay within bounds (dri.extract.pdf_layout), on PDFs made here with fpdf2."""
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ from fpdf import FPDF
 from pdfminer.layout import LTLayoutContainer
 
 from dri.extract import DocumentError, read_document
-from dri.extract.pdf_layout import FLOW_MAX_BOXES, MAX_PAGE_CHARS
+from dri.extract.pdf_layout import FLOW_MAX_BOXES, MAX_DECODED_BYTES, MAX_PAGE_CHARS
 
 
 def _scattered_words(path: Path, words: int) -> list[str]:
@@ -59,3 +60,132 @@ def test_a_page_past_the_character_bound_is_one_line_naming_it(tmp_path):
     assert str(err.value) == (
         f"{path}: not a PDF of text pages: page 2 holds over {MAX_PAGE_CHARS:,} characters, more than a page of text"
     )
+
+
+def _raw_pdf(objects: dict[int, bytes]) -> bytes:
+    """A PDF of these numbered objects, with its cross-reference table, written byte by byte."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = {}
+    for number, body in sorted(objects.items()):
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref, size = len(out), max(objects) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    out += b"".join(b"%010d 00000 n \n" % offsets[n] for n in range(1, size))
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    return bytes(out)
+
+
+TEXT = b"BT /F1 12 Tf 72 720 Td (The sun attracts the planet.) Tj ET"
+
+
+def _one_page(contents: bytes, references: dict[int, bytes] | None = None) -> bytes:
+    """A page of Helvetica whose content stream is object 5, ``contents`` (its dictionary and stream)."""
+    return _raw_pdf(
+        {
+            1: b"<< /Type /Catalog /Pages 2 0 R >>",
+            2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+            4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            5: contents,
+            **(references or {}),
+        }
+    )
+
+
+def _length_through(references: dict[int, bytes]) -> bytes:
+    return _one_page(b"<< /Length 6 0 R >>\nstream\n" + TEXT + b"\nendstream", references)
+
+
+@pytest.mark.timeout(30)
+def test_objects_that_refer_to_each_other_in_a_loop_end_the_reading(tmp_path):
+    # pdfminer's resolve1 followed 6 0 R -> 7 0 R -> 6 0 R forever, at full CPU.
+    path = tmp_path / "loop.pdf"
+    path.write_bytes(_length_through({6: b"7 0 R", 7: b"6 0 R"}))
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value)
+    # A chain of references that ends in a value is followed to it.
+    path.write_bytes(_length_through({6: b"7 0 R", 7: b"8 0 R", 8: b"58"}))
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+@pytest.mark.parametrize("filters", [1, 2])
+def test_a_decompression_bomb_is_one_line_naming_it(tmp_path, filters):
+    # pdfminer inflated a stream whole and kept it: 1 GB of spaces in a 1 MB file took 2.1 GB.
+    inflate = zlib.compressobj(9)
+    stream = inflate.compress(TEXT) + inflate.compress(b" " * (MAX_DECODED_BYTES + 1)) + inflate.flush()
+    if filters == 2:
+        stream = zlib.compress(stream, 9)
+    names = b" ".join([b"/FlateDecode"] * filters)
+    path = tmp_path / "bomb.pdf"
+    path.write_bytes(
+        _one_page(b"<< /Length %d /Filter [%s] >>\nstream\n%s\nendstream" % (len(stream), names, stream))
+    )
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value) == (
+        f"{path}: not a PDF of text pages: its compressed streams inflate to over "
+        f"{MAX_DECODED_BYTES:,} bytes (a decompression bomb?)"
+    )
+    # Within the bound, and cut short (read as far as it goes), a stream reads as before.
+    stream = zlib.compress(TEXT + b" " * 1000)
+    for cut in (0, 4):
+        data = stream[: len(stream) - cut]
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data))
+        )
+        assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+def _lzw_run_of_spaces(head: bytes, repeats: int) -> bytes:
+    """LZW codes (as pdfminer reads them) for ``head``, then spaces: codes that each
+    stand for one more space, up to the table's 4,095th, then that one ``repeats`` times."""
+    bits, width, size = [(256, 9)], 9, 258  # a clear-table code first
+    widths = {511: 10, 1023: 11, 2047: 12}
+    for i, byte in enumerate(head + b" "):
+        bits.append((byte, width))
+        if i:
+            size += 1
+            width = widths.get(size, width)
+    while size < 4095:  # each code the next entry: the last string and its first byte again
+        bits.append((size, width))
+        size += 1
+        width = widths.get(size, width)
+    bits += [(4094, 12)] * repeats
+    number = 0
+    for code, n in bits:
+        number = number << n | code
+    total = sum(n for _, n in bits)
+    return (number << -total % 8).to_bytes((total + 7) // 8, "big")
+
+
+def test_an_lzw_bomb_is_one_line_naming_it(tmp_path):
+    # 12 bits stood for 3,800 spaces: 51 KB of codes took 15 s for 120 MB, 4.5 MB would take hours.
+    path = tmp_path / "lzw.pdf"
+    for repeats, bomb in ((10, False), (MAX_DECODED_BYTES // 3800, True)):
+        codes = _lzw_run_of_spaces(TEXT + b"\n", repeats)
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /LZWDecode >>\nstream\n%s\nendstream" % (len(codes), codes))
+        )
+        if not bomb:  # 7 MB of spaces after the text: read as before
+            assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+            continue
+        with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
+            read_document(path)
+
+
+def test_a_run_length_bomb_is_one_line_naming_it(tmp_path):
+    # Two bytes stand for 128; pdfminer decoded 1.6 MB of them into a list of 100 million integers.
+    path = tmp_path / "runs.pdf"
+    for runs, bomb in ((10, False), (MAX_DECODED_BYTES // 128 + 1, True)):
+        data = bytes([len(TEXT)]) + TEXT + b"\n" + b"\x81 " * runs + b"\x80"  # 0x81: 128 spaces
+        path.write_bytes(
+            _one_page(b"<< /Length %d /Filter /RunLengthDecode >>\nstream\n%s\nendstream" % (len(data), data))
+        )
+        if not bomb:
+            assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+            continue
+        with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
+            read_document(path)

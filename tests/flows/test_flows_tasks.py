@@ -112,14 +112,37 @@ def test_plan_rejects_unknown_mode():
         plan_pairs("sideways", DOCS)
 
 
+def test_a_target_that_differs_only_in_unicode_form_or_case_names_the_document():
+    # "café.txt" typed against "cafe\u0301.txt" copied from a Mac: the refusal named a
+    # target that looked exactly like a document of the corpus.
+    docs = {"/c/cafe\u0301.txt": "A", "/c/Atom.txt": "B", "/c/b.txt": "C"}
+    for target, hint in (
+        ("caf\u00e9.txt", "'cafe\\u0301.txt', a name that differs only in its Unicode form"),
+        ("/elsewhere/atom.TXT", "'Atom.txt', a name that differs only in case"),
+    ):
+        with pytest.raises(LookupError) as err:
+            plan_pairs("target", docs, target=target)
+        assert (
+            str(err.value)
+            == f"target {target!r} is not a stored document of this corpus; the corpus has {hint}"
+        )
+    with pytest.raises(LookupError) as err:
+        plan_pairs("target", docs, target="zzz.txt")
+    assert str(err.value) == "target 'zzz.txt' is not a stored document of this corpus"
+
+
 def test_run_ids_that_differ_only_in_slashes_or_colons_keep_a_summary_each(tmp_path):
     # "a/b" and "a_b" were both written to a_b.json, the later run's over the earlier's.
     paths = []
-    for run_id in ("a/b", "a_b", "a:b"):
+    # A line break or a control character made a file name of two lines, or one that
+    # drives a terminal (run r\nforged wrote runs/r<newline>forged.json).
+    run_ids = ["a/b", "a_b", "a:b", "a\nb", "a\x1b[2Jb", "a\x85b"]
+    for run_id in run_ids:
         summary = RunSummary(run_id=run_id, corpus="c", corpus_dir="/c", mode="all-pairs", params={})
         paths.append(write_summary(summary, tmp_path))
-    assert len(set(paths)) == 3 and paths[1].name == "a_b.json"
-    assert [json.loads(p.read_text())["run_id"] for p in paths] == ["a/b", "a_b", "a:b"]
+    assert len(set(paths)) == len(run_ids) and paths[1].name == "a_b.json"
+    assert all(p.name.isprintable() for p in paths)
+    assert [json.loads(p.read_text())["run_id"] for p in paths] == run_ids
 
 
 @pytest.mark.parametrize("run_id", ["x" * 5000, "é" * 200, "a/" * 300])

@@ -71,7 +71,8 @@ def import_spacy() -> types.ModuleType:
             finally:
                 if sys.modules.get(_INFO) is stand_in:
                     del sys.modules[_INFO]
-            _group_entry_points()
+        # Also when spaCy came in another way (a user's own import): the models load alike.
+        _group_entry_points()
     import spacy  # a module another thread is importing is waited for
 
     return spacy

@@ -1,10 +1,11 @@
 """``dri compare A B``: map one document onto another and score the analogy.
 
 A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
-``dri graph --out``). Prints the scores (Jaccard, semantic, conceptual,
-relational similarity and the Unified Analogy Similarity) and the mapping
-table: source term, target term, Lin, generic space (with "(loose)" for a
-concept pair outside the matched structure), then the candidate inferences:
+``dri graph --out``). Prints the scores (the Analogy Similarity, the content
+similarity of the sentence encoder, Jaccard, weighted Jaccard, semantic,
+conceptual and relational similarity) and the mapping table: source term,
+target term, Lin, generic space (with "(loose)" for a concept pair outside
+the matched structure), then the candidate inferences:
 source relations the mapping leaves out, carried over into B's terms, best
 supported first (``[new: x]`` marks an entity B lacks; docs/mapping.md).
 ``--json`` prints the same as one JSON object. ``--html FILE`` also writes a

@@ -74,7 +74,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("corpus_dir", type=given_path, metavar="CORPUS_DIR")
-    p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "manifest", "target", "all-pairs"],
+        default="auto",
+        help="which pairs to map (default: auto; the modes are above)",
+    )
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
     p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
@@ -97,7 +102,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECTION",
         help="compare only these sections, e.g. abstract background",
     )
-    p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        help="documents or pairs per task (default: four batches per worker, at most 20 documents or 200 pairs)",
+    )
     add_search_arguments(p)
     p.add_argument(
         "--top-per-document",

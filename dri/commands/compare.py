@@ -266,19 +266,20 @@ def run_compare(args: argparse.Namespace) -> int:
     except WordNetSetupError as err:
         echo(f"error: {err}", file=sys.stderr)
         return 1
-    if args.json:
-        echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
-    else:
-        echo(format_comparison(comparison))
     if kept is not None:
         # After the comparison, so the graphs keep the encoder vectors it computed.
         for item in loaded:
             if item.new_chars is not None:
                 kept.put(item.graph, item.new_chars)
         kept.close()
-    if args.html or args.svg:
-        return _write_pages(comparison, graphs, args.html, args.svg)
-    return 0
+    # The pages before the printing: a reader that goes away (``| head``) ends
+    # the command at its first line, and the pages would not be written.
+    status = _write_pages(comparison, graphs, args.html, args.svg) if args.html or args.svg else 0
+    if args.json:
+        echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        echo(format_comparison(comparison))
+    return status
 
 
 def _write_pages(

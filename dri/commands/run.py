@@ -121,7 +121,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="read symbolic links to files outside CORPUS_DIR (refused by default)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar; a run on Prefect shows its log lines instead (off a terminal, always)",
+    )
     p.set_defaults(handler=run_run)
 
 

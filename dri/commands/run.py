@@ -11,9 +11,11 @@ against ``--target`` if given, else all pairs),
 ``all-pairs``. In target mode (and for a manifest's targets) only the
 ``--candidates`` documents closest to the target by content are
 structure-mapped (two-stage search, ``docs/search.md``); ``--exhaustive``
-maps them all. Tasks run on local processes by default, on a Dask cluster
-with ``--dask ADDRESS`` (or ``DRI_DASK_ADDRESS``). The run is recorded by the
-Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
+maps them all. A small run (at most 20 documents to parse and 200 pairs, or
+a target's search) runs in this process without Prefect; a bigger one runs
+its tasks on local processes, or on a Dask cluster with ``--dask ADDRESS``
+(or ``DRI_DASK_ADDRESS``), and is recorded by the Prefect server at
+``PREFECT_API_URL`` if one is set, else by a temporary one.
 """
 
 from __future__ import annotations

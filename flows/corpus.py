@@ -68,6 +68,7 @@ from dri.flows.runners import (
     check_dask_address,
     deferred_task_runner,
     make_task_runner,
+    quiet_broken_pipes,
     runner_config,
     shared_prefect_api,
 )
@@ -218,6 +219,7 @@ def run_on_prefect(
         return run_inline(settings)
     if config.dask_address:
         check_dask_address(config.dask_address)
+    quiet_broken_pipes()
     with shared_prefect_api() as api_url:
         try:
             state = corpus_flow.with_options(task_runner=make_task_runner(config))(

@@ -78,6 +78,7 @@ __all__ = [
     "interrupted_by",
     "local_cluster",
     "make_task_runner",
+    "quiet_broken_pipes",
     "runner_config",
     "shared_prefect_api",
     "terminate_workers",
@@ -271,6 +272,7 @@ def worker_init() -> None:
     if parent is None:  # called in a main process, not in a worker
         return
     forward_to_parent()  # warnings are counted and shown by the command (dri.quiet_logs)
+    quiet_broken_pipes()  # Prefect's log lines on a stderr whose reader went away
     # A terminal's Ctrl-C reaches the whole process group: the parent decides
     # (it terminates its workers), so a worker does not die mid-write with a
     # traceback of its own.
@@ -284,6 +286,26 @@ def worker_init() -> None:
     # error says it once (the parent, ``dri``, does the same unless -v).
     if not os.environ.get("DRI_VERBOSE"):
         logging.getLogger("neo4j").setLevel(logging.CRITICAL)
+
+
+def quiet_broken_pipes() -> None:
+    """A rich console whose reader went away (``dri run ... 2>&1 | head``)
+    goes quiet, its stream pointed at /dev/null, instead of ending the process.
+
+    rich's own answer is ``SystemExit(1)``. Raised by Prefect's console log
+    handler in a pool worker, it escaped the task into the pool's result
+    thread in ``dri run``, which died on it: the run's futures never
+    completed and ``dri run`` waited for ever. (rich comes with Prefect.)"""
+    # Here, not with the module: it imports nothing of Prefect's until a run needs it.
+    from rich.console import Console
+
+    Console.on_broken_pipe = _quiet_on_broken_pipe  # type: ignore[method-assign, assignment]
+
+
+def _quiet_on_broken_pipe(console: Any) -> None:
+    console.quiet = True
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # not a real file: quiet is enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), console.file.fileno())
 
 
 def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
@@ -421,6 +443,7 @@ class _SchedulerGoneRecords(logging.Filter):
 def dask_setup(worker: Any) -> None:
     """Run by distributed in each worker process of a :func:`local_cluster`
     (its ``preload``): installs :class:`_SchedulerGoneRecords` on the worker's logger."""
+    quiet_broken_pipes()
     logger = logging.getLogger("distributed.worker")
     if not any(isinstance(f, _SchedulerGoneRecords) for f in logger.filters):
         logger.addFilter(_SchedulerGoneRecords())

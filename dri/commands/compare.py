@@ -1,10 +1,11 @@
 """``dri compare A B``: map one document onto another and score the analogy.
 
 A and B may be text files, PDFs or stored ROS graphs (``.json`` written by
-``dri graph --out``). Prints the scores (Jaccard, semantic, conceptual,
-relational similarity and the Unified Analogy Similarity) and the mapping
-table: source term, target term, Lin, generic space (with "(loose)" for a
-concept pair outside the matched structure), then the candidate inferences:
+``dri graph --out``). Prints the scores (the Analogy Similarity, the content
+similarity of the sentence encoder, Jaccard, weighted Jaccard, semantic,
+conceptual and relational similarity) and the mapping table: source term,
+target term, Lin, generic space (with "(loose)" for a concept pair outside
+the matched structure), then the candidate inferences:
 source relations the mapping leaves out, carried over into B's terms, best
 supported first (``[new: x]`` marks an entity B lacks; docs/mapping.md).
 ``--json`` prints the same as one JSON object. ``--html FILE`` also writes a
@@ -267,19 +268,20 @@ def run_compare(args: argparse.Namespace) -> int:
     except WordNetSetupError as err:
         echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 1
-    if args.json:
-        echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
-    else:
-        echo(format_comparison(comparison))
     if kept is not None:
         # After the comparison, so the graphs keep the encoder vectors it computed.
         for item in loaded:
             if item.new_chars is not None:
                 kept.put(item.graph, item.new_chars)
         kept.close()
-    if args.html or args.svg:
-        return _write_pages(comparison, graphs, args.html, args.svg)
-    return 0
+    # The pages before the printing: a reader that goes away (``| head``) ends
+    # the command at its first line, and the pages would not be written.
+    status = _write_pages(comparison, graphs, args.html, args.svg) if args.html or args.svg else 0
+    if args.json:
+        echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        echo(format_comparison(comparison))
+    return status
 
 
 def _write_pages(

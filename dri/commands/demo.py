@@ -9,7 +9,9 @@ with whatever store is configured (the embedded SQLite store by default):
    languages (the round trips are shipped, so Apertium is not needed here);
 3. analogy search: each target against every other document.
 
-It prints each report's summary file; ``dri report`` shows the newest.
+It prints a few lines per evaluation (the median per group, or each
+target's best analogue) and the path of its report's summary.md; ``dri
+report`` prints the newest report.
 
 The evaluations run on two processes, on a machine's two cores: the
 translation evaluation in a second process forked from the first, which

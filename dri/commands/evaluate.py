@@ -20,14 +20,16 @@
   "answer"}, optional "types"); accuracy with a 95% interval, ties counted
   wrong, and how often each option type is picked.
 
-Each writes a report folder (scores.csv, box plots, stats.json, summary.md,
-index.html) and prints where it is; ``dri report`` shows it. An ``--out``
-folder that holds an earlier report is refused (exit 2) unless ``--force``
-replaces it, and so is one another ``dri evaluate`` is writing its report
-in now; the default folder, ``data/reports/KIND-CORPUS``, is the
-command's own and is replaced. A bad document
-gets a one-line error and the rest carries on; the exit status is 1 if any
-pair failed, 2 if the corpus could not be read.
+Each writes a report folder (scores.csv, stats.json, summary.md, index.html,
+box plots except for analogy; judgements, ranking and choice also
+validity.json and their plots) and prints where it is; ``dri report``
+shows it. An ``--out`` folder that holds an earlier report is refused
+(exit 2) unless ``--force`` replaces it, and so is one another ``dri
+evaluate`` is writing its report in now; the default folder,
+``data/reports/KIND-CORPUS`` (KIND-NAME for a FILE, without its suffix),
+is the command's own and is replaced. A bad document gets a one-line error
+and the rest carries on; the exit status is 1 if any pair failed, 2 if the
+corpus could not be read.
 """
 
 from __future__ import annotations

@@ -62,6 +62,22 @@ def _refuse_an_input(target: Path, inputs: set[str]) -> None:
         raise _InputInTheWay(f"{printable(target)} is an input file of this command; choose another output")
 
 
+def _show(line: str, gone: bool) -> bool:
+    """Print ``line`` unless the reader of the output went away (``| head``);
+    True once it has. The graphs are written all the same: a closed pipe
+    ends the lines, not the batch."""
+    if gone:
+        return True
+    try:
+        echo(line, one_line=True)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Nothing more can be shown; the interpreter's last flush goes nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return True
+    return False
+
+
 def run_graph(args: argparse.Namespace) -> int:
 
     documents, failed = [], 0
@@ -77,9 +93,10 @@ def run_graph(args: argparse.Namespace) -> int:
     many = len(args.files) > 1
     named: dict[str, str] = {}  # output name -> the document written under it
     inputs = {os.path.realpath(p) for p in args.files}
+    gone = False  # the reader of stdout went away
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
-        echo(f"{doc.path}: {summary(g)}", one_line=True)
+        gone = _show(f"{doc.path}: {summary(g)}", gone)
         if (args.out or (args.png and many)) and named.setdefault(stem, str(doc.path)) != str(doc.path):
             # a/x.txt and b/x.txt (or x.txt and x.pdf): the second file overwrote the first's graph.
             reason = f"its files would replace those of {named[stem]}, of the same name {stem!r}"
@@ -109,4 +126,4 @@ def run_graph(args: argparse.Namespace) -> int:
                 one_line=True,
             )
             failed += 1
-    return 1 if failed else 0
+    return 1 if failed else 141 if gone else 0

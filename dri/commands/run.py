@@ -11,9 +11,11 @@ against ``--target`` if given, else all pairs),
 ``all-pairs``. In target mode (and for a manifest's targets) only the
 ``--candidates`` documents closest to the target by content are
 structure-mapped (two-stage search, ``docs/search.md``); ``--exhaustive``
-maps them all. Tasks run on local processes by default, on a Dask cluster
-with ``--dask ADDRESS`` (or ``DRI_DASK_ADDRESS``). The run is recorded by the
-Prefect server at ``PREFECT_API_URL`` if one is set, else by a temporary one.
+maps them all. A small run (at most 20 documents to parse and 200 pairs, or
+a target's search) runs in this process without Prefect; a bigger one runs
+its tasks on local processes, or on a Dask cluster with ``--dask ADDRESS``
+(or ``DRI_DASK_ADDRESS``), and is recorded by the Prefect server at
+``PREFECT_API_URL`` if one is set, else by a temporary one.
 """
 
 from __future__ import annotations
@@ -85,7 +87,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("corpus_dir", type=given_path, metavar="CORPUS_DIR")
-    p.add_argument("--mode", choices=["auto", "manifest", "target", "all-pairs"], default="auto")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "manifest", "target", "all-pairs"],
+        default="auto",
+        help="which pairs to map (default: auto; the modes are above)",
+    )
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
     p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
@@ -108,7 +115,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECTION",
         help="compare only these sections, e.g. abstract background",
     )
-    p.add_argument("--batch-size", type=int, help="documents or pairs per task")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        help="documents or pairs per task (default: four batches per worker, at most 20 documents or 200 pairs)",
+    )
     add_search_arguments(p)
     p.add_argument(
         "--top-per-document",
@@ -123,7 +134,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="read symbolic links to files outside CORPUS_DIR (refused by default)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar; Prefect logs instead")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar; a run on Prefect shows its log lines instead (off a terminal, always)",
+    )
     p.set_defaults(handler=run_run)
 
 

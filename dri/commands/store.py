@@ -12,7 +12,8 @@
 
 DOCUMENT, SOURCE and TARGET are document ids, paths or names. The store is
 Neo4j when NEO4J_URI is set, else the embedded SQLite file; --uri picks
-another. Errors are one line on stderr and exit status 1.
+another. Errors are one line on stderr and exit status 1; a usage error
+(a bad option, ``clear`` without ``--yes``) is exit status 2.
 """
 
 from __future__ import annotations

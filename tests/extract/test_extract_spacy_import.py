@@ -63,6 +63,8 @@ def test_catalogue_entry_points_are_grouped_with_the_same_members():
 INTERRUPTED_IMPORT = """
 import os, signal, sys, threading
 from dri.extract.spacy_import import import_spacy
+# Python's Ctrl-C, also where SIGINT came ignored (a job started in the background).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
     import_spacy()

@@ -595,13 +595,17 @@ def __getattr__(name: str) -> type[AnyTaskRunner]:
 _signalled: int | None = None
 
 
-def _in_gc_callback(frame: FrameType | None) -> bool:
-    """Whether ``frame`` runs inside a garbage collector callback (``gc.callbacks``)."""
+def _in_unraisable_context(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs where Python prints an exception as "Exception
+    ignored" and drops it: a garbage collector callback (``gc.callbacks``), a
+    weak reference's callback (``weakref``'s dictionaries and finalizers) or a
+    ``__del__``."""
     callbacks = {
         getattr(c, "__code__", getattr(getattr(c, "__func__", None), "__code__", None)) for c in gc.callbacks
     }
     while frame is not None:
-        if frame.f_code in callbacks:
+        code = frame.f_code
+        if code in callbacks or code.co_name == "__del__" or code.co_filename == weakref.__file__:
             return True
         frame = frame.f_back
     return False
@@ -633,9 +637,10 @@ def end_workers_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         global _signalled
-        if _in_gc_callback(frame):
-            # Raised in a garbage collector callback (distributed's), the interrupt
-            # would be printed as "Exception ignored" and lost: take it again just after.
+        if _in_unraisable_context(frame):
+            # Raised in a garbage collector callback (distributed's) or a weak
+            # reference's, the interrupt would be printed as "Exception ignored"
+            # with its traceback and lost: take it again just after.
             threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
             return
         _signalled = signum

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import logging
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -169,3 +171,37 @@ def test_a_console_whose_reader_went_away_goes_quiet_instead_of_ending_the_proce
         console.print("12:00:00.000 | INFO    | Task run 'extract-and-store' - Finished")
         console.print("and the next line")
     assert console.quiet
+
+
+SIGNAL_IN_A_WEAKREF_CALLBACK = """
+import os, signal, time, weakref
+from dri.errors import Interrupted
+from dri.flows.runners import end_workers_on_signals
+class Thing:
+    pass
+def finalized():
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(10000):  # the handler runs here, inside the weak reference's callback
+        pass
+try:
+    with end_workers_on_signals():
+        thing = Thing()
+        weakref.finalize(thing, finalized)
+        del thing
+        time.sleep(5)
+    print("not interrupted")
+except Interrupted as err:
+    print("interrupted", err.signum)
+"""
+
+
+@pytest.mark.background  # a fresh process, whose signal handler may end it
+def test_a_signal_inside_a_weak_reference_callback_interrupts_just_after_it():
+    # Raised in the callback, the interrupt was printed as "Exception ignored in:
+    # <function WeakKeyDictionary...remove>" with its traceback, and lost
+    # (fault matrix cell run-inline-sigterm, once in a CI run).
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_A_WEAKREF_CALLBACK], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["interrupted", "15"], done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr

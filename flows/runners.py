@@ -353,7 +353,25 @@ def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
         BaseExceptions too, and mean the same: stop. What the workers stored
         is kept (each result is one transaction); a batch cut short is
         finished by the next run, which skips the stored pairs.
+
+        A worker killed while it wrote to Prefect's message queue (its log
+        records and events) leaves the queue's write lock taken for good,
+        and perhaps half a message in its pipe: see
+        :meth:`_stop_message_forwarding`.
         """
+
+        def _stop_message_forwarding(self) -> None:
+            # Prefect calls this once the pool's workers are gone. A write lock
+            # still taken then is a dead worker's: the forwarding thread waits
+            # for the rest of its message, and this process's own last message
+            # can never be written, so waiting for either (Prefect's 5 s join,
+            # then multiprocessing's join at exit) would hang `dri run` for ever
+            # after its summary. Both threads are daemons: they are left behind.
+            queue = self._subprocess_message_queue
+            if queue is not None and _write_lock_held(queue):
+                queue.cancel_join_thread()
+                self._message_forwarding_thread = None
+            super()._stop_message_forwarding()
 
         def __exit__(
             self,
@@ -373,6 +391,17 @@ def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
     StoppingProcessPoolTaskRunner.__qualname__ = "StoppingProcessPoolTaskRunner"
     globals()["StoppingProcessPoolTaskRunner"] = StoppingProcessPoolTaskRunner
     return StoppingProcessPoolTaskRunner
+
+
+def _write_lock_held(queue: Any) -> bool:
+    """Whether the write lock of a ``multiprocessing`` queue is taken (and was not by
+    the caller). No public API says so; the lock is the queue's ``_wlock``."""
+    lock = getattr(queue, "_wlock", None)
+    if lock is None or lock.acquire(block=False):
+        if lock is not None:
+            lock.release()
+        return False
+    return True
 
 
 # -- a local Dask cluster ------------------------------------------------------

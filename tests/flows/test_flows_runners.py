@@ -205,3 +205,36 @@ def test_a_signal_inside_a_weak_reference_callback_interrupts_just_after_it():
     )
     assert done.stdout.split() == ["interrupted", "15"], done.stderr
     assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+
+
+# A pool worker killed while it wrote a log record to Prefect's message queue
+# keeps the queue's write lock taken for good; the forked child stands for it.
+DEAD_WRITER = """
+import multiprocessing, os
+from dri.settings import prefect_defaults
+prefect_defaults(quiet_console=True)
+from dri.flows.runners import make_task_runner, RunnerConfig
+
+def take_the_lock_and_die(queue):
+    queue._wlock.acquire()
+    os._exit(0)
+
+with make_task_runner(RunnerConfig(kind="processes", workers=1)) as runner:
+    queue = runner._subprocess_message_queue
+    writer = multiprocessing.get_context("fork").Process(target=take_the_lock_and_die, args=(queue,))
+    writer.start()
+    writer.join()
+print("left the pool", flush=True)
+"""
+
+
+@pytest.mark.background  # a fresh process, which hung at its exit
+def test_a_pool_whose_dead_worker_holds_the_message_queue_lets_the_command_exit():
+    # dri run printed its summary, then waited for ever: for the forwarding
+    # thread (5 s, and a warning), then at exit for its own last message, which
+    # the dead worker's lock kept from being written (fault matrix cell
+    # run-flow-worker-killed timed out once in a CI run).
+    done = subprocess.run([sys.executable, "-c", DEAD_WRITER], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["left", "the", "pool"]
+    assert "Timed out waiting" not in done.stderr

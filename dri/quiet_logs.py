@@ -173,9 +173,16 @@ class _ReceiveRecords(socketserver.StreamRequestHandler):
             if len(header) < 4:
                 return
             (size,) = struct.unpack(">L", header)
+            body = self.rfile.read(size)
+            if len(body) < size:
+                return  # the worker was killed in the middle of a record
             # Only this user's processes can reach the socket (a 0700 folder of the command's own).
-            attributes = pickle.loads(self.rfile.read(size))
-            record = logging.makeLogRecord(attributes)
+            try:
+                attributes = pickle.loads(body)
+                record = logging.makeLogRecord(attributes)
+            except Exception:
+                # Not a record: the stream is out of step, and nothing after it can be read.
+                return
             if not logging.getLogger(record.name).isEnabledFor(record.levelno):
                 continue  # as if logged here: this process's levels apply
             for handler in self.server.handlers:

@@ -155,6 +155,35 @@ def test_warnings_of_worker_processes_are_counted_by_the_command(
     assert log_file.read_text(encoding="utf-8").count(": odd") == 20
 
 
+def test_a_worker_killed_in_the_middle_of_a_record_prints_no_traceback(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # socketserver printed "Exception occurred during processing of request" and a
+    # traceback for the half record a killed worker left; a worker's own record still counts.
+    import pickle
+    import socket
+    import struct
+    import time
+
+    log_file = tmp_path / "dri.log"
+    quiet = quiet_logs(verbose=False, log_file=log_file)
+    record = pickle.dumps(
+        {"name": "dri.extract.reader", "msg": "a.txt: odd", "levelno": 30, "levelname": "WARNING"}
+    )
+    for sent in (struct.pack(">L", len(record)) + record[:10], struct.pack(">L", 5) + b"junk!", record):
+        with socket.socket(socket.AF_UNIX) as worker:
+            worker.connect(os.environ[SOCKET_ENV])
+            worker.sendall(sent if sent is not record else struct.pack(">L", len(record)) + record)
+    deadline = time.monotonic() + 30  # the server's threads take the three connections in turn
+    while not (log_file.exists() and "a.txt: odd" in log_file.read_text(encoding="utf-8")):
+        assert time.monotonic() < deadline, "the whole record was not logged"
+        time.sleep(0.05)
+    quiet.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err
+    assert log_file.read_text(encoding="utf-8").count("a.txt: odd") == 1
+
+
 def test_without_a_socket_the_console_summary_still_works(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

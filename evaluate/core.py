@@ -227,7 +227,14 @@ def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequen
     found = own or mentioned
     if found:
         return "; ".join(dict.fromkeys(" ".join(str(f).split()) for f in found))
-    return f"{pair.source} -> {pair.target}: not compared by the corpus flow (run {', '.join(run_ids)})"
+    # A batch lost whole (its worker killed) names no document: its reason is the pair's.
+    lost = dict.fromkeys(" ".join(f.reason.split()) for f in failures if f.scope == "batch")
+    why = (
+        f": {next(iter(lost))}" + (" (and other batches: see the log)" if len(lost) > 1 else "")
+        if lost
+        else ""
+    )
+    return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
 
 
 def _plain_text(path: Path) -> str:

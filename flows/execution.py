@@ -135,7 +135,14 @@ class ProcessPool(InProcess):
         return self
 
     def submit(self, step: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
-        return self._pool.submit(step, *args)
+        try:
+            return self._pool.submit(step, *args)
+        except concurrent.futures.process.BrokenProcessPool as broken:
+            # A worker died (kill -9, the out-of-memory killer): what is still to
+            # submit fails as the steps on the pool did, and is reported with them.
+            failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            failed.set_exception(broken)
+            return failed
 
     def close(self, wait: bool = True) -> None:
         self._pool.shutdown(wait=wait, cancel_futures=not wait)

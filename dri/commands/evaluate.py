@@ -40,7 +40,7 @@ import fcntl
 import hashlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,13 +70,30 @@ def _naming_once(target: str, error: str) -> str:
     return error if error.startswith((target, resolved)) else f"{target}: {error}"
 
 
-def _pair_error(source: str, target: str, error: str) -> str:
-    """A failed search pair's error as it is printed: as it is if it names one of
-    the two documents (a file that cannot be read), else after the pair."""
-    for document in (source, target):
-        if _naming_once(document, error) == error:
-            return error
-    return f"{source} -> {target}: {error}"
+def _names_one_of(error: str, documents: Sequence[str]) -> bool:
+    return any(_naming_once(document, error) == error for document in documents)
+
+
+def _error_lines(failed: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The lines of failed pairs ``(source, target, error)``, each distinct reason once:
+    as it is if it names one of the two documents (a file that cannot be read), else
+    after the pair, or after their count when it failed several (a batch lost whole)."""
+    pairs_by_reason: dict[str, list[str]] = {}
+    for source, target, error in failed:
+        # A row joins its documents' reasons and its baselines' with "; ".
+        for reason in error.split("; "):
+            named = _names_one_of(reason, (source, target))
+            pairs_by_reason.setdefault(reason, []).extend([] if named else [f"{source} -> {target}"])
+    lines = []
+    for reason, pairs in pairs_by_reason.items():
+        pairs = list(dict.fromkeys(pairs))
+        if not pairs:
+            lines.append(reason)
+        elif len(pairs) == 1:
+            lines.append(f"{pairs[0]}: {reason}")
+        else:
+            lines.append(f"{len(pairs)} pairs ({pairs[0]}, ...): {reason}")
+    return lines
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -297,13 +314,9 @@ def _evaluate(args: argparse.Namespace) -> int:
             echo(format_search(searches))
             if files:
                 echo(f"report: {files.summary_md}", one_line=True)
-            # A bad file fails every pair it is in: each distinct reason once (a row
-            # joins its documents' reasons and its baselines' with "; ").
-            errors = dict.fromkeys(
-                _pair_error(source, str(res.target), reason)
-                for res in searches
-                for source, error in res.failures
-                for reason in error.split("; ")
+            # A bad file fails every pair it is in: each distinct reason once.
+            errors = _error_lines(
+                (source, str(res.target), error) for res in searches for source, error in res.failures
             )
             for line in errors:
                 echo(f"error: {line}", file=sys.stderr, one_line=True)
@@ -315,8 +328,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
     failed = [r for r in result.rows if r.get("error")]
-    for r in failed:
-        echo(f"error: {_naming_once(str(r['target']), r['error'])}", file=sys.stderr, one_line=True)
+    for line in _error_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed):
+        echo(f"error: {line}", file=sys.stderr, one_line=True)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
         f"in {result.meta.get('wall_seconds', 0):.1f} s",

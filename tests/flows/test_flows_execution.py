@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from dri.errors import SettingsError
@@ -30,3 +32,28 @@ def test_the_worker_count_is_the_variable_else_the_cpus(monkeypatch):
     assert local_workers() == 3
     monkeypatch.delenv("DRI_WORKERS")
     assert local_workers() >= 1
+
+
+def _die() -> None:
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_steps_submitted_after_a_worker_died_fail_like_those_it_held():
+    # The pool raised BrokenProcessPool from submit(): `dri evaluate analogy` whose
+    # search worker was killed (kill -9, the out-of-memory killer) exited 70.
+    import concurrent.futures
+
+    from dri.flows.execution import ProcessPool
+
+    pool = ProcessPool(1, initializer=os.getpid)  # not worker_init: this test process is its parent
+    try:
+        held = pool.submit(_die)
+        with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+            held.result(timeout=120)
+        later = pool.submit(len, "abc")
+        with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+            later.result(timeout=5)
+    finally:
+        pool.close(wait=False)

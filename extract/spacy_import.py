@@ -37,13 +37,12 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
 import threading
 import types
-from collections.abc import Iterator
 from typing import Any
+
+from dri.signals import signals_held
 
 __all__ = ["import_spacy"]
 
@@ -66,7 +65,7 @@ def import_spacy() -> types.ModuleType:
             stand_in.info = _info  # type: ignore[attr-defined]
             sys.modules[_INFO] = stand_in
             try:
-                with _interrupts_after():
+                with signals_held():
                     import spacy
             finally:
                 if sys.modules.get(_INFO) is stand_in:
@@ -76,27 +75,6 @@ def import_spacy() -> types.ModuleType:
     import spacy  # a module another thread is importing is waited for
 
     return spacy
-
-
-@contextlib.contextmanager
-def _interrupts_after() -> Iterator[None]:
-    """SIGINT and SIGTERM handled by their Python handlers when the block ends, not
-    inside it (module docstring); only in the main thread, which alone gets them."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    deferred = {sig: handler for sig, handler in previous.items() if callable(handler)}
-    arrived: list[signal.Signals] = []
-    for sig in deferred:
-        signal.signal(sig, lambda signum, frame: arrived.append(signal.Signals(signum)))
-    try:
-        yield
-    finally:
-        for sig, handler in deferred.items():
-            signal.signal(sig, handler)
-    if arrived:
-        deferred[arrived[0]](arrived[0], None)
 
 
 def _group_entry_points() -> None:

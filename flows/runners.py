@@ -65,6 +65,7 @@ from dri.errors import Interrupted, ProjectError, SettingsError
 from dri.flows.execution import local_workers
 from dri.literal import printable
 from dri.quiet_logs import forward_to_parent
+from dri.signals import signals_held
 from dri.store.records import safe_uri
 
 __all__ = [
@@ -504,7 +505,6 @@ def _quiet_abandoned_gathers() -> None:
 _local_clusters: weakref.WeakSet[LocalCluster] = weakref.WeakSet()
 #: Dask's setting of distributed's log level, as an environment variable (dask.config).
 _WORKER_LOGGING = "DASK_LOGGING__DISTRIBUTED"
-_STOPPING = (signal.SIGINT, signal.SIGTERM)
 
 
 def _stop_local_clusters() -> None:
@@ -578,18 +578,8 @@ def _stopping_dask_class() -> type[DaskTaskRunner]:
             # TerminationSignal -- into a PydanticSerializationError: the run
             # would fail instead of stopping. A signal that arrives meanwhile
             # is held and raised again as soon as the task is handed over.
-            if threading.current_thread() is not threading.main_thread():
+            with signals_held():
                 return super().submit(*args, **kwargs)
-            held: list[int] = []
-            previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
-            try:
-                return super().submit(*args, **kwargs)
-            finally:
-                for s, handler in previous.items():
-                    if handler is not None:  # None: installed by C code, not ours to put back
-                        signal.signal(s, handler)
-                for signum in held[:1]:
-                    signal.raise_signal(signum)
 
         def __exit__(
             self,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -12,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from streams import ClosedPipe
 
 from dri.cli import main
 from dri.graphs import add_triple, new_graph, save_json
@@ -177,26 +177,13 @@ def test_output_pipe_closed_early_exits_quietly(tmp_path):
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
 
 
-class _ClosedPipe(io.TextIOBase):
-    """A stdout whose reader went away (``| head`` after its lines): every write fails."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def write(self, text: str) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
-
-    def fileno(self) -> int:
-        return self._fd
-
-
 def test_the_pages_are_written_when_the_reader_of_the_output_went_away(tmp_path, monkeypatch):
     """``dri compare A B --html P --svg S | head -1``: the pages are written all
     the same (before, the printed table failed first and neither was written)."""
     a, b = _graphs(tmp_path)
     page, picture = tmp_path / "out.html", tmp_path / "out.svg"
     with open(tmp_path / "stdout", "w", encoding="utf-8") as sink:
-        monkeypatch.setattr(sys, "stdout", _ClosedPipe(sink.fileno()))
+        monkeypatch.setattr(sys, "stdout", ClosedPipe(sink.fileno()))
         assert main(["compare", str(a), str(b), "--html", str(page), "--svg", str(picture)]) == 141
     assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
     assert picture.read_text(encoding="utf-8").startswith("<svg")

@@ -1,6 +1,7 @@
-import io
 import json
 import sys
+
+from streams import ClosedPipe
 
 from dri.cli import main
 
@@ -88,19 +89,6 @@ def test_graph_never_writes_over_a_document_it_was_given(tmp_path, capsys):
     assert json.loads((named_json.parent / "solar.json").read_text())["nodes"]  # the other one is written
 
 
-class _ClosedPipe(io.TextIOBase):
-    """A stdout whose reader went away (``| head``): every write fails."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def write(self, text: str) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
-
-    def fileno(self) -> int:
-        return self._fd
-
-
 def test_graph_writes_every_graph_when_the_reader_of_the_output_went_away(tmp_path, monkeypatch):
     """``dri graph *.txt --out DIR | head -1``: every graph is written, the lines
     are not, exit 141 (before, the batch stopped at the first line it could not print)."""
@@ -110,6 +98,6 @@ def test_graph_writes_every_graph_when_the_reader_of_the_output_went_away(tmp_pa
         texts[-1].write_text(TEXT, encoding="utf-8")
     out = tmp_path / "out"
     with open(tmp_path / "stdout", "w", encoding="utf-8") as sink:
-        monkeypatch.setattr(sys, "stdout", _ClosedPipe(sink.fileno()))
+        monkeypatch.setattr(sys, "stdout", ClosedPipe(sink.fileno()))
         assert main(["graph", *map(str, texts), "--out", str(out)]) == 141
     assert sorted(p.name for p in out.iterdir()) == ["atom.json", "heart.json", "solar.json"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import socket
 import subprocess
 import sys
 
 import pytest
+from streams import ClosedPipe
 
 from dri.errors import SettingsError
 from dri.flows.runners import check_dask_address, check_prefect_api, local_cluster, quiet_broken_pipes
@@ -145,19 +145,6 @@ def test_a_local_clusters_workers_keep_a_lost_scheduler_off_the_console(monkeypa
     assert said == [False, True]
 
 
-class _ClosedPipe(io.TextIOBase):
-    """A stream whose reader went away (``2>&1 | head``): every write fails."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def write(self, text: str) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
-
-    def fileno(self) -> int:
-        return self._fd
-
-
 def test_a_console_whose_reader_went_away_goes_quiet_instead_of_ending_the_process(tmp_path, monkeypatch):
     """``dri run ... 2>&1 | head`` on the flow path: rich's SystemExit(1) from
     Prefect's log handler in a pool worker killed the pool's result thread in
@@ -167,7 +154,7 @@ def test_a_console_whose_reader_went_away_goes_quiet_instead_of_ending_the_proce
     monkeypatch.setattr(Console, "on_broken_pipe", Console.on_broken_pipe)  # put back after the test
     quiet_broken_pipes()
     with open(tmp_path / "stream", "w", encoding="utf-8") as sink:
-        console = Console(file=_ClosedPipe(sink.fileno()))
+        console = Console(file=ClosedPipe(sink.fileno()))
         console.print("12:00:00.000 | INFO    | Task run 'extract-and-store' - Finished")
         console.print("and the next line")
     assert console.quiet

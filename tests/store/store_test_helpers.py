@@ -91,3 +91,15 @@ def comparison(
         },
         pairs=pairs,
     )
+
+
+#: Reads of a store of the documents "solar" and "atom" in corpus "c", compared in
+#: run "run-1", by the name the damaged-row tests give them (both backends).
+READS: dict[str, Any] = {
+    "top": lambda s: s.top_analogues("solar"),
+    "comparison": lambda s: s.get_comparison("solar", "atom", "run-1"),
+    "documents": lambda s: s.documents("c"),
+    "document": lambda s: s.get_document("solar"),
+    "graph": lambda s: s.get_graph("solar"),
+    "evaluations": lambda s: s.evaluations(),
+}

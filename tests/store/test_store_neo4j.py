@@ -10,7 +10,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_test_helpers import ATOM, SOLAR, comparison, corpus_graphs, make_graph
+from store_test_helpers import ATOM, READS, SOLAR, comparison, corpus_graphs, make_graph
 
 from dri.store import StoreError, open_store
 from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore
@@ -260,15 +260,7 @@ def test_concurrent_writers_of_the_same_documents_leave_one_copy(neo4j_store):
     assert neo4j_store.counts() == expected
 
 
-_READS = {
-    "top": lambda s: s.top_analogues("solar"),
-    "comparison": lambda s: s.get_comparison("solar", "atom", "run-1"),
-    "documents": lambda s: s.documents("c"),
-    "document": lambda s: s.get_document("solar"),
-    "graph": lambda s: s.get_graph("solar"),
-    "vectors": lambda s: s.content_vectors("c"),
-    "evaluations": lambda s: s.evaluations(),
-}
+_READS = {**READS, "vectors": lambda s: s.content_vectors("c")}
 
 
 @pytest.mark.parametrize(

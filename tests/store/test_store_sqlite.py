@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_test_helpers import ATOM, SOLAR, comparison, make_graph
+from store_test_helpers import ATOM, READS, SOLAR, comparison, make_graph
 
 from dri.errors import error_line
 from dri.graphs import to_json
@@ -141,16 +141,6 @@ def _stored_pair(path: Path) -> None:
         store.save_evaluation("plagiarism", "c", [{"pair": 1}])
 
 
-_READS = {
-    "top": lambda s: s.top_analogues("solar"),
-    "comparison": lambda s: s.get_comparison("solar", "atom", "run-1"),
-    "documents": lambda s: s.documents("c"),
-    "document": lambda s: s.get_document("solar"),
-    "graph": lambda s: s.get_graph("solar"),
-    "evaluations": lambda s: s.evaluations(),
-}
-
-
 @pytest.mark.parametrize(
     ("damage", "read", "says"),
     [
@@ -222,7 +212,7 @@ def test_a_damaged_row_is_one_line_naming_the_store_and_the_row(tmp_path, damage
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute(damage)
     with SQLiteStore(path) as store, pytest.raises(DamagedRow) as err:
-        _READS[read](store)
+        READS[read](store)
     line = error_line(err.value)
     assert line.startswith(f"error: {path}: damaged row: ") and says in line and "\n" not in line
     assert "what to do: the store was changed outside dri" in line

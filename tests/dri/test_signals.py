@@ -1,0 +1,51 @@
+"""SIGINT and SIGTERM held during a block (dri.signals)."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from dri.signals import signals_held
+
+
+def test_a_signal_handled_in_python_reaches_its_handler_when_the_block_ends():
+    seen: list[str] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append(f"handler {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        with signals_held():
+            signal.raise_signal(signal.SIGTERM)
+            seen.append("block went on")
+        assert seen == ["block went on", f"handler {signal.SIGTERM}"]
+        assert signal.getsignal(signal.SIGTERM) is handler
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_ctrl_c_inside_the_block_is_a_keyboard_interrupt_after_it():
+    # Python's own handler, installed here: a CI started in the background ignores SIGINT.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    finished = False
+    try:
+        with pytest.raises(KeyboardInterrupt), signals_held():
+            signal.raise_signal(signal.SIGINT)
+            finished = True
+        assert finished
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_an_ignored_signal_stays_ignored():
+    # A pool worker ignores Ctrl-C (its parent decides): holding it would deliver it after.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signals_held():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -109,7 +109,7 @@ class Neo4jDocuments(Neo4jConnection):
             "MERGE (d:Document {id: $id}) SET d += $props, "
             "d.name = coalesce(d.name, $name), d.path = coalesce(d.path, $path) "
             "WITH c, d "
-            "CALL { WITH c, d OPTIONAL MATCH (c)-[old:CONTAINS {name: $name}]->(other) "
+            "CALL (c, d) { OPTIONAL MATCH (c)-[old:CONTAINS {name: $name}]->(other) "
             "       WHERE other <> d DELETE old } "
             "MERGE (c)-[m:CONTAINS {name: $name}]->(d) SET m = $member "
             "MERGE (g:Graph {id: $graph_id}) "
@@ -119,8 +119,8 @@ class Neo4jDocuments(Neo4jConnection):
             # its edges are laid anew, and nodes it shares stay, so the
             # SOURCE/TARGET links of stored mapping pairs survive a re-put.
             "WITH d WHERE $newest "
-            "CALL { WITH d MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
-            "CALL { WITH d MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
+            "CALL (d) { MATCH (d)-[:HAS_NODE]->(n) WHERE NOT n.key IN $keys DETACH DELETE n } "
+            "CALL (d) { MATCH (d)-[:HAS_NODE]->()-[e:SUBJ|OBJ|LINK]->() DELETE e }",
             corpus=corpus,
             id=doc_id,
             props=props,

@@ -49,7 +49,7 @@ class Neo4jMembers(Neo4jConnection):
                 comparisons += delete_comparisons(tx, orphans, None)
                 tx.run(
                     "MATCH (d:Document) WHERE d.id IN $ids "
-                    "CALL { WITH d OPTIONAL MATCH (d)-[:HAS_NODE|HAS_GRAPH]->(n) DETACH DELETE n } "
+                    "CALL (d) { OPTIONAL MATCH (d)-[:HAS_NODE|HAS_GRAPH]->(n) DETACH DELETE n } "
                     "DETACH DELETE d",
                     ids=orphans,
                 ).consume()

@@ -47,4 +47,4 @@ class Neo4jStore(Neo4jSearch, Neo4jComparisons, Neo4jMembers, Neo4jEvaluations, 
     def clear(self) -> None:
         with self._errors(), self._driver.session(database=self.database) as session:
             # An implicit transaction: CALL IN TRANSACTIONS cannot run in a managed one.
-            session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()

@@ -331,3 +331,32 @@ def test_a_damaged_meta_is_replaced_when_the_document_is_stored_again(neo4j_stor
         session.run("MATCH (d:Document) SET d.meta = '{bad'").consume()
     neo4j_store.put_document("c", make_graph("solar", "solar.txt", SOLAR), meta={"level": 2})
     assert neo4j_store.get_document("solar").meta["level"] == 2
+
+
+def test_the_store_sends_no_cypher_that_neo4j_calls_deprecated(neo4j_uri, monkeypatch, caplog):
+    # "CALL { WITH d ... }" (an importing WITH) is deprecated in Neo4j 5 and gone
+    # from Cypher 25; the store turns the server's notifications off, so this
+    # test turns them back on and puts, replaces, drops and clears documents.
+    import neo4j
+
+    made = neo4j.GraphDatabase.driver
+
+    def driver(*args, **kwargs):
+        return made(*args, **{**kwargs, "notifications_min_severity": "INFORMATION"})
+
+    monkeypatch.setattr(neo4j.GraphDatabase, "driver", driver)
+    caplog.set_level(logging.INFO, logger="neo4j.notifications")
+    with open_store(neo4j_uri) as store:
+        store.clear()
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))  # put again: its nodes replaced
+        store.put_document("c", make_graph("atom", "solar.txt", ATOM))  # the name taken by another document
+        store.put_document("d", make_graph("atom", "atom.txt", ATOM))
+        store.drop_members("c", ["solar.txt"], "run-1")
+        store.clear()
+        deprecated = [r.getMessage()[:300] for r in caplog.records if "deprecat" in r.getMessage().lower()]
+        assert not deprecated
+        # The notifications do reach this log: the old form is reported.
+        with store._driver.session(database=store.database) as session:
+            session.run("MATCH (n) CALL { WITH n RETURN 1 AS one } RETURN one").consume()
+    assert any("deprecat" in r.getMessage().lower() for r in caplog.records)

@@ -276,16 +276,23 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if not isinstance(record["query"], str):
         raise ValueError('"query" must be a string')
     types = record.get("types", record.get("candidate_types"))
-    if types is not None and (not isinstance(types, list) or len(types) != len(options)):
-        raise ValueError('"types" must list one label per option')
+    if types is not None and (
+        not isinstance(types, list)
+        or len(types) != len(options)
+        or not all(isinstance(t, str) for t in types)
+    ):
+        raise ValueError('"types" must list one label (a string) per option')
+    group = record.get("group", record.get("variant", ""))
+    if isinstance(group, bool) or not isinstance(group, (str, int)):
+        raise ValueError(f'"group" must be a string or a number, not {json.dumps(group)[:80]}')
     return ChoiceItem(
         id=str(record.get("id", f"line-{line}")),
         query=_side(record["query"], base),
         options=[_side(o, base) for o in options],
         answer=answer,
         line=line,
-        types=[str(t) for t in types] if types is not None else None,
-        group=str(record.get("group", record.get("variant", ""))),
+        types=types,
+        group=str(group),
     )
 
 

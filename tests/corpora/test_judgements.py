@@ -136,13 +136,18 @@ def test_choice_malformed_lines(tmp_path: Path):
                 json.dumps({"query": "q", "options": ["a", "b"]}),
                 json.dumps(["a list"]),
                 json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "types": ["t"]}),
+                # Shown as "None" and "{'t': 1}" in the report's table of picked types before.
+                json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "types": [None, {"t": 1}]}),
+                json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "group": {"g": 1}}),
             ]
         ),
         encoding="utf-8",
     )
     data = load_choice(jsonl)
     assert len(data.items) == 1
-    assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 8)]
+    assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 10)]
+    assert "one label (a string) per option" in data.problems[6]
+    assert '"group" must be a string or a number, not {"g": 1}' in data.problems[7]
     assert "not valid JSON" in data.problems[0] and "option index 0-1, not 2" in data.problems[1]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("{oops\n", encoding="utf-8")

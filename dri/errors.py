@@ -15,6 +15,7 @@ nothing of ours, so every layer may use it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +28,7 @@ __all__ = [
     "error_line",
     "one_line",
     "os_reason",
+    "pair_failure_lines",
     "prefixed",
 ]
 
@@ -78,6 +80,38 @@ def one_line(err: BaseException | str) -> str:
 def prefixed(path: str | Path, message: str) -> str:
     """``message`` starting with ``path``, unless it already does."""
     return message if message.startswith(str(path)) else f"{path}: {message}"
+
+
+def _names(document: str, reason: str) -> bool:
+    """Whether ``reason`` starts with ``document``, as given or resolved (a failure of
+    a run names its document by the resolved path, a row by the path given)."""
+    try:
+        resolved = str(Path(document).resolve())
+    except (OSError, RuntimeError):
+        resolved = document
+    return reason.startswith((document, resolved))
+
+
+def pair_failure_lines(failed: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The lines of failed pairs ``(source, target, error)``, each distinct reason once
+    (a row joins its documents' reasons and its baselines' with "; "): as it is if it
+    names one of the two documents (a file that cannot be read), else after the pair,
+    or after the count of pairs it failed (a batch lost whole)."""
+    pairs_by_reason: dict[str, dict[str, None]] = {}
+    for source, target, error in failed:
+        for reason in error.split("; "):
+            pairs = pairs_by_reason.setdefault(reason, {})
+            if not (_names(source, reason) or _names(target, reason)):
+                pairs[f"{source} -> {target}"] = None
+    lines = []
+    for reason, pairs in pairs_by_reason.items():
+        if not pairs:
+            lines.append(reason)
+        elif len(pairs) == 1:
+            lines.append(f"{next(iter(pairs))}: {reason}")
+        else:
+            lines.append(f"{len(pairs)} pairs ({next(iter(pairs))}, ...): {reason}")
+    return lines
 
 
 def os_reason(err: OSError) -> str:

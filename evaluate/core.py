@@ -228,12 +228,10 @@ def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequen
     if found:
         return "; ".join(dict.fromkeys(" ".join(str(f).split()) for f in found))
     # A batch lost whole (its worker killed) names no document: its reason is the pair's.
-    lost = dict.fromkeys(" ".join(f.reason.split()) for f in failures if f.scope == "batch")
-    why = (
-        f": {next(iter(lost))}" + (" (and other batches: see the log)" if len(lost) > 1 else "")
-        if lost
-        else ""
-    )
+    lost = list(dict.fromkeys(" ".join(f.reason.split()) for f in failures if f.scope == "batch"))
+    why = f": {lost[0]}" if lost else ""
+    if len(lost) > 1:
+        why += " (and other batches: see the log)"
     return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
 
 

@@ -398,9 +398,10 @@ def _write_lock_held(queue: Any) -> bool:
     """Whether the write lock of a ``multiprocessing`` queue is taken (and was not by
     the caller). No public API says so; the lock is the queue's ``_wlock``."""
     lock = getattr(queue, "_wlock", None)
-    if lock is None or lock.acquire(block=False):
-        if lock is not None:
-            lock.release()
+    if lock is None:
+        return False
+    if lock.acquire(block=False):
+        lock.release()
         return False
     return True
 

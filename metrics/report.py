@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from dri import atomic
+from dri.errors import pair_failure_lines
 from dri.literal import csv_cell, plot_text, quiet_glyphs
 from dri.metrics.pages import SCORE_LABELS, MappingView, number, render
 from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures
@@ -410,7 +411,10 @@ def write_report(
         "ratings_table": _ratings_table(ratings) if ratings else None,
         "sections": list(sections),
         "search": list(search),
-        "problems": [*result.problems, *(f"{r['target']}: {r['error']}" for r in failed)],
+        "problems": [
+            *result.problems,
+            *pair_failure_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed),
+        ],
         "scores_csv": True,
     }
     summary_md = out / "summary.md"

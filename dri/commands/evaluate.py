@@ -40,7 +40,7 @@ import fcntl
 import hashlib
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,7 @@ from dri.commands.folders import given_path, output_folder
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
+from dri.errors import pair_failure_lines
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
 from dri.settings import data_dir, prefect_defaults
@@ -58,42 +59,6 @@ if TYPE_CHECKING:
     from dri.metrics.results import EvaluationResult
 
 __all__ = ["register", "run_evaluate"]
-
-
-def _naming_once(target: str, error: str) -> str:
-    """``error`` after ``target``, unless it already starts with it: a failure of
-    the run names its document by the resolved path, the row by the path given."""
-    try:
-        resolved = str(Path(target).resolve())
-    except (OSError, RuntimeError):
-        resolved = target
-    return error if error.startswith((target, resolved)) else f"{target}: {error}"
-
-
-def _names_one_of(error: str, documents: Sequence[str]) -> bool:
-    return any(_naming_once(document, error) == error for document in documents)
-
-
-def _error_lines(failed: Iterable[tuple[str, str, str]]) -> list[str]:
-    """The lines of failed pairs ``(source, target, error)``, each distinct reason once:
-    as it is if it names one of the two documents (a file that cannot be read), else
-    after the pair, or after their count when it failed several (a batch lost whole)."""
-    pairs_by_reason: dict[str, list[str]] = {}
-    for source, target, error in failed:
-        # A row joins its documents' reasons and its baselines' with "; ".
-        for reason in error.split("; "):
-            named = _names_one_of(reason, (source, target))
-            pairs_by_reason.setdefault(reason, []).extend([] if named else [f"{source} -> {target}"])
-    lines = []
-    for reason, pairs in pairs_by_reason.items():
-        pairs = list(dict.fromkeys(pairs))
-        if not pairs:
-            lines.append(reason)
-        elif len(pairs) == 1:
-            lines.append(f"{pairs[0]}: {reason}")
-        else:
-            lines.append(f"{len(pairs)} pairs ({pairs[0]}, ...): {reason}")
-    return lines
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -315,7 +280,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             if files:
                 echo(f"report: {files.summary_md}", one_line=True)
             # A bad file fails every pair it is in: each distinct reason once.
-            errors = _error_lines(
+            errors = pair_failure_lines(
                 (source, str(res.target), error) for res in searches for source, error in res.failures
             )
             for line in errors:
@@ -328,7 +293,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
     failed = [r for r in result.rows if r.get("error")]
-    for line in _error_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed):
+    for line in pair_failure_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed):
         echo(f"error: {line}", file=sys.stderr, one_line=True)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "

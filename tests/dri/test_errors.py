@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 
-from dri.errors import Failure, one_line, os_reason
+from dri.errors import Failure, one_line, os_reason, pair_failure_lines
 from dri.extract.document import DocumentError
 
 
@@ -45,3 +45,26 @@ def test_words_of_its_own_are_kept(tmp_path):
     (tmp_path / "f").write_text("x")
     err = NotADirectoryError(errno.ENOTDIR, "DRI_DATA_DIR must be a folder", str(tmp_path / "f" / "sub"))
     assert os_reason(err) == "DRI_DATA_DIR must be a folder"
+
+
+def test_pairs_lost_with_a_batch_are_one_line_with_the_batchs_reason(tmp_path):
+    from dri.corpora.manifest import ManifestPair
+    from dri.evaluate.core import _pair_error
+
+    corpus, target = tmp_path / "c", tmp_path / "c" / "t.txt"
+    lost = Failure(
+        str(corpus), "map", "mapping batch failed: BrokenProcessPool: a worker died", scope="batch"
+    )
+    bad = Failure(str(tmp_path / "c" / "bad.txt"), "extract", "empty file")
+    rows = []
+    for name in ("a.txt", "b.txt", "bad.txt"):
+        pair = ManifestPair(corpus / name, target, "")
+        rows.append((str(pair.source), str(target), _pair_error(pair, [lost, bad], ["run-1"])))
+    assert (
+        rows[0][2]
+        == "not compared by the corpus flow (run run-1): mapping batch failed: BrokenProcessPool: a worker died"
+    )
+    assert pair_failure_lines(rows) == [
+        f"2 pairs ({corpus / 'a.txt'} -> {target}, ...): {rows[0][2]}",
+        f"{corpus / 'bad.txt'}: empty file",
+    ]

@@ -156,28 +156,3 @@ def test_an_undefined_correlation_is_printed_as_n_a_with_its_pair_count(capsys):
     )
     _print_validity(result)
     assert capsys.readouterr().out == "  content: pearson 0.500 [0.250, 0.750]; spearman n/a (n = 1)\n"
-
-
-def test_pairs_lost_with_a_batch_are_one_line_with_the_batchs_reason(tmp_path):
-    from dri.commands.evaluate import _error_lines
-    from dri.corpora.manifest import ManifestPair
-    from dri.errors import Failure
-    from dri.evaluate.core import _pair_error
-
-    corpus, target = tmp_path / "c", tmp_path / "c" / "t.txt"
-    lost = Failure(
-        str(corpus), "map", "mapping batch failed: BrokenProcessPool: a worker died", scope="batch"
-    )
-    bad = Failure(str(tmp_path / "c" / "bad.txt"), "extract", "empty file")
-    rows = []
-    for name in ("a.txt", "b.txt", "bad.txt"):
-        pair = ManifestPair(corpus / name, target, "")
-        rows.append((str(pair.source), str(target), _pair_error(pair, [lost, bad], ["run-1"])))
-    assert (
-        rows[0][2]
-        == "not compared by the corpus flow (run run-1): mapping batch failed: BrokenProcessPool: a worker died"
-    )
-    assert _error_lines(rows) == [
-        f"2 pairs ({corpus / 'a.txt'} -> {target}, ...): {rows[0][2]}",
-        f"{corpus / 'bad.txt'}: empty file",
-    ]

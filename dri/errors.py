@@ -87,7 +87,7 @@ def _names(document: str, reason: str) -> bool:
     a run names its document by the resolved path, a row by the path given)."""
     try:
         resolved = str(Path(document).resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a name with a NUL byte
         resolved = document
     return reason.startswith((document, resolved))
 

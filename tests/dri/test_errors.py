@@ -68,3 +68,8 @@ def test_pairs_lost_with_a_batch_are_one_line_with_the_batchs_reason(tmp_path):
         f"2 pairs ({corpus / 'a.txt'} -> {target}, ...): {rows[0][2]}",
         f"{corpus / 'bad.txt'}: empty file",
     ]
+
+
+def test_pair_failure_lines_take_a_name_with_a_nul_byte():
+    # A row's names come from a manifest: a NUL byte cannot be resolved as a path.
+    assert pair_failure_lines([("a\x00b", "t.txt", "not compared")]) == ["a\x00b -> t.txt: not compared"]

@@ -321,6 +321,7 @@ def _result(names: list[str]) -> EvaluationResult:
 @SLOW
 @given(st.lists(hostile_name, min_size=5, max_size=5))
 @example(["=1+1.txt", "@SUM(A1).txt", "<script>alert(1)</script>.txt", "$x^2$", "-cmd"])
+@example(["\x00", "$x^2$", "$x^2$", "$x^2$", "$x^2$"])
 def test_report_files_parse_and_keep_names_as_data(names):
     result, section = _result(names)
     search = SearchResult(

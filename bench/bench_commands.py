@@ -37,6 +37,7 @@ is ``bench/bench_pair.py``; the figures are in ``docs/search.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -73,13 +74,40 @@ def story_corpus(root: Path, n: int) -> Path:
     return folder
 
 
+def adopt_orphans() -> None:
+    """Make this process the reaper of its orphaned descendants (Linux), so that
+    :func:`timed` counts the CPU of a process the command left to end after it:
+    a pool's forkserver, with the workers it forked, outlives the command by a
+    moment and is nobody's child then."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1)
+
+
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """``(wall s, CPU s of the command and its children, exit status)``."""
+    """``(wall s, CPU s of the command and its descendants, exit status)``: the wall
+    until the command exits; the CPU also of what it left behind, once that ended."""
+    _reap_orphans()  # of commands run before, untimed (the seeding, the import times)
     started = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime + _reap_orphans(), proc.returncode
+
+
+def _reap_orphans() -> float:
+    """Wait for every child this process has (orphans adopted, :func:`adopt_orphans`);
+    their CPU seconds."""
+    cpu = 0.0
+    while True:
+        try:
+            _, _, usage = os.wait4(-1, 0)
+        except ChildProcessError:
+            return cpu
+        cpu += usage.ru_utime + usage.ru_stime
 
 
 def import_seconds(argv: list[str], env: dict[str, str]) -> float:
@@ -168,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     parser.add_argument("--no-imports", action="store_true", help="analogy rows: skip the -X importtime runs")
     args = parser.parse_args(argv)
+    adopt_orphans()
     checkouts = {"A": REPO, "B": args.baseline.resolve()}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DRI_", "NEO4J_"))}
     print(f"A: {REPO}\nB: {checkouts['B']}\nload average at start: {os.getloadavg()}", flush=True)

@@ -101,7 +101,7 @@ class InProcess:
 
 
 class ProcessPool(InProcess):
-    """Submitted steps run on a pool of ``workers`` spawned processes (calls
+    """Submitted steps run on a pool of ``workers`` processes (calls
     still run here): the mapping of a search's many candidates in a run that
     is otherwise in this process. The workers ignore SIGINT and end with
     their parent, as the corpus flow's (:func:`flows.runners.worker_init`);
@@ -113,15 +113,14 @@ class ProcessPool(InProcess):
         failure_level: int = logging.INFO,
         initializer: Callable[[], None] | None = None,
     ) -> None:
-        import multiprocessing
-
-        from dri.flows.runners import worker_init
+        from dri.flows.runners import SEARCH_WORKER_PRELOAD, WorkerStart, worker_context, worker_init
 
         super().__init__(failure_level)
         self._workers = workers
-        context = multiprocessing.get_context("spawn")
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=initializer or worker_init
+            workers,
+            mp_context=worker_context(SEARCH_WORKER_PRELOAD),
+            initializer=WorkerStart(initializer or worker_init),
         )
 
     def workers(self) -> int:

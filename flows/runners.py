@@ -17,8 +17,10 @@ run, so a work pool's ``env`` job variable sets them; importing
 **Worker processes** talk to the Prefect API of the process that runs the
 flow and never start a Prefect server of their own: :func:`shared_prefect_api`
 starts the one temporary server up front and hands its URL to the workers
-(without it each worker would start its own, ~220 MB apiece). Each worker
-ends itself (``os._exit``) as soon as the process that spawned it is gone,
+(without it each worker would start its own, ~220 MB apiece). The workers
+are forks of a forkserver that imported what they need once
+(:func:`worker_context`). Each worker
+ends itself (``os._exit``) as soon as the process whose pool it serves is gone,
 however it went, ``kill -9`` included (:func:`worker_init`). When the flow is
 torn down by a signal -- SIGTERM, which Prefect turns into its own
 ``TerminationSignal`` while a flow runs, or Ctrl-C -- the pool's workers are
@@ -45,10 +47,10 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any, NoReturn
+from types import FrameType, SimpleNamespace, TracebackType
+from typing import TYPE_CHECKING, Any, NoReturn, Self
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -253,14 +255,76 @@ def _deferred_class() -> type[AnyTaskRunner]:
 
 # -- worker processes ----------------------------------------------------------
 
+#: What a worker of each kind of pool imports before its first task: imported
+#: once, in the forkserver that forks the workers (:func:`worker_context`).
+CORPUS_WORKER_PRELOAD = ("__main__", "dri.flows.worker_preload")
+SEARCH_WORKER_PRELOAD = ("__main__", "dri.flows.stage2")
+
+
+def worker_context(preload: tuple[str, ...]) -> multiprocessing.context.BaseContext:
+    """The start method of every pool's workers: forked by a ``forkserver`` that
+    imported ``preload`` first, so a run's workers share one import of dri,
+    spaCy and Prefect instead of each spawned worker doing it again (about
+    1.5-2 s of CPU a worker). The forkserver is this process's one, made by
+    its first pool, with that pool's ``preload`` (a later pool's workers
+    import what else they need); it is an ``exec``'d process, not a fork of
+    this one, so it holds none of this process's threads, locks or sockets,
+    and it ends when this process does. A forked worker inherits the
+    forkserver's working folder and environment, which may be older than
+    this process's: :class:`WorkerStart` passes the current ones on."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))
+    return context
+
+
+@dataclass(frozen=True)
+class WorkerStart:
+    """A pool worker's initializer: the parent's working folder and environment
+    as they were when the pool was made (see :func:`worker_context`), then
+    ``then`` (:func:`worker_init` or a pool's own start)."""
+
+    then: Callable[..., None]
+    cwd: str = field(default_factory=os.getcwd)
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    def __call__(self, *args: Any) -> None:
+        with contextlib.suppress(OSError):  # a folder removed meanwhile: the worker's own stays
+            os.chdir(self.cwd)
+        if os.environ != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        self.then(*args)
+
+
+@contextlib.contextmanager
+def _prefect_pool_start_method(context: multiprocessing.context.BaseContext) -> Iterator[None]:
+    """Prefect's process pool takes its workers' start method from
+    ``multiprocessing.get_context("spawn")`` in its ``__enter__``, the one use of
+    ``multiprocessing`` in its module after import: for the length of that call,
+    the module sees ``context`` there instead."""
+    import prefect.task_runners as prefect_runners
+
+    names = vars(prefect_runners)
+    real = names["multiprocessing"]
+    names["multiprocessing"] = SimpleNamespace(get_context=lambda method=None: context)
+    try:
+        yield
+    finally:
+        names["multiprocessing"] = real
+
+
+def _no_initializer() -> None:
+    pass
+
 
 def worker_init() -> None:
     """Runs first in every worker process of the process pool: the worker
     exits as soon as its parent (the process that runs the flow) is gone --
     nobody will read its results, so it must stop mapping and writing.
 
-    The pool spawns its workers, so each holds the read end of a pipe whose
-    write end only the parent holds (``multiprocessing.parent_process().sentinel``);
+    Each worker, forked by the forkserver at the parent's request
+    (:func:`worker_context`), holds the read end of a pipe whose write end
+    only the parent holds (``multiprocessing.parent_process().sentinel``);
     it becomes readable when the parent exits or is killed, also if that
     happened before this runs. Not ``os.getppid()``: a worker's start-up
     (imports) takes tens of seconds on a busy machine, and a parent killed
@@ -360,6 +424,16 @@ def _stopping_process_pool_class() -> type[ProcessPoolTaskRunner]:
         and perhaps half a message in its pipe: see
         :meth:`_stop_message_forwarding`.
         """
+
+        def __enter__(self) -> Self:
+            configured = self._initializer
+            self._initializer = WorkerStart(configured or _no_initializer)
+            try:
+                with _prefect_pool_start_method(worker_context(CORPUS_WORKER_PRELOAD)):
+                    return super().__enter__()
+            finally:
+                # duplicate() copies it: the next run's pool takes its own snapshot.
+                self._initializer = configured
 
         def _stop_message_forwarding(self) -> None:
             # Prefect calls this once the pool's workers are gone. A write lock

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import heapq
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from typing import Any
 import networkx as nx
 
 from dri.flows.execution import local_workers
-from dri.flows.runners import worker_init
+from dri.flows.runners import SEARCH_WORKER_PRELOAD, WorkerStart, worker_context, worker_init
 from dri.mapping.profiles import get_profile
 from dri.mapping.wordnet import wordnet
 from dri.metrics import compare
@@ -177,10 +176,10 @@ class Stage2:
         count: int,
         take: Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None],
     ) -> None:
-        context = multiprocessing.get_context("spawn")
+        context = worker_context(SEARCH_WORKER_PRELOAD)
         pending: set[Future[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]] = set()
         queue = list(todo)
-        pool = ProcessPoolExecutor(count, mp_context=context, initializer=warm_worker)
+        pool = ProcessPoolExecutor(count, mp_context=context, initializer=WorkerStart(warm_worker))
         try:
             while queue or pending:
                 while queue and len(pending) < count * _IN_FLIGHT:

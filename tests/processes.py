@@ -37,6 +37,16 @@ def command_line(pid: int) -> str:
         return ""
 
 
+def pool_workers(pid: int) -> set[int]:
+    """The process pools' workers among ``pid``'s descendants: each a fork of
+    the forkserver (``flows.runners.worker_context``), which runs under the
+    same command line as they do but is the child of a process that is not
+    one of them."""
+    family = descendants(pid)
+    forked = {p for p in family if "multiprocessing.forkserver" in command_line(p)}
+    return {p for p in forked if parent(p) in forked}
+
+
 def in_session(sid: int) -> set[int]:
     """Living processes of session ``sid`` (a process started with
     ``start_new_session=True`` and everything it starts), wherever they were

@@ -37,7 +37,7 @@ from fault_matrix import (
 )
 from neo4j_server import extra_port, neo4j_script
 from prefect_template import copy_into
-from processes import alive, command_line, descendants, in_session, parent, wait_for
+from processes import alive, command_line, descendants, in_session, parent, pool_workers, wait_for
 
 #: The Neo4j started with authentication on for the wrong-credentials cells.
 AUTH_PORT = extra_port("auth", setting="DRI_TEST_NEO4J_AUTH_PORT")
@@ -209,10 +209,6 @@ def concurrent(ws: Workspace, command: str, template: Workspace) -> Outcome:
     return first
 
 
-def _is_pool_worker(pid: int) -> bool:
-    return "spawn_main" in command_line(pid)
-
-
 def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
     argv = [*_writes_new(ws, command), "--batch-size", "1"]
     started = time.monotonic()
@@ -227,10 +223,10 @@ def worker_killed(ws: Workspace, command: str, template: Workspace) -> Outcome:
                 stored = sqlite_counts(ws.store_file).get("documents", 0)
             except sqlite3.Error:
                 return False
-            return stored > 0 and any(_is_pool_worker(p) for p in descendants(run.pid))
+            return stored > 0 and bool(pool_workers(run.pid))
 
         wait_for(working, 600)
-        workers = sorted(p for p in descendants(run.pid) if _is_pool_worker(p))
+        workers = sorted(pool_workers(run.pid))
         if run.poll() is None and workers:
             os.kill(workers[-1], signal.SIGKILL)
             killed.append(workers[-1])
@@ -303,16 +299,11 @@ def _comparisons(path: Path) -> int:
 QUIET_FOR = 3.0
 
 
-def _pool_workers(pid: int) -> set[int]:
-    """The process pool's workers among ``pid``'s descendants."""
-    return {p for p in descendants(pid) if "spawn_main" in command_line(p)}
-
-
 def _pool_shape(pid: int) -> dict[str, object]:
     """What the process pool of run ``pid`` looks like while it maps: its
     workers, anything they started (nothing: a worker never starts a Prefect
     server), and the Prefect servers that are not the run's own children."""
-    workers = _pool_workers(pid)
+    workers = pool_workers(pid)
     family = descendants(pid)
     servers = [p for p in family if "uvicorn" in command_line(p)]
     return {
@@ -341,7 +332,7 @@ def interrupted(ws: Workspace, command: str, template: Workspace, *, fault: str)
     try:
 
         def mapping() -> bool:
-            return _comparisons(ws.store_file) > 0 and (not pool or len(_pool_workers(run.pid)) >= 2)
+            return _comparisons(ws.store_file) > 0 and (not pool or len(pool_workers(run.pid)) >= 2)
 
         wait_for(lambda: run.poll() is not None or mapping(), 900, 0.1)
         signalled = run.poll() is None

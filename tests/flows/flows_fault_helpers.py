@@ -11,7 +11,7 @@ from pathlib import Path
 
 from neo4j_server import extra_port, neo4j_script
 from prefect_template import copy_into
-from processes import alive, command_line, descendants, in_session, parent, wait_for
+from processes import alive, command_line, descendants, in_session, parent, pool_workers, wait_for
 from session_env import ENV_AT_START
 
 from dri.store import open_store
@@ -29,6 +29,7 @@ __all__ = [
     "in_session",
     "neo4j",
     "parent",
+    "pool_workers",
     "run_env",
     "stored_documents",
     "wait_for",

@@ -57,3 +57,27 @@ def test_steps_submitted_after_a_worker_died_fail_like_those_it_held():
             later.result(timeout=5)
     finally:
         pool.close(wait=False)
+
+
+def test_pool_workers_start_with_the_parents_folder_and_environment_of_now(tmp_path, monkeypatch):
+    # The workers are forks of a forkserver that outlives a pool and keeps the
+    # folder and environment it was started with: a later pool's workers must
+    # see the parent's current ones, as spawned workers did.
+    from dri.flows.execution import ProcessPool
+
+    first = ProcessPool(1, initializer=os.getpid)  # not worker_init: this test process is its parent
+    try:
+        assert first.submit(os.getenv, "DRI_TEST_POOL_VALUE").result(timeout=120) is None
+    finally:
+        first.close()
+    monkeypatch.setenv("DRI_TEST_POOL_VALUE", "later")
+    monkeypatch.chdir(tmp_path)
+    pool = ProcessPool(1, initializer=os.getpid)
+    try:
+        assert pool.submit(os.getenv, "DRI_TEST_POOL_VALUE").result(timeout=120) == "later"
+        assert pool.submit(os.getcwd).result(timeout=120) == str(tmp_path)
+        # Forked with the search's modules already imported, not importing them itself.
+        assert pool.submit(eval, "'dri.flows.stage2' in __import__('sys').modules").result(timeout=120)
+        assert pool.submit(os.getppid).result(timeout=120) != os.getpid()
+    finally:
+        pool.close()

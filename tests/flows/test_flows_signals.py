@@ -27,6 +27,7 @@ from flows_fault_helpers import (
     in_session,
     neo4j,
     parent,
+    pool_workers,
     run_env,
     stored_documents,
     wait_for,
@@ -139,7 +140,7 @@ def test_a_signalled_run_leaves_no_process_behind(tmp_path, case):
     try:
 
         def workers() -> set[int]:
-            return {pid for pid in descendants(run.pid) if "spawn_main" in command_line(pid)}
+            return pool_workers(run.pid)
 
         def ready() -> bool:
             return run.poll() is not None or (

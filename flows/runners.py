@@ -285,7 +285,8 @@ class WorkerStart:
 
     then: Callable[..., None]
     cwd: str = field(default_factory=os.getcwd)
-    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    # Not in its repr: the environment may hold NEO4J_PASSWORD.
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
 
     def __call__(self, *args: Any) -> None:
         with contextlib.suppress(OSError):  # a folder removed meanwhile: the worker's own stays

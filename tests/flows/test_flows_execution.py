@@ -81,3 +81,10 @@ def test_pool_workers_start_with_the_parents_folder_and_environment_of_now(tmp_p
         assert pool.submit(os.getppid).result(timeout=120) != os.getpid()
     finally:
         pool.close()
+
+
+def test_a_pool_workers_start_does_not_show_the_environment(monkeypatch):
+    from dri.flows.runners import WorkerStart
+
+    monkeypatch.setenv("NEO4J_PASSWORD", "Hunter2-Start-Pw")
+    assert "Hunter2-Start-Pw" not in repr(WorkerStart(os.getpid))

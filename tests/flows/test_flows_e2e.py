@@ -73,16 +73,19 @@ def _die_with_parent() -> None:
 
 def _start(args: list[str], log: Path, env: dict[str, str], cwd: Path = PROJECT) -> subprocess.Popen:
     # A session of its own, so that stopping it also stops the processes it started.
-    return subprocess.Popen(
-        args,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=_die_with_parent,
-    )
+    # The log stays open in the child only (this process's copy was left to the
+    # garbage collector, which warned about it at the end of the suite).
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
 
 
 def _stop(proc: subprocess.Popen, timeout: float = 30.0) -> None:

@@ -66,6 +66,10 @@ class Workspace:
     #: ``prefect`` by :meth:`prepare`: a run's temporary Prefect server then
     #: starts on it without migrating a new one (3.9 CPU seconds instead of 6.2).
     prefect_db: Path | None = None
+    #: The API of a Prefect server shared by many cells (``ON_SHARED_PREFECT``),
+    #: and its Prefect home, which the cell's checks search as well.
+    prefect_api: str | None = None
+    shared_prefect_home: Path | None = None
 
     def sibling(self, name: str) -> Workspace:
         """A fresh workspace in ``root/name``, with this one's settings."""
@@ -123,6 +127,8 @@ class Workspace:
         )
         if self.pythonpath:
             env["PYTHONPATH"] = self.pythonpath
+        if self.prefect_api:
+            env["PREFECT_API_URL"] = self.prefect_api
         return {**env, **self.env}
 
 
@@ -279,6 +285,14 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
 }
 
 FAULT_NAMES = (*STORE_FAULTS, *INTERRUPTS)
+
+#: The cells whose flow runs use one Prefect server shared by the matrix
+#: (``CellPool``) instead of starting Prefect's temporary server each: the
+#: process pool under the store and input faults, whose subject is the store
+#: and the pool, not the server (a temporary server is about 6 s of a
+#: cell's CPU). The interrupt cells keep the run's own temporary server: that
+#: it ends with the command is one of their checks.
+ON_SHARED_PREFECT = frozenset(("run-flow", fault) for fault in STORE_FAULTS)
 
 
 def cells() -> list[tuple[str, str]]:

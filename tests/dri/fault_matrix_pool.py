@@ -3,7 +3,8 @@
 A cell is a few real ``dri`` subprocesses against its own data folder and
 Prefect home (and, for ``neo4j-restart``, its own Neo4j instance on a port
 of its own), so cells are independent of each other and of the tests the
-suite runs meanwhile. :class:`CellPool` starts them in a thread pool as soon
+suite runs meanwhile; the cells of ``ON_SHARED_PREFECT`` send their flow
+runs to one Prefect server the pool starts for them. :class:`CellPool` starts them in a thread pool as soon
 as the session starts (``tests/dri/conftest.py``), longest first; each test
 of the matrix, run at the end of the session, takes its cell's outcome
 (waiting for it if it is not done) and checks it. Nothing in a cell changes:
@@ -25,8 +26,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from background import run_queued
-from fault_matrix import Outcome, Workspace
+from fault_matrix import ON_SHARED_PREFECT, Outcome, Workspace
 from fault_matrix_cells import CELL_RUNNERS, RESTART_PORT, auth_server, template_store
+from prefect_template import shared_server
 
 __all__ = ["CellPool", "cell_order"]
 
@@ -56,6 +58,12 @@ class CellPool:
         self._auth: Future[str] | None = (
             self._executor.submit(self._stack.enter_context, auth_server()) if needs_auth else None
         )
+        self._prefect_home = self.root / "shared-prefect-home"
+        self._prefect: Future[str] | None = (
+            self._executor.submit(self._stack.enter_context, shared_server(self._prefect_home))
+            if ON_SHARED_PREFECT & set(cells)
+            else None
+        )
         self._cells: dict[tuple[str, str], Future[tuple[Workspace, Outcome]]] = {}
         self._work: dict[tuple[str, str], functools.partial[tuple[Workspace, Outcome]]] = {}
         restarts = 0
@@ -71,6 +79,8 @@ class CellPool:
         ws.prefect_db = template.prefect / "prefect.db"
         if fault == "wrong-credentials" and self._auth is not None:
             self._auth.result()
+        if (command, fault) in ON_SHARED_PREFECT and self._prefect is not None:
+            ws.prefect_api, ws.shared_prefect_home = self._prefect.result(), self._prefect_home
         return ws, CELL_RUNNERS[fault](ws.prepare(), command, template)
 
     def outcome(self, command: str, fault: str) -> tuple[Workspace, Outcome]:

@@ -19,7 +19,8 @@ The cells run side by side in the background from the start of the session
 
 Every cell checks the exit status, that stderr has no traceback and (for a
 fault that stops the command) is one line, that no secret is in stdout,
-stderr or any file of the data folder or Prefect home, and for the store
+stderr or any file of the data folder or Prefect home (and of the Prefect
+server the cell shared, if it did), and for the store
 cases that nothing stored before the fault is lost. With
 ``DRI_FAULT_MATRIX_REPORT=FILE`` each cell's output is appended to FILE.
 """
@@ -67,7 +68,8 @@ def _check_common(ws: Workspace, outcome: Outcome, *others: Outcome) -> None:
         assert "database is locked" not in o.stderr, o.stderr[-2000:]
         for secret in SECRETS:
             assert secret not in o.stdout + o.stderr
-    for path in _files(ws.data, ws.prefect):
+    shared = [ws.shared_prefect_home] if ws.shared_prefect_home else []
+    for path in _files(ws.data, ws.prefect, *shared):
         data = path.read_bytes()
         for secret in SECRETS:
             assert secret.encode() not in data, path

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 from dri.errors import Interrupted, ProjectError, SettingsError
 from dri.flows.execution import local_workers
 from dri.literal import printable
+from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
 from dri.signals import signals_held
 from dri.store.records import safe_uri
@@ -271,7 +272,10 @@ def worker_context(preload: tuple[str, ...]) -> multiprocessing.context.BaseCont
     this one, so it holds none of this process's threads, locks or sockets,
     and it ends when this process does. A forked worker inherits the
     forkserver's working folder and environment, which may be older than
-    this process's: :class:`WorkerStart` passes the current ones on."""
+    this process's: :class:`WorkerStart` passes the current ones on. A pool
+    made on it breaks cleanly if a worker dies while a future is cancelled
+    (:func:`dri.process_pools.tolerate_cancelled_futures`)."""
+    tolerate_cancelled_futures()
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
     return context

@@ -49,6 +49,7 @@ import networkx as nx
 from dri.mapping import Mapping
 from dri.mapping.inference import CandidateInference
 from dri.metrics.picture import MappingPicture, draw_mapping
+from dri.process_pools import tolerate_cancelled_futures
 
 __all__ = ["PictureJob", "PicturePool", "draw_pictures", "picture_pool"]
 
@@ -103,6 +104,7 @@ class PicturePool:
     """Worker processes that draw mapping pictures; close it (or use ``with``) when done."""
 
     def __init__(self, workers: int = MAX_WORKERS) -> None:
+        tolerate_cancelled_futures()  # a worker may die while draw_pictures takes futures back
         self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_ready
         )

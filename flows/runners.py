@@ -56,7 +56,6 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     # Prefect is imported when a runner is made, never with this module (make_task_runner).
     from distributed import LocalCluster
-    from prefect.server.api.server import SubprocessASGIServer
     from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
     from prefect_dask.task_runners import DaskTaskRunner
 
@@ -807,55 +806,14 @@ def reap_with_parent(pid: int) -> None:
     _reaper.stdin.flush()
 
 
-def _reaped_server_class() -> type[SubprocessASGIServer]:
-    import prefect
-    from prefect.server.api.server import SubprocessASGIServer
-    from prefect.settings import get_current_settings
-
-    class ReapedServer(SubprocessASGIServer):
-        """Prefect's temporary server in a session of its own, with its process
-        handed to the reaper as soon as it exists (its start-up can take a
-        minute on a busy machine).
-
-        Its own session: a terminal's Ctrl-C goes to the whole process group,
-        and a server that stopped at once would leave the flow unable to
-        record its end ("Error logging to API", seconds of retries); the
-        command stops it itself, and the reaper if the command is killed.
-        The command line is Prefect's own (3.8, ``_run_uvicorn_command``).
-        """
-
-        def _run_uvicorn_command(self) -> subprocess.Popen[Any]:
-            server_env = {
-                "PREFECT_UI_ENABLED": "0",
-                "PREFECT__SERVER_EPHEMERAL": "1",
-                "PREFECT__SERVER_FINAL": "1",
-            }
-            process = subprocess.Popen(
-                args=[
-                    *(sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent)),
-                    *("--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1"),
-                    *("--port", str(self.port), "--log-level", "error", "--lifespan", "on"),
-                ],
-                env={
-                    **os.environ,
-                    **server_env,
-                    **get_current_settings().to_environment_variables(exclude_unset=True),
-                },
-                start_new_session=True,
-            )
-            reap_with_parent(process.pid)
-            return process
-
-    return ReapedServer
-
-
 @contextlib.contextmanager
 def shared_prefect_api() -> Iterator[str | None]:
     """One Prefect API for the flow and all its worker processes.
 
     With ``PREFECT_API_URL`` set, that server; otherwise a temporary server
-    started here (once per process), whose URL the flow's settings -- and so
-    the worker processes -- get for the duration. Yields the URL.
+    started here (once per process, ``flows.prefect_server``), whose URL the
+    flow's settings -- and so the worker processes and Prefect's threads --
+    get for the duration. Yields the URL.
     """
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
@@ -864,12 +822,36 @@ def shared_prefect_api() -> Iterator[str | None]:
         check_prefect_api(url)
         yield url
         return
-    server = _reaped_server_class()()
+    from dri.flows.prefect_server import temporary_api
+
     home = Path(get_current_settings().home)
     home.mkdir(parents=True, exist_ok=True)
     with (home / "dri-server-start.lock").open("w") as lock:
         # Two runs starting at once must not both migrate the Prefect database.
         fcntl.flock(lock, fcntl.LOCK_EX)
-        server.start()
-    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
-        yield server.api_url
+        api_url = temporary_api(reap=reap_with_parent)
+    with temporary_settings(updates={PREFECT_API_URL: api_url}), _api_for_every_thread(api_url):
+        yield api_url
+
+
+@contextlib.contextmanager
+def _api_for_every_thread(api_url: str) -> Iterator[None]:
+    """``PREFECT_API_URL`` in the process's own settings as well, for the block.
+
+    ``temporary_settings`` reaches this thread's context only; the threads
+    Prefect's task runners start (the process pool's forwarding of its
+    workers' logs and events) read the process's settings, and without an API
+    there would start a temporary server of their own."""
+    from prefect.context import refresh_global_settings_context
+
+    before = os.environ.get("PREFECT_API_URL")
+    os.environ["PREFECT_API_URL"] = api_url
+    refresh_global_settings_context()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PREFECT_API_URL", None)
+        else:
+            os.environ["PREFECT_API_URL"] = before
+        refresh_global_settings_context()

@@ -118,3 +118,32 @@ def test_the_same_bytes_under_two_names_are_both_members(tmp_path, monkeypatch):
     assert failures == [] and len({d.doc_id for d in done}) == 1
     listed = worker_store().documents("analogy")
     assert [d.name for d in listed] == ["copy-of-sun.txt", "solar-system.txt"]
+
+
+@pytest.mark.background
+def test_a_damaged_prefect_database_is_one_line_naming_it_at_once(tmp_path):
+    corpus = fault_corpus(tmp_path, documents=3)
+    env = run_env(tmp_path, migrated=False, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="600")
+    home = tmp_path / "prefect-home"
+    home.mkdir()
+    (home / "prefect.db").write_bytes(b"not a database " * 100)
+    started = time.monotonic()
+    done = subprocess.run(
+        [*DRI, "run", str(corpus), "--no-progress", "--runner", "processes", "--workers", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1, errors[:5]
+    line = errors[0]
+    assert line.startswith(f"error: Prefect's temporary server (PREFECT_HOME {home}) exited with status "), (
+        line
+    )
+    assert "file is not a database" in line and f"its log: {home / 'dri-server.log'}" in line, line
+    assert "what to do: " in line and "PREFECT_API_URL" in line, line
+    # When the server exits, not after its start-up timeout.
+    assert took < 300, took

@@ -82,7 +82,7 @@ def _healthy(url: str) -> bool:
 @contextlib.contextmanager
 def shared_server(prefect_home: Path, timeout: float = 180.0) -> Iterator[str]:
     """Prefect's temporary server, started the way Prefect starts it for a
-    run (``prefect.server.api.server.SubprocessASGIServer``: uvicorn, the API
+    run (``dri.flows.prefect_server``, after Prefect's own launcher: uvicorn, the API
     only), in ``prefect_home`` on the migrated database; yields its API URL
     once it answers, and stops it on exit."""
     copy_into(prefect_home)

@@ -158,7 +158,13 @@ class TemporaryServer:
                 port,
             )
             offset = _size(log_file)
-            self._process = process = self._launch(port, log_file)
+            try:
+                self._process = process = self._launch(port, log_file)
+            except OSError as err:  # an unwritable home, a full disk
+                raise PrefectServerStartError(
+                    f"Prefect's temporary server (PREFECT_HOME {printable(str(home))}) was not started: "
+                    f"{printable(str(log_file))}: {err.strerror or err}"
+                ) from None
             atexit.register(self.stop)
             deadline = time.monotonic() + timeout
             with httpx.Client() as client:

@@ -822,11 +822,19 @@ def shared_prefect_api() -> Iterator[str | None]:
         check_prefect_api(url)
         yield url
         return
-    from dri.flows.prefect_server import temporary_api
+    from dri.flows.prefect_server import PrefectServerStartError, temporary_api
 
     home = Path(get_current_settings().home)
     home.mkdir(parents=True, exist_ok=True)
-    with (home / "dri-server-start.lock").open("w") as lock:
+    lock_file = home / "dri-server-start.lock"
+    try:
+        lock = lock_file.open("w")
+    except OSError as err:  # an unwritable home, a full disk
+        shown = printable(str(lock_file))
+        raise PrefectServerStartError(
+            f"Prefect's temporary server was not started: {shown}: {err.strerror or err}"
+        ) from None
+    with lock:
         # Two runs starting at once must not both migrate the Prefect database.
         fcntl.flock(lock, fcntl.LOCK_EX)
         api_url = temporary_api(reap=reap_with_parent)

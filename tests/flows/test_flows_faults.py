@@ -20,6 +20,7 @@ import pytest
 from flows_fault_helpers import DRI, PASSWORD, PORT, fault_corpus, neo4j, run_env, stored_documents, wait_for
 
 from dri.corpora.discover import discover
+from dri.flows.prefect_server import PrefectServerStartError
 from dri.flows.tasks import extract_batch, worker_store
 
 
@@ -147,3 +148,23 @@ def test_a_damaged_prefect_database_is_one_line_naming_it_at_once(tmp_path):
     assert "what to do: " in line and "PREFECT_API_URL" in line, line
     # When the server exits, not after its start-up timeout.
     assert took < 300, took
+
+
+def test_a_prefect_home_it_cannot_write_is_one_line_naming_the_file(tmp_path):
+    corpus = fault_corpus(tmp_path, documents=3)
+    env = run_env(tmp_path, migrated=False)
+    lock = tmp_path / "prefect-home" / "dri-server-start.lock"
+    lock.mkdir(parents=True)  # what a read-only home or a full disk also refuses: a file made there
+    done = subprocess.run(
+        [*DRI, "run", str(corpus), "--no-progress", "--runner", "processes", "--workers", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    assert errors == [
+        f"error: Prefect's temporary server was not started: {lock}: Is a directory; what to do: "
+        + PrefectServerStartError.advice
+    ], errors[:5]

@@ -850,11 +850,11 @@ def _api_for_every_thread(api_url: str) -> Iterator[None]:
     Prefect's task runners start (the process pool's forwarding of its
     workers' logs and events) read the process's settings, and without an API
     there would start a temporary server of their own."""
-    from prefect.context import refresh_global_settings_context
+    import prefect.context
 
-    before = os.environ.get("PREFECT_API_URL")
+    before, settings_before = os.environ.get("PREFECT_API_URL"), prefect.context.GLOBAL_SETTINGS_CONTEXT
     os.environ["PREFECT_API_URL"] = api_url
-    refresh_global_settings_context()
+    prefect.context.refresh_global_settings_context()
     try:
         yield
     finally:
@@ -862,4 +862,6 @@ def _api_for_every_thread(api_url: str) -> Iterator[None]:
             os.environ.pop("PREFECT_API_URL", None)
         else:
             os.environ["PREFECT_API_URL"] = before
-        refresh_global_settings_context()
+        # The very settings of before, not new ones from the environment: a
+        # test harness may have put its own there.
+        prefect.context.GLOBAL_SETTINGS_CONTEXT = settings_before

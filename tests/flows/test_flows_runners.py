@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -225,3 +226,24 @@ def test_a_pool_whose_dead_worker_holds_the_message_queue_lets_the_command_exit(
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["left", "the", "pool"]
     assert "Timed out waiting" not in done.stderr
+
+
+def test_a_temporary_api_reaches_prefects_threads_and_the_settings_before_come_back(monkeypatch):
+    import threading
+
+    import prefect.context
+    from prefect.settings import get_current_settings
+
+    from dri.flows.runners import _api_for_every_thread
+
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    before = prefect.context.GLOBAL_SETTINGS_CONTEXT
+    seen: list[str | None] = []
+    with _api_for_every_thread("http://127.0.0.1:9/api"):
+        # A thread does not inherit this one's context: it reads the process's settings.
+        thread = threading.Thread(target=lambda: seen.append(get_current_settings().api.url))
+        thread.start()
+        thread.join()
+    assert seen == ["http://127.0.0.1:9/api"]
+    assert prefect.context.GLOBAL_SETTINGS_CONTEXT is before
+    assert "PREFECT_API_URL" not in os.environ

@@ -121,6 +121,18 @@ def test_the_same_bytes_under_two_names_are_both_members(tmp_path, monkeypatch):
     assert [d.name for d in listed] == ["copy-of-sun.txt", "solar-system.txt"]
 
 
+def _run_on_the_pool(corpus: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``dri run CORPUS`` on the process pool (so on Prefect); what it did and its stderr's lines."""
+    done = subprocess.run(
+        [*DRI, "run", str(corpus), "--no-progress", "--runner", "processes", "--workers", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    return done, [line for line in done.stderr.splitlines() if line.strip()]
+
+
 @pytest.mark.background
 def test_a_damaged_prefect_database_is_one_line_naming_it_at_once(tmp_path):
     corpus = fault_corpus(tmp_path, documents=3)
@@ -129,16 +141,9 @@ def test_a_damaged_prefect_database_is_one_line_naming_it_at_once(tmp_path):
     home.mkdir()
     (home / "prefect.db").write_bytes(b"not a database " * 100)
     started = time.monotonic()
-    done = subprocess.run(
-        [*DRI, "run", str(corpus), "--no-progress", "--runner", "processes", "--workers", "2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done, errors = _run_on_the_pool(corpus, env)
     took = time.monotonic() - started
     assert done.returncode == 1, done.stderr[-3000:]
-    errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1, errors[:5]
     line = errors[0]
     assert line.startswith(f"error: Prefect's temporary server (PREFECT_HOME {home}) exited with status "), (
@@ -155,15 +160,8 @@ def test_a_prefect_home_it_cannot_write_is_one_line_naming_the_file(tmp_path):
     env = run_env(tmp_path, migrated=False)
     lock = tmp_path / "prefect-home" / "dri-server-start.lock"
     lock.mkdir(parents=True)  # what a read-only home or a full disk also refuses: a file made there
-    done = subprocess.run(
-        [*DRI, "run", str(corpus), "--no-progress", "--runner", "processes", "--workers", "2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done, errors = _run_on_the_pool(corpus, env)
     assert done.returncode == 1, done.stderr[-3000:]
-    errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert errors == [
         f"error: Prefect's temporary server was not started: {lock}: Is a directory; what to do: "
         + PrefectServerStartError.advice

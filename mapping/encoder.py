@@ -18,8 +18,9 @@ Each file's sha256 is pinned here (:data:`MODEL_SHA256`,
 :data:`TOKENIZER_SHA256`) and checked when it is loaded, so a changed file is a
 one-line error (:class:`EncoderSetupError`) and never a silently different
 score. Loading is lazy: importing this module loads nothing,
-:func:`sentence_encoder` loads the encoder once per process on first use, and
-its onnxruntime session when the model first runs (about 0.3 s in all;
+:func:`sentence_encoder` loads the encoder (its tokenizer) once per process on
+first use, and the model file and its onnxruntime session when the model
+first runs (about 0.3 s in all;
 ``bench/bench_encoder.py`` measures it and the time per document).
 
 :meth:`SentenceEncoder.encode` embeds short texts (up to :data:`MAX_PIECES`
@@ -141,8 +142,11 @@ class SentenceEncoder:
     def __init__(self, model: Path | None = None, tokenizer: Path | None = None) -> None:
         try:
             # Both checked now, so that a missing runtime is a one-line error when
-            # the encoder loads, not when the model first runs.
-            import onnxruntime  # noqa: F401
+            # the encoder loads, not when the model first runs. onnxruntime is only
+            # found here (its import is a tenth of a second): a process that reads
+            # stored vectors (a search's first result) never runs the model.
+            if importlib.util.find_spec("onnxruntime") is None:
+                raise ImportError("No module named 'onnxruntime'")
             from tokenizers import Tokenizer
         except ImportError as err:
             raise EncoderSetupError(
@@ -152,7 +156,12 @@ class SentenceEncoder:
         model_path, tokenizer_path = model or default_model, tokenizer or default_tokenizer
         assert model_path is not None and tokenizer_path is not None
         tokenizer_json = verified_bytes(tokenizer_path, TOKENIZER_SHA256).decode("utf-8")
-        model_bytes = verified_bytes(model_path, MODEL_SHA256)
+        try:
+            model_path.stat()
+        except OSError as err:
+            raise EncoderSetupError(
+                f"{model_path}: cannot read the encoder file ({err.strerror or err})"
+            ) from None
         self._pieces = Tokenizer.from_str(tokenizer_json)
         self._pieces.no_truncation()
         self._pieces.no_padding()
@@ -160,10 +169,10 @@ class SentenceEncoder:
         if cls is None or sep is None:
             raise EncoderSetupError(f"{tokenizer_path}: the tokenizer has no [CLS] or [SEP] piece")
         self._cls, self._sep = cls, sep
-        # The session (0.2-0.3 s to make) is made when the model first runs: a
-        # process that only reads stored vectors (a search's first result)
-        # needs the tokenizer alone (remember_document).
-        self._model_bytes: bytes | None = model_bytes
+        # The model is read, its sha256 checked and its session made (0.2-0.3 s in
+        # all) when it first runs: a process that only reads stored vectors (a
+        # search's first result) needs the tokenizer alone (remember_document).
+        self._model_path: Path | None = model_path
         self._session: Any = None
         self._lock = threading.Lock()
         self._documents: OrderedDict[bytes, np.ndarray] = OrderedDict()
@@ -236,8 +245,9 @@ class SentenceEncoder:
     def _model_session(self) -> Any:
         """The onnxruntime session, made on first use (the caller holds ``_lock``)."""
         if self._session is None:
-            assert self._model_bytes is not None
-            self._session, self._model_bytes = _session_of(self._model_bytes), None
+            assert self._model_path is not None
+            self._session = _session_of(verified_bytes(self._model_path, MODEL_SHA256))
+            self._model_path = None
         return self._session
 
     def _pooled(self, sequences: list[list[int]]) -> np.ndarray:
@@ -274,7 +284,12 @@ def _batches(lengths: Sequence[int]) -> list[list[int]]:
 
 def _session_of(model_bytes: bytes) -> Any:
     """An onnxruntime session of the model: one thread, quiet, no arena."""
-    import onnxruntime
+    try:
+        import onnxruntime
+    except ImportError as err:  # found when the encoder loaded, but it does not import
+        raise EncoderSetupError(
+            f"the sentence encoder cannot load onnxruntime ({err}); run scripts/install"
+        ) from None
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = THREADS

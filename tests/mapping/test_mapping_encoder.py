@@ -32,6 +32,21 @@ def test_importing_loads_no_model() -> None:
     assert out.split() == ["False", "False"]
 
 
+def test_a_stored_vector_needs_no_model() -> None:
+    # A search over stored documents keys their vectors by word pieces: the
+    # tokenizer is loaded, onnxruntime is not imported and the model not read.
+    code = (
+        "import sys, numpy as np\n"
+        "from dri.mapping.encoder import sentence_encoder\n"
+        "e = sentence_encoder()\n"
+        "e.remember_document('The sun attracts the planets.', np.ones(384))\n"
+        "v = e.encode_document('The sun  attracts the planets.')\n"
+        "print('onnxruntime' in sys.modules, round(float(v @ v), 3), e._session is None)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "1.0", "True"]
+
+
 def test_loading_in_background_loads_the_session_once_per_process() -> None:
     code = (
         "import threading\n"
@@ -155,6 +170,18 @@ def test_a_changed_weight_file_is_a_one_line_error(tmp_path) -> None:
     assert "\n" not in message and str(changed) in message and "sha256" in message
     with pytest.raises(EncoderSetupError, match="cannot read"):
         SentenceEncoder(model=tmp_path / "missing.onnx", tokenizer=tokenizer)
+
+
+def test_a_changed_model_is_a_one_line_error_when_it_first_runs(tmp_path) -> None:
+    model, tokenizer = default_files()
+    changed = tmp_path / "model.onnx"
+    changed.write_bytes(model.read_bytes()[:-1])
+    encoder = SentenceEncoder(model=changed, tokenizer=tokenizer)  # the tokenizer alone is read
+    for _ in range(2):  # and it stays an error, never a session of the changed file
+        with pytest.raises(EncoderSetupError) as err:
+            encoder.encode(["The sun attracts the planets."])
+        message = str(err.value)
+        assert "\n" not in message and str(changed) in message and "sha256" in message
 
 
 def test_a_document_read_twice_is_encoded_once(encoder, monkeypatch) -> None:

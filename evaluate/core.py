@@ -394,8 +394,6 @@ def evaluate(
     corpus = summaries[0].corpus
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
     grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
-    text = functools.cache(_plain_text)  # each text is read once per evaluation
-    fitted = _fit_baselines(pairs, text) if baselines else None
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
     rows = [
         _row(
@@ -409,6 +407,9 @@ def evaluate(
     ]
     if on_compared is not None:
         on_compared(rows)
+    # Fitted after the rows are handed on, so a search's pictures are drawn meanwhile.
+    text = functools.cache(_plain_text)  # each text is read once per evaluation
+    fitted = _fit_baselines(pairs, text) if baselines else None
     baseline_seconds = _score_baselines(chosen, rows, fitted, text, ids)
     if progress:
         for (i, _, _), row in zip(chosen, rows):

@@ -122,6 +122,11 @@ def run_watch(args: argparse.Namespace) -> int:
     except (OSError, RuntimeError) as err:
         echo(f"error: {_why(err)}", file=sys.stderr, one_line=True)
         return 1
+    if not (result.announced or result.waiting or result.errors):
+        # A single scan says what it found even when it was nothing; a watch
+        # that keeps scanning stays quiet between corpora.
+        seen = f" ({result.already_seen} seen before, unchanged)" if result.already_seen else ""
+        echo(f"{args.root}: no new or changed corpus{seen}", flush=True, one_line=True)
     return 1 if result.errors else 0
 
 

@@ -70,7 +70,18 @@ def test_dri_watch_once_announces_new_folders_to_the_server(prefect_server, tmp_
     assert main(argv) == 0
     assert "new: new corpus of 4 documents, emitted corpus.arrived" in capsys.readouterr().out
     assert main(argv) == 0  # remembered in data_dir()/sensor
-    assert "emitted" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "emitted" not in out
+    assert out == f"{tmp_path / 'root'}: no new or changed corpus (1 seen before, unchanged)\n"
+
+
+def test_dri_watch_once_says_when_it_found_nothing(tmp_path, data_dir, capsys):
+    root = tmp_path / "root"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "readme.md").write_text("not a document", encoding="utf-8")
+    assert main(["watch", str(root), "--once", "--run", "--min-age", "0"]) == 0
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (f"{root}: no new or changed corpus\n", "")
 
 
 def test_dri_watch_run_runs_each_new_corpus_here(prefect_server, tmp_path, data_dir, capsys, monkeypatch):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from pathlib import Path
 
 from dri.errors import SettingsError
@@ -150,6 +151,12 @@ def prefect_defaults(quiet_console: bool) -> None:
     """
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    # Prefect warns, two lines on the terminal, when it imports under a
+    # PREFECT_HOME it cannot make; a command that uses the home says so in
+    # its own one line (the file in the way), and one that does not need not.
+    warnings.filterwarnings(
+        "ignore", message="Failed to create the Prefect home directory", category=UserWarning
+    )
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     # Progress of long documents (dri.progress) goes to the run's logs, in workers too.
     os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "dri.progress")

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     #: A task runner of any kind of future (processes, threads, Dask).
     AnyTaskRunner = TaskRunner[Any]
 
-from dri.errors import Interrupted, ProjectError, SettingsError
+from dri.errors import Interrupted, ProjectError, SettingsError, os_reason
 from dri.flows.execution import local_workers
 from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
@@ -825,8 +825,17 @@ def shared_prefect_api() -> Iterator[str | None]:
     from dri.flows.prefect_server import PrefectServerStartError, temporary_api
 
     home = Path(get_current_settings().home)
-    home.mkdir(parents=True, exist_ok=True)
     lock_file = home / "dri-server-start.lock"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file in its way, a read-only parent
+        refused = PrefectServerStartError(
+            f"Prefect's temporary server was not started: PREFECT_HOME {printable(str(home))}: {os_reason(err)}"
+        )
+        refused.advice = (
+            "set PREFECT_HOME to a folder that can be made, or PREFECT_API_URL to a running server"
+        )
+        raise refused from None
     try:
         lock = lock_file.open("w")
     except OSError as err:  # an unwritable home, a full disk

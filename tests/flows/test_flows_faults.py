@@ -166,3 +166,18 @@ def test_a_prefect_home_it_cannot_write_is_one_line_naming_the_file(tmp_path):
         f"error: Prefect's temporary server was not started: {lock}: Is a directory; what to do: "
         + PrefectServerStartError.advice
     ], errors[:5]
+
+
+def test_a_prefect_home_behind_a_file_is_one_line_and_no_warning(tmp_path):
+    # Prefect warned in two lines when it was imported, then a bare OSError line followed.
+    corpus = fault_corpus(tmp_path, documents=3)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way", encoding="utf-8")
+    env = {**run_env(tmp_path, migrated=False), "PREFECT_HOME": str(blocker / "home")}
+    done, errors = _run_on_the_pool(corpus, env)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert errors == [
+        f"error: Prefect's temporary server was not started: PREFECT_HOME {blocker / 'home'}: cannot be made: "
+        f"{blocker} is a file, not a folder; what to do: set PREFECT_HOME to a folder that can be made, "
+        "or PREFECT_API_URL to a running server"
+    ], errors[:5]

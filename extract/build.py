@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -33,10 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
 
-#: Progress of long documents, every PROGRESS_SENTENCES sentences; the CLI and
-#: the flows show this logger's INFO lines when not on a terminal.
+#: Progress of long documents, every PROGRESS_SENTENCES sentences or, for a
+#: document whose sentences parse slowly (run-on text cut into long pieces),
+#: after PROGRESS_SECONDS without a line; the CLI and the flows show this
+#: logger's INFO lines when not on a terminal.
 progress_log = logging.getLogger("dri.progress")
 PROGRESS_SENTENCES = 5000
+PROGRESS_SECONDS = 15.0
 #: Characters parsed in one batch, at most: prose (sentences under 500
 #: characters on average) is parsed in batches of 64 sentences as before.
 BATCH_CHARS = 32_000
@@ -170,16 +174,21 @@ def build_graphs(
         parsed_stream = _parsed_in_batches(nlp, feed(), batch_size)
     else:
         parsed_stream = nlp.pipe(feed(), as_tuples=True, batch_size=batch_size, n_process=n_process)
+    said = (-1, time.monotonic())  # the document last reported on (or begun), and when
     for parsed, (number, sentence) in parsed_stream:
         # Documents started before this one are complete (or had no sentences).
         while started[0][0] < number:
             yield started.popleft()[1].graph
         started[0][1].add(sentence, parsed)
-        if (sentence.id + 1) % PROGRESS_SENTENCES == 0:
-            document = started[0][1].document
-            progress_log.info(
-                "%s: %d of %d sentences parsed", document.path, sentence.id + 1, len(document.sentences)
-            )
+        now = time.monotonic()
+        if said[0] != number:
+            said = (number, now)
+        done, document = sentence.id + 1, started[0][1].document
+        if done < len(document.sentences) and (
+            done % PROGRESS_SENTENCES == 0 or now - said[1] >= PROGRESS_SECONDS
+        ):
+            progress_log.info("%s: %d of %d sentences parsed", document.path, done, len(document.sentences))
+            said = (number, now)
     while started:
         yield started.popleft()[1].graph
 

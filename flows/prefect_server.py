@@ -20,8 +20,8 @@ waits for its health check, with these differences:
 * its output goes to ``PREFECT_HOME/dri-server.log``, not the terminal;
 * a server that exits while starting, or does not answer within
   ``PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS``, is a
-  :class:`~flows.runners.PrefectServerError` of one line naming the Prefect
-  home, the reason from the server's log and the log's path.
+  :class:`PrefectServerStartError` of one line naming the Prefect home, the
+  reason from the server's log and the log's path.
 
 One server serves every run of the process (``dri watch --run`` runs
 many): :func:`temporary_api` starts it on first use, and again only if it
@@ -47,7 +47,7 @@ from pathlib import Path
 from dri.errors import ProjectError
 from dri.literal import printable
 
-__all__ = ["PrefectServerStartError", "TemporaryServer", "temporary_api"]
+__all__ = ["PrefectHomeError", "PrefectServerStartError", "TemporaryServer", "temporary_api"]
 
 log = logging.getLogger("prefect")
 
@@ -65,6 +65,12 @@ class PrefectServerStartError(ProjectError):
         "a damaged or unwritable database under PREFECT_HOME is the common cause: move it "
         "aside, or set PREFECT_API_URL to a running server (prefect server start)"
     )
+
+
+class PrefectHomeError(PrefectServerStartError):
+    """``PREFECT_HOME`` cannot be made (a file in its way): the server has nowhere to keep its database."""
+
+    advice = "set PREFECT_HOME to a folder that can be made, or PREFECT_API_URL to a running server"
 
 
 def _free_port() -> int:
@@ -150,6 +156,7 @@ class TemporaryServer:
         home = Path(settings.home)
         log_file = home / "dri-server.log"
         timeout = float(settings.server.ephemeral.startup_timeout_seconds)
+        atexit.register(self.stop)
         for _ in range(self._attempts):
             port = _free_port()
             url = f"http://127.0.0.1:{port}/api"
@@ -165,7 +172,6 @@ class TemporaryServer:
                     f"Prefect's temporary server (PREFECT_HOME {printable(str(home))}) was not started: "
                     f"{printable(str(log_file))}: {err.strerror or err}"
                 ) from None
-            atexit.register(self.stop)
             deadline = time.monotonic() + timeout
             with httpx.Client() as client:
                 while process.poll() is None and time.monotonic() < deadline:

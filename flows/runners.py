@@ -822,20 +822,16 @@ def shared_prefect_api() -> Iterator[str | None]:
         check_prefect_api(url)
         yield url
         return
-    from dri.flows.prefect_server import PrefectServerStartError, temporary_api
+    from dri.flows.prefect_server import PrefectHomeError, PrefectServerStartError, temporary_api
 
     home = Path(get_current_settings().home)
     lock_file = home / "dri-server-start.lock"
     try:
         home.mkdir(parents=True, exist_ok=True)
     except OSError as err:  # a file in its way, a read-only parent
-        refused = PrefectServerStartError(
+        raise PrefectHomeError(
             f"Prefect's temporary server was not started: PREFECT_HOME {printable(str(home))}: {os_reason(err)}"
-        )
-        refused.advice = (
-            "set PREFECT_HOME to a folder that can be made, or PREFECT_API_URL to a running server"
-        )
-        raise refused from None
+        ) from None
     try:
         lock = lock_file.open("w")
     except OSError as err:  # an unwritable home, a full disk

@@ -201,8 +201,14 @@ def test_a_document_read_twice_is_encoded_once(encoder, monkeypatch) -> None:
     assert np.array_equal(encoder.encode_document(text), first)
 
 
-def test_a_remembered_document_vector_is_used_for_texts_of_the_same_word_pieces(encoder, monkeypatch) -> None:
+def _forget_remembered(encoder, monkeypatch) -> None:
     monkeypatch.setattr(encoder, "_known", type(encoder._known)())
+    monkeypatch.setattr(encoder, "_by_text", type(encoder._by_text)())
+    monkeypatch.setattr(encoder, "_unkeyed", [])
+
+
+def test_a_remembered_document_vector_is_used_for_texts_of_the_same_word_pieces(encoder, monkeypatch) -> None:
+    _forget_remembered(encoder, monkeypatch)
     text = "The nucleus attracts the electrons.\nThe electrons circle the nucleus."
     given = np.zeros(DIMENSION, dtype=np.float32)
     given[:2] = 3.0, 4.0  # not what the model gives: seen only if nothing was encoded
@@ -215,6 +221,27 @@ def test_a_remembered_document_vector_is_used_for_texts_of_the_same_word_pieces(
     )  # scaled to unit length
     encoder.encode_document("The nucleus repels the electrons.")
     assert len(runs) == 1  # other word pieces: the model reads them
+
+
+def test_a_remembered_text_asked_for_as_given_is_found_without_its_word_pieces(encoder, monkeypatch) -> None:
+    _forget_remembered(encoder, monkeypatch)
+    texts = [f"Story {n}: the army divides to attack the fortress." for n in range(3)]
+    for n, text in enumerate(texts):
+        given = np.zeros(DIMENSION, dtype=np.float32)
+        given[n] = 2.0
+        encoder.remember_document(text, given)
+    read = []
+    keyed = encoder._keyed
+    monkeypatch.setattr(encoder, "_keyed", lambda text: read.append(text) or keyed(text))
+    # As given, or with other white space (a graph's text against its file's).
+    found = [encoder.encode_document(text) for text in [*texts, f"  {texts[2]}\n".replace(" ", "\n\t ")]]
+    assert read == [] and [int(np.argmax(v)) for v in found] == [0, 1, 2, 2]
+    # Another text of the same word pieces (the tokenizer lowercases): its word
+    # pieces, and those of the remembered texts, are read once, and the vector found.
+    shouted = encoder.encode_document(texts[1].upper())
+    assert sorted(read) == sorted([texts[1].upper(), *texts]) and int(np.argmax(shouted)) == 1
+    encoder.encode_document(texts[2].upper())
+    assert len(read) == 5  # the remembered texts are not read again
 
 
 def test_dri_compare_says_in_one_line_that_the_encoder_cannot_load(tmp_path, monkeypatch, capsys) -> None:

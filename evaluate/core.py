@@ -40,7 +40,6 @@ from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.pipeline import run_corpus
 from dri.flows.tasks import NO_SECTIONS, RunSummary
-from dri.mapping.inference import CandidateInference
 from dri.metrics.baselines import BASELINE_NAMES, Baselines
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, ReportFiles
@@ -110,9 +109,10 @@ class Evaluation:
     recorded (``source_group``, if set, is recorded for the sources).
     ``report`` holds the :class:`EvaluationResult` options of the kind
     (``levels``, ``negative``, ``rank``, ``group_labels``); ``meta`` adds
-    lines to the report's meta. ``mappings`` reads the mapping pairs of each
-    comparison back as ``row["_mapping"]`` and its candidate inferences as
-    ``row["_inferences"]``.
+    lines to the report's meta. ``mappings`` keeps each row's stored
+    comparison as ``row["_record"]``, its scores without its mapping pairs and
+    inferences: a search reads those for its top hits alone
+    (:func:`evaluate.analogy.analogy_search`), not for every candidate.
     """
 
     kind: str
@@ -283,12 +283,7 @@ def _row(
         row.update({name: record.scores.get(name, math.nan) for name in (*STRUCTURE_SCORES, *COUNT_NAMES)})
         row[MAPPING_SECONDS] = math.nan if record.mapping_seconds is None else record.mapping_seconds
         if mappings:
-            row["_mapping"] = [
-                (p.get("kind", ""), p.get("source_lemma", ""), p.get("target_lemma", ""), p.get("generic"))
-                for p in record.pairs
-            ]
-            row["_inferences"] = [CandidateInference.from_dict(x) for x in record.inferences]
-            row["_record"] = record  # the report rebuilds the comparison from it
+            row["_record"] = record  # a search reads its top hits' mappings by it
     row["error"] = "; ".join(dict.fromkeys(errors))
     return row
 
@@ -519,9 +514,7 @@ def _read_store(
     with open_store() as store:
         grouped = _record_groups(store, corpus, evaluation, ids)
         stored = {
-            (r.source_id, r.target_id): r
-            for run_id in run_ids
-            for r in store.comparisons(run_id=run_id, pairs=evaluation.mappings)
+            (r.source_id, r.target_id): r for run_id in run_ids for r in store.comparisons(run_id=run_id)
         }
         where = f"{store.backend} ({store.location})"
     return grouped, stored, where

@@ -136,6 +136,32 @@ def test_analogy_search_finds_the_classic_analogues(tmp_path):
     assert "## Target rutherford-atom.txt" in summary and "planet ↔ electron" in summary
 
 
+def test_a_search_reads_the_mappings_of_its_top_hits_alone(tmp_path, monkeypatch):
+    # Every candidate's scores are rows; only the hits' mapped pairs and
+    # inferences are read back (a search of 1,000 stories has 250 candidates).
+    from dri.store.sqlite_store.comparisons import SQLiteComparisons
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    read_with_pairs = []
+    inner = SQLiteComparisons._comparisons
+
+    def counted(self, where, params, pairs):
+        found = inner(self, where, params, pairs)
+        if pairs:
+            read_with_pairs.extend(Path(c.source_id).name for c in found)
+        return found
+
+    monkeypatch.setattr(SQLiteComparisons, "_comparisons", counted)
+    results, _ = analogy_search(
+        DEMO / "analogy", "rutherford-atom.txt", k=2, report_dir=False, baselines=False
+    )
+    (atom,) = results
+    assert atom.compared == 8 and len(atom.hits) == 2 and len(read_with_pairs) == 2
+    assert atom.hits[0].source.name == "solar-system.txt"
+    assert ("concept", "planet", "electron") in {m[:3] for m in atom.hits[0].mapping}
+    assert all(hit.mapping and hit.inferences for hit in atom.hits)
+
+
 def test_far_analogy_search_ranks_only_sources_about_other_things(tmp_path):
     results, files = analogy_search(DEMO / "analogy", k=8, report_dir=tmp_path, baselines=False, far=True)
     hits = [h for r in results for h in r.hits]

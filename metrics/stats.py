@@ -37,6 +37,7 @@ __all__ = [
     "average_ranks",
     "group_summary",
     "group_values",
+    "kendall_tau_b",
     "krippendorff_alpha",
     "kruskal_wallis",
     "language_ranking",
@@ -116,6 +117,48 @@ def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
     bounds = np.r_[np.nonzero(starts)[0], arr.size]
     ranks: np.ndarray = 0.5 * (bounds[tie_group] + bounds[tie_group - 1] + 1)
     return ranks
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b of two float arrays of one length (NaN when either is constant).
+
+    SciPy's ``kendalltau(x, y, variant="b").statistic``, float for float: the
+    same dense ranks, the same integer counts of discordant pairs (SciPy's own
+    merge count) and of ties, and the same float operations on them. SciPy's
+    function also computes a p-value and checks its input, 0.5 ms a call; a
+    bootstrap calls this 1,000 times per score.
+    """
+    try:
+        from scipy.stats._stats import _kendall_dis  # SciPy's merge count of discordant pairs
+    except ImportError:  # another SciPy: its public function, the same statistic
+        from scipy.stats import kendalltau
+
+        return float(kendalltau(x, y, variant="b").statistic)
+
+    size = x.size
+    perm = np.argsort(y)
+    x, y = x[perm], y[perm]
+    y = np.r_[True, y[1:] != y[:-1]].cumsum(dtype=np.intp)
+    perm = np.argsort(x, kind="mergesort")
+    x, y = x[perm], y[perm]
+    x = np.r_[True, x[1:] != x[:-1]].cumsum(dtype=np.intp)
+    dis = _kendall_dis(x, y)
+    joint = np.r_[True, (x[1:] != x[:-1]) | (y[1:] != y[:-1]), True]
+    cnt = np.diff(np.nonzero(joint)[0]).astype("int64", copy=False)
+    ntie = int((cnt * (cnt - 1) // 2).sum())
+    xtie, ytie = _tied_pairs(x), _tied_pairs(y)
+    tot = (size * (size - 1)) // 2
+    if xtie == tot or ytie == tot:
+        return math.nan
+    con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
+    tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
+    return float(np.minimum(1.0, max(-1.0, tau)))
+
+
+def _tied_pairs(ranks: np.ndarray) -> int:
+    cnt = np.bincount(ranks).astype("int64", copy=False)
+    cnt = cnt[cnt > 1]
+    return int((cnt * (cnt - 1) // 2).sum())
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:

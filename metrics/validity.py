@@ -35,7 +35,7 @@ import numpy as np
 
 from dri.metrics.report import save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
-from dri.metrics.stats import average_ranks
+from dri.metrics.stats import average_ranks, kendall_tau_b
 
 __all__ = [
     "ChoiceResult",
@@ -115,12 +115,9 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _kendall(a: np.ndarray, b: np.ndarray) -> float:
-    # SciPy is slow to import: only when a statistic needs it.
-    from scipy.stats import kendalltau
-
     if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return math.nan
-    return float(kendalltau(a, b, variant="b").statistic)
+    return kendall_tau_b(a, b)
 
 
 CORRELATIONS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {

@@ -10,6 +10,7 @@ import pytest
 from dri.metrics.stats import (
     average_ranks,
     group_summary,
+    kendall_tau_b,
     krippendorff_alpha,
     kruskal_wallis,
     language_ranking,
@@ -61,6 +62,23 @@ def test_rank_statistics_match_scipy_on_tied_data():
             expected = stats.kruskal(*groups)
             assert kruskal_wallis(groups) == pytest.approx((expected.statistic, expected.pvalue), abs=1e-12)
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == (-1.0, 0.0)
+
+
+def test_kendall_tau_b_is_scipys_float_for_float():
+    # The bootstrap's tau-b without SciPy's p-value: the same statistic to the
+    # last bit, with ties on either side, both, or neither, small and large.
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    for case in range(400):
+        n = int(rng.integers(3, 40)) if case < 360 else int(rng.integers(200, 1500))
+        x = rng.normal(size=n) if case % 3 else rng.integers(0, 4, n).astype(float)
+        y = x + rng.normal(size=n) if case % 2 else rng.integers(0, 5, n).astype(float)
+        expected = stats.kendalltau(x, y, variant="b").statistic
+        found = kendall_tau_b(x, y)
+        assert found == expected or (math.isnan(found) and math.isnan(expected)), (case, found, expected)
+    assert kendall_tau_b(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == -1.0
+    assert math.isnan(kendall_tau_b(np.array([1.0, 1.0, 1.0]), np.array([3.0, 2.0, 1.0])))
 
 
 def test_roc_auc_is_the_mann_whitney_probability():

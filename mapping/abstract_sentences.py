@@ -60,7 +60,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 import networkx as nx
 import numpy as np
@@ -77,6 +78,7 @@ from dri.mapping.sides import Side
 __all__ = [
     "ABSTRACTION",
     "ABSTRACT_SENTENCES",
+    "TableRows",
     "abstract_sentence_vectors",
     "abstract_sentences",
     "clause_context",
@@ -242,21 +244,51 @@ def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarra
     return chosen, mask
 
 
-def clause_context(
-    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
-) -> list[list[float]]:
+class TableRows(Sequence[list[float]]):
+    """A float matrix read as rows of Python floats, each row made when first read.
+
+    The search reads ``table[i][k]`` for the pairs it meets, as Python floats
+    (numpy's scalar indexing is several times slower); a whole paper's
+    relations x relations table is 800,000 floats, most of which it never meets.
+    """
+
+    __slots__ = ("_matrix", "_rows")
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self._matrix = matrix
+        self._rows: list[list[float] | None] = [None] * len(matrix)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> list[float]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[list[float]]: ...
+
+    def __getitem__(self, i: int | slice) -> list[float] | list[list[float]]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(len(self._rows))[i]]
+        row = self._rows[i]
+        if row is None:
+            row = self._rows[i] = self._matrix[i].tolist()
+        return row
+
+
+def clause_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float) -> TableRows:
     """The factor of every source relation's evidence with every target relation's (see the
     module docstring), as rows of a relations x relations table; 1 where either is of order 2
     or has no abstracted sentence."""
     out = np.ones((len(s.relations), len(t.relations)))
     if not s.relations or not t.relations:
-        return out.tolist()
+        return TableRows(out)
     a, first = _relation_rows(source, s)
     b, second = _relation_rows(target, t)
     if len(a) and len(b):
         own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
         out[np.ix_(first, second)] = 1.0 - weight + weight * own
-    return out.tolist()
+    return TableRows(out)
 
 
 def _concept_sentences(
@@ -280,9 +312,7 @@ def _concept_sentences(
     return first, several
 
 
-def concept_context(
-    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
-) -> list[list[float]]:
+def concept_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float) -> TableRows:
     """The factor of every source concept pair's local evidence (see the module docstring):
     the best rescaled cosine between a sentence that mentions the source concept and one
     that mentions the target concept, as rows of a concepts x concepts table; 1 where either
@@ -290,7 +320,7 @@ def concept_context(
     out = np.ones((len(s.concepts), len(t.concepts)))
     a, b = abstract_sentence_vectors(source), abstract_sentence_vectors(target)
     if a is None or b is None or not len(out) or not len(out[0]):
-        return out.tolist()
+        return TableRows(out)
     own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
     first_s, several_s = _concept_sentences(source, s, len(a))
     first_t, several_t = _concept_sentences(target, t, len(b))
@@ -303,4 +333,4 @@ def concept_context(
         factor[:, n] = best[:, ids].max(axis=1)
     has_s, has_t = first_s >= 0, first_t >= 0
     out[np.ix_(has_s, has_t)] = 1.0 - weight + weight * factor[np.ix_(has_s, has_t)]
-    return out.tolist()
+    return TableRows(out)

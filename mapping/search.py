@@ -63,9 +63,9 @@ class SearchInputs:
     concepts: ConceptMatrix | None = None
     labels: LabelMatrix | None = None
     #: Factor of each relation pair's evidence (``[i][k]``, :mod:`mapping.abstract_sentences`); None: 1.
-    context: list[list[float]] | None = None
+    context: Sequence[list[float]] | None = None
     #: Factor of each concept pair's evidence (``[a][b]``, the same module); None: 1.
-    concept_context: list[list[float]] | None = None
+    concept_context: Sequence[list[float]] | None = None
 
 
 @dataclass(slots=True)

@@ -115,6 +115,18 @@ def test_corresponding_sentences_weigh_more_than_unrelated_ones() -> None:
     assert 0.0 <= unrelated < analogous <= 1.0
 
 
+def test_a_context_table_makes_each_row_when_first_read() -> None:
+    source = graph_from_text("The army attacked the fortress. The cook ate the bread.")
+    target = graph_from_text("The soldiers stormed the castle. The baker made the bread.")
+    s, t = Side.of(source), Side.of(target)
+    table = clause_context(source, target, s, t, 1.0)
+    assert table._rows == [None] * len(s.relations)  # nothing made yet
+    first = table[1]
+    assert table[1] is first and table._rows[0] is None  # made once, the others not
+    assert all(type(x) is float for x in first) and len(first) == len(t.relations)
+    assert table[-1] == table[len(table) - 1] and table[:] == [table[n] for n in range(len(table))]
+
+
 def test_concepts_from_corresponding_sentences_weigh_more() -> None:
     source = graph_from_text("The army attacked the fortress. The cook ate the bread.")
     target = graph_from_text("The soldiers stormed the castle.")
@@ -159,9 +171,9 @@ def test_graphs_without_text_and_the_paper_profile_are_unchanged() -> None:
     add_triple(t, "nucleus", "attract", "electron", sentence=0)
     plain = get_profile("sme").but(clause_context=0.0)
     assert map_graphs(s, t, profile="sme").evaluation == map_graphs(s, t, profile=plain).evaluation
-    assert concept_context(s, t, Side.of(s), Side.of(t), 1.0) == [[1.0] * len(Side.of(t).concepts)] * len(
-        Side.of(s).concepts
-    )
+    assert list(concept_context(s, t, Side.of(s), Side.of(t), 1.0)) == [
+        [1.0] * len(Side.of(t).concepts)
+    ] * len(Side.of(s).concepts)
     # The paper's profile stays the paper's: no clause context.
     assert get_profile("paper") == Profile(name="paper", restarts=128)
     assert get_profile("paper").clause_context == 0.0

@@ -235,9 +235,9 @@ class SentenceEncoder:
         the same word pieces, in this process: a document's vector stored with its
         graph, so that the model does not read the document again.
 
-        The text's word pieces are read only when another text is asked for (a
-        search's baseline asks for the very texts it remembered: 250 stories'
-        word pieces were half a second of its first result)."""
+        The text's word pieces are read only when another text is asked for: a
+        search's baseline asks for the very texts it remembered (the word pieces
+        of 250 stories, twice, were half a second of a search of 1,000)."""
         unit = _unit(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
         with self._lock:
             _kept(self._by_text, _text_key(text), unit)

@@ -244,6 +244,12 @@ def _relation_rows(graph: nx.DiGraph, side: Side) -> tuple[np.ndarray, np.ndarra
     return chosen, mask
 
 
+#: Tables of at most this many cells are made into Python floats at once (a row
+#: read through :class:`TableRows` costs a method call each time; a story pair's
+#: table is read about 3,000 times and holds about 10,000 cells), larger ones row by row.
+EAGER_CELLS = 100_000
+
+
 class TableRows(Sequence[list[float]]):
     """A float matrix read as rows of Python floats, each row made when first read.
 
@@ -276,19 +282,26 @@ class TableRows(Sequence[list[float]]):
         return row
 
 
-def clause_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float) -> TableRows:
+def _rows(table: np.ndarray) -> Sequence[list[float]]:
+    """``table`` as rows of Python floats: all at once when small, else row by row."""
+    return table.tolist() if table.size <= EAGER_CELLS else TableRows(table)
+
+
+def clause_context(
+    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
+) -> Sequence[list[float]]:
     """The factor of every source relation's evidence with every target relation's (see the
     module docstring), as rows of a relations x relations table; 1 where either is of order 2
     or has no abstracted sentence."""
     out = np.ones((len(s.relations), len(t.relations)))
     if not s.relations or not t.relations:
-        return TableRows(out)
+        return _rows(out)
     a, first = _relation_rows(source, s)
     b, second = _relation_rows(target, t)
     if len(a) and len(b):
         own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
         out[np.ix_(first, second)] = 1.0 - weight + weight * own
-    return TableRows(out)
+    return _rows(out)
 
 
 def _concept_sentences(
@@ -312,7 +325,9 @@ def _concept_sentences(
     return first, several
 
 
-def concept_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float) -> TableRows:
+def concept_context(
+    source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, weight: float
+) -> Sequence[list[float]]:
     """The factor of every source concept pair's local evidence (see the module docstring):
     the best rescaled cosine between a sentence that mentions the source concept and one
     that mentions the target concept, as rows of a concepts x concepts table; 1 where either
@@ -320,7 +335,7 @@ def concept_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, we
     out = np.ones((len(s.concepts), len(t.concepts)))
     a, b = abstract_sentence_vectors(source), abstract_sentence_vectors(target)
     if a is None or b is None or not len(out) or not len(out[0]):
-        return TableRows(out)
+        return _rows(out)
     own = np.clip((product(a, b.T) - UNRELATED) / (1.0 - UNRELATED), 0.0, 1.0)
     first_s, several_s = _concept_sentences(source, s, len(a))
     first_t, several_t = _concept_sentences(target, t, len(b))
@@ -333,4 +348,4 @@ def concept_context(source: nx.DiGraph, target: nx.DiGraph, s: Side, t: Side, we
         factor[:, n] = best[:, ids].max(axis=1)
     has_s, has_t = first_s >= 0, first_t >= 0
     out[np.ix_(has_s, has_t)] = 1.0 - weight + weight * factor[np.ix_(has_s, has_t)]
-    return TableRows(out)
+    return _rows(out)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import dri.mapping.abstract_sentences as tables
 from dri.extract import graph_from_text
 from dri.graphs import add_triple, from_json, new_graph, to_json
 from dri.mapping import map_graphs
 from dri.mapping.abstract_sentences import (
     ABSTRACT_SENTENCES,
     ABSTRACTION,
+    TableRows,
     abstract_sentence_vectors,
     abstract_sentences,
     clause_context,
@@ -115,16 +117,24 @@ def test_corresponding_sentences_weigh_more_than_unrelated_ones() -> None:
     assert 0.0 <= unrelated < analogous <= 1.0
 
 
-def test_a_context_table_makes_each_row_when_first_read() -> None:
+def test_a_large_context_table_makes_each_row_when_first_read(monkeypatch) -> None:
     source = graph_from_text("The army attacked the fortress. The cook ate the bread.")
     target = graph_from_text("The soldiers stormed the castle. The baker made the bread.")
     s, t = Side.of(source), Side.of(target)
+    eager, eager_concepts = (
+        clause_context(source, target, s, t, 1.0),
+        concept_context(source, target, s, t, 1.0),
+    )
+    assert isinstance(eager, list)  # a small table: every row at once
+    monkeypatch.setattr(tables, "EAGER_CELLS", 0)
     table = clause_context(source, target, s, t, 1.0)
-    assert table._rows == [None] * len(s.relations)  # nothing made yet
+    assert isinstance(table, TableRows) and table._rows == [None] * len(s.relations)
     first = table[1]
     assert table[1] is first and table._rows[0] is None  # made once, the others not
-    assert all(type(x) is float for x in first) and len(first) == len(t.relations)
-    assert table[-1] == table[len(table) - 1] and table[:] == [table[n] for n in range(len(table))]
+    assert all(type(x) is float for x in first) and list(table) == eager  # the same floats
+    assert table[-1] == table[len(table) - 1] and table[:] == eager
+    concepts = concept_context(source, target, s, t, 1.0)
+    assert isinstance(concepts, TableRows) and list(concepts) == eager_concepts
 
 
 def test_concepts_from_corresponding_sentences_weigh_more() -> None:

@@ -187,16 +187,16 @@ def _search_results(
 ) -> tuple[list[SearchResult], dict[int, ComparisonRecord | None]]:
     """Each target's top ``k`` hits by AS (only far sources if ``far``), and each
     hit's stored comparison record, with its mapping pairs and inferences, by ``id(hit)``."""
-    ranked = {
-        tgt: _ranked([r for r in rows if r["target"] == str(tgt)], far)[:k] for tgt in _targets(evaluation)
-    }
+    mine = {tgt: [r for r in rows if r["target"] == str(tgt)] for tgt in _targets(evaluation)}
+    ranked = {tgt: _ranked(of_target, far)[:k] for tgt, of_target in mine.items()}
     full = _full_records([r.get("_record") for top in ranked.values() for r in top])
     results = []
     records: dict[int, ComparisonRecord | None] = {}
     for tgt, top in ranked.items():
         hits = []
         for rank, r in enumerate(top, start=1):
-            record = full.get(id(r.get("_record")))
+            key = _key(r.get("_record"))
+            record = full.get(key) if key is not None else None
             hit = Hit(
                 rank,
                 Path(r["source"]),
@@ -206,8 +206,9 @@ def _search_results(
             )
             records[id(hit)] = record
             hits.append(hit)
-        mine = sum(1 for r in rows if r["target"] == str(tgt))
-        results.append(SearchResult(tgt, hits, mine, evaluation.sections, _failures(rows, tgt)))
+        results.append(
+            SearchResult(tgt, hits, len(mine[tgt]), evaluation.sections, _failures(mine[tgt], tgt))
+        )
     return results, records
 
 
@@ -220,20 +221,24 @@ def _mapping_rows(record: ComparisonRecord | None) -> list[tuple[str, str, str, 
     ]
 
 
-def _full_records(records: Sequence[ComparisonRecord | None]) -> dict[int, ComparisonRecord]:
+def _key(record: ComparisonRecord | None) -> tuple[str, str, str] | None:
+    return None if record is None else (record.source_id, record.target_id, record.run_id)
+
+
+def _full_records(records: Sequence[ComparisonRecord | None]) -> dict[tuple[str, str, str], ComparisonRecord]:
     """The stored comparisons of ``records`` (read with their scores alone) with their
-    mapping pairs and inferences, by ``id`` of the record given: a search reads them
-    for its top hits, not for all its candidates (0.4 s of CPU for 250 stories)."""
-    wanted = [r for r in records if r is not None]
+    mapping pairs and inferences, by (source, target, run): a search reads them for
+    its top hits, not for all its candidates (0.4 s of CPU for 250 stories)."""
+    wanted = [key for key in map(_key, records) if key is not None]
     if not wanted:
         return {}
-    full: dict[int, ComparisonRecord] = {}
+    full: dict[tuple[str, str, str], ComparisonRecord] = {}
     try:
         with open_store() as store:
-            for record in wanted:
-                found = store.get_comparison(record.source_id, record.target_id, record.run_id)
+            for key in wanted:
+                found = store.get_comparison(*key)
                 if found is not None:
-                    full[id(record)] = found
+                    full[key] = found
     except StoreError as err:  # the report then shows the hits without their mappings
         log.warning("the top hits' mappings were not read from the store: %s", one_line(err))
     return full

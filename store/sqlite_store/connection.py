@@ -33,7 +33,9 @@ class SQLiteConnection:
         self._db: sqlite3.Connection | None = None
         #: False when the file was opened read-only (its folder cannot be written to).
         self.writable = True
-        if not create and str(path) != ":memory:" and not self.path.is_file():
+        if not create and str(path) != ":memory:" and not _has_content(self.path):
+            # An empty file would become a store as soon as it is opened (the WAL
+            # mode and the tables are written then): looking into it must not.
             raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         with self._opening():
             if (
@@ -117,6 +119,14 @@ class SQLiteConnection:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+def _has_content(path: Path) -> bool:
+    """A file of at least one byte (an empty one is no store yet)."""
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:

@@ -33,6 +33,19 @@ def test_store_looking_at_a_missing_file_creates_nothing(capsys, tmp_path):
     assert not (tmp_path / "nonexistent").exists()
 
 
+@pytest.mark.parametrize("command", [["info"], ["runs"], ["corpora"], ["top", "a.txt"]])
+def test_store_looking_at_an_empty_file_leaves_it_empty(capsys, tmp_path, command):
+    # An empty file is a store to be for `dri run`; looking into it wrote the
+    # store's tables into it (98 KB) and printed an empty store with exit 0.
+    target = tmp_path / "notes.txt"
+    target.touch()
+    code, _, err = _run(capsys, "store", "--uri", str(target), *command)
+    assert code == 1
+    assert err.splitlines() == [f"error: {target}: no store here (it is created by the first `dri run`)"]
+    assert target.stat().st_size == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 @pytest.mark.parametrize("command", [["info"], ["runs"], ["documents", "c"], ["clear", "--yes"]])
 def test_store_commands_leave_a_foreign_sqlite_file_unchanged(capsys, tmp_path, command):
     import sqlite3

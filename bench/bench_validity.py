@@ -19,7 +19,8 @@ extractor version and a hash of the extractor's source files) in
 ``data/cache/validity/``; each distinct pair is mapped once, in a pool of
 ``--workers`` processes forked after WordNet is loaded, which also compute the
 pairwise baselines. ``--rule`` maps with
-:func:`dri.mapping.wordnet.similarity_functions` of that WordNet rule.
+:func:`dri.mapping.wordnet.similarity_functions` of that WordNet rule;
+``--work-limit N`` gives the mapper's restarts N feasibility checks a pair.
 ``--limit N`` takes a deterministic sample (seeded shuffle)
 of N items or pairs per set (for CSFCube whole queries, until N pairs), and
 the table says so; parameters are never chosen per set.
@@ -444,6 +445,12 @@ def main(argv: list[str] | None = None) -> int:
         "--limit", type=int, default=None, help="deterministic sample of N items/pairs per set"
     )
     parser.add_argument(
+        "--work-limit",
+        type=int,
+        default=None,
+        help="feasibility checks the mapper's restarts may spend per pair (default: map_graphs' own)",
+    )
+    parser.add_argument(
         "--graph-cache",
         type=Path,
         default=None,
@@ -495,6 +502,8 @@ def main(argv: list[str] | None = None) -> int:
         _KW["profile"] = parse_profile(args.profile)
     if args.rule:
         _KW["similarity"], _KW["generic"] = similarity_functions(args.rule)
+    if args.work_limit is not None:
+        _KW["work_limit"] = args.work_limit
     wordnet()  # loaded once, shared by the forked workers
     t = time.perf_counter()
     results_by_pair: dict[tuple[str, str, str], dict[str, float]] = {}
@@ -527,6 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     profile = (
         (args.profile or "default")
         + (f", similarity rule {args.rule}" if args.rule else "")
+        + (f", work limit {args.work_limit:,}" if args.work_limit is not None else "")
         + (", query-by-example for choice and ranking" if args.normalisation == "task" else "")
     )
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -542,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"`.venv/bin/python bench/bench_validity.py{' --profile ' + args.profile if args.profile else ''}"
         f"{' --rule ' + args.rule if args.rule else ''}"
+        f"{' --work-limit ' + str(args.work_limit) if args.work_limit is not None else ''}"
         f"{' --normalisation task' if args.normalisation == 'task' else ''}"
         f"{' --sets ' + args.sets if args.sets != ','.join(SETS) else ''}"
         f"{' --limit ' + str(args.limit) if args.limit else ''}`",

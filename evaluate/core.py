@@ -220,11 +220,16 @@ def _record_groups(store: Store, corpus: str, evaluation: Evaluation, ids: dict[
 
 def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequence[str]) -> str:
     """The flow's one-line reason for a pair it did not store: the failures
-    of its documents (or of the pair from its source), else any that name them."""
+    of its documents, else the pair's own, else any that name them.
+
+    A document that failed is the whole reason: the pairs the flow then
+    skipped for it (``source -> target: skipped, no graph for ...``), this
+    one's and its source's other pairs', say no more."""
     ends = (resolved_path(pair.source), resolved_path(pair.target))
-    own = [f for f in failures if f.path in ends]
+    documents = [f for f in failures if f.scope == "document" and f.path in ends]
+    own = [f for f in failures if f.scope == "pair" and (f.path, f.target) == ends]
     mentioned = [f for f in failures if any(f.mentions(e) for e in ends)]
-    found = own or mentioned
+    found = documents or own or mentioned
     if found:
         return "; ".join(dict.fromkeys(" ".join(str(f).split()) for f in found))
     # A batch lost whole (its worker killed) names no document: its reason is the pair's.
@@ -290,10 +295,14 @@ def _row(
 
 def _add_baselines(row: dict[str, Any], baselines: dict[str, float] | str) -> None:
     """Add a pair's baseline scores to its row, or the one-line reason they could
-    not be computed to the row's error; the error stays the row's last column."""
+    not be computed to the row's error; the error stays the row's last column.
+
+    A row the flow failed keeps the flow's reason alone: a text the baselines
+    cannot read is, in other words, why its document failed."""
     errors = [e for e in [row.pop("error", "")] if e]
     if isinstance(baselines, str):
-        errors.append(baselines)
+        if not errors:
+            errors.append(baselines)
     else:
         row.update(baselines)
     row["error"] = "; ".join(dict.fromkeys(errors))

@@ -123,6 +123,33 @@ def test_a_failed_document_is_named_once_in_its_problem_line(data_dir, tmp_path,
     assert f"taska_cut.txt: {corpus}" not in line, line  # not "X: X: ..."
 
 
+def test_a_bad_original_and_a_bad_answer_are_one_line_each(data_dir, tmp_path, capsys):
+    # The pairs the flow skipped for a bad document, and the baselines' own read of
+    # it, were lines of their own (7 lines for 2 files) and every row of the
+    # original carried the skips of its other pairs.
+    import csv
+
+    corpus = tmp_path / "pl"
+    shutil.copytree(DEMO / "plagiarism", corpus)
+    (corpus / "orig_taska.txt").write_bytes(b"\x00\x00junk")
+    (corpus / "taska_cut.txt").write_bytes(b"")
+    assert main(["evaluate", "plagiarism", str(corpus), "-q", "--out", str(tmp_path / "rep")]) == 1
+    errors = sorted(line for line in capsys.readouterr().err.splitlines() if line.startswith("error: "))
+    original = f"{corpus / 'orig_taska.txt'}: binary data, not text (contains NUL bytes)"
+    answer = f"{corpus / 'taska_cut.txt'}: empty file"
+    assert errors == sorted([f"error: {original}", f"error: {answer}"])
+    with open(tmp_path / "rep" / "scores.csv", newline="", encoding="utf-8") as fh:
+        failed = {
+            Path(r["target"]).name: set(r["error"].split("; ")) for r in csv.DictReader(fh) if r["error"]
+        }
+    assert failed == {
+        "taska_cut.txt": {original, answer},
+        "taska_light.txt": {original},
+        "taska_heavy.txt": {original},
+        "taska_non.txt": {original},
+    }
+
+
 def test_a_search_with_bad_files_says_each_once_and_exits_1(data_dir, tmp_path, capsys):
     corpus = tmp_path / "stories"
     corpus.mkdir()

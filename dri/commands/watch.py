@@ -18,12 +18,14 @@ server is needed: each new corpus is run here instead (like ``dri run``).
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from dri.commands.folders import given_path
 from dri.commands.search_options import positive
 from dri.errors import one_line, os_reason
 from dri.literal import echo
+from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
 
 __all__ = ["register", "run_watch"]
@@ -81,15 +83,22 @@ def run_watch(args: argparse.Namespace) -> int:
 
     from dri.flows.sensor import SensorResult, prefect_emitter, watch
 
+    runs_failed = 0
     if args.run:
         from dri.flows.pipeline import run_corpus
 
         def emit(folder: str, n: int, *, changed: bool = False) -> None:
+            nonlocal runs_failed
             echo(f"{folder}: {_what(n, changed)}, running it", flush=True, one_line=True)
             state, summary = run_corpus(folder, workers=args.workers, mode="auto")
             if summary is None:  # crashed: raise, so the folder is tried again next scan
                 raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
             echo(summary.headline(), flush=True, one_line=True)
+            # As dri run says them: each failure to the log, one line per reason here.
+            log_failures(logging.getLogger(__name__), summary.failures)
+            for line in fold_failures(summary.failures, advice=summary.advice):
+                echo(line, file=sys.stderr, one_line=True)
+            runs_failed += not summary.ok
     elif not PREFECT_API_URL.value():
         echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
@@ -127,7 +136,7 @@ def run_watch(args: argparse.Namespace) -> int:
         # that keeps scanning stays quiet between corpora.
         seen = f" ({result.already_seen} seen before, unchanged)" if result.already_seen else ""
         echo(f"{args.root}: no new or changed corpus{seen}", flush=True, one_line=True)
-    return 1 if result.errors else 0
+    return 1 if result.errors or runs_failed else 0
 
 
 def _why(err: OSError | RuntimeError) -> str:

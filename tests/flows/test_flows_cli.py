@@ -93,3 +93,22 @@ def test_dri_watch_run_runs_each_new_corpus_here(prefect_server, tmp_path, data_
     out = capsys.readouterr().out
     assert "arrived: new corpus of 4 documents, running it" in out
     assert "4 documents (4 parsed, 0 unchanged), 2 pairs (2 mapped" in out
+
+
+def test_dri_watch_run_names_the_files_a_run_failed_and_exits_1(
+    prefect_server, tmp_path, data_dir, capsys, monkeypatch
+):
+    # The run's headline said "2 failed" and the command exited 0, naming no file.
+    from flows_corpus_helpers import write_corpus
+
+    monkeypatch.setenv("DRI_TASK_RUNNER", "threads")
+    corpus = write_corpus(tmp_path / "root" / "arrived", manifest=None)
+    (corpus / "empty.txt").write_bytes(b"")
+    (corpus / "junk.txt").write_bytes(b"\x00\x01junk")
+    assert main(["watch", str(tmp_path / "root"), "--once", "--min-age", "0", "--run"]) == 1
+    captured = capsys.readouterr()
+    assert "2 failed" in captured.out
+    assert sorted(captured.err.splitlines()) == [
+        f"error: {corpus / 'empty.txt'}: empty file",
+        f"error: {corpus / 'junk.txt'}: binary data, not text (contains NUL bytes)",
+    ]

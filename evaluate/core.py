@@ -222,9 +222,9 @@ def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequen
     """The flow's one-line reason for a pair it did not store: the failures
     of its documents, else the pair's own, else any that name them.
 
-    A document that failed is the whole reason: the pairs the flow then
-    skipped for it (``source -> target: skipped, no graph for ...``), this
-    one's and its source's other pairs', say no more."""
+    A document that failed is the whole reason: the lines of the pairs the
+    flow skipped for it (``source -> target: skipped, no graph for ...``, this
+    pair's and the document's other pairs') add nothing to it."""
     ends = (resolved_path(pair.source), resolved_path(pair.target))
     documents = [f for f in failures if f.scope == "document" and f.path in ends]
     own = [f for f in failures if f.scope == "pair" and (f.path, f.target) == ends]

@@ -36,7 +36,7 @@ what failed -- a document, a pair, a batch, the whole run -- at which stage,
 and why) fold the same way (:func:`fold_failures`), read from their fields,
 not from their text: those with one reason become one ``error:`` line with
 their count and the first few examples, pairs skipped at planning for want
-of a failed document's graph join the documents' line, and a store that
+of a failed document's graph join that document's line, and a store that
 stopped the run takes the failures that name it into its own line; each
 failure is still logged on its own (:func:`log_failures`, with the record
 in the log record's :data:`FAILURE`) to the log file, and to the console
@@ -353,9 +353,22 @@ class _Fold:
     #: The first failure as it was, shown when it is the only one.
     first: str
     items: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in _NOUNS})
+    #: Of the pairs, those skipped at planning for want of this fold's documents.
+    skipped: int = 0
 
     def size(self) -> int:
         return sum(len(items) for items in self.items.values())
+
+    def line(self, where: str) -> str:
+        """The fold's ``error:`` text: the failure as it was when it is the only
+        one (with the count of pairs skipped for its document), else counted."""
+        if self.size() == 1 + self.skipped and len(self.items["document"]) == 1:
+            if not self.skipped:
+                return self.first
+            return f"{self.first} ({self.skipped} {_NOUNS['pair'][self.skipped != 1]} skipped for it)"
+        if self.size() == 1:
+            return self.first
+        return f"{self.count()} failed: {self.reason} ({self.examples(where)})"
 
     def count(self) -> str:
         return " and ".join(
@@ -388,7 +401,8 @@ def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list
     log_file = default_log_file()
     where = str(log_file) if log_file else "the log (--verbose shows each)"
     folds: dict[str, _Fold] = {}
-    skipped: list[str] = []
+    by_document: dict[str, _Fold] = {}
+    skipped: list[tuple[str, Failure]] = []
     whole: list[Failure] = []
     for failure in failures:
         if failure.scope == "run":
@@ -396,16 +410,30 @@ def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list
             continue
         example = " -> ".join(_name(p) for p in (failure.path, failure.target) if p)
         if failure.scope == "pair" and failure.stage == "plan":
-            skipped.append(example)
+            skipped.append((example, failure))
             continue
         reason, key = _fold_key(failure)
-        folds.setdefault(key, _Fold(reason, str(failure))).items[failure.scope].append(example)
+        fold = folds.setdefault(key, _Fold(reason, str(failure)))
+        fold.items[failure.scope].append(example)
+        if failure.scope == "document":
+            by_document[failure.path] = fold
     ranked = sorted(folds.values(), key=lambda f: -len(f.items["document"]) - len(f.items["batch"]))
-    if skipped:
+    # The longest path first, so that a path does not claim a skip that names a longer one.
+    documents = sorted(by_document, key=len, reverse=True)
+    unclaimed = []
+    for example, failure in skipped:
+        # A pair skipped for a failed document joins that document's line.
+        named = next((by_document[path] for path in documents if path in failure.reason), None)
+        if named is None:
+            unclaimed.append(example)
+        else:
+            named.items["pair"].append(example)
+            named.skipped += 1
+    if unclaimed:
         if not ranked or not (ranked[0].items["document"] or ranked[0].items["batch"]):
-            first = f"{skipped[0]}: skipped, no graph for its documents"
+            first = f"{unclaimed[0]}: skipped, no graph for its documents"
             ranked.insert(0, _Fold("skipped, no graph for their documents", first))
-        ranked[0].items["pair"].extend(skipped)
+        ranked[0].items["pair"].extend(unclaimed)
     lines: list[str] = []
     for failure in whole:
         # A store that stopped the run names itself ("Neo4j at URI"): the
@@ -415,10 +443,7 @@ def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list
             ranked.remove(fold)
             text += f" ({fold.count()}: {fold.examples(where)})"
         lines.append(text)
-    folded = [
-        fold.first if fold.size() == 1 else f"{fold.count()} failed: {fold.reason} ({fold.examples(where)})"
-        for fold in ranked
-    ]
+    folded = [fold.line(where) for fold in ranked]
     lines = [f"error: {line}" for line in folded + lines]
     if lines and advice:
         lines[-1] += f"; what to do: {advice}"

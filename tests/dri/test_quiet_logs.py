@@ -255,6 +255,29 @@ def test_failures_with_one_reason_fold_into_one_line(monkeypatch, tmp_path: Path
     ]
 
 
+def test_pairs_skipped_for_a_document_join_its_own_line(monkeypatch, tmp_path: Path) -> None:
+    # Every skipped pair joined the first document's fold: one bad original and one
+    # bad answer printed "1 document and 6 pairs failed: <reason> (h.txt; ...)", the
+    # answer's skipped pair counted under the original's reason.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    skipped = [
+        Failure("/c/h.txt", "plan", "skipped, no graph for /c/h.txt", target=f"/c/{n}.txt", scope="pair")
+        for n in ("h-spa", "h-cat", "h-epo")
+    ]
+    skipped.append(
+        Failure("/c/v.txt", "plan", "skipped, no graph for /c/v-spa.txt", target="/c/v-spa.txt", scope="pair")
+    )
+    failures = [
+        Failure("/c/h.txt", "extract", "binary data, not text"),
+        Failure("/c/v-spa.txt", "extract", "empty file"),
+        *skipped,
+    ]
+    assert fold_failures(failures) == [
+        "error: /c/h.txt: binary data, not text (3 pairs skipped for it)",
+        "error: /c/v-spa.txt: empty file (1 pair skipped for it)",
+    ]
+
+
 def test_a_store_that_stopped_the_run_takes_the_failures_that_name_it(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
     neo4j = "Neo4j at bolt://127.0.0.1:7687"

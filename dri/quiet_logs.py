@@ -362,12 +362,10 @@ class _Fold:
     def line(self, where: str) -> str:
         """The fold's ``error:`` text: the failure as it was when it is the only
         one (with the count of pairs skipped for its document), else counted."""
-        if self.size() == 1 + self.skipped and len(self.items["document"]) == 1:
-            if not self.skipped:
-                return self.first
-            return f"{self.first} ({self.skipped} {_NOUNS['pair'][self.skipped != 1]} skipped for it)"
         if self.size() == 1:
             return self.first
+        if self.size() == 1 + self.skipped and len(self.items["document"]) == 1:
+            return f"{self.first} ({self.skipped} {_NOUNS['pair'][self.skipped != 1]} skipped for it)"
         return f"{self.count()} failed: {self.reason} ({self.examples(where)})"
 
     def count(self) -> str:
@@ -418,12 +416,10 @@ def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list
         if failure.scope == "document":
             by_document[failure.path] = fold
     ranked = sorted(folds.values(), key=lambda f: -len(f.items["document"]) - len(f.items["batch"]))
-    # The longest path first, so that a path does not claim a skip that names a longer one.
-    documents = sorted(by_document, key=len, reverse=True)
     unclaimed = []
     for example, failure in skipped:
-        # A pair skipped for a failed document joins that document's line.
-        named = next((by_document[path] for path in documents if path in failure.reason), None)
+        # A pair skipped for a failed document (its source or target) joins that document's line.
+        named = by_document.get(failure.path) or by_document.get(failure.target)
         if named is None:
             unclaimed.append(example)
         else:

@@ -40,6 +40,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from dri.atomic import write_bytes
 from dri.corpora.manifest import ManifestPair, write_manifest
@@ -60,6 +61,7 @@ __all__ = [
     "JudgementSet",
     "RankedPair",
     "RankingSet",
+    "WrittenDocuments",
     "load_choice",
     "load_judgements",
     "load_ranking",
@@ -355,25 +357,36 @@ def _holds(path: Path, data: bytes) -> bool:
         return False
 
 
+class WrittenDocuments(NamedTuple):
+    """What :func:`write_documents` wrote: the manifest's ``pairs``, in order; a
+    one-line ``problems`` entry per pair left out; and the ``names`` the user gave
+    the documents named by path, by their copies' paths (a failure of a copy is
+    told by the user's file)."""
+
+    pairs: list[ManifestPair]
+    problems: list[str]
+    names: dict[str, str]
+
+
 def write_documents(
     pairs: Sequence[tuple[str | Path, str | Path, str, dict[str, str]]],
     folder: Path,
     source: Path,
     lines: Sequence[int],
-) -> tuple[list[ManifestPair], list[str]]:
+) -> WrittenDocuments:
     """Write the texts of ``(a, b, group, extra)`` pairs into ``folder`` with a ``manifest.csv``.
 
     Each distinct text becomes ``<content hash>.txt`` once, each document
-    named by path ``<content hash><suffix>``; returns the manifest's pairs, in
-    order, and a one-line problem per pair left out, naming ``source`` (the
-    judgement file) and the pair's line of ``lines``: a document that was
-    there when the file was loaded may be gone (or unreadable) by now, which
-    costs its rows only, not the evaluation. :class:`CorpusError` if no pair
-    is left.
+    named by path ``<content hash><suffix>``. A pair left out gets a problem
+    naming ``source`` (the judgement file) and the pair's line of ``lines``: a
+    document that was there when the file was loaded may be gone (or
+    unreadable) by now, which costs its rows only, not the evaluation.
+    :class:`CorpusError` if no pair is left.
     """
     folder.mkdir(parents=True, exist_ok=True)
     out: list[ManifestPair] = []
     problems: list[str] = []
+    given: dict[str, dict[str, None]] = {}  # a copy's path -> the paths the user gave for its bytes
     for (a, b, group, extra), line in zip(pairs, lines, strict=True):
         try:
             first, second = _document(a, folder), _document(b, folder)
@@ -386,10 +399,21 @@ def write_documents(
             )
             continue
         out.append(ManifestPair(first, second, group, dict(extra)))
+        for side, copy in ((a, first), (b, second)):
+            if isinstance(side, Path):
+                given.setdefault(str(copy), {})[str(side)] = None
     if not out:
         raise CorpusError(source, f"no usable rows ({problems[0]})")
     write_manifest(out, folder / "manifest.csv")
-    return out, problems
+    return WrittenDocuments(out, problems, {copy: _one_name(list(paths)) for copy, paths in given.items()})
+
+
+def _one_name(paths: list[str]) -> str:
+    """The user's name of a copy: its file's path, or the first of the files with its bytes."""
+    if len(paths) == 1:
+        return paths[0]
+    others = ", ".join(paths[1:3]) + (", ..." if len(paths) > 3 else "")
+    return f"{paths[0]} (the same bytes as {others})"
 
 
 def side_text(side: str | Path) -> str:

@@ -32,15 +32,16 @@ def choice_evaluation(path: str | Path) -> Evaluation:
                 extra["item_group"] = item.group
             rows.append((item.query, option, kind, extra))
             lines.append(item.line)
-    pairs, unread = write_documents(rows, folder, data.path, lines)
+    written = write_documents(rows, folder, data.path, lines)
     groups = sorted({r[2] for r in rows}, key=lambda g: (g not in ("target", "answer"), g))
     return Evaluation(
         "choice",
         folder,
-        pairs,
+        written.pairs,
         groups=groups,
-        problems=[*data.problems, *unread],
-        meta={"file": str(data.path.resolve()), "items": len(data.items), "options": len(pairs)},
+        problems=[*data.problems, *written.problems],
+        names=written.names,
+        meta={"file": str(data.path.resolve()), "items": len(data.items), "options": len(written.pairs)},
     )
 
 

@@ -113,6 +113,10 @@ class Evaluation:
     comparison as ``row["_record"]``, its scores without its mapping pairs and
     inferences: a search reads those for its top hits alone
     (:func:`evaluate.analogy.analogy_search`), not for every candidate.
+    ``names`` gives the user's name of a document the evaluation compares
+    under another path (a judgement file's document, copied under its
+    content's hash), by that path: the rows' errors name the user's file,
+    and the rows carry it as ``_source_name`` and ``_target_name``.
     """
 
     kind: str
@@ -127,6 +131,7 @@ class Evaluation:
     report: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     mappings: bool = False
+    names: dict[str, str] = field(default_factory=dict)
 
 
 class RunOptions(TypedDict, total=False):
@@ -308,6 +313,17 @@ def _add_baselines(row: dict[str, Any], baselines: dict[str, float] | str) -> No
     row["error"] = "; ".join(dict.fromkeys(errors))
 
 
+def _name_by_user(row: dict[str, Any], names: dict[str, str]) -> None:
+    """Tell ``row``'s documents by the names the user gave them (``Evaluation.names``):
+    in its error, and as ``_source_name`` and ``_target_name``."""
+    for end in ("source", "target"):
+        if row[end] in names:
+            row[f"_{end}_name"] = names[row[end]]
+    if row.get("error"):
+        for copy, name in names.items():
+            row["error"] = row["error"].replace(copy, name)
+
+
 def _baseline_scores(
     fitted: Baselines | None, pairs: Sequence[ManifestPair], text: Callable[[Path], str]
 ) -> list[dict[str, float] | str | None]:
@@ -415,6 +431,9 @@ def evaluate(
     text = functools.cache(_plain_text)  # each text is read once per evaluation
     fitted = _fit_baselines(pairs, text) if baselines else None
     baseline_seconds = _score_baselines(chosen, rows, fitted, text, ids)
+    if evaluation.names:
+        for row in rows:
+            _name_by_user(row, evaluation.names)
     if progress:
         for (i, _, _), row in zip(chosen, rows):
             progress(i, len(pairs), row)

@@ -24,7 +24,7 @@ def judgements_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_judgements(path)
     folder = documents_dir("judgements", data.path)
-    pairs, unread = write_documents(
+    written = write_documents(
         [(j.a, j.b, "pairs", {**j.extra, "human": repr(j.score), "line": str(j.line)}) for j in data.pairs],
         folder,
         data.path,
@@ -33,10 +33,11 @@ def judgements_evaluation(path: str | Path) -> Evaluation:
     return Evaluation(
         "judgements",
         folder,
-        pairs,
+        written.pairs,
         groups=["pairs"],
-        problems=[*data.problems, *unread],
-        meta={"file": str(data.path.resolve()), "rated pairs": len(pairs)},
+        problems=[*data.problems, *written.problems],
+        names=written.names,
+        meta={"file": str(data.path.resolve()), "rated pairs": len(written.pairs)},
     )
 
 

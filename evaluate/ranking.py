@@ -30,7 +30,7 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_ranking(path)
     folder = documents_dir("ranking", data.path)
-    pairs, unread = write_documents(
+    written = write_documents(
         [
             (
                 p.a,
@@ -49,14 +49,19 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
     return Evaluation(
         "ranking",
         folder,
-        pairs,
+        written.pairs,
         groups=[_grade(g) for g in grades],
-        problems=[*data.problems, *unread],
+        problems=[*data.problems, *written.problems],
+        names=written.names,
         report={
             "levels": {_grade(g): int(g) for g in grades} if whole and len(grades) > 1 else None,
             "negative": _grade(grades[-1]) if len(grades) > 1 else None,
         },
-        meta={"file": str(data.path.resolve()), "queries": len(data.queries), "candidates": len(pairs)},
+        meta={
+            "file": str(data.path.resolve()),
+            "queries": len(data.queries),
+            "candidates": len(written.pairs),
+        },
     )
 
 

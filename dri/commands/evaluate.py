@@ -108,9 +108,9 @@ def _progress(quiet: bool) -> Progress | None:
     terminal = sys.stderr.isatty()
 
     def report(i: int, n: int, row: dict[str, Any]) -> None:
-        target, group = Path(row["target"]).name, str(row["group"])
+        target, group = Path(row.get("_target_name") or row["target"]).name, str(row["group"])
         # An analogy search groups by target: the source is the one to name.
-        named = Path(row["source"]).name if group == target else target
+        named = Path(row.get("_source_name") or row["source"]).name if group == target else target
         where = f"[{i}/{n}] {named} ({group})"
         if row.get("error"):
             echo(
@@ -293,7 +293,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
     failed = [r for r in result.rows if r.get("error")]
-    for line in pair_failure_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed):
+    named = (
+        (r.get("_source_name") or r["source"], r.get("_target_name") or r["target"], r["error"])
+        for r in failed
+    )
+    for line in pair_failure_lines((str(source), str(target), error) for source, target, error in named):
         echo(f"error: {line}", file=sys.stderr, one_line=True)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "

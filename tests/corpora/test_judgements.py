@@ -185,13 +185,15 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
     doc = tmp_path / "given.txt"
     doc.write_text("A given document.", encoding="utf-8")
     folder = tmp_path / "corpus"
-    pairs, problems = write_documents(
+    pairs, problems, names = write_documents(
         [("same text", "other text", "g1", {"human": "1"}), ("same text", doc, "g2", {"human": "2"})],
         folder,
         Path("r.csv"),
         [2, 3],
     )
     assert problems == []
+    # Only a document named by path has a name of the user's; its copy is told by it.
+    assert names == {str(pairs[1].target): str(doc)}
     assert len({p.source for p in pairs}) == 1
     # A document named by path is a document of the folder too, which is all the corpus flow reads.
     assert pairs[1].target.parent == folder.resolve() and pairs[1].target.read_bytes() == doc.read_bytes()
@@ -208,11 +210,11 @@ def test_write_documents_writes_again_a_kept_document_changed_since(tmp_path: Pa
     doc.write_text("A given document.", encoding="utf-8")
     folder = tmp_path / "corpus"
     rows = [("a text", doc, "g", {})]
-    pairs, _ = write_documents(rows, folder, Path("r.csv"), [2])
+    pairs = write_documents(rows, folder, Path("r.csv"), [2]).pairs
     for damage in (b"A giv", b"", b"A given document, edited."):
         pairs[0].source.write_bytes(damage)
         pairs[0].target.write_bytes(damage)
-        again, _ = write_documents(rows, folder, Path("r.csv"), [2])
+        again = write_documents(rows, folder, Path("r.csv"), [2]).pairs
         assert again == pairs
         assert (again[0].source.read_bytes(), again[0].target.read_bytes()) == (b"a text", doc.read_bytes())
 
@@ -221,7 +223,7 @@ def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tm
     kept, gone = tmp_path / "kept.txt", tmp_path / "gone.txt"
     kept.write_text("A kept document.", encoding="utf-8")
     folder = tmp_path / "corpus"
-    pairs, problems = write_documents(
+    pairs, problems, _ = write_documents(
         [(kept, gone, "g", {}), ("a text", kept, "g", {}), (gone, "a text", "g", {})],
         folder,
         Path("r.csv"),
@@ -239,6 +241,17 @@ def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tm
         CorpusError, match=r"^r\.csv: no usable rows \(r\.csv: line 2: cannot read the document"
     ):
         write_documents([(gone, kept, "g", {})], folder, Path("r.csv"), [2])
+
+
+def test_write_documents_names_a_copy_of_several_files_by_the_first(tmp_path: Path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    for doc in (first, second):
+        doc.write_text("The same words.", encoding="utf-8")
+    written = write_documents(
+        [(first, "x", "g", {}), ("y", second, "g", {})], tmp_path / "corpus", Path("r.csv"), [2, 3]
+    )
+    assert written.pairs[0].source == written.pairs[1].target
+    assert written.names == {str(written.pairs[0].source): f"{first} (the same bytes as {second})"}
 
 
 def test_ranking_pools_by_query_and_facet(tmp_path: Path):

@@ -87,6 +87,33 @@ def test_judgements_of_documents_named_by_path_are_compared(data_dir, tmp_path, 
     assert "error" not in err and "judgements: 3 of 3 pairs compared" in out
 
 
+def test_a_bad_document_of_a_judgement_file_is_named_by_the_users_path(data_dir, tmp_path, capsys):
+    # Its pairs compare the copy under data/validity-corpora named by its hash, which
+    # the user never named: the errors said that copy, not the file to fix.
+    import csv
+
+    (tmp_path / "solar.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "junk.txt").write_bytes(b"\x00\x01junk")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        "a,b,score\nsolar.txt,empty.txt,1\njunk.txt,The dog ate the bone.,2\nsolar.txt,The sun is hot.,3\n",
+        encoding="utf-8",
+    )
+    out_dir = tmp_path / "rep"
+    assert main(["evaluate", "judgements", str(pairs), "--out", str(out_dir)]) == 1
+    err = capsys.readouterr().err
+    empty = f"{tmp_path / 'empty.txt'}: empty file"
+    junk = f"{tmp_path / 'junk.txt'}: binary data, not text (contains NUL bytes)"
+    assert sorted(line for line in err.splitlines() if line.startswith("error: ")) == [
+        f"error: {empty}",
+        f"error: {junk}",
+    ]
+    assert f"[1/3] empty.txt (pairs): error: {empty}" in err and "validity-corpora" not in err
+    with open(out_dir / "scores.csv", newline="", encoding="utf-8") as fh:
+        assert [r["error"] for r in csv.DictReader(fh)] == [empty, junk, ""]
+
+
 def test_report_without_any_report(data_dir, capsys):
     assert main(["report"]) == 1
     assert "no report here" in capsys.readouterr().err

@@ -200,6 +200,30 @@ def _print_validity(result: EvaluationResult) -> None:
 REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
 
 
+def _input_in_the_way(args: argparse.Namespace) -> Path | None:
+    """An input file of ``args`` that the report in ``--out`` would write over:
+    one of the report's own names (a judgement file called ``scores.csv``, a
+    picture) in that folder. ``--force`` replaces an earlier report, never the
+    input the report is made from."""
+    out = Path(args.out)
+    for value in vars(args).values():
+        if not isinstance(value, (str, Path)) or not value:
+            continue
+        given = Path(value)
+        try:
+            if not given.is_file():
+                continue
+            # The file as named, and the file a link names: either is what a report file would replace.
+            for path in dict.fromkeys((given, given.resolve())):
+                mine = out / path.name
+                written = path.name in (*REPORT_FILES, "validity.json") or path.suffix.lower() == ".png"
+                if written and mine.is_file() and mine.samefile(path):
+                    return path
+        except (OSError, RuntimeError, ValueError):  # a name the system cannot look up is not in the way
+            continue
+    return None
+
+
 def _earlier_report(out: Path | None) -> Path | None:
     """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
     if out is None:
@@ -244,6 +268,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
             echo(
                 f"error: {args.out}: another dri evaluate is writing its report there; "
                 "wait for it to end, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
+        held = _input_in_the_way(args)
+        if held is not None:
+            echo(
+                f"error: {args.out}: holds the input file {held.name}, which the report would "
+                "write over; choose another --out",
                 file=sys.stderr,
             )
             return 2

@@ -69,6 +69,21 @@ def test_scores_beyond_float_range_are_one_line_each_and_the_rest_is_reported(tm
     assert "no usable rows" in capsys.readouterr().err
 
 
+def test_an_input_named_as_a_report_file_is_never_written_over(tmp_path, capsys):
+    # --force replaced "the earlier report": the judgement file itself, a scores.csv in --out.
+    out = tmp_path / "work"
+    out.mkdir()
+    rated = _judgements(out / "scores.csv")
+    kept = rated.read_bytes()
+    (tmp_path / "link.csv").symlink_to(rated)
+    refused = f"error: {out}: holds the input file scores.csv, which the report would write over; choose another --out"
+    for given in (rated, tmp_path / "link.csv"):
+        for force in ([], ["--force"]):
+            assert main(["evaluate", "judgements", str(given), "--out", str(out), "-q", *force]) == 2
+            assert capsys.readouterr().err.strip() == refused
+    assert rated.read_bytes() == kept and sorted(p.name for p in out.iterdir()) == ["scores.csv"]
+
+
 class _Tags(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

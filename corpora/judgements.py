@@ -404,7 +404,12 @@ def write_documents(
                 given.setdefault(str(copy), {})[str(side)] = None
     if not out:
         raise CorpusError(source, f"no usable rows ({problems[0]})")
-    write_manifest(out, folder / "manifest.csv")
+    # The flow compares each pair once: a pair rated twice (two raters, two lines)
+    # is one manifest row, and both ratings stay rows of the evaluation.
+    distinct: dict[tuple[Path, Path, str], ManifestPair] = {}
+    for pair in out:
+        distinct.setdefault((pair.source, pair.target, pair.group), pair)
+    write_manifest(list(distinct.values()), folder / "manifest.csv")
     return WrittenDocuments(out, problems, {copy: _one_name(list(paths)) for copy, paths in given.items()})
 
 

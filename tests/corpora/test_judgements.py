@@ -243,6 +243,24 @@ def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tm
         write_documents([(gone, kept, "g", {})], folder, Path("r.csv"), [2])
 
 
+def test_write_documents_lists_a_pair_rated_twice_once_in_the_manifest(tmp_path: Path, caplog):
+    # Two lines rating one pair are two rows of the evaluation; the manifest's repeat
+    # warned of "line 3 repeats line 2" in a file the user never wrote.
+    rows = [
+        ("a text", "b text", "g", {"human": "1"}),
+        ("a text", "b text", "g", {"human": "2"}),
+        ("c", "d", "g", {}),
+    ]
+    written = write_documents(rows, tmp_path / "corpus", Path("r.csv"), [2, 3, 4])
+    assert [p.extra.get("human") for p in written.pairs] == ["1", "2", None]
+    again = read_manifest(tmp_path / "corpus" / "manifest.csv")
+    assert [(p.source, p.target, p.extra["human"]) for p in again] == [
+        (written.pairs[0].source, written.pairs[0].target, "1"),
+        (written.pairs[2].source, written.pairs[2].target, ""),
+    ]
+    assert "repeats" not in caplog.text
+
+
 def test_write_documents_names_a_copy_of_several_files_by_the_first(tmp_path: Path):
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     for doc in (first, second):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from dri.atomic import write_text
 from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
+from dri.literal import printable
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +91,14 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
     base = path.parent
     records = csv_rows(path, "manifest")
     header = next(records, (1, []))[1]
+    if not header:
+        raise CorpusError(path, "empty file: a manifest starts with the header source,target,group")
     missing = [c for c in MANIFEST_COLUMNS if c not in header]
     if missing:
         raise CorpusError(
-            path, f"manifest lacks column(s) {', '.join(missing)} (header: source,target,group)"
+            path,
+            f"manifest lacks column(s) {', '.join(missing)} "
+            f"(it needs source,target,group; its header is {printable(','.join(header)[:200])})",
         )
     refuse_repeated_columns(path, header)
     pairs = []

@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
 import numpy as np
 
+from dri.corpora.discover import corpus_format, corpus_manifest
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import CorpusError, read_text
 from dri.errors import Failure, one_line
@@ -39,7 +40,8 @@ from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
 from dri.flows.pipeline import run_corpus
-from dri.flows.tasks import NO_SECTIONS, RunSummary
+from dri.flows.tasks import NO_PLAN, NO_SECTIONS, RunSummary
+from dri.literal import printable
 from dri.metrics.baselines import BASELINE_NAMES, Baselines
 from dri.metrics.report import write_report
 from dri.metrics.results import STRUCTURE_SCORES, EvaluationResult, ReportFiles
@@ -188,6 +190,18 @@ def _run_flows(root: Path, runs: Sequence[dict[str, Any]]) -> list[RunSummary]:
         for failure in summary.failures:
             if failure.scope == "run" and failure.reason.startswith(NO_SECTIONS):
                 raise CorpusError(failure.path, failure.reason)  # the sections asked for are not there
+            if (
+                failure.scope == "run"
+                and failure.reason.startswith(NO_PLAN)
+                and params.get("mode") == "manifest"
+            ):
+                # The folder's own manifest.csv, which the flow follows, is broken: no pair can be
+                # compared. (A search's target that cannot be read is its pairs' reason instead.)
+                reason = failure.reason.removeprefix(NO_PLAN)
+                named, _, why = reason.partition(": ")
+                if why and named.startswith(str(failure.path)):
+                    raise CorpusError(named, why)  # the file of the corpus it names
+                raise CorpusError(failure.path, reason)
         summaries.append(summary)
     return summaries
 
@@ -223,9 +237,16 @@ def _record_groups(store: Store, corpus: str, evaluation: Evaluation, ids: dict[
     return changed
 
 
-def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequence[str]) -> str:
+def _pair_error(
+    pair: ManifestPair,
+    failures: Sequence[Failure],
+    run_ids: Sequence[str],
+    listed: tuple[Path, frozenset[tuple[str, str]]] | None = None,
+) -> str:
     """The flow's one-line reason for a pair it did not store: the failures
-    of its documents, else the pair's own, else any that name them.
+    of its documents, else the pair's own, else any that name them, else that
+    the corpus's ``manifest.csv``, ``listed`` as its path and its pairs (None:
+    the folder has none), does not list it.
 
     A document that failed is the whole reason: the lines of the pairs the
     flow skipped for it (``source -> target: skipped, no graph for ...``, this
@@ -242,7 +263,24 @@ def _pair_error(pair: ManifestPair, failures: Sequence[Failure], run_ids: Sequen
     why = f": {lost[0]}" if lost else ""
     if len(lost) > 1:
         why += " (and other batches: see the log)"
+    if not lost and listed is not None and ends not in listed[1]:
+        return f"not listed in {printable(listed[0])}, the pairs the corpus flow compares"
     return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
+
+
+def _listed_pairs(root: Path) -> tuple[Path, frozenset[tuple[str, str]]] | None:
+    """``root``'s own ``manifest.csv`` and its ``(source, target)`` pairs, resolved,
+    as the flow reads them; None if the folder has none, or one it cannot read.
+
+    A plagiarism or translation folder that also holds a ``manifest.csv`` has its
+    pairs compared as that file lists them, not as the folder's layout does."""
+    if corpus_format(root) != "manifest":
+        return None
+    try:
+        listed, _ = corpus_manifest(root)
+    except CorpusError:
+        return None
+    return root / "manifest.csv", frozenset((source, target) for source, target, _ in listed)
 
 
 def _plain_text(path: Path) -> str:
@@ -415,12 +453,14 @@ def evaluate(
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
     grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
+    missed = any(record is None for _, _, record in chosen)
+    listed = _listed_pairs(evaluation.root) if missed else None
     rows = [
         _row(
             i,
             pair,
             record,
-            _pair_error(pair, failures, run_ids) if record is None else "",
+            _pair_error(pair, failures, run_ids, listed) if record is None else "",
             evaluation.mappings,
         )
         for i, pair, record in chosen

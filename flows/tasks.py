@@ -355,6 +355,8 @@ def prune_plan(
 
 #: How the failure of :func:`sections_problem` begins (``dri evaluate`` turns it into a usage error).
 NO_SECTIONS = "no document has a sentence in the section(s)"
+#: How a run's failure to plan its pairs (a bad manifest, an unknown target) begins.
+NO_PLAN = "cannot plan pairs: "
 
 
 def sections_problem(doc_ids: Sequence[str], sections: Sequence[str], corpus_dir: str) -> Failure | None:
@@ -410,7 +412,7 @@ def plan_run(
         manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
         plan = plan_pairs(mode, documents, manifest=manifest, target=target)
     except Exception as err:
-        failure = Failure(corpus_dir, "plan", f"cannot plan pairs: {one_line(err)}", scope="run")
+        failure = Failure(corpus_dir, "plan", f"{NO_PLAN}{one_line(err)}", scope="run")
         return Plan(pairs=[], problems=[failure])
     plan.problems[:0] = [Failure.from_line(problem, "plan") for problem in problems]
     return prune_plan(plan, mode, corpus, **(search or {}))

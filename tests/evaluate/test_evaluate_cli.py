@@ -114,6 +114,29 @@ def test_a_bad_document_of_a_judgement_file_is_named_by_the_users_path(data_dir,
         assert [r["error"] for r in csv.DictReader(fh)] == [empty, junk, ""]
 
 
+def test_a_translation_folder_follows_its_own_manifest_and_says_so(data_dir, tmp_path, capsys):
+    # The flow compares what a folder's manifest.csv lists, not the folder's layout:
+    # a broken one left every pair "not compared by the corpus flow" and said no more.
+    corpus = tmp_path / "tr"
+    shutil.copytree(DEMO / "translation", corpus)
+    manifest = corpus / "manifest.csv"
+    lines = manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+    manifest.write_text('source,target\n"unterminated,\n', encoding="utf-8")
+    assert main(["evaluate", "translation", str(corpus), "-q", "--no-baselines"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {manifest.resolve()}: manifest lacks column(s) group "
+        "(it needs source,target,group; its header is source,target)"
+    )
+    manifest.write_text("".join(lines[:3]), encoding="utf-8")  # two pairs of the layout's 15
+    assert main(["evaluate", "translation", str(corpus), "-q", "--no-baselines"]) == 1
+    out, err = capsys.readouterr()
+    assert "translation: 2 of 15 pairs compared" in out
+    [line] = err.strip().splitlines()
+    assert line.startswith("error: 13 pairs (") and line.endswith(
+        f"not listed in {corpus / 'manifest.csv'}, the pairs the corpus flow compares"
+    )
+
+
 def test_report_without_any_report(data_dir, capsys):
     assert main(["report"]) == 1
     assert "no report here" in capsys.readouterr().err

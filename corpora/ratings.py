@@ -57,6 +57,10 @@ def ratings_file() -> Path:
     return data_dir() / "ratings" / "ratings.csv"
 
 
+#: The longest rater or pair name kept (as for a corpus or run name, ``dri run --name``).
+MAX_NAME_CHARS = 1000
+
+
 def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     """``(rows, problems)``: the valid rows of a ratings CSV and one line per bad row.
 
@@ -65,6 +69,8 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     path = Path(path)
     records = csv_rows(path, "ratings file")
     header = [h.strip().lower() for h in next(records, (1, []))[1]]
+    if not header:
+        raise CorpusError(path, f"empty file: ratings start with the header {','.join(COLUMNS)}")
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
@@ -78,6 +84,10 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
         reason = None
         if not row["rater"] or not row["pair"]:
             reason = "empty rater or pair"
+        elif max(len(row["rater"]), len(row["pair"])) > MAX_NAME_CHARS:
+            # A field past csv's default limit (131,072) is a ratings file other tools cannot read.
+            longest = max(len(row["rater"]), len(row["pair"]))
+            reason = f"a rater or pair name of {longest:,} characters; at most {MAX_NAME_CHARS:,}"
         out: dict[str, object] = {"rater": row["rater"], "pair": row["pair"]}
         for prop in PROPERTIES:
             value = row[prop]

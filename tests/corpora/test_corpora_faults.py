@@ -117,6 +117,25 @@ def test_ratings_that_are_not_whole_numbers_from_1_to_5_are_problems(tmp_path, v
     assert problems == [f"{path}: line 2: novelty must be a whole number from 1 to 5, not {value!r}"]
 
 
+def test_a_rating_under_a_name_too_long_for_a_csv_reader_is_a_problem(tmp_path):
+    # Stored as it was, it made a ratings.csv that csv.reader refuses (field limit 131,072).
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        f"rater,pair,novelty,usefulness,challenge\nr1,{'p' * 200_000},3,3,3\nr1,{'q' * 1000},2,2,2\n",
+        encoding="utf-8",
+    )
+    rows, problems = read_ratings(path)
+    assert [len(str(r["pair"])) for r in rows] == [1000]
+    assert problems == [f"{path}: line 2: a rater or pair name of 200,000 characters; at most 1,000"]
+
+
+def test_an_empty_ratings_file_says_so(tmp_path):
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(b"")
+    with pytest.raises(CorpusError, match="empty file: ratings start with the header rater,pair,"):
+        read_ratings(path)
+
+
 def test_ratings_in_windows_1252_are_read(tmp_path):
     path = tmp_path / "ratings.csv"
     path.write_bytes("rater,pair,novelty,usefulness,challenge\nJosé,café~thé,5,4,4\n".encode("cp1252"))

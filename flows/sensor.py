@@ -190,9 +190,15 @@ def find_new_corpora(
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         key = str(folder)
         try:
+            if folder.is_symlink() and root.is_relative_to(folder.resolve()):
+                # Its run would be of the root's own folder (or one above): every corpus at once.
+                errors.append(
+                    f"{folder}: a link to {folder.resolve()}, which holds the watched folder; left out"
+                )
+                continue
             state = folder_state(folder, now)
-        except OSError as err:
-            errors.append(f"{folder}: {err.strerror or err}")
+        except (OSError, RuntimeError) as err:  # RuntimeError: a loop of links (Path.resolve)
+            errors.append(f"{folder}: {getattr(err, 'strerror', None) or one_line(err)}")
             continue
         known = seen.get(key)
         if state.documents == 0 or (known is not None and known.get("signature") == state.signature):

@@ -111,6 +111,23 @@ def test_a_folder_with_a_dangling_link_is_announced_with_it_counted(tmp_path):
     assert result.errors == [] and rec.calls == [(str(folder.resolve()), 5)]
 
 
+def test_a_link_to_the_root_or_above_is_not_a_corpus(tmp_path):
+    # "self -> ." was announced as a corpus of every other corpus's documents, and its
+    # run, of the root's own folder, mapped them all again.
+    root = (tmp_path / "incoming").resolve()
+    write_corpus(root / "one")
+    (root / "self").symlink_to(".")
+    (root / "up").symlink_to("..")
+    (root / "elsewhere").symlink_to(write_corpus(tmp_path / "kept"))  # a corpus kept outside: watched
+    rec = Recorder()
+    result = scan(root, rec, state_dir=tmp_path / "state")
+    assert sorted(os.path.basename(f) for f, _ in rec.calls) == ["elsewhere", "one"]
+    assert result.errors == [
+        f"{root / 'self'}: a link to {root}, which holds the watched folder; left out",
+        f"{root / 'up'}: a link to {tmp_path.resolve()}, which holds the watched folder; left out",
+    ]
+
+
 def test_a_missing_root_names_its_absolute_path_and_the_way_out(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(MissingRoot) as err:

@@ -268,6 +268,28 @@ def _pair_error(
     return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
 
 
+def _rows(
+    evaluation: Evaluation,
+    chosen: Sequence[tuple[int, ManifestPair, ComparisonRecord | None]],
+    failures: Sequence[Failure],
+    run_ids: Sequence[str],
+) -> list[dict[str, Any]]:
+    """The report rows of the ``chosen`` pairs: a stored comparison's scores, or
+    the flow's reason for a pair without one (:func:`_pair_error`)."""
+    missed = any(record is None for _, _, record in chosen)
+    listed = _listed_pairs(evaluation.root) if missed else None
+    return [
+        _row(
+            i,
+            pair,
+            record,
+            _pair_error(pair, failures, run_ids, listed) if record is None else "",
+            evaluation.mappings,
+        )
+        for i, pair, record in chosen
+    ]
+
+
 def _listed_pairs(root: Path) -> tuple[Path, frozenset[tuple[str, str]]] | None:
     """``root``'s own ``manifest.csv`` and its ``(source, target)`` pairs, resolved,
     as the flow reads them; None if the folder has none, or one it cannot read.
@@ -453,18 +475,7 @@ def evaluate(
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
     grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
-    missed = any(record is None for _, _, record in chosen)
-    listed = _listed_pairs(evaluation.root) if missed else None
-    rows = [
-        _row(
-            i,
-            pair,
-            record,
-            _pair_error(pair, failures, run_ids, listed) if record is None else "",
-            evaluation.mappings,
-        )
-        for i, pair, record in chosen
-    ]
+    rows = _rows(evaluation, chosen, failures, run_ids)
     if on_compared is not None:
         on_compared(rows)
     # Fitted after the rows are handed on, so a search's pictures are drawn meanwhile.

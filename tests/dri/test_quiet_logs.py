@@ -105,7 +105,7 @@ def test_a_judgements_run_prints_one_line_per_kind_of_warning(
         writer.writerow(["a", "b", "score"])
         for i, text in enumerate(GERMAN):
             writer.writerow([ENGLISH, text, i])
-        for i, text in enumerate(GERMAN[:3]):  # the same pairs again
+        for i, text in enumerate(GERMAN[:3]):  # the same pairs rated again: rows, not repeats
             writer.writerow([ENGLISH, text, i])
     code = main(
         ["evaluate", "judgements", str(table), "--out", str(tmp_path / "report"), "--no-baselines", "--quiet"]
@@ -114,15 +114,29 @@ def test_a_judgements_run_prints_one_line_per_kind_of_warning(
     warnings = [line for line in capsys.readouterr().err.splitlines() if "WARNING" in line]
     log_file = tmp_path / "data" / "logs" / "dri.log"
     english = [w for w in warnings if "English" in w]
-    repeats = [w for w in warnings if "repeat" in w]
     assert len(english) == 2 and "3 more texts do not look like English: " in english[1], warnings
+    assert str(log_file) in english[1] and not any("repeat" in w for w in warnings)
+    logged = log_file.read_text(encoding="utf-8")
+    assert logged.count("does not look like English") == 4 and "repeats line" not in logged
+
+    # A corpus's own manifest that repeats pairs: one line for the first, one for the rest.
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("a", "b", "c", "d"):
+        (corpus / f"{name}.txt").write_text(ENGLISH, encoding="utf-8")
+    listed = ["a.txt,b.txt,g", "a.txt,c.txt,g", "a.txt,d.txt,g"]
+    (corpus / "manifest.csv").write_text(
+        "source,target,group\n" + "\n".join(listed * 2) + "\n", encoding="utf-8"
+    )
+    assert main(["run", str(corpus)]) == 0
+    repeats = [
+        line for line in capsys.readouterr().err.splitlines() if "WARNING" in line and "repeat" in line
+    ]
     assert (
         len(repeats) == 2
         and "2 more repeated pairs in manifest.csv, each compared and counted once: " in repeats[1]
-    )
-    assert str(log_file) in english[1]
-    logged = log_file.read_text(encoding="utf-8")
-    assert logged.count("does not look like English") == 4 and logged.count("repeats line") == 3
+    ), repeats
+    assert log_file.read_text(encoding="utf-8").count("repeats line") == 3
 
 
 def _worker_warns(count: int) -> None:

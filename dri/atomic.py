@@ -9,7 +9,10 @@ temporary name (``summary.tmp``) would let the second rename find the file
 already moved by the first. :func:`locked` serialises a read, change and
 write of one file across processes (two ``dri ratings import`` at once): each
 writes whole, but without it the second would write what it read before the
-first wrote, and the first's rows would be lost. Like :mod:`dri.errors`, this
+first wrote, and the first's rows would be lost. A symbolic link keeps its
+place (the file it names is the one replaced), and a device or a pipe
+(``/dev/null``, ``/dev/stdout``, a FIFO) is written into as it is, not
+replaced by a file. Like :mod:`dri.errors`, this
 module imports nothing of ours, so every layer may use it.
 
 Example::
@@ -27,6 +30,7 @@ import contextlib
 import fcntl
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,6 +62,20 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = False
 
 
 def _replace(target: Path, data: bytes, *, sync: bool) -> None:
+    try:
+        kind = os.stat(target).st_mode  # through a link
+    except OSError:
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        # A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written into, as the
+        # shell's ">" does: a rename would put a plain file in its place.
+        with open(target, "wb") as fh:
+            fh.write(data)
+        return
+    if target.is_symlink():
+        # The link stays; the file it names is replaced (a link to a file elsewhere,
+        # a dangling link that names where the file goes).
+        target = Path(os.path.realpath(target))
     # Created new (O_EXCL) under a name no other writer uses, with the mode a
     # plain open gives (0666 less the umask; mkstemp's would be 0600).
     temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")

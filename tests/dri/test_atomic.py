@@ -67,3 +67,33 @@ def test_a_name_too_long_for_the_folder_is_named_in_the_error_not_the_temporary(
         write_text(target, "x")
     assert caught.value.filename == str(target) and ".tmp" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_link_keeps_its_place_and_its_file_is_replaced(tmp_path) -> None:
+    # The rename put a plain file where the link was, and the file it named kept the old text.
+    real = tmp_path / "elsewhere" / "report.html"
+    real.parent.mkdir()
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "report.html"
+    link.symlink_to(real)
+    write_text(link, "new")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new"
+    dangling = tmp_path / "later.html"
+    dangling.symlink_to(tmp_path / "elsewhere" / "later.html")
+    write_text(dangling, "made")
+    assert (
+        dangling.is_symlink()
+        and (tmp_path / "elsewhere" / "later.html").read_text(encoding="utf-8") == "made"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "later.html", "report.html"]
+
+
+def test_a_pipe_is_written_into_not_replaced(tmp_path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_text(fifo, "through the pipe")
+    reader.join(timeout=30)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)

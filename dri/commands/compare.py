@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from dri import atomic
+from dri.commands.folders import given_file, output_file
 from dri.errors import ProjectError, SettingsError
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
@@ -85,11 +86,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("source", type=Path, metavar="A", help="source: text, PDF or graph JSON")
-    p.add_argument("target", type=Path, metavar="B", help="target: text, PDF or graph JSON")
+    p.add_argument("source", type=given_file, metavar="A", help="source: text, PDF or graph JSON")
+    p.add_argument("target", type=given_file, metavar="B", help="target: text, PDF or graph JSON")
     p.add_argument("--json", action="store_true", help="print the scores and mapping as JSON")
-    p.add_argument("--html", type=Path, metavar="FILE", help="also write the comparison as an HTML page")
-    p.add_argument("--svg", type=Path, metavar="FILE", help="also write the mapping picture as SVG")
+    p.add_argument(
+        "--html", type=output_file, metavar="FILE", help="also write the comparison as an HTML page"
+    )
+    p.add_argument("--svg", type=output_file, metavar="FILE", help="also write the mapping picture as SVG")
     add_profile_option(p)
     p.set_defaults(handler=run_compare)
 

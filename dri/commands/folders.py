@@ -1,6 +1,7 @@
 """Folders named on the command line, checked when parsed: the ``--out DIR`` of ``dri graph``,
 ``dri evaluate`` and ``dri demo``, and the corpus or root that ``dri run``,
-``dri evaluate`` and ``dri watch`` read.
+``dri evaluate`` and ``dri watch`` read; the files ``dri compare``, ``dri graph``,
+``dri ratings`` and ``dri report`` read or write.
 
 An empty ``--out ""`` (a shell variable that was not set) is the current
 folder to :class:`pathlib.Path`, so the command's files would land among the
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from dri.literal import printable
 
-__all__ = ["given_path", "output_folder"]
+__all__ = ["given_file", "given_path", "output_file", "output_folder", "output_name"]
 
 
 def _file_in_the_way(path: Path) -> Path | None:
@@ -53,3 +54,24 @@ def given_path(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path (give . for the current folder)")
     return Path(text)
+
+
+def given_file(text: str) -> Path:
+    """A file the command reads, never the empty string (argparse's ``type``):
+    ``dri compare "" b.txt`` was told ".: is a folder"."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty file name")
+    return Path(text)
+
+
+def output_name(text: str) -> str:
+    """A file (or folder) to write, never the empty string (argparse's ``type``);
+    kept a str, whose trailing "/" may say "a folder"."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty file name")
+    return text
+
+
+def output_file(text: str) -> Path:
+    """:func:`output_name` as a :class:`~pathlib.Path`."""
+    return Path(output_name(text))

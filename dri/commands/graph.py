@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from dri.commands.folders import output_folder
+from dri.commands.folders import given_file, output_folder, output_name
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
@@ -29,11 +29,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("files", nargs="+", type=given_file, metavar="FILE")
     p.add_argument("--out", type=output_folder, help="folder to write each graph to")
     p.add_argument("--format", choices=["json", "graphml"], default="json", help="format written with --out")
     p.add_argument(
         "--png",
+        type=output_name,
         metavar="PATH",
         # A str, not a Path: a Path drops the trailing "/" that says "a folder".
         help="draw the graph: a PNG file for one input, a folder for several "

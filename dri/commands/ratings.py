@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from dri.commands.folders import given_file
 from dri.corpora.ratings import import_ratings, ratings_file, read_ratings
 from dri.corpora.text import CorpusError
 from dri.literal import echo
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     imp = actions.add_parser("import", help="validate and store a ratings CSV")
-    imp.add_argument("file", type=Path, metavar="FILE.csv")
+    imp.add_argument("file", type=given_file, metavar="FILE.csv")
     actions.add_parser("show", help="means and Krippendorff's alpha of the stored ratings")
     p.set_defaults(handler=run_ratings)
 

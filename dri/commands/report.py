@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 import webbrowser
-from pathlib import Path
 
+from dri.commands.folders import given_path
 from dri.corpora.text import MAX_TEXT_BYTES, decode_bytes
 from dri.files import FileRefused, read_limited
 from dri.literal import echo
@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="report folder (default: the newest)")
+    p.add_argument(
+        "dir", nargs="?", type=given_path, metavar="DIR", help="report folder (default: the newest)"
+    )
     how = p.add_mutually_exclusive_group()
     how.add_argument("--open", action="store_true", help="open index.html in a browser")
     how.add_argument("--path", action="store_true", help="print the report folder only")

@@ -320,6 +320,34 @@ def test_an_empty_corpus_or_root_is_a_usage_error_not_the_current_folder(capsys,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
 
 
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("compare", "", "a.txt"), "argument A: an empty file name"),
+        (("compare", "a.txt", "b.txt", "--html", " "), "argument --html: an empty file name"),
+        (("compare", "a.txt", "b.txt", "--svg", ""), "argument --svg: an empty file name"),
+        (("graph", "a.txt", ""), "argument FILE: an empty file name"),
+        (("graph", "a.txt", "--png", ""), "argument --png: an empty file name"),
+        (("ratings", "import", ""), "argument FILE.csv: an empty file name"),
+        (("report", ""), "argument DIR: an empty path (give . for the current folder)"),
+    ],
+)
+def test_an_empty_file_name_is_a_usage_error_not_the_current_folder(
+    capsys, tmp_path, monkeypatch, argv, says
+):
+    # Path("") is ".": `dri compare "" b.txt` was told ".: is a folder", `--png ""` drew nothing.
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The cat sat on the mat.", encoding="utf-8")
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert (
+        err.splitlines()[-1]
+        == f"dri {' '.join(argv[:2]) if argv[0] == 'ratings' else argv[0]}: error: {says}"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
 @pytest.mark.parametrize("under", [False, True])
 @pytest.mark.parametrize("argv", [("report",), ("ratings", "show"), ("watch", "{root}", "--once", "--run")])
 def test_a_data_folder_that_is_a_file_names_dri_data_dir(capsys, tmp_path, monkeypatch, argv, under):

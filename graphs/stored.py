@@ -65,8 +65,11 @@ def _not_text(value: object) -> str | None:
 
 
 def _check_list(where: str, value: object, item_ok: Any, item: str) -> None:
-    if not isinstance(value, list) or not all(item_ok(v) for v in value):
+    if not isinstance(value, list):
         raise NotAGraph(f"{where} must be a list of {item}, not {_type(value)}")
+    for entry in value:
+        if not item_ok(entry):  # the list is one: the entry is what to fix
+            raise NotAGraph(f"{where} must be a list of {item}; it holds {_type(entry)}: {entry!r:.40}")
 
 
 def _check_graph_attrs(attrs: object) -> None:

@@ -177,6 +177,26 @@ def test_each_shape_named_in_issue_28_is_refused(tmp_path, name):
         load_json(path)
 
 
+@pytest.mark.parametrize(
+    "key, value, says",
+    [
+        ("sentences", "0", '"sentences" must be a list of sentence numbers, not a string'),
+        ("sentences", [-5, 1], '"sentences" must be a list of sentence numbers; it holds a number: -5'),
+        ("sentences", [0, 1e30], '"sentences" must be a list of sentence numbers; it holds a number: 1e+30'),
+        ("sections", [None, 5], '"sections" must be a list of strings; it holds null: None'),
+    ],
+)
+def test_a_bad_entry_of_a_list_is_named(tmp_path, key, value, says):
+    # A list holding a bad entry was said to be "not an array".
+    graph = _valid()
+    graph["nodes"][1][key] = value
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    with pytest.raises(NotAGraph) as err:
+        load_json(path)
+    assert str(err.value).endswith(says)
+
+
 def test_the_valid_graph_loads(tmp_path):
     path = tmp_path / "g.json"
     path.write_text(json.dumps(_valid()), encoding="utf-8")

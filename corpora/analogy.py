@@ -79,13 +79,15 @@ def _is_listed_document(root: Path, entry: str, doc: Path) -> bool:
     return any(os.path.realpath(c) == real for c in candidates)
 
 
-def _warn_repeated(listed_in: Path | None, entry: str) -> None:
+def _warn_repeated(listed_in: Path | None, entry: str, times: int) -> None:
     """A target named again is compared once, as a manifest's repeated pair is (a warning, not a failure)."""
-    where = printable(listed_in) if listed_in else "--target"
+    # The real path: the command and its flow read the list under one name, so the warning is said once.
+    where = printable(os.path.realpath(listed_in)) if listed_in else "--target"
     log.warning(
-        "%s: target %r is named twice; it is compared once",
+        "%s: target %r is named %s; it is compared once",
         where,
         entry,
+        "twice" if times == 2 else f"{times} times",
         extra={"warning_kind": "targets named twice, each compared once", "warning_item": entry},
     )
 
@@ -103,6 +105,7 @@ def _choose_targets(
     """
     by_name = {d.name: d for d in documents}
     chosen: list[Path] = []
+    named: dict[Path, list[str]] = {}  # each target's entries
     for entry in entries:
         # Documents are flat in the folder, so the file name identifies one.
         doc = by_name.get(Path(entry).name)
@@ -113,10 +116,12 @@ def _choose_targets(
                 f"target {entry!r} is not a document of the corpus {printable(root)}"
                 + near_miss(Path(entry).name, by_name),
             )
-        if doc in chosen:
-            _warn_repeated(listed_in, entry)
-        else:
+        if doc not in chosen:
             chosen.append(doc)
+        named[doc] = [*named.get(doc, []), entry]
+    for entries_of_one in named.values():
+        if len(entries_of_one) > 1:
+            _warn_repeated(listed_in, entries_of_one[0], len(entries_of_one))
     return chosen
 
 

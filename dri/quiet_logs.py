@@ -17,7 +17,9 @@ A warning's kind is what its emitter says in ``extra``: ``warning_kind`` (a
 plural phrase, "texts do not look like English") and ``warning_item`` (what
 this one is about, e.g. a file). Without them, warnings of one logger whose
 messages differ only in numbers after a leading ``subject: `` are one kind,
-and the subject (a file's name) is the example. Only records of the ``dri``
+and the subject (a file's name) is the example. A warning whose message is
+one already seen (a list read by the command and again by its flow) is the
+same event: it is neither shown again nor counted. Only records of the ``dri``
 loggers pass through here (the others keep their own handlers): they go to
 this module's handlers instead of the root logger's for the duration of one
 command, and :meth:`QuietLogs.close` puts things back as they were.
@@ -132,6 +134,7 @@ class _HoldRepeats(logging.Filter):
     def __init__(self) -> None:
         super().__init__()
         self.repeats: dict[tuple[str, str], _Repeats] = {}
+        self._said: set[tuple[str, str]] = set()
         self._lock = threading.Lock()  # the command's threads and the workers' receiver
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -141,6 +144,12 @@ class _HoldRepeats(logging.Filter):
             return True
         key, phrase, item = _kind_of(record)
         with self._lock:
+            # The same warning again (a list read once by the command and once by its
+            # flow) is one event: neither shown again nor counted as a repeat.
+            said = (record.name, record.getMessage())
+            if said in self._said:
+                return False
+            self._said.add(said)
             held = self.repeats.get(key)
             if held is None:
                 self.repeats[key] = _Repeats(first=record, phrase=phrase)

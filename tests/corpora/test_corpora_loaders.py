@@ -249,7 +249,11 @@ def test_analogy_loader_names_each_target_once_and_the_list_for_a_bad_one(tmp_pa
         ("a.txt", "b.txt"),
         ("c.txt", "b.txt"),
     ]
-    assert f"{listed}: target './a.txt' is named twice; it is compared once" in caplog.messages
+    assert f"{listed}: target 'a.txt' is named twice; it is compared once" in caplog.messages
+    caplog.clear()
+    listed.write_text("a.txt\n./a.txt\nb.txt\na.txt\n", encoding="utf-8")
+    assert [t.name for t in load_analogy(corpus_dir).targets] == ["a.txt", "b.txt"]
+    assert caplog.messages == [f"{listed}: target 'a.txt' is named 3 times; it is compared once"]
     for entry in ("../a.txt", "/etc/c.txt"):
         listed.write_text(f"a.txt\n{entry}\n", encoding="utf-8")
         with pytest.raises(CorpusError) as err:

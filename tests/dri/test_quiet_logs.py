@@ -59,6 +59,23 @@ def test_repeats_become_one_line_with_count_and_examples(
     assert dri_logger.propagate == propagates and not any(h in dri_logger.handlers for h in quiet.handlers)
 
 
+def test_the_same_warning_again_is_neither_shown_nor_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    # A targets.txt read by the command and again by its flow warned of each repeat
+    # twice: "3 more targets named twice" for two repeats.
+    quiet = quiet_logs(verbose=False, log_file=None)
+    quiet.log_file = None
+    for _ in range(3):
+        for target in ("a.txt", "b.txt", "c.txt"):
+            READER.warning(
+                "/c/targets.txt: target %r is named twice", target, extra={KIND: "targets named twice"}
+            )
+    quiet.close()
+    assert capsys.readouterr().err.splitlines() == [
+        "WARNING dri.extract.reader: /c/targets.txt: target 'a.txt' is named twice",
+        "WARNING dri.extract.reader: 2 more targets named twice (--verbose shows each)",
+    ]
+
+
 def test_verbose_prints_each(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     quiet = quiet_logs(verbose=True, log_file=tmp_path / "dri.log")
     _warn_a_batch()
@@ -139,11 +156,11 @@ def test_a_judgements_run_prints_one_line_per_kind_of_warning(
     assert log_file.read_text(encoding="utf-8").count("repeats line") == 3
 
 
-def _worker_warns(count: int) -> None:
+def _worker_warns(count: int, worker: int) -> None:
     """A worker process of a command: what the process pool's initializer does, then warnings."""
     forward_to_parent()
     for i in range(count):
-        READER.warning("w%d.txt: odd", i, extra={KIND: "odd texts", ITEM: f"w{i}.txt"})
+        READER.warning("w%d-%d.txt: odd", worker, i, extra={KIND: "odd texts", ITEM: f"w{worker}-{i}.txt"})
 
 
 def test_warnings_of_worker_processes_are_counted_by_the_command(
@@ -153,7 +170,7 @@ def test_warnings_of_worker_processes_are_counted_by_the_command(
     quiet = quiet_logs(verbose=False, log_file=log_file)
     assert os.environ[SOCKET_ENV]
     workers = [
-        multiprocessing.get_context("spawn").Process(target=_worker_warns, args=(10,)) for _ in range(2)
+        multiprocessing.get_context("spawn").Process(target=_worker_warns, args=(10, k)) for k in range(2)
     ]
     for worker in workers:
         worker.start()

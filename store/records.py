@@ -124,7 +124,7 @@ class StoreUnavailable(StoreError):
 
     advice = (
         "the store cannot be used: start it (the project's own server: bash scripts/neo4j start) "
-        "or fix NEO4J_URI, then run the same command again; what was stored is kept and not redone"
+        "or fix its address (NEO4J_URI, or the command's --uri), then run the same command again; what was stored is kept and not redone"
     )
 
 

@@ -98,8 +98,17 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
     try:
         parts = urlsplit(uri)
         port = parts.port
-    except ValueError:
-        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535") from None
+    except ValueError as err:
+        # The parser's own words may quote a piece of the password (a "/" in it ends
+        # the host part early, and the rest is read as the port): never shown.
+        if "IPv6" in str(err):
+            raise StoreError(
+                where, f"{shown!r}: an IPv6 host opens with [ and is not closed with ]"
+            ) from None
+        escape = (
+            " (a password holding /, ?, # or @ is written percent-encoded: / as %2F)" if "@" in uri else ""
+        )
+        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535{escape}") from None
     if not parts.hostname:
         raise StoreError(where, f"{shown!r} names no host; {hint}")
     if port == 0:

@@ -43,6 +43,9 @@ def _one_line_without_password(err: BaseException) -> str:
         # A routing context on a direct connection: the server's "50N42: Unexpected error" before.
         (f"bolt://neo4j:{PASSWORD}@127.0.0.1:7711?routing=x", "takes no path or ?query"),
         ("bolt+s://127.0.0.1:7711/db", "takes no path or ?query"),
+        # A "/" in the password ends the host part there: the rest was read as a port.
+        (f"bolt://neo4j:ab/{PASSWORD}@127.0.0.1:7711", "written percent-encoded: / as %2F"),
+        (f"neo4j://neo4j:{PASSWORD}@[::1", "an IPv6 host opens with [ and is not closed with ]"),
     ],
 )
 def test_a_malformed_neo4j_uri_is_one_line_naming_the_variable_without_the_password(monkeypatch, uri, says):

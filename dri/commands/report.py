@@ -61,6 +61,10 @@ def run_report(args: argparse.Namespace) -> int:
     except FileRefused as err:
         echo(f"error: {summary}: cannot read the report summary: {err.reason}", file=sys.stderr)
         return 1
+    if b"\x00" in data:
+        # Printed as Windows-1252 it was a screen of junk with exit 0.
+        echo(f"error: {summary}: binary data (NUL bytes), not a report summary", file=sys.stderr)
+        return 1
     text, encoding = decode_bytes(data)
     if encoding != "utf-8":
         echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr)

@@ -151,6 +151,15 @@ def test_report_with_a_windows_1252_summary_is_printed_with_a_warning(capsys, tm
     assert err.splitlines() == [f"warning: {tmp_path / 'summary.md'}: not UTF-8; read as cp1252"]
 
 
+def test_report_with_a_binary_summary_is_one_line_not_printed(capsys, tmp_path):
+    (tmp_path / "summary.md").write_bytes(b"# Report\n\x00\x9c\xff\x1b[2J" * 50)
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"error: {tmp_path / 'summary.md'}: binary data (NUL bytes), not a report summary"
+    ]
+
+
 def test_report_with_a_summary_over_the_limit_is_one_line_not_read(capsys, tmp_path):
     # Read whole, a damaged summary of 4 GB was a MemoryError (exit 70); this one is sparse.
     summary = tmp_path / "summary.md"

@@ -73,6 +73,9 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
             return Neo4jStore(Neo4jSettings.from_env(uri))  # type: ignore[arg-type]
         if scheme == "sqlite":
             target = uri.split("://", 1)[1]
+            if not target.strip():
+                # Path("") is ".": the message was ".: no store here".
+                raise StoreError(safe_uri(uri), "names no file; use sqlite:///FILE (or sqlite://:memory:)")
             if "@" in target.split("/", 1)[0]:
                 # sqlite://user:password@/file: a file has no login, and the words
                 # before "@" would be shown as part of its path in every message.

@@ -241,3 +241,13 @@ def test_damaged_content_vectors_are_computed_again(tmp_path):
     assert again.doc_ids == before.doc_ids and again.features == before.features
     with contextlib.closing(sqlite3.connect(path)) as db:
         assert all(json.loads(f) for (f,) in db.execute("SELECT features FROM graphs"))
+
+
+@pytest.mark.parametrize("uri", ["sqlite://", "sqlite://  "])
+def test_a_sqlite_uri_without_a_file_says_so(tmp_path, monkeypatch, uri):
+    # Path("") is ".": the message was ".: no store here".
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError) as err:
+        open_store(uri, create=True)
+    assert str(err.value) == f"{uri}: names no file; use sqlite:///FILE (or sqlite://:memory:)"
+    assert list(tmp_path.iterdir()) == []

@@ -99,6 +99,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 CLEAR_LINE = "\r\x1b[2K"
 
 
+def _row_name(row: dict[str, Any]) -> str:
+    """What a progress line calls a pair: its line of the user's file (a judgement
+    or ranking file), its item and option (a choice file), else its document."""
+    if row.get("line"):
+        return f"line {row['line']}"
+    if row.get("item") is not None and row.get("option") is not None:
+        return f"item {row['item']}, option {row['option']}"
+    target = Path(row.get("_target_name") or row["target"]).name
+    # An analogy search groups by target: the source is the one to name.
+    return Path(row.get("_source_name") or row["source"]).name if str(row["group"]) == target else target
+
+
 def _progress(quiet: bool) -> Progress | None:
     """Progress of the pairs: a failed pair on a line of its own; the others on
     one line that rewrites itself on a terminal, and off one (a log) on a line
@@ -108,10 +120,7 @@ def _progress(quiet: bool) -> Progress | None:
     terminal = sys.stderr.isatty()
 
     def report(i: int, n: int, row: dict[str, Any]) -> None:
-        target, group = Path(row.get("_target_name") or row["target"]).name, str(row["group"])
-        # An analogy search groups by target: the source is the one to name.
-        named = Path(row.get("_source_name") or row["source"]).name if group == target else target
-        where = f"[{i}/{n}] {named} ({group})"
+        where = f"[{i}/{n}] {_row_name(row)} ({row['group']})"
         if row.get("error"):
             echo(
                 f"{where}: error: {row['error']}",

@@ -109,7 +109,8 @@ def test_a_bad_document_of_a_judgement_file_is_named_by_the_users_path(data_dir,
         f"error: {empty}",
         f"error: {junk}",
     ]
-    assert f"[1/3] empty.txt (pairs): error: {empty}" in err and "validity-corpora" not in err
+    assert f"[1/3] line 2 (pairs): error: {empty}" in err and "validity-corpora" not in err
+    assert "[3/3] line 4 (pairs): AS " in err  # a pair is named by its line, not by its texts' hashes
     with open(out_dir / "scores.csv", newline="", encoding="utf-8") as fh:
         assert [r["error"] for r in csv.DictReader(fh)] == [empty, junk, ""]
 

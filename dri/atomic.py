@@ -72,6 +72,7 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
         with open(target, "wb") as fh:
             fh.write(data)
         return
+    named = target  # what errors name: the path asked for, never the temporary file
     if target.is_symlink():
         # The link stays; the file it names is replaced (a link to a file elsewhere,
         # a dangling link that names where the file goes).
@@ -79,7 +80,10 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     # Created new (O_EXCL) under a name no other writer uses, with the mode a
     # plain open gives (0666 less the umask; mkstemp's would be 0600).
     temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(named)) from None
     try:
         with open(handle, "wb") as fh:
             fh.write(data)
@@ -92,7 +96,7 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
             # os.replace's error names the temporary file, which the user never
             # asked for: a name too long for the folder ("l" * 250 + ".graphml")
             # was reported as ".lll….24285-8cea1d71.tmp: File name too long".
-            raise OSError(err.errno, err.strerror, str(target)) from None
+            raise OSError(err.errno, err.strerror, str(named)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

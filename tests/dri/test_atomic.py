@@ -97,3 +97,10 @@ def test_a_pipe_is_written_into_not_replaced(tmp_path) -> None:
     write_text(fifo, "through the pipe")
     reader.join(timeout=30)
     assert got == [b"through the pipe"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_folder_that_is_not_there_is_named_by_the_path_asked_for(tmp_path) -> None:
+    target = tmp_path / "gone" / "page.html"
+    with pytest.raises(FileNotFoundError) as err:
+        write_text(target, "x")
+    assert err.value.filename == str(target)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from dri.errors import SettingsError
 
-__all__ = ["InProcess", "ProcessPool", "RunLogger", "Runner", "local_workers"]
+__all__ = ["MAX_WORKERS", "InProcess", "ProcessPool", "RunLogger", "Runner", "local_workers"]
 
 #: The logger a run writes to: Python's, or Prefect's adapter of it inside a flow.
 RunLogger = logging.Logger | logging.LoggerAdapter[logging.Logger]
@@ -57,10 +57,15 @@ class Runner(Protocol):
         ...
 
 
+#: The most worker processes a run starts: more would not fit one machine (a
+#: count past a C int was an OverflowError in multiprocessing, exit 70).
+MAX_WORKERS = 256
+
+
 def local_workers() -> int:
     """``DRI_WORKERS``, else the CPUs of this machine; a :class:`SettingsError`
-    naming the variable if it is not a whole number of at least 1 (zero
-    workers would size batches by a division by zero)."""
+    naming the variable if it is not a whole number from 1 to
+    :data:`MAX_WORKERS` (zero workers would size batches by a division by zero)."""
     raw = os.environ.get("DRI_WORKERS")
     if not raw:
         return os.cpu_count() or 1
@@ -68,8 +73,8 @@ def local_workers() -> int:
         workers = int(raw)
     except ValueError:
         raise SettingsError(f"DRI_WORKERS must be a whole number, not {raw!r}") from None
-    if workers < 1:
-        raise SettingsError(f"DRI_WORKERS must be at least 1, not {raw!r}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SettingsError(f"DRI_WORKERS must be a whole number from 1 to {MAX_WORKERS}, not {raw!r}")
     return workers
 
 

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     AnyTaskRunner = TaskRunner[Any]
 
 from dri.errors import Interrupted, ProjectError, SettingsError, os_reason
-from dri.flows.execution import local_workers
+from dri.flows.execution import MAX_WORKERS, local_workers
 from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
@@ -121,8 +121,8 @@ def runner_config(
         raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):
         workers = local_workers()
-    if workers is not None and workers < 1:
-        raise SettingsError(f"workers must be at least 1, not {workers}")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise SettingsError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers}")
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
 from dri.commands.folders import given_path
-from dri.commands.search_options import add_search_arguments, positive
+from dri.commands.search_options import add_search_arguments, positive, worker_count
 from dri.corpora.discover import has_manifest
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="which pairs to map (default: auto; the modes are above)",
     )
     p.add_argument("--target", help="target document (file name, path or doc id) for --mode target")
-    p.add_argument("--workers", type=int, help="worker processes (default: one per CPU)")
+    p.add_argument("--workers", type=worker_count, help="worker processes (default: one per CPU)")
     p.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
     p.add_argument(
         "--runner",

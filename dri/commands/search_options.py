@@ -1,19 +1,33 @@
-"""The command-line options of the two-stage analogy search, shared by ``dri run`` and ``dri evaluate``."""
+"""The command-line options of the two-stage analogy search, shared by ``dri run`` and ``dri evaluate``,
+and the whole numbers they and ``--workers`` take."""
 
 from __future__ import annotations
 
 import argparse
 
+from dri.flows.execution import MAX_WORKERS
 from dri.settings import DEFAULT_CANDIDATES
 
-__all__ = ["add_search_arguments", "positive"]
+__all__ = ["add_search_arguments", "positive", "worker_count"]
 
 
 def positive(text: str) -> int:
     """An option's whole number of at least 1 (argparse's ``type``)."""
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a whole number from 1 to :data:`~dri.flows.execution.MAX_WORKERS`
+    (argparse's ``type``): a count past a C int was multiprocessing's OverflowError, exit 70."""
+    value = positive(text)
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS}, not {value}")
     return value
 
 

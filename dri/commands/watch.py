@@ -22,7 +22,7 @@ import logging
 import sys
 
 from dri.commands.folders import given_path
-from dri.commands.search_options import positive
+from dri.commands.search_options import worker_count
 from dri.errors import one_line, os_reason
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--run", action="store_true", help="run each new corpus here instead of emitting an event")
     # Checked now: a run would meet a count below 1 only on a corpus big enough for workers.
-    p.add_argument("--workers", type=positive, help="with --run: worker processes")
+    p.add_argument("--workers", type=worker_count, help="with --run: worker processes")
     p.set_defaults(handler=run_watch)
 
 

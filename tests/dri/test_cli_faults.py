@@ -257,12 +257,22 @@ def test_watch_seconds_that_are_not_a_time_to_wait_are_usage_errors(capsys, tmp_
     )
 
 
-@pytest.mark.parametrize("workers", ["0", "-1"])
-def test_watch_workers_below_1_is_a_usage_error(capsys, tmp_path, workers):
+@pytest.mark.parametrize(
+    "workers, says",
+    [
+        ("0", "must be at least 1, not 0"),
+        ("-1", "must be at least 1, not -1"),
+        ("x", "must be a whole number, not 'x'"),
+        # Past a C int it was multiprocessing's OverflowError (exit 70).
+        ("99999999999999999999", "must be at most 256, not 99999999999999999999"),
+    ],
+)
+@pytest.mark.parametrize("command", ["watch", "run"])
+def test_a_worker_count_out_of_range_is_a_usage_error(capsys, tmp_path, command, workers, says):
     # It was met only by a run on a corpus big enough for workers, long after the start.
-    code, _, err = _run(capsys, "watch", str(tmp_path), "--run", "--workers", workers)
+    code, _, err = _run(capsys, command, str(tmp_path), "--workers", workers)
     assert code == 2
-    assert err.splitlines()[-1] == f"dri watch: error: argument --workers: must be at least 1, not {workers}"
+    assert err.splitlines()[-1] == f"dri {command}: error: argument --workers: {says}"
 
 
 _OUT_COMMANDS = {

@@ -15,8 +15,13 @@ from dri.flows.execution import local_workers
     [
         ("abc", "DRI_WORKERS must be a whole number, not 'abc'"),
         ("1.5", "DRI_WORKERS must be a whole number, not '1.5'"),
-        ("0", "DRI_WORKERS must be at least 1, not '0'"),
-        ("-3", "DRI_WORKERS must be at least 1, not '-3'"),
+        ("0", "DRI_WORKERS must be a whole number from 1 to 256, not '0'"),
+        ("-3", "DRI_WORKERS must be a whole number from 1 to 256, not '-3'"),
+        # Past a C int it was multiprocessing's OverflowError (exit 70).
+        (
+            "99999999999999999999",
+            "DRI_WORKERS must be a whole number from 1 to 256, not '99999999999999999999'",
+        ),
     ],
 )
 def test_a_bad_worker_count_is_a_settings_error_naming_the_variable(monkeypatch, value, message):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import multiprocessing.util
 import os
 import re
 import threading
@@ -117,8 +119,34 @@ def worker_store() -> Store:
     key = (os.getpid(), os.environ.get("DRI_DATA_DIR"), os.environ.get("NEO4J_URI"))
     if getattr(_local, "key", None) != key:
         _local.store, _local.key = open_store(), key
+        with _opened_lock:
+            _opened.append((os.getpid(), _local.store))
     store: Store = _local.store
     return store
+
+
+def close_worker_stores() -> None:
+    """Close the stores :func:`worker_store` opened in this process, as it exits.
+
+    A SQLite store left open at exit kept everything written since in its
+    ``-wal`` file, and a copy of ``dri.sqlite`` alone (a backup) held none of
+    it; the last connection to close folds the WAL into the file. Stores a
+    forked process inherited are its parent's, and are left alone."""
+    with _opened_lock:
+        mine = [store for pid, store in _opened if pid == os.getpid()]
+        _opened[:] = [(pid, store) for pid, store in _opened if pid != os.getpid()]
+    for store in mine:
+        try:
+            store.close()
+        except Exception as err:  # at exit: nothing left to tell but the log
+            logging.getLogger(__name__).debug("could not close %s: %s", store.location, one_line(err))
+
+
+_opened: list[tuple[int, Store]] = []
+_opened_lock = threading.Lock()
+# Run at interpreter exit, and in a pool's worker processes too (which end
+# without atexit's handlers).
+multiprocessing.util.Finalize(None, close_worker_stores, exitpriority=10)
 
 
 #: Sentences per ``nlp.pipe`` batch when a task parses its documents: the

@@ -11,7 +11,10 @@ other tests use is never disturbed.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -181,3 +184,20 @@ def test_a_prefect_home_behind_a_file_is_one_line_and_no_warning(tmp_path):
         f"{blocker} is a file, not a folder; what to do: set PREFECT_HOME to a folder that can be made, "
         "or PREFECT_API_URL to a running server"
     ], errors[:5]
+
+
+def test_a_run_leaves_its_sqlite_store_whole_in_the_one_file(tmp_path):
+    # The run's store stayed open to the end, so its writes stayed in dri.sqlite-wal:
+    # a copy of dri.sqlite alone (a backup) held no table at all.
+    corpus = fault_corpus(tmp_path, documents=3)
+    env = run_env(tmp_path, migrated=False)
+    done = subprocess.run(
+        [*DRI, "run", str(corpus), "--runner", "inline"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    data = tmp_path / "data"
+    assert not (data / "dri.sqlite-wal").exists()
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(data / "dri.sqlite", backup)
+    with contextlib.closing(sqlite3.connect(backup)) as db:
+        assert db.execute("SELECT count(*) FROM documents").fetchone() == (3,)

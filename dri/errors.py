@@ -26,6 +26,7 @@ __all__ = [
     "ProjectError",
     "SettingsError",
     "error_line",
+    "joined_reasons",
     "one_line",
     "os_reason",
     "pair_failure_lines",
@@ -92,6 +93,23 @@ def _names(document: str, reason: str) -> bool:
     return reason.startswith((document, resolved))
 
 
+def joined_reasons(error: str) -> list[str]:
+    """The reasons a row's ``error`` joins with "; ", split where they were joined:
+    at a "; " outside brackets, since a reason may hold one itself ("too long: ...
+    (about 15 words; DRI_MAX_TEXT_CHARS sets it)")."""
+    reasons, depth, start = [], 0, 0
+    for at, char in enumerate(error):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif char == ";" and depth == 0 and error.startswith("; ", at):
+            reasons.append(error[start:at])
+            start = at + 2
+    reasons.append(error[start:])
+    return reasons
+
+
 def pair_failure_lines(failed: Iterable[tuple[str, str, str]]) -> list[str]:
     """The lines of failed pairs ``(source, target, error)``, each distinct reason once
     (a row joins its documents' reasons and its baselines' with "; "): as it is if it
@@ -99,7 +117,7 @@ def pair_failure_lines(failed: Iterable[tuple[str, str, str]]) -> list[str]:
     or after the count of pairs it failed (a batch lost whole)."""
     pairs_by_reason: dict[str, dict[str, None]] = {}
     for source, target, error in failed:
-        for reason in error.split("; "):
+        for reason in joined_reasons(error):
             pairs = pairs_by_reason.setdefault(reason, {})
             if not (_names(source, reason) or _names(target, reason)):
                 pairs[f"{source} -> {target}"] = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 
-from dri.errors import Failure, one_line, os_reason, pair_failure_lines
+from dri.errors import Failure, joined_reasons, one_line, os_reason, pair_failure_lines
 from dri.extract.document import DocumentError
 
 
@@ -73,3 +73,12 @@ def test_pairs_lost_with_a_batch_are_one_line_with_the_batchs_reason(tmp_path):
 def test_pair_failure_lines_take_a_name_with_a_nul_byte():
     # A row's names come from a manifest: a NUL byte cannot be resolved as a path.
     assert pair_failure_lines([("a\x00b", "t.txt", "not compared")]) == ["a\x00b -> t.txt: not compared"]
+
+
+def test_a_reason_holding_a_semicolon_in_brackets_stays_whole():
+    # "too long: ... (about 15 words; DRI_MAX_TEXT_CHARS sets it)" was printed as two
+    # lines, the first with its bracket never closed.
+    long = "/c/a.txt: too long: 816 characters of text, the limit is 100 (about 15 words; DRI_MAX_TEXT_CHARS sets it)"
+    assert joined_reasons(f"{long}; /c/b.txt: empty file") == [long, "/c/b.txt: empty file"]
+    assert joined_reasons("one") == ["one"] and joined_reasons("a (b; c]; d") == ["a (b; c]", "d"]
+    assert pair_failure_lines([("/c/a.txt", "/c/b.txt", long), ("/c/a.txt", "/c/d.txt", long)]) == [long]

@@ -139,17 +139,27 @@ def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float
     return None
 
 
+#: The schemes of a Dask scheduler's address that a run can reach (a bare HOST:PORT is tcp).
+DASK_SCHEMES = ("tcp", "tls")
+
+
 def check_dask_address(address: str, timeout: float = 10.0) -> None:
-    """A :class:`SettingsError` naming ``address`` if nothing listens at this
-    TCP or TLS address of a Dask scheduler; other schemes are left to Dask.
-    Found inside the flow, Dask's client printed its traceback after 30 s,
-    and a Prefect server had been started for nothing."""
+    """A :class:`SettingsError` naming ``address`` if it is not the TCP or TLS
+    address of a Dask scheduler, or nothing listens there. Found inside the
+    flow, Dask's client printed its traceback after 30 s (or at once, for a
+    scheme another process cannot reach, ``inproc://``, or one this install
+    cannot speak, ``ucx://``), and a Prefect server had been started for nothing."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
+    scheme = address.split("://", 1)[0].lower() if "://" in address else "tcp"
+    if scheme not in DASK_SCHEMES:
+        raise SettingsError(
+            f"Dask at {printable(address)}: a run cannot use {printable(scheme)}://; "
+            "give the scheduler's tcp://HOST:PORT (or tls://HOST:PORT)"
+        )
+
     def where() -> tuple[str, int] | None:
-        scheme, location = parse_address(address)
-        if scheme not in ("tcp", "tls"):
-            return None
+        _, location = parse_address(address)
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")

@@ -96,7 +96,13 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
     for address, reason in (("tcp://h:abc", "invalid literal"), ("tcp://", "no host")):
         with pytest.raises(SettingsError, match=reason):
             check_dask_address(address)
-    check_dask_address("inproc://x")  # other schemes are Dask's to judge
+    # inproc:// (no other process reaches it) and ucx:// (not in this install) failed inside
+    # the flow with Dask's traceback.
+    for scheme in ("inproc", "ucx"):
+        with pytest.raises(
+            SettingsError, match=f"^Dask at {scheme}://x: a run cannot use {scheme}://; give the scheduler's"
+        ):
+            check_dask_address(f"{scheme}://x")
 
 
 def test_a_prefect_api_url_where_nothing_listens_is_one_settings_error_without_its_login() -> None:

@@ -27,14 +27,16 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["locked", "write_bytes", "write_text"]
+__all__ = ["locked", "open_lock", "write_bytes", "write_text"]
 
 
 def write_text(
@@ -103,6 +105,26 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
         raise
 
 
+def open_lock(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened to hold an ``flock`` on, made if it is not there.
+
+    Only a plain file is a lock: opening a FIFO in its place for writing
+    waited for a reader for ever (the command hung), and a folder or device
+    is no lock either. Raises :class:`OSError` naming ``path`` (a FIFO or
+    device: "not a plain file, so not a lock").
+    """
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o666)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a FIFO no one reads
+            raise OSError(err.errno, "not a plain file, so not a lock (a FIFO)", os.fspath(path)) from None
+        raise
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise OSError(errno.EINVAL, "not a plain file, so not a lock", os.fspath(path))
+    return open(handle, "ab")
+
+
 @contextlib.contextmanager
 def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold an exclusive lock for ``path`` (on ``<path>.lock`` beside it, its
@@ -111,7 +133,7 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     part-way leaves none behind."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.with_name(f"{target.name}.lock"), "a") as lock:
+    with open_lock(target.with_name(f"{target.name}.lock")) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     #: A task runner of any kind of future (processes, threads, Dask).
     AnyTaskRunner = TaskRunner[Any]
 
+from dri import atomic
 from dri.errors import Interrupted, ProjectError, SettingsError, os_reason
 from dri.flows.execution import MAX_WORKERS, local_workers
 from dri.literal import printable
@@ -843,8 +844,8 @@ def shared_prefect_api() -> Iterator[str | None]:
             f"Prefect's temporary server was not started: PREFECT_HOME {printable(str(home))}: {os_reason(err)}"
         ) from None
     try:
-        lock = lock_file.open("w")
-    except OSError as err:  # an unwritable home, a full disk
+        lock = atomic.open_lock(lock_file)
+    except OSError as err:  # an unwritable home, a full disk, a FIFO in its place
         shown = printable(str(lock_file))
         raise PrefectServerStartError(
             f"Prefect's temporary server was not started: {shown}: {err.strerror or err}"

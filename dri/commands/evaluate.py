@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dri import atomic
 from dri.commands.compare import add_profile_option
 from dri.commands.folders import given_path, output_folder
 from dri.commands.search_options import add_search_arguments
@@ -251,7 +252,7 @@ def _claimed(out: Path) -> Iterator[bool]:
     try:
         folder = data_dir() / "locks"
         folder.mkdir(exist_ok=True)
-        lock = open(folder / f"report-{key}.lock", "a")  # noqa: SIM115 (closed below)
+        lock = atomic.open_lock(folder / f"report-{key}.lock")
     except OSError:
         # A data folder that cannot be written (read-only, full): no claim can be
         # kept, and the store's own check says what is wrong with the folder.

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from dri.atomic import write_text
+from dri.atomic import locked, open_lock, write_text
 
 
 def test_writers_of_one_file_at_once_each_leave_it_whole(tmp_path) -> None:
@@ -104,3 +104,19 @@ def test_a_folder_that_is_not_there_is_named_by_the_path_asked_for(tmp_path) -> 
     with pytest.raises(FileNotFoundError) as err:
         write_text(target, "x")
     assert err.value.filename == str(target)
+
+
+def test_a_lock_that_is_not_a_plain_file_is_an_error_not_a_wait(tmp_path) -> None:
+    # Opened for writing, a FIFO in the lock's place waited for a reader for ever.
+    target = tmp_path / "ratings.csv"
+    os.mkfifo(tmp_path / "ratings.csv.lock")
+    with pytest.raises(OSError) as err, locked(target):
+        pass
+    assert err.value.filename == str(tmp_path / "ratings.csv.lock")
+    assert err.value.strerror == "not a plain file, so not a lock (a FIFO)"
+    (tmp_path / "folder.lock").mkdir()
+    with pytest.raises(OSError) as err:
+        open_lock(tmp_path / "folder.lock")
+    assert err.value.filename == str(tmp_path / "folder.lock")
+    with open_lock(tmp_path / "new.lock") as lock:
+        assert stat.S_ISREG(os.fstat(lock.fileno()).st_mode)

@@ -84,7 +84,7 @@ def _demo() -> dict[str, float]:
             started = time.perf_counter()
             before = os.times()
             subprocess.run(
-                [sys.executable, "-m", "dri.cli", "demo", "--out", str(Path(data) / "out")],
+                [sys.executable, "-m", "dri.cli", "demo", "--out", str(Path(data) / "out"), "--force"],
                 env=env,
                 check=True,
                 capture_output=True,

@@ -39,7 +39,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dri.commands.folders import output_folder
+from dri.commands.folders import earlier_report, output_folder
 from dri.errors import ProjectError
 from dri.literal import echo
 from dri.settings import prefect_defaults
@@ -69,6 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="folder for the three reports (default: data/reports)",
     )
+    p.add_argument("--force", action="store_true", help="replace the reports an --out folder already holds")
     p.set_defaults(handler=run_demo)
 
 
@@ -88,6 +89,17 @@ def _ticker() -> Progress | None:
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     started = time.perf_counter()
+    if args.out is not None and not args.force:
+        earlier = next(filter(None, (earlier_report(args.out / kind) for kind in _SECTIONS)), None)
+        if earlier is not None:
+            # Refused before any work, as dri evaluate --out does: files of the user's own
+            # under those names were replaced without a word.
+            echo(
+                f"error: {args.out}: holds an earlier report ({earlier.relative_to(args.out)}); "
+                "add --force to replace it, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
     # Imported only now: they import Prefect, which reads its settings when
     # first imported. What both processes load is loaded once, before the fork.
     from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, preload  # noqa: F401

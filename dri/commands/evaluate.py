@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from dri import atomic
 from dri.commands.compare import add_profile_option
-from dri.commands.folders import given_path, output_folder
+from dri.commands.folders import REPORT_FILES, earlier_report, given_path, output_folder
 from dri.commands.search_options import add_search_arguments
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
@@ -206,10 +206,6 @@ def _print_validity(result: EvaluationResult) -> None:
             echo(f"  {score}: " + "; ".join(parts), one_line=True)
 
 
-#: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
-REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
-
-
 def _input_in_the_way(args: argparse.Namespace) -> Path | None:
     """An input file of ``args`` that the report in ``--out`` would write over:
     one of the report's own names (a judgement file called ``scores.csv``, a
@@ -232,13 +228,6 @@ def _input_in_the_way(args: argparse.Namespace) -> Path | None:
         except (OSError, RuntimeError, ValueError):  # a name the system cannot look up is not in the way
             continue
     return None
-
-
-def _earlier_report(out: Path | None) -> Path | None:
-    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
-    if out is None:
-        return None
-    return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
 
 @contextlib.contextmanager
@@ -289,7 +278,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        earlier = None if args.force else _earlier_report(args.out)
+        earlier = None if args.force else earlier_report(args.out)
         if earlier is not None:
             # Refused before any work: a report is not replaced by surprise.
             echo(

@@ -17,7 +17,26 @@ from pathlib import Path
 
 from dri.literal import printable
 
-__all__ = ["given_file", "given_path", "output_file", "output_folder", "output_name"]
+__all__ = [
+    "REPORT_FILES",
+    "earlier_report",
+    "given_file",
+    "given_path",
+    "output_file",
+    "output_folder",
+    "output_name",
+]
+
+
+#: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
+REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
+
+
+def earlier_report(out: Path | None) -> Path | None:
+    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
+    if out is None:
+        return None
+    return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
 
 def _file_in_the_way(path: Path) -> Path | None:

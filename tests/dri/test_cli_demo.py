@@ -116,3 +116,22 @@ def test_a_store_that_cannot_be_used_is_one_line_before_any_loading(tmp_path, mo
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith("error: Neo4j at bolt://127.0.0.1:1: cannot connect: connection refused")
+
+
+def test_an_out_folder_holding_a_report_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    # The user's own summary.md and scores.csv under DIR/plagiarism were replaced without a word.
+    from dri.cli import main
+
+    def no_loading() -> None:
+        raise AssertionError("models loaded before --out was checked")
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("dri.evaluate.preload", no_loading)
+    out = tmp_path / "out"
+    (out / "plagiarism").mkdir(parents=True)
+    (out / "plagiarism" / "summary.md").write_text("MY NOTES", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {out}: holds an earlier report (plagiarism/summary.md); add --force to replace it, or choose another --out"
+    ]
+    assert (out / "plagiarism" / "summary.md").read_text(encoding="utf-8") == "MY NOTES"

@@ -37,7 +37,9 @@ The failures a batch lists at its end (:class:`dri.errors.Failure` records:
 what failed -- a document, a pair, a batch, the whole run -- at which stage,
 and why) fold the same way (:func:`fold_failures`), read from their fields,
 not from their text: those with one reason become one ``error:`` line with
-their count and the first few examples, pairs skipped at planning for want
+their count and the first few examples (a number the reasons do not share
+shown as "N": ``3 documents failed: PDF has no text layer (N page(s) ...)``),
+pairs skipped at planning for want
 of a failed document's graph join that document's line, and a store that
 stopped the run takes the failures that name it into its own line; each
 failure is still logged on its own (:func:`log_failures`, with the record
@@ -392,6 +394,19 @@ def _name(path: str) -> str:
     return Path(path).name or path
 
 
+def _common_numbers(shown: str, reason: str) -> str:
+    """``shown`` with each number that ``reason`` (of the same fold) has otherwise
+    as "N": a fold of PDFs of 3, 5,000 and 1 pages said "3 page(s)" for them all."""
+    if shown == reason:
+        return shown
+    ours, theirs = _NUMBER.findall(shown), _NUMBER.findall(reason)
+    if len(ours) != len(theirs):
+        return shown  # folded by another rule (a lost batch's exception): its words are the reason
+    pieces = _NUMBER.split(shown)
+    numbers = [a if a == b else "N" for a, b in zip(ours, theirs, strict=True)]
+    return "".join(piece + number for piece, number in zip(pieces, [*numbers, ""], strict=True))
+
+
 def _fold_key(failure: Failure) -> tuple[str, str]:
     """``(reason shown, grouping key)``: the reason without a leading
     exception name; a lost batch is grouped by its exception, whichever stage lost it."""
@@ -421,6 +436,7 @@ def fold_failures(failures: list[Failure], *, advice: str | None = None) -> list
             continue
         reason, key = _fold_key(failure)
         fold = folds.setdefault(key, _Fold(reason, str(failure)))
+        fold.reason = _common_numbers(fold.reason, reason)
         fold.items[failure.scope].append(example)
         if failure.scope == "document":
             by_document[failure.path] = fold

@@ -286,6 +286,21 @@ def test_failures_with_one_reason_fold_into_one_line(monkeypatch, tmp_path: Path
     ]
 
 
+def test_a_fold_shows_only_the_numbers_its_failures_share(monkeypatch, tmp_path: Path) -> None:
+    # Three PDFs of 3, 5,000 and 1 pages were all said to have "3 page(s) without text".
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    log = tmp_path / "logs" / "dri.log"
+    failures = [
+        Failure(
+            f"/c/{name}.pdf", "extract", f"PDF has no text layer ({pages} page(s) without text; limit 50)"
+        )
+        for name, pages in (("a", 3), ("b", 5000), ("c", 1))
+    ]
+    assert fold_failures(failures) == [
+        f"error: 3 documents failed: PDF has no text layer (N page(s) without text; limit 50) (a.pdf, b.pdf, c.pdf; each in {log})"
+    ]
+
+
 def test_pairs_skipped_for_a_document_join_its_own_line(monkeypatch, tmp_path: Path) -> None:
     # Every skipped pair joined the first document's fold: one bad original and one
     # bad answer printed "1 document and 6 pairs failed: <reason> (h.txt; ...)", the

@@ -362,9 +362,9 @@ def _is_pdf(path: Path, head: bytes) -> bool:
 
 def _words(chars: int) -> str:
     """About how many words of English ``chars`` characters are (6.6 a word, the space
-    included), to two significant figures: 2,000,000 gives "300,000"."""
+    included), to two significant figures: 2,000,000 gives "300,000 words"."""
     words = max(1, round(chars / 6.6))
-    return f"{round(words, 2 - len(str(words))):,}"
+    return "1 word" if words == 1 else f"{round(words, 2 - len(str(words))):,} words"
 
 
 def _check_length(where: str, chars: int, limit: int) -> None:
@@ -373,9 +373,7 @@ def _check_length(where: str, chars: int, limit: int) -> None:
 
 
 def _too_long(text: str, limit: int) -> str:
-    return (
-        f"too long: {text}, the limit is {limit:,} (about {_words(limit)} words; DRI_MAX_TEXT_CHARS sets it)"
-    )
+    return f"too long: {text}, the limit is {limit:,} (about {_words(limit)}; DRI_MAX_TEXT_CHARS sets it)"
 
 
 def read_document(

@@ -33,6 +33,13 @@ class SQLiteConnection:
         self._db: sqlite3.Connection | None = None
         #: False when the file was opened read-only (its folder cannot be written to).
         self.writable = True
+        if str(path) != ":memory:" and self.path.exists() and not self.path.is_file():
+            # A folder or a FIFO where the file goes: "no store here", or SQLite's
+            # "unable to open database file", said nothing of what was in the way.
+            kind = "a folder" if self.path.is_dir() else "not a plain file"
+            raise StoreError(
+                self.location, f"{kind}, not a store file; move it away, or point the store elsewhere"
+            )
         if not create and str(path) != ":memory:" and not _has_content(self.path):
             # An empty file would become a store as soon as it is opened (the WAL
             # mode and the tables are written then): looking into it must not.

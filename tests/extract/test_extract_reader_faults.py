@@ -57,6 +57,9 @@ def test_a_text_over_the_limit_is_refused_in_one_line_naming_the_setting(tmp_pat
         f"{path}: too long: {len(ENGLISH) * 100:,} characters of text, the limit is 10,000"
     )
     assert "(about 1,500 words; DRI_MAX_TEXT_CHARS sets it)" in message and "\n" not in message
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "5")
+    with pytest.raises(DocumentError, match=r"the limit is 5 \(about 1 word; DRI_MAX_TEXT_CHARS"):
+        read_document(path)
     monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "lots")
     with pytest.raises(DocumentError, match="DRI_MAX_TEXT_CHARS must be a positive whole number, not 'lots'"):
         read_document(path)

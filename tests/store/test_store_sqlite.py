@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing as mp
+import os
 import sqlite3
 from pathlib import Path
 
@@ -45,7 +46,9 @@ def test_a_file_that_is_not_a_store_gives_one_line_naming_it(tmp_path):
     folder.mkdir()
     with pytest.raises(StoreError) as err:
         open_store(str(folder))
-    assert str(err.value).startswith(f"{folder}: cannot open the SQLite store")
+    assert (
+        str(err.value) == f"{folder}: a folder, not a store file; move it away, or point the store elsewhere"
+    )
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database, just text " * 200)
     with pytest.raises(StoreError) as err:
@@ -251,3 +254,17 @@ def test_a_sqlite_uri_without_a_file_says_so(tmp_path, monkeypatch, uri):
         open_store(uri, create=True)
     assert str(err.value) == f"{uri}: names no file; use sqlite:///FILE (or sqlite://:memory:)"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_a_folder_or_fifo_where_the_store_file_goes_says_so(tmp_path, create):
+    # "no store here (it is created by the first dri run)" or SQLite's "unable to open database file".
+    folder, fifo = tmp_path / "dri.sqlite", tmp_path / "fifo.sqlite"
+    folder.mkdir()
+    os.mkfifo(fifo)
+    for path, kind in ((folder, "a folder"), (fifo, "not a plain file")):
+        with pytest.raises(StoreError) as err:
+            open_store(str(path), create=create)
+        assert (
+            str(err.value) == f"{path}: {kind}, not a store file; move it away, or point the store elsewhere"
+        )

@@ -27,10 +27,12 @@ fraction of a second), not the full database, so the extractor stays light.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from dri.errors import ProjectError
 from dri.extract.verb_lemmas import verb_lemmas
+from dri.literal import printable
 from dri.morphy import SUBSTITUTIONS
 from dri.settings import nltk_data_dir
 
@@ -51,6 +53,14 @@ def _lines(path: Path, what: str) -> list[str]:
     """The lines of the WordNet file ``path``; a :class:`WordNetFileError` naming it if
     it cannot be read or is not UTF-8 (damaged since it was set up). Before, a
     RuntimeError or UnicodeDecodeError in every document's extraction (exit 70)."""
+    folder = _wordnet_dir()
+    chosen = os.environ.get("DRI_NLTK_DATA")
+    if chosen and not folder.is_dir():
+        # Not a damaged file: the variable names a folder without WordNet.
+        raise WordNetFileError(
+            f"DRI_NLTK_DATA={printable(chosen)}: no WordNet there (no {printable(folder)}); "
+            "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+        )
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except OSError as err:

@@ -57,3 +57,14 @@ def test_a_missing_or_damaged_file_is_one_error_naming_it(wordnet_folder, name, 
     line = error_line(err.value)
     assert line.startswith(f"error: {path}: cannot read WordNet's ") and says in line
     assert line.endswith("set WordNet up again: scripts/setup-wordnet --force")
+
+
+def test_a_variable_naming_a_folder_without_wordnet_is_named(wordnet_folder, tmp_path, monkeypatch):
+    # It blamed WordNet's verb.exc and told to set WordNet up again, never the variable.
+    monkeypatch.setenv("DRI_NLTK_DATA", str(tmp_path / "nowhere"))
+    with pytest.raises(WordNetFileError) as err:
+        lexicon._verb_exceptions()
+    assert error_line(err.value) == (
+        f"error: DRI_NLTK_DATA={tmp_path / 'nowhere'}: no WordNet there (no {tmp_path / 'nowhere' / 'corpora' / 'wordnet'}); "
+        "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+    )

@@ -18,6 +18,7 @@ from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
 from dri.literal import echo, printable
+from dri.settings import max_text_chars
 
 __all__ = ["register", "run_graph"]
 
@@ -80,7 +81,7 @@ def _show(line: str, gone: bool) -> bool:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-
+    max_text_chars()  # a bad setting is one line for the command, not one for each file
     documents, failed = [], 0
     for path in args.files:
         try:

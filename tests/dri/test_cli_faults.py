@@ -449,3 +449,12 @@ def test_a_line_break_in_a_text_to_translate_does_not_forge_a_line(capsys, tmp_p
     lines = (out + err).splitlines()
     assert not [line for line in lines if line.startswith("forged")]
     assert "error: a\\u000aforged via xx: apertium: no mode known for eng -> xx" in lines
+
+
+def test_a_bad_text_limit_is_one_line_for_the_command_not_one_per_file(capsys, tmp_path, monkeypatch):
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The cat sat on the mat.", encoding="utf-8")
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "-5")
+    code, out, err = _run(capsys, "graph", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"))
+    assert code not in (0, 70) and out == ""
+    assert err.splitlines() == ["error: DRI_MAX_TEXT_CHARS must be a positive whole number, not '-5'"]

@@ -155,7 +155,7 @@ def pdf_lines(data: bytes, path: str, max_chars: int | None = None) -> list[PdfL
     except Exception as err:  # pdfminer raises many unrelated types on damaged files
         raise DocumentError(path, f"corrupt PDF ({type(err).__name__}: {err})") from None
     if pages == 0:
-        raise DocumentError(path, "corrupt PDF (no pages found)")
+        raise DocumentError(path, "a PDF without pages (empty, or damaged)")
     if not lines and not any_chars:
         raise DocumentError(path, f"PDF has no text layer ({pages} page(s) without text; scanned?)")
     return lines

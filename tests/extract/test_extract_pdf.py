@@ -172,6 +172,20 @@ def test_empty_and_too_large_pdf(tmp_path, paper_pdf):
         read_document(paper_pdf, max_bytes=100)
 
 
+def test_a_pdf_without_pages_says_so(tmp_path):
+    # A well-formed PDF of no pages was called "corrupt PDF (no pages found)".
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]
+    data, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(data))
+        data += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(data)
+    data += b"xref\n0 3\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    data += b"trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    (tmp_path / "no-pages.pdf").write_bytes(data)
+    assert _error(tmp_path / "no-pages.pdf") == "a PDF without pages (empty, or damaged)"
+
+
 def test_two_columns_read_in_order_with_justified_lines_rejoined(tmp_path):
     pdf = FPDF()
     pdf.add_page()

@@ -87,13 +87,17 @@ def data_dir() -> Path:
     """
     configured = os.environ.get("DRI_DATA_DIR")
     path = Path(configured or _default_data_dir())
+    what = "DRI_DATA_DIR" if configured else "the data folder"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        what = "DRI_DATA_DIR" if configured else "the data folder"
+        # A link in a loop looks like a file in the way to mkdir: say which it is.
+        blocker = "a loop of symbolic links" if path.is_symlink() and not path.exists() else "a file"
         raise NotADirectoryError(
-            errno.ENOTDIR, f"{what} must be a folder, and a file is in the way", str(path)
+            errno.ENOTDIR, f"{what} must be a folder, and {blocker} is in the way", str(path)
         ) from None
+    except OSError as err:  # a path that cannot be made (under /proc, a read-only file system)
+        raise type(err)(err.errno, f"{what} cannot be made there: {err.strerror or err}", str(path)) from None
     return path
 
 

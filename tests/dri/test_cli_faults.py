@@ -3,6 +3,8 @@ naming the option or file, and exit status 1 or 2, never a traceback."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dri.cli import main
@@ -458,3 +460,19 @@ def test_a_bad_text_limit_is_one_line_for_the_command_not_one_per_file(capsys, t
     code, out, err = _run(capsys, "graph", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"))
     assert code not in (0, 70) and out == ""
     assert err.splitlines() == ["error: DRI_MAX_TEXT_CHARS must be a positive whole number, not '-5'"]
+
+
+@pytest.mark.parametrize("kind", ["loop", "unmakeable"])
+def test_a_data_folder_that_cannot_be_made_names_dri_data_dir(capsys, tmp_path, monkeypatch, kind):
+    # A loop of links was "a file is in the way"; a path mkdir cannot make said only its errno.
+    if kind == "loop":
+        data = tmp_path / "a"
+        data.symlink_to(tmp_path / "b")
+        (tmp_path / "b").symlink_to(data)
+        says = "DRI_DATA_DIR must be a folder, and a loop of symbolic links is in the way"
+    else:
+        data = Path("/proc/1/dri-data")
+        says = "DRI_DATA_DIR cannot be made there: No such file or directory"
+    monkeypatch.setenv("DRI_DATA_DIR", str(data))
+    code, _, err = _run(capsys, "ratings", "show")
+    assert code == 1 and err.splitlines() == [f"error: {data}: {says}"]

@@ -19,11 +19,12 @@ one-line ``error`` and the batch carries on.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict, TypeVar
@@ -373,6 +374,35 @@ def _add_baselines(row: dict[str, Any], baselines: dict[str, float] | str) -> No
     row["error"] = "; ".join(dict.fromkeys(errors))
 
 
+class _UserNames(logging.Filter):
+    """Progress records of a document under its user's name, not its copy's path."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.names.get(str(arg), arg) for arg in record.args)
+        return True
+
+
+@contextlib.contextmanager
+def _progress_by_user_names(names: dict[str, str]) -> Iterator[None]:
+    """While the block runs, a long document's progress lines in this process
+    (``dri.progress``: "x.txt: 120 of 600 sentences parsed") name the file the
+    user gave, not its hashed copy (``Evaluation.names``)."""
+    if not names:
+        yield
+        return
+    progress, renamer = logging.getLogger("dri.progress"), _UserNames(names)
+    progress.addFilter(renamer)
+    try:
+        yield
+    finally:
+        progress.removeFilter(renamer)
+
+
 def _name_by_user(row: dict[str, Any], names: dict[str, str]) -> None:
     """Tell ``row``'s documents by the names the user gave them (``Evaluation.names``):
     in its error, and as ``_source_name`` and ``_target_name``."""
@@ -467,7 +497,8 @@ def evaluate(
     started = time.perf_counter()
     pairs = evaluation.pairs
     runs = [{**params, "profile": profile} for params in evaluation.runs] if profile else evaluation.runs
-    summaries = _run_flows(evaluation.root, runs)
+    with _progress_by_user_names(evaluation.names):
+        summaries = _run_flows(evaluation.root, runs)
     flow_seconds = time.perf_counter() - started
     run_ids = list(dict.fromkeys(s.run_id for s in summaries))
     failures = [f for s in summaries for f in s.failures]

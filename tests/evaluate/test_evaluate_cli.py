@@ -115,6 +115,20 @@ def test_a_bad_document_of_a_judgement_file_is_named_by_the_users_path(data_dir,
         assert [r["error"] for r in csv.DictReader(fh)] == [empty, junk, ""]
 
 
+def test_a_long_documents_progress_names_the_users_file(data_dir, tmp_path, capsys, monkeypatch):
+    # "…/validity-corpora/judgements-pairs-<hash>/<hash>.txt: 2 of 4 sentences parsed".
+    monkeypatch.setattr("dri.extract.build.PROGRESS_SENTENCES", 2)
+    story = tmp_path / "story.txt"
+    story.write_text("The sun shines. The planets turn. The moon waits. The stars burn.", encoding="utf-8")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        "a,b,score\nstory.txt,The dog ate the bone.,1\nA cat sat.,A hat sat.,2\n", encoding="utf-8"
+    )
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert f"{story}: 2 of 4 sentences parsed" in err and "validity-corpora" not in err
+
+
 def test_a_translation_folder_follows_its_own_manifest_and_says_so(data_dir, tmp_path, capsys):
     # The flow compares what a folder's manifest.csv lists, not the folder's layout:
     # a broken one left every pair "not compared by the corpus flow" and said no more.

@@ -40,6 +40,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
@@ -151,11 +152,26 @@ def _configure_logging(args: argparse.Namespace) -> None:
         progress = logging.getLogger("dri.progress")
         progress.setLevel(logging.INFO)
         if not args.verbose and not any(getattr(h, "dri_progress", False) for h in progress.handlers):
-            handler = logging.StreamHandler()
+            handler = _StderrNow()
             handler.dri_progress = True  # type: ignore[attr-defined]
             handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
             progress.addHandler(handler)
             progress.propagate = False
+
+
+class _StderrNow(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler writing to ``sys.stderr`` as it is when a record comes: the handler
+    outlives the command that added it (one per process), and a caller that ran
+    ``main`` before with another ``sys.stderr`` (a test's capture) had its lines
+    sent to that stream, closed by then ("--- Logging error ---")."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass  # StreamHandler's own assignment: the stream is always sys.stderr's
 
 
 def _redacted(text: str) -> str:

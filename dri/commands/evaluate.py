@@ -107,9 +107,9 @@ def _row_name(row: dict[str, Any]) -> str:
         return f"line {row['line']}"
     if row.get("item") is not None and row.get("option") is not None:
         return f"item {row['item']}, option {row['option']}"
-    target = Path(row.get("_target_name") or row["target"]).name
+    target = Path(row["target"]).name
     # An analogy search groups by target: the source is the one to name.
-    return Path(row.get("_source_name") or row["source"]).name if str(row["group"]) == target else target
+    return Path(row["source"]).name if str(row["group"]) == target else target
 
 
 def _progress(quiet: bool) -> Progress | None:
@@ -324,11 +324,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
     failed = [r for r in result.rows if r.get("error")]
-    named = (
-        (r.get("_source_name") or r["source"], r.get("_target_name") or r["target"], r["error"])
+    # A judgement file's document is named as the user gave it, not by its hashed copy.
+    named = [
+        (str(r.get("_source_name") or r["source"]), str(r.get("_target_name") or r["target"]), r["error"])
         for r in failed
-    )
-    for line in pair_failure_lines((str(source), str(target), error) for source, target, error in named):
+    ]
+    for line in pair_failure_lines(named):
         echo(f"error: {line}", file=sys.stderr, one_line=True)
     echo(
         f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "

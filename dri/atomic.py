@@ -85,7 +85,12 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     try:
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as err:
-        raise OSError(err.errno, err.strerror, str(named)) from None
+        reason = err.strerror
+        if err.errno == errno.ENOENT and target.parent.is_dir():
+            # A folder that exists but refuses new names (/proc, /sys) says ENOENT,
+            # which read as "no such folder".
+            reason = f"{target.parent} takes no new files"
+        raise OSError(err.errno, reason, str(named)) from None
     try:
         with open(handle, "wb") as fh:
             fh.write(data)

@@ -106,6 +106,17 @@ def test_a_folder_that_is_not_there_is_named_by_the_path_asked_for(tmp_path) -> 
     assert err.value.filename == str(target)
 
 
+def test_a_folder_that_takes_no_new_files_says_so_not_that_it_is_missing(tmp_path) -> None:
+    # /proc answers a new name with ENOENT, which read "No such file or directory".
+    with pytest.raises(FileNotFoundError) as err:
+        write_text("/proc/version", "x")
+    assert err.value.filename == "/proc/version"
+    assert err.value.strerror == "/proc takes no new files"
+    with pytest.raises(FileNotFoundError) as missing:
+        write_text(tmp_path / "gone" / "page.html", "x")
+    assert missing.value.strerror == os.strerror(2)
+
+
 def test_a_lock_that_is_not_a_plain_file_is_an_error_not_a_wait(tmp_path) -> None:
     # Opened for writing, a FIFO in the lock's place waited for a reader for ever.
     target = tmp_path / "ratings.csv"

@@ -7,9 +7,10 @@ literally:
 
 * :func:`printable` -- the terminal, SVG text and plot labels: control
   characters (U+0000-U+001F, U+007F-U+009F), lone surrogates (the bytes of a
-  file name that is not UTF-8), the non-characters U+FFFE and U+FFFF and the
-  bidirectional overrides become visible escapes (``\\u001b``, ``\\udcff``,
-  ``\\u202e``), a form that is valid in a JSON string too. XML 1.0 forbids most of them, a terminal obeys them.
+  file name that is not UTF-8), the non-characters U+FFFE and U+FFFF, the
+  bidirectional overrides and marks and the invisible characters that make two
+  names look alike (a zero-width space, U+FEFF) become visible escapes
+  (``\\u001b``, ``\\udcff``, ``\\u202e``, ``\\u200b``), a form that is valid in a JSON string too. XML 1.0 forbids most of them, a terminal obeys them.
 * :func:`plot_text` -- matplotlib: :func:`printable`, and every ``$``
   escaped, so that ``$x^2$`` is drawn as those five characters, not as math.
 * :func:`csv_cell` -- a spreadsheet: a text cell starting with ``=``, ``+``,
@@ -60,10 +61,14 @@ __all__ = [
     "storable_json",
 ]
 
-# C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings and isolates.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings, isolates and
+# marks, and the invisible ones that make two names look alike (zero-width space, word joiner,
+# U+FEFF) or break a line (U+2028, U+2029). The zero-width joiners of scripts and emoji stay.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
 _UNPRINTABLE_BUT_NEWLINE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
 )
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

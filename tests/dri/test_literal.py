@@ -71,6 +71,7 @@ MARKUP = [
     "\ufffe\uffff",
     "\udcff\ud800",
     "\u202eevil",
+    "a\u200bb\ufeff\u2028\u200f",
     "\n",
     "snake_case",
 ]
@@ -87,7 +88,9 @@ def _texts(markup: list[str], max_chars: int, max_pieces: int) -> st.SearchStrat
 
 hostile = _texts(MARKUP, max_chars=8, max_pieces=5)
 # C0 and C1 controls, surrogates, non-characters and bidirectional overrides.
-UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
 FAST = settings(max_examples=100, deadline=None)
 
 

@@ -101,6 +101,7 @@ class RankedPair(Judgement):
     """A query (``a``), one candidate of its pool (``b``) and its graded relevance (``score``)."""
 
     query: str = ""  # the query's key: its ``query`` cell, with ``/facet`` when the file has facets
+    facet: str = ""
 
 
 @dataclass
@@ -223,8 +224,27 @@ def _ranked(row: dict[str, str], line: int, base: Path, faceted: bool) -> Ranked
     judgement = _judgement(row, line, base)
     if judgement.score < 0:
         raise ValueError(f"relevance {row['score']!r} is below 0")
-    key = f"{query}/{facet}" if faceted else query
-    return RankedPair(judgement.a, judgement.b, judgement.score, line, judgement.extra, key)
+    return RankedPair(judgement.a, judgement.b, judgement.score, line, judgement.extra, query, facet)
+
+
+def _pool_keys(pairs: list[RankedPair], faceted: bool) -> None:
+    """Give each pair its query's key: ``query/facet`` (``query`` without facets), and
+    a second ``(query, facet)`` whose key reads like an earlier one's (``p/q`` and
+    ``r`` against ``p`` and ``q/r``) a ``#2`` after it: two pools are never one."""
+    keys: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for pair in pairs:
+        pool = (pair.query, pair.facet)
+        if pool not in keys:
+            key = base = f"{pair.query}/{pair.facet}" if faceted else pair.query
+            count = 1
+            while key in taken:
+                count += 1
+                key = f"{base} #{count}"
+            keys[pool] = key
+            taken.add(key)
+    for pair in pairs:
+        pair.query = keys[(pair.query, pair.facet)]
 
 
 def load_ranking(path: str | Path) -> RankingSet:
@@ -245,6 +265,7 @@ def load_ranking(path: str | Path) -> RankingSet:
             pairs.append(_ranked(row, line, path.parent, faceted))
         except ValueError as err:
             problems.append(f"{path}: line {line}: {err}")
+    _pool_keys(pairs, faceted)
     pools: dict[str, int] = {}
     for pair in pairs:
         pools[pair.query] = pools.get(pair.query, 0) + 1

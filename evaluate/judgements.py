@@ -8,7 +8,7 @@ from typing import Literal, Unpack
 
 from dri.corpora.judgements import load_judgements, write_documents
 from dri.evaluate.core import Evaluation, RunOptions, evaluate
-from dri.evaluate.validity import documents_dir, validity_report
+from dri.evaluate.validity import documents_dir, file_columns, validity_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 from dri.metrics.validity import judgement_section, plot_scatter
 
@@ -24,8 +24,17 @@ def judgements_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_judgements(path)
     folder = documents_dir("judgements", data.path)
+    named = file_columns(data.path, (j.extra for j in data.pairs))
     written = write_documents(
-        [(j.a, j.b, "pairs", {**j.extra, "human": repr(j.score), "line": str(j.line)}) for j in data.pairs],
+        [
+            (
+                j.a,
+                j.b,
+                "pairs",
+                {**{named[k]: v for k, v in j.extra.items()}, "human": repr(j.score), "line": str(j.line)},
+            )
+            for j in data.pairs
+        ],
         folder,
         data.path,
         [j.line for j in data.pairs],

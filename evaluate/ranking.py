@@ -8,7 +8,7 @@ from typing import Literal, Unpack
 
 from dri.corpora.judgements import load_ranking, write_documents
 from dri.evaluate.core import Evaluation, RunOptions, evaluate
-from dri.evaluate.validity import documents_dir, validity_report
+from dri.evaluate.validity import documents_dir, file_columns, validity_report
 from dri.metrics.ranking import RankingResult, plot_ranking, rank_pools, ranking_section
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
 
@@ -30,15 +30,23 @@ def ranking_evaluation(path: str | Path) -> Evaluation:
     """
     data = load_ranking(path)
     folder = documents_dir("ranking", data.path)
+    # The file's query cell is the row's query key (with its facet), not an extra column.
+    extras = [{k: v for k, v in p.extra.items() if k != "query"} for p in data.pairs]
+    named = file_columns(data.path, extras)
     written = write_documents(
         [
             (
                 p.a,
                 p.b,
                 _grade(p.score),
-                {**p.extra, "query": p.query, "relevance": repr(p.score), "line": str(p.line)},
+                {
+                    **{named[k]: v for k, v in extra.items()},
+                    "query": p.query,
+                    "relevance": repr(p.score),
+                    "line": str(p.line),
+                },
             )
-            for p in data.pairs
+            for p, extra in zip(data.pairs, extras, strict=True)
         ],
         folder,
         data.path,

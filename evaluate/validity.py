@@ -9,17 +9,72 @@ statistics (:mod:`dri.metrics.validity`, :mod:`dri.metrics.ranking`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
 from dri import atomic
 from dri.evaluate.core import default_report_dir
+from dri.metrics.baselines import BASELINE_NAMES
 from dri.metrics.report import json_text, write_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
+from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 from dri.settings import data_dir
 
-__all__ = ["Plots", "Sections", "documents_dir", "validity_report"]
+__all__ = ["OWN_COLUMNS", "Plots", "Sections", "documents_dir", "file_columns", "validity_report"]
+
+log = logging.getLogger(__name__)
+
+#: The columns a report row has of its own (:func:`dri.evaluate.core` rows, the
+#: baselines, and the judgement kinds' ``human``, ``query``, ``relevance`` and ``line``).
+OWN_COLUMNS = frozenset(
+    {
+        "pair",
+        "group",
+        "source",
+        "target",
+        "error",
+        "rank",
+        "human",
+        "query",
+        "relevance",
+        "line",
+        *SCORE_NAMES,
+        *COUNT_NAMES,
+        MAPPING_SECONDS,
+        *BASELINE_NAMES,
+    }
+)
+#: What a file's own column of one of those names is called in the report.
+FILE_PREFIX = "file_"
+
+
+def _renamed(name: str, taken: set[str]) -> str:
+    while name in OWN_COLUMNS or name.startswith("_") or name in taken:
+        name = FILE_PREFIX + name.lstrip("_")
+    return name
+
+
+def file_columns(path: Path, rows: Iterable[Mapping[str, str]]) -> dict[str, str]:
+    """How each extra column of a judgement file is named in the report: as it is,
+    unless the report has a column of that name (a file's ``target`` or
+    ``source``, which replaced the report's own, or ``error``, which the report
+    replaced), then ``file_`` and the name, with one warning each."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    taken = {n for n in names if n not in OWN_COLUMNS and not n.startswith("_")}
+    columns = {}
+    for name in names:
+        columns[name] = _renamed(name, taken - {name})
+        if columns[name] != name:
+            taken.add(columns[name])
+            log.warning(
+                "%s: the column %r is one of the report's own; its values are the report's column %r",
+                path,
+                name,
+                columns[name],
+            )
+    return columns
 
 
 def documents_dir(kind: str, path: Path) -> Path:

@@ -292,6 +292,22 @@ def test_ranking_pools_by_query_and_facet(tmp_path: Path):
     assert load_ranking(plain).queries == ["q1"]
 
 
+def test_ranking_pools_whose_keys_read_alike_stay_two(tmp_path: Path):
+    # "p/q" with facet "r" and "p" with facet "q/r" both read "p/q/r": one pool of four, before.
+    csv_file = tmp_path / "pools.csv"
+    csv_file.write_text(
+        "a,b,score,query,facet\n"
+        "sun,nucleus,3,p/q,r\nsun,dog,0,p/q,r\n"
+        "heart,pump,2,p,q/r\nheart,bread,0,p,q/r\n"
+        "sun,cat,1,p/q,r\n",
+        encoding="utf-8",
+    )
+    data = load_ranking(csv_file)
+    assert data.queries == ["p/q/r", "p/q/r #2"]
+    assert [p.query for p in data.pairs] == ["p/q/r", "p/q/r", "p/q/r #2", "p/q/r #2", "p/q/r"]
+    assert [p.b for p in data.pairs if p.query == "p/q/r #2"] == ["pump", "bread"]
+
+
 def test_ranking_bad_rows_are_one_line_problems(tmp_path: Path):
     csv_file = tmp_path / "bad.csv"
     csv_file.write_text(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -18,13 +19,24 @@ PAIRS = [
 ]
 
 
-def test_judgements_report_correlations_and_scatter(tmp_path: Path):
+def test_judgements_report_correlations_and_scatter(tmp_path: Path, caplog):
     csv_file = tmp_path / "rated.csv"
-    lines = ["a,b,score"] + [f'"{a}","{b}",{s}' for a, b, s in PAIRS] + ["only,two"]
+    # Extra columns are kept; those named like the report's own (target, error) under file_<name>.
+    lines = ["a,b,score,target,error,note"]
+    lines += [f'"{a}","{b}",{s},t{i},e{i},n{i}' for i, (a, b, s) in enumerate(PAIRS)] + ["only,two"]
     csv_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result, files = evaluate_judgements(csv_file, tmp_path / "report")
+    with caplog.at_level(logging.WARNING, "dri.evaluate.validity"):
+        result, files = evaluate_judgements(csv_file, tmp_path / "report")
     assert len(result.rows) == 4 and not any(r["error"] for r in result.rows)
-    assert result.problems == [f"{csv_file}: line 6: 2 fields, the header has 3"]
+    assert result.problems == [f"{csv_file}: line 6: 2 fields, the header has 6"]
+    assert [(r["file_target"], r["file_error"], r["note"]) for r in result.rows] == [
+        (f"t{i}", f"e{i}", f"n{i}") for i in range(4)
+    ]
+    assert all(Path(r["target"]).parent.name.startswith("judgements-rated-") for r in result.rows)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{csv_file}: the column 'target' is one of the report's own; its values are the report's column 'file_target'",
+        f"{csv_file}: the column 'error' is one of the report's own; its values are the report's column 'file_error'",
+    ]
     assert [float(r["human"]) for r in result.rows] == [s for _, _, s in PAIRS]
     stats = result.validity.to_dict()
     assert {"analogy_similarity", "tfidf_cosine", "lcs_words"} <= set(stats)

@@ -280,12 +280,20 @@ def load_ranking(path: str | Path) -> RankingSet:
     return RankingSet(path, pairs, problems)
 
 
+def _text_problem(text: str) -> str | None:
+    """Why a string of a choice item is not text: a lone surrogate, or a NUL
+    (which no document and no manifest cell takes); else None."""
+    if "\x00" in text:
+        return "holds a NUL character, which is not text"
+    return lone_surrogate_problem(text)
+
+
 def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     for key, value in record.items():
         texts = [t for t in (value if isinstance(value, list) else [value]) if isinstance(t, str)]
-        problem = next(filter(None, map(lone_surrogate_problem, texts)), None)
+        problem = next(filter(None, map(_text_problem, texts)), None)
         if problem:
             raise ValueError(f"{json.dumps(key)} {problem}")
     options = record.get("options", record.get("candidates"))
@@ -305,9 +313,11 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
         or not all(isinstance(t, str) for t in types)
     ):
         raise ValueError('"types" must list one label (a string) per option')
+    if types is not None and not all(t.strip() for t in types):
+        raise ValueError('"types" holds an empty label')
     group = record.get("group", record.get("variant", ""))
     if isinstance(group, bool) or not isinstance(group, (str, int)):
-        raise ValueError(f'"group" must be a string or a number, not {json.dumps(group)[:80]}')
+        raise ValueError(f'"group" must be a string or a whole number, not {json.dumps(group)[:80]}')
     return ChoiceItem(
         id=str(record.get("id", f"line-{line}")),
         query=_side(record["query"], base),

@@ -147,7 +147,7 @@ def test_choice_malformed_lines(tmp_path: Path):
     assert len(data.items) == 1
     assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 10)]
     assert "one label (a string) per option" in data.problems[6]
-    assert '"group" must be a string or a number, not {"g": 1}' in data.problems[7]
+    assert '"group" must be a string or a whole number, not {"g": 1}' in data.problems[7]
     assert "not valid JSON" in data.problems[0] and "option index 0-1, not 2" in data.problems[1]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("{oops\n", encoding="utf-8")
@@ -167,6 +167,11 @@ def test_choice_lines_json_reads_but_python_cannot_are_problems(tmp_path: Path):
                 "[" * 100_000,
                 '{"query": "a \\ud800 b", "options": ["a", "b"], "answer": 0}',
                 '{"query": "q", "options": ["a", "\\udfff"], "answer": 0}',
+                # Each of these lost the whole evaluation (exit 2, naming the internal manifest) before.
+                '{"query": "q", "options": ["a", "b"], "answer": 0, "types": ["a\\u0000b", "c"]}',
+                '{"query": "q", "options": ["a", "b"], "answer": 0, "group": "g\\u0000"}',
+                '{"query": "q", "options": ["a", "b"], "answer": 0, "types": ["  ", "noun"]}',
+                '{"query": "q\\u0000", "options": ["a", "b"], "answer": 0}',
             ]
         ),
         encoding="utf-8",
@@ -178,6 +183,10 @@ def test_choice_lines_json_reads_but_python_cannot_are_problems(tmp_path: Path):
         "line 3: nested too deeply to read",
         'line 4: "query" holds a lone surrogate (\\ud800), which is not text',
         'line 5: "options" holds a lone surrogate (\\udfff), which is not text',
+        'line 6: "types" holds a NUL character, which is not text',
+        'line 7: "group" holds a NUL character, which is not text',
+        'line 8: "types" holds an empty label',
+        'line 9: "query" holds a NUL character, which is not text',
     ]
 
 

@@ -132,7 +132,7 @@ def _load(path: Path, kept: GraphCache | None) -> _Loaded:
         load_in_background()
         graph = next(build_graphs([document]))
     except DocumentError as err:
-        raise InputError(str(err).splitlines()[0]) from err
+        raise InputError(str(err)) from err
     return _Loaded(graph, None if document.warnings else document.chars)
 
 
@@ -189,10 +189,11 @@ def format_comparison(comparison: Comparison) -> str:
         for kind in ("relation", "concept"):
             rows += [
                 (
-                    p.source_lemma,
-                    p.target_lemma,
+                    # One row a pair, and widths as printed: a lemma of a graph JSON may hold a line break.
+                    printable(p.source_lemma),
+                    printable(p.target_lemma),
                     f"{p.lin:.3f}",
-                    (p.generic or "-") + (" (loose)" if p.loose else ""),
+                    printable(p.generic or "-") + (" (loose)" if p.loose else ""),
                 )
                 for p in m.pairs
                 if p.kind == kind
@@ -213,10 +214,10 @@ def format_inferences(inferences: list[CandidateInference], shown: int = SHOWN_I
     if not inferences:
         return []
     lines = ["", f"Candidate inferences ({len(inferences)}; support, in the target's terms <- source)"]
-    texts = [ci.text() for ci in inferences[:shown]]
+    texts = [printable(ci.text()) for ci in inferences[:shown]]
     width = max(len(t) for t in texts)
     for ci, text in zip(inferences, texts):
-        lines.append(f"  {ci.support:6.3f}  {text.ljust(width)}  <- {ci.source_text()}")
+        lines.append(f"  {ci.support:6.3f}  {text.ljust(width)}  <- {printable(ci.source_text())}")
     if len(inferences) > shown:
         lines.append(f"  ... {len(inferences) - shown} more (--json lists them all)")
     return lines

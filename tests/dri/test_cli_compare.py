@@ -160,6 +160,31 @@ def test_bad_inputs_get_one_line_errors(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(f"error: {binary}")
 
 
+def test_a_line_break_in_a_name_or_lemma_stays_in_its_line(tmp_path, capsys):
+    # The error was cut at the name's line break ("error: nosuch"), and a graph JSON's
+    # lemma with a line break split its row of the mapping table in two.
+    missing, empty = tmp_path / "nosuch\nline.txt", tmp_path / "empty\nfile.txt"
+    empty.write_text("", encoding="utf-8")
+    assert main(["compare", str(missing), str(empty)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path}/nosuch\\u000aline.txt: no such file",
+        f"error: {tmp_path}/empty\\u000afile.txt: empty file",
+    ]
+    solar = new_graph("solar", name="solar")
+    add_triple(solar, "s\nun", "attract", "planet")
+    atom = new_graph("atom", name="atom")
+    add_triple(atom, "nucleus", "attract", "electron")
+    a, b = tmp_path / "solar.json", tmp_path / "atom.json"
+    save_json(solar, a)
+    save_json(atom, b)
+    assert main(["compare", str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = next(line for line in lines if line.startswith("s\\u000aun "))
+    assert row.split()[:2] == ["s\\u000aun", "nucleus"]
+    header = next(line for line in lines if line.startswith("source term"))
+    assert header.index("target term") == row.index("nucleus")  # widths as printed
+
+
 @pytest.mark.background  # a fresh process: seconds of imports, waited for
 def test_output_pipe_closed_early_exits_quietly(tmp_path):
     """``dri compare A B --json | head -1``: no BrokenPipeError traceback."""

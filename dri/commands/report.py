@@ -43,7 +43,7 @@ def run_report(args: argparse.Namespace) -> int:
     folder = find_report(args.dir, root)
     if folder is None:
         where = args.dir if args.dir else root
-        echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr)
+        echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr, one_line=True)
         return 1
     if args.path:
         echo(folder)
@@ -51,7 +51,9 @@ def run_report(args: argparse.Namespace) -> int:
     if args.open:
         page = (folder / "index.html").resolve()
         if not webbrowser.open(page.as_uri()):
-            echo(f"error: {page}: no browser to open it with; printing instead", file=sys.stderr)
+            echo(
+                f"note: {page}: no browser to open it with; printing instead", file=sys.stderr, one_line=True
+            )
         else:
             return 0
     summary = folder / "summary.md"
@@ -59,15 +61,20 @@ def run_report(args: argparse.Namespace) -> int:
         # Bounded like every user file: a damaged 4 GB summary was a MemoryError (exit 70).
         data = read_limited(summary, MAX_TEXT_BYTES, what="report summary")
     except FileRefused as err:
-        echo(f"error: {summary}: cannot read the report summary: {err.reason}", file=sys.stderr)
+        echo(
+            f"error: {summary}: cannot read the report summary: {err.reason}", file=sys.stderr, one_line=True
+        )
         return 1
     if b"\x00" in data:
         # Printed as Windows-1252 it was a screen of junk with exit 0.
-        echo(f"error: {summary}: binary data (NUL bytes), not a report summary", file=sys.stderr)
+        echo(
+            f"error: {summary}: binary data (NUL bytes), not a report summary", file=sys.stderr, one_line=True
+        )
         return 1
     text, encoding = decode_bytes(data)
     if encoding != "utf-8":
-        echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr)
+        echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr, one_line=True)
     echo(text)
-    echo(f"\n(report folder: {folder})")
+    echo()
+    echo(f"(report folder: {folder})", one_line=True)
     return 0

@@ -162,6 +162,21 @@ def test_report_with_a_binary_summary_is_one_line_not_printed(capsys, tmp_path):
     ]
 
 
+def test_report_lines_keep_a_line_break_of_the_folder_name_in_their_line(capsys, tmp_path):
+    folder = tmp_path / "rep\n| x |"
+    folder.mkdir()
+    (folder / "summary.md").write_bytes(b"# T\nnul\x00\n")
+    code, _, err = _run(capsys, "report", str(folder))
+    shown = f"{tmp_path}/rep\\u000a| x |/summary.md"
+    assert code == 1 and err.splitlines() == [
+        f"error: {shown}: binary data (NUL bytes), not a report summary"
+    ]
+    (folder / "summary.md").write_bytes("# Résumé\n".encode("cp1252"))
+    code, out, err = _run(capsys, "report", str(folder))
+    assert code == 0 and err.splitlines() == [f"warning: {shown}: not UTF-8; read as cp1252"]
+    assert out.splitlines()[-1] == f"(report folder: {tmp_path}/rep\\u000a| x |)"
+
+
 def test_report_with_a_summary_over_the_limit_is_one_line_not_read(capsys, tmp_path):
     # Read whole, a damaged summary of 4 GB was a MemoryError (exit 70); this one is sparse.
     summary = tmp_path / "summary.md"

@@ -65,13 +65,30 @@ def _open_reason(err: OSError, what: str) -> str:
     return f"cannot read: {err.strerror or err}"
 
 
-def read_limited(path: str | os.PathLike[str], limit: int, *, what: str = "file") -> bytes:
+def _opened_path(fd: int, path: str | os.PathLike[str]) -> str:
+    """The real path of the file open as ``fd``: what was opened, not what
+    ``path`` names now (Linux's ``/proc/self/fd``; elsewhere ``path`` resolved)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def read_limited(
+    path: str | os.PathLike[str],
+    limit: int,
+    *,
+    what: str = "file",
+    inside: str | os.PathLike[str] | None = None,
+) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
     Raises :class:`FileRefused` for a missing or unreadable path, anything
     that is not a regular file (a folder, a FIFO, a device, a socket, or a
     symbolic link to one of them), and a file of more than ``limit`` bytes
-    (``what`` names the kind of file in the reasons).
+    (``what`` names the kind of file in the reasons). With ``inside`` (a
+    resolved folder), also for a file that is not in it, as opened: a corpus's
+    file that became a link to ``/etc/passwd`` after the folder was listed.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
@@ -83,6 +100,11 @@ def read_limited(path: str | os.PathLike[str], limit: int, *, what: str = "file"
             reason += f" (a symbolic link to {printable(os.readlink(path))})"
         raise FileRefused(path, reason) from None
     try:
+        if inside is not None and not Path(_opened_path(fd, path)).is_relative_to(inside):
+            raise FileRefused(
+                path,
+                f"refused, it leads to {printable(_opened_path(fd, path))}, outside the folder {printable(inside)}",
+            )
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size
         kind = _kind(mode)
         if kind is not None:

@@ -377,7 +377,11 @@ def _too_long(text: str, limit: int) -> str:
 
 
 def read_document(
-    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_chars: int | None = None,
+    inside: str | os.PathLike[str] | None = None,
 ) -> Document:
     """Read a text or PDF file into sentences with their sections.
 
@@ -385,12 +389,13 @@ def read_document(
     that cannot be read: among others a file over ``max_bytes`` (20 MB; PDFs
     with figures are big) or with more than ``max_chars`` characters of text
     (default :func:`dri.settings.max_text_chars`, 2,000,000: a long book;
-    a paper is 30,000-100,000).
+    a paper is 30,000-100,000). With ``inside`` (a resolved folder), a file
+    that is not in it as opened is refused (:func:`dri.files.read_limited`).
     """
     p = Path(path)
     where = str(path)
     try:
-        data = read_limited(p, max_bytes)
+        data = read_limited(p, max_bytes, inside=inside)
     except FileRefused as err:
         raise DocumentError(where, err.reason) from None
     if not data:

@@ -166,7 +166,12 @@ def extract_stage(run: Run, paths: list[str]) -> dict[str, str]:
     documents: dict[str, str] = {}
     progress = Reporter("parse", len(paths), run.logger)
     batches = _batches(paths, run.settings.batch_size, run.workers, _MAX_DOCUMENTS_PER_BATCH)
-    futures = [run.runner.submit(steps.extract_batch, b, summary.corpus, summary.corpus_dir) for b in batches]
+    futures = [
+        run.runner.submit(
+            steps.extract_batch, b, summary.corpus, summary.corpus_dir, run.settings.allow_outside_links
+        )
+        for b in batches
+    ]
     for future in run.runner.as_completed(futures):
         try:
             done, failures = future.result()

@@ -38,7 +38,7 @@ from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
 from dri.corpora.text import near_miss
 from dri.errors import Failure, one_line, os_reason
-from dri.extract import DocumentError, build_graphs, graph_from_path, read_document
+from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
 from dri.files import FileRefused, read_limited
@@ -209,18 +209,20 @@ class Extracted:
     pid: int = field(default_factory=os.getpid)  # the worker process that did it
 
 
-def _read_ids(path: str) -> tuple[str, str]:
+def _read_ids(path: str, inside: Path | None = None) -> tuple[str, str]:
     try:
-        data = read_limited(path, DEFAULT_MAX_BYTES)
+        data = read_limited(path, DEFAULT_MAX_BYTES, inside=inside)
     except FileRefused as err:
         raise DocumentError(path, err.reason) from None
     return content_ids(data)
 
 
-def _reuse(path: str, corpus: str, meta: dict[str, Any] | None) -> Extracted | None:
+def _reuse(
+    path: str, corpus: str, meta: dict[str, Any] | None, inside: Path | None = None
+) -> Extracted | None:
     """The document as already stored (enrolled in ``corpus`` if it was not),
     or ``None`` if its bytes with this extractor version were never parsed."""
-    doc_id, graph_id = _read_ids(path)
+    doc_id, graph_id = _read_ids(path, inside)
     store = worker_store()
     started = time.perf_counter()
     if not store.has_graph(graph_id):
@@ -254,24 +256,27 @@ def _put(
     )
 
 
-def extract_and_store(path: str, corpus: str, meta: dict[str, Any] | None = None) -> Extracted:
+def extract_and_store(
+    path: str, corpus: str, meta: dict[str, Any] | None = None, inside: Path | None = None
+) -> Extracted:
     """Build the ROS graph of ``path`` and store it under ``corpus``.
 
     Skips the parse when the store already has the graph for these bytes and
     this extractor version; the file is still read, because hashing its bytes
     is what tells an unchanged document from an edited one. Raises
-    :class:`extract.DocumentError` (one line) for bad input.
+    :class:`extract.DocumentError` (one line) for bad input; with ``inside``,
+    also for a file that is not in that folder as opened.
     """
-    known = _reuse(path, corpus, meta)
+    known = _reuse(path, corpus, meta, inside)
     if known is not None:
         return known
     t = time.perf_counter()
-    graph = graph_from_path(path)
+    graph = next(build_graphs([read_document(path, inside=inside)]))
     return _put(path, corpus, meta, graph, time.perf_counter() - t)
 
 
 def extract_batch(
-    paths: Sequence[str], corpus: str, corpus_dir: str | Path
+    paths: Sequence[str], corpus: str, corpus_dir: str | Path, allow_outside_links: bool = False
 ) -> tuple[list[Extracted], list[Failure]]:
     """:func:`extract_and_store` over several documents: ``(stored, failures)``,
     one :class:`~dri.errors.Failure` per failed document; a bad document
@@ -281,8 +286,13 @@ def extract_batch(
     (:func:`extract.build_graphs`, batches of :data:`PARSE_BATCH` sentences)
     rather than one pipeline call each. In-process parallelism
     (``n_process``) is left at 1: the batches already run in parallel workers.
+
+    Unless ``allow_outside_links``, a file that leads out of ``corpus_dir`` when
+    it is read fails, as discovery refuses a link out of it: one that became
+    such a link after the folder was listed would have been read.
     """
     root = Path(corpus_dir).resolve()
+    inside = None if allow_outside_links else root
     done: list[Extracted] = []
     failures: list[Failure] = []
     pending: list[tuple[str, dict[str, Any], Any]] = []
@@ -294,11 +304,11 @@ def extract_batch(
             "corpus_dir": storable(str(root)),
         }
         try:
-            known = _reuse(path, corpus, meta)
+            known = _reuse(path, corpus, meta, inside)
             if known is not None:
                 done.append(known)
             else:
-                pending.append((path, meta, read_document(path)))
+                pending.append((path, meta, read_document(path, inside=inside)))
         except Exception as err:
             failures.append(Failure.of(path, "extract", one_line(err)))
     finished = 0
@@ -317,7 +327,7 @@ def extract_batch(
         # The shared stream broke on some document: the rest one by one, so only that one fails.
         for path, meta, _ in pending[finished:]:
             try:
-                done.append(extract_and_store(path, corpus, meta))
+                done.append(extract_and_store(path, corpus, meta, inside))
             except Exception as err:
                 failures.append(Failure.of(path, "extract", one_line(err)))
     return done, failures

@@ -55,6 +55,25 @@ def test_broken_links_are_listed_and_reported_by_extraction(tmp_path, data_dir):
     ]
 
 
+def test_a_file_that_leads_out_of_the_corpus_when_read_fails_unless_allowed(tmp_path, data_dir):
+    # Listed as a plain file, then replaced by a link to a file outside before the read:
+    # the run read and stored that file (/etc/passwd, say), which discovery refuses.
+    root = write_corpus(tmp_path / "c", manifest=None)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The spy hides the secret plans in the old tower.", encoding="utf-8")
+    found = discover_documents(root)
+    swapped = root / "atom.txt"
+    swapped.unlink()
+    swapped.symlink_to(secret)
+    done, failures = extract_batch(found, "c", root)
+    assert len(done) == len(found) - 1
+    assert [str(f) for f in failures] == [
+        f"{root.resolve()}/atom.txt: refused, it leads to {secret.resolve()}, outside the folder {root.resolve()}"
+    ]
+    done, failures = extract_batch(found, "c", root, allow_outside_links=True)
+    assert len(done) == len(found) and not failures
+
+
 DOCS = {"/c/a.txt": "A", "/c/b.txt": "B", "/c/c.txt": "C", "/c/d.txt": "D"}
 
 

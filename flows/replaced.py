@@ -8,7 +8,8 @@ content's comparisons in the run would then linger beside the new ones.
 pairs are planned, removes the run's comparisons of the contents that lost
 their name, so the run maps the new ones in their place: one comparison per
 pair of names, never the old and the new side by side (``dri watch`` re-runs
-a folder that changed, :mod:`dri.flows.sensor`).
+a folder that changed, :mod:`dri.flows.sensor`); an old content that no
+corpus holds any more goes from the store, as a deleted file's does.
 
 A file deleted from the folder, or renamed inside it, leaves its old name
 behind as a membership; :func:`drop_departed` removes such names (with
@@ -54,10 +55,20 @@ def drop_replaced(corpus: str, run_id: str, before: dict[str, str]) -> list[str]
     replaced = sorted({old for name, old in before.items() if after.get(name, old) != old} - current)
     if replaced:
         try:
-            dropped = steps.worker_store().drop_comparisons(run_id, replaced)
+            store = steps.worker_store()
+            dropped = store.drop_comparisons(run_id, replaced)
+            # An old content that no corpus holds now goes, as a deleted file's does:
+            # kept, it was a second document under the file's name ("names 2 documents").
+            unheld = store.drop_unheld(replaced)
         except StoreError:
             return []  # kept: a re-run replaces them once the store answers
-        log.info("%d document(s) of %s changed; %d old comparison(s) dropped", len(replaced), corpus, dropped)
+        log.info(
+            "%d document(s) of %s changed; %d old comparison(s) and %d old document(s) dropped",
+            len(replaced),
+            corpus,
+            dropped + unheld.comparisons,
+            unheld.documents,
+        )
     return replaced
 
 

@@ -151,6 +151,13 @@ class Store(abc.ABC):
         """
 
     @abc.abstractmethod
+    def drop_unheld(self, doc_ids: Iterable[str]) -> MembersDropped:
+        """Remove those of ``doc_ids`` that no corpus holds any more (a file's old
+        content, once its name moved to the new one), with their graphs and
+        their comparisons of every run, in one transaction. Documents still
+        held, and unknown ids, are left alone."""
+
+    @abc.abstractmethod
     def corpora(self) -> list[str]:
         """The corpus names, sorted."""
 

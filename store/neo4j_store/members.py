@@ -2,7 +2,8 @@
 
 :meth:`Neo4jMembers.drop_members` removes the ``CONTAINS`` relationships
 with what only they kept alive (see :meth:`dri.store.Store.drop_members`),
-in one transaction.
+in one transaction; :meth:`Neo4jMembers.drop_unheld` the documents a
+corpus's new contents left in no corpus.
 """
 
 from __future__ import annotations
@@ -37,28 +38,47 @@ class Neo4jMembers(Neo4jConnection):
             held = {r["id"]: set(r["names"]) for r in rows}
             ids = sorted(held)
             comparisons = delete_comparisons(tx, ids, run_id) if ids else 0
-            orphans = [
-                r["id"]
-                for r in tx.run(
-                    "MATCH (d:Document) WHERE d.id IN $ids AND NOT EXISTS { MATCH ()-[:CONTAINS]->(d) } "
-                    "RETURN d.id AS id",
-                    ids=ids,
-                )
-            ]
-            if orphans:
-                comparisons += delete_comparisons(tx, orphans, None)
-                tx.run(
-                    "MATCH (d:Document) WHERE d.id IN $ids "
-                    "CALL (d) { OPTIONAL MATCH (d)-[:HAS_NODE|HAS_GRAPH]->(n) DETACH DELETE n } "
-                    "DETACH DELETE d",
-                    ids=orphans,
-                ).consume()
+            orphans, more = _drop_unheld(tx, ids)
             for doc_id in sorted(set(ids) - set(orphans)):
                 _rename(tx, doc_id, held[doc_id], corpus)
-            return MembersDropped(sum(len(n) for n in held.values()), comparisons, len(orphans))
+            return MembersDropped(sum(len(n) for n in held.values()), comparisons + more, len(orphans))
 
         result: MembersDropped = self._write(work)
         return result
+
+    def drop_unheld(self, doc_ids: Iterable[str]) -> MembersDropped:
+        wanted = sorted(set(doc_ids))
+        if not wanted:
+            return MembersDropped()
+
+        def work(tx: Any) -> MembersDropped:
+            orphans, comparisons = _drop_unheld(tx, wanted)
+            return MembersDropped(0, comparisons, len(orphans))
+
+        result: MembersDropped = self._write(work)
+        return result
+
+
+def _drop_unheld(tx: Any, ids: list[str]) -> tuple[list[str], int]:
+    """Remove those of ``ids`` that no corpus holds, with their graphs and every
+    comparison; ``(their ids, comparisons removed)``."""
+    orphans = [
+        r["id"]
+        for r in tx.run(
+            "MATCH (d:Document) WHERE d.id IN $ids AND NOT EXISTS { MATCH ()-[:CONTAINS]->(d) } RETURN d.id AS id",
+            ids=ids,
+        )
+    ]
+    if not orphans:
+        return [], 0
+    comparisons = delete_comparisons(tx, orphans, None)
+    tx.run(
+        "MATCH (d:Document) WHERE d.id IN $ids "
+        "CALL (d) { OPTIONAL MATCH (d)-[:HAS_NODE|HAS_GRAPH]->(n) DETACH DELETE n } "
+        "DETACH DELETE d",
+        ids=orphans,
+    ).consume()
+    return orphans, comparisons
 
 
 def _rename(tx: Any, doc_id: str, gone: set[str], corpus: str) -> None:

@@ -1,7 +1,9 @@
 """Memberships in SQLite that end: the files a corpus folder no longer has.
 
 :meth:`SQLiteMembers.drop_members` removes them with what only they kept
-alive (see :meth:`dri.store.Store.drop_members`), in one transaction.
+alive (see :meth:`dri.store.Store.drop_members`), in one transaction;
+:meth:`SQLiteMembers.drop_unheld` the documents a corpus's new contents left
+in no corpus.
 """
 
 from __future__ import annotations
@@ -37,14 +39,34 @@ class SQLiteMembers(SQLiteConnection):
                     held.setdefault(doc_id, set()).add(name)
                 db.execute(f"DELETE FROM members WHERE {where}", (corpus, *chunk))
             comparisons = delete_comparisons(db, held, run_id)
-            orphans = [d for d in sorted(held) if not _member(db, "doc_id = ?", (d,))]
-            comparisons += delete_comparisons(db, orphans, None)
-            for doc_id in orphans:
-                db.execute("DELETE FROM graphs WHERE doc_id = ?", (doc_id,))
-                db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            orphans, more = _drop_unheld(db, held)
             for doc_id in sorted(set(held) - set(orphans)):
                 _rename(db, doc_id, held[doc_id], corpus)
-        return MembersDropped(sum(len(n) for n in held.values()), comparisons, len(orphans))
+        return MembersDropped(sum(len(n) for n in held.values()), comparisons + more, len(orphans))
+
+    def drop_unheld(self, doc_ids: Iterable[str]) -> MembersDropped:
+        wanted = sorted(set(doc_ids))
+        if not wanted:
+            return MembersDropped()
+        with self._write() as db:
+            orphans, comparisons = _drop_unheld(db, wanted)
+        return MembersDropped(0, comparisons, len(orphans))
+
+
+def _drop_unheld(db: sqlite3.Connection, doc_ids: Iterable[str]) -> tuple[list[str], int]:
+    """Remove those of ``doc_ids`` that no corpus holds, with their graphs and every
+    comparison; ``(their ids, comparisons removed)``."""
+    orphans = [
+        d
+        for d in sorted(doc_ids)
+        if not _member(db, "doc_id = ?", (d,))
+        and db.execute("SELECT 1 FROM documents WHERE doc_id = ?", (d,)).fetchone() is not None
+    ]
+    comparisons = delete_comparisons(db, orphans, None)
+    for doc_id in orphans:
+        db.execute("DELETE FROM graphs WHERE doc_id = ?", (doc_id,))
+        db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+    return orphans, comparisons
 
 
 def _member(db: sqlite3.Connection, where: str, params: tuple[str, ...]) -> bool:

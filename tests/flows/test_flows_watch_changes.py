@@ -78,6 +78,11 @@ def test_a_document_finished_after_its_run_is_redone_and_replaces_the_old(tmp_pa
     pairs = [(c.source_id, c.target_id) for c in store_env.comparisons()]
     assert len(pairs) == 1 and set(pairs[0]) == set(full.values())
     assert [r.comparisons for r in store_env.runs()] == [1]
+    # The half-written content, in no corpus now, is gone with its graph: kept, it was
+    # a second document named atom.txt, and a lookup by that name was refused.
+    assert store_env.get_document(half["atom.txt"]) is None and store_env.get_graph(half["atom.txt"]) is None
+    assert store_env.find_document("atom.txt").doc_id == full["atom.txt"]
+    assert len({*full.values(), *(c.source_id for c in store_env.comparisons())}) == 2
 
     out = _watch_once(root, capsys)  # nothing changed: nothing run
     assert "running it" not in out

@@ -111,3 +111,17 @@ def test_dropped_members_take_only_what_they_alone_kept(store):
     )
     assert store.counts() == counts
     assert store.drop_members("tiny", [], "run-1").members == 0
+
+
+def test_a_content_no_corpus_holds_goes_with_its_graph_and_every_comparison(store):
+    _two_runs(store, renamed=False)
+    # water.txt edited: its name moves to the new content, the old one is held by no corpus.
+    store.put_document("tiny", make_graph("water2", "water.txt", ATOM))
+    assert store.find_document("water.txt", "tiny").doc_id == "water2"
+    dropped = store.drop_unheld(["water", "heat", "nobody"])
+    assert (dropped.members, dropped.comparisons, dropped.documents) == (0, 2, 1)
+    assert store.get_document("water") is None and store.get_graph("water") is None
+    assert store.get_document("heat") is not None  # still held: left alone
+    assert store.find_document("water.txt").doc_id == "water2"  # one document of that name, not two
+    assert ("water", "solar", "run-1") not in _stored(store)["comparisons"]
+    assert store.drop_unheld([]).documents == 0

@@ -4,6 +4,9 @@ version, and the migration of stores made by older versions.
 
 from __future__ import annotations
 
+import functools
+import sqlite3
+
 from dri.store.records import StoreError
 from dri.store.sqlite_store.connection import SQLiteConnection
 
@@ -126,11 +129,65 @@ _MIGRATE_1_TO_2 = (
 )
 
 
+#: The tables every store has had since the first version: one missing from a
+#: store is damage (a hand-made ``DROP TABLE``), not age.
+_FIRST_TABLES = frozenset(
+    {"corpora", "documents", "members", "graphs", "comparisons", "pairs", "evaluations"}
+)
+_ADVICE = "restore the file from a backup, or move it away (the next `dri run` starts a new store)"
+
+
+@functools.cache
+def _columns_of_schema() -> dict[str, frozenset[str]]:
+    """Each table's columns as :data:`SCHEMA` makes them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return {table: _columns(db, table) for table in _tables(db)}
+    finally:
+        db.close()
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> frozenset[str]:
+    return frozenset(row[1] for row in db.execute(f'PRAGMA table_info("{table}")'))
+
+
+def _stored_version(db: sqlite3.Connection, tables: set[str]) -> int | None:
+    """The store's schema version, None for a new store (or an unreadable version)."""
+    if "store_info" not in tables:
+        return None
+    row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+    return None if row is None else _version(row[0])
+
+
+def _refuse_damage(conn: SQLiteConnection, db: sqlite3.Connection, *, made: bool) -> None:
+    """A :class:`StoreError` for a store whose tables or columns were removed:
+    made again empty, they lost what they held without a word, and a query of a
+    dropped column failed with SQLite's own ``no such column``. ``made``: the
+    tables are all there now (after :data:`SCHEMA`), so check the columns."""
+    tables = _tables(db)
+    if not made:
+        if (missing := sorted(_FIRST_TABLES - tables)) and _stored_version(db, tables) == SCHEMA_VERSION:
+            raise StoreError(conn.location, f"damaged store: no table {', '.join(missing)}; {_ADVICE}")
+        return
+    for table, expected in _columns_of_schema().items():
+        if table in tables and (gone := sorted(expected - _columns(db, table))):
+            raise StoreError(
+                conn.location, f"damaged store: table {table} has no column {', '.join(gone)}; {_ADVICE}"
+            )
+
+
 def create_schema(conn: SQLiteConnection) -> None:
-    """The tables and indexes, after migrating a store of an older version."""
+    """The tables and indexes, after migrating a store of an older version;
+    a :class:`StoreError` for a store whose tables or columns were removed."""
     with conn._lock:
-        _migrate(conn)
         db = conn._open_db()
+        _refuse_damage(conn, db, made=False)  # an older store is migrated, not judged by today's tables
+        _migrate(conn)
         db.executescript(SCHEMA)
         columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
         if "features" not in columns:  # a store made before content vectors: filled on first search
@@ -143,6 +200,7 @@ def create_schema(conn: SQLiteConnection) -> None:
         ):  # a store made before loose pairs and evidence were kept: NULL in its pairs
             db.execute("ALTER TABLE pairs ADD COLUMN loose INTEGER")
             db.execute("ALTER TABLE pairs ADD COLUMN evidence REAL")
+        _refuse_damage(conn, db, made=True)
         row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
         if row is None:
             db.execute(

@@ -90,6 +90,37 @@ def test_an_empty_file_becomes_a_store(tmp_path):
         assert again.corpora() == ["c"]
 
 
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        ("DROP TABLE documents", "no table documents"),
+        ("DROP TABLE pairs", "no table pairs"),
+        ("ALTER TABLE documents DROP COLUMN title", "table documents has no column title"),
+    ],
+)
+def test_a_store_whose_tables_or_columns_were_removed_is_refused_not_made_again_empty(
+    tmp_path, damage, reason
+):
+    # A dropped table was made again, empty: `dri run` said "3 already stored" and every
+    # lookup failed for ever; a dropped column was SQLite's "no such column" in `store top`.
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path) as store:
+        store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute(damage)
+    with pytest.raises(StoreError) as err:
+        SQLiteStore(path)
+    assert str(err.value) == (
+        f"{path}: damaged store: {reason}; restore the file from a backup, "
+        "or move it away (the next `dri run` starts a new store)"
+    )
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if damage.startswith("DROP TABLE"):
+        assert damage.split()[-1] not in tables  # not made again
+
+
 @pytest.mark.parametrize("version", ["abc", "", "2.0", "99"])
 def test_a_schema_version_this_dri_does_not_read_is_one_line_naming_it(tmp_path, version):
     # A hand-edited 'abc' was int()'s ValueError in every command (exit 70).

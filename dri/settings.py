@@ -26,11 +26,13 @@ import errno
 import os
 import warnings
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dri.errors import SettingsError
 
 __all__ = [
     "DEFAULT_CANDIDATES",
+    "HOST_NAME_RULE",
     "INLINE_MAX_PAIRS",
     "INLINE_MAX_PARSE",
     "PROJECT_ROOT",
@@ -38,10 +40,13 @@ __all__ = [
     "checkout_root",
     "clough_stevenson_dir",
     "data_dir",
+    "host_name_ok",
     "incoming_dir",
     "max_text_chars",
     "nltk_data_dir",
+    "prefect_api_url_problem",
     "prefect_defaults",
+    "uri_port_problem",
 ]
 
 #: Documents with more text are refused: parsing takes about 25 s and 50 MB
@@ -168,3 +173,51 @@ def prefect_defaults(quiet_console: bool) -> None:
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "WARNING")
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_TASK_RUNS_LEVEL", "WARNING")
+
+
+def uri_port_problem(uri: str) -> str | None:
+    """Why :func:`urllib.parse.urlsplit` cannot read ``uri``'s host and port, in
+    words that quote none of it; None if it can. The parser's own words may
+    quote a piece of the password: a "/" in it ends the host part early, and
+    the rest is read as the port ("Port could not be cast to integer value as 'S3cr3t'")."""
+    try:
+        _ = urlsplit(uri).port
+    except ValueError as err:
+        if "IPv6" in str(err):
+            return "an IPv6 host opens with [ and is not closed with ]"
+        escape = (
+            " (a password holding /, ?, # or @ is written percent-encoded: / as %2F)" if "@" in uri else ""
+        )
+        return f"the port must be a number from 1 to 65535{escape}"
+    return None
+
+
+#: What :func:`host_name_ok` asks of a host name, for messages.
+HOST_NAME_RULE = "not a host name (each dot-separated part 1 to 63 characters)"
+
+
+def host_name_ok(host: str) -> bool:
+    """Whether ``host`` is an IP address (``::1`` has colons) or a name that the
+    IDNA codec of :mod:`socket` takes (no empty part, none over 63 characters)."""
+    if ":" in host:
+        return True
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return False
+    return True
+
+
+def prefect_api_url_problem(url: str) -> str | None:
+    """Why ``url`` (``PREFECT_API_URL``) is not an http:// or https:// URL with a
+    host name and a port, in words that quote none of it; None if it is.
+    Prefect's settings refuse some such URLs when Prefect is first imported
+    (an IPv6 host without its "]": a traceback)."""
+    problem = uri_port_problem(url)
+    if problem is None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            problem = "not an http:// or https:// URL with a host"
+        elif not host_name_ok(parts.hostname):
+            problem = HOST_NAME_RULE
+    return problem

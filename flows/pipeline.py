@@ -664,7 +664,11 @@ def run_corpus(
     )
     if runner == "inline" or (not explicit and small_job(settings)):
         return run_inline(settings)
-    # Prefect is imported only for a run that needs it.
+    # Prefect is imported only for a run that needs it; its settings refuse some
+    # URLs as it is imported, with a traceback.
+    from dri.flows.runners import check_prefect_api_url
+
+    check_prefect_api_url(os.environ.get("PREFECT_API_URL"))
     from dri.flows.corpus import run_on_prefect
 
     return run_on_prefect(settings, workers, dask_address, runner)

@@ -68,6 +68,7 @@ from dri.flows.execution import MAX_WORKERS, local_workers
 from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
+from dri.settings import prefect_api_url_problem
 from dri.signals import signals_held
 from dri.store.records import safe_uri
 
@@ -77,6 +78,7 @@ __all__ = [
     "RunnerConfig",
     "check_dask_address",
     "check_prefect_api",
+    "check_prefect_api_url",
     "deferred_task_runner",
     "end_workers_on_signals",
     "interrupted_by",
@@ -185,17 +187,24 @@ def check_prefect_api(url: str, timeout: float = 10.0) -> None:
     """A :class:`SettingsError` naming ``PREFECT_API_URL`` (without its login)
     if nothing listens at its host and port. Found by Prefect's client, it was a
     RuntimeError ("Failed to reach API") after its retries: a traceback, exit 70."""
-    shown = safe_uri(url)
-
-    def where() -> tuple[str, int]:
-        parts = urlsplit(url)
-        if not parts.hostname or parts.scheme not in ("http", "https"):
-            raise ValueError("not an http:// or https:// URL with a host")
-        return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-
-    reason = _why_unreachable(where, timeout)
+    check_prefect_api_url(url)
+    parts = urlsplit(url)
+    reason = _why_unreachable(
+        lambda: (str(parts.hostname), parts.port or (443 if parts.scheme == "https" else 80)), timeout
+    )
     if reason is not None:
-        raise SettingsError(f"PREFECT_API_URL {printable(shown)}: cannot connect: {reason}")
+        raise SettingsError(f"PREFECT_API_URL {printable(safe_uri(url))}: cannot connect: {reason}")
+
+
+def check_prefect_api_url(url: str | None) -> None:
+    """A :class:`SettingsError` naming ``PREFECT_API_URL`` (without its login)
+    unless ``url`` (None: not set) is an http:// or https:// URL with a host
+    name and a port. Prefect's settings refuse some such URLs when Prefect is
+    first imported (an IPv6 host without its "]": a traceback, exit 70), and
+    the URL parser's words may quote a piece of the password."""
+    problem = prefect_api_url_problem(url) if url else None
+    if problem is not None:
+        raise SettingsError(f"PREFECT_API_URL {printable(safe_uri(str(url)))}: {problem}")
 
 
 def make_task_runner(config: RunnerConfig | None = None) -> AnyTaskRunner:

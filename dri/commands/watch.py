@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from dri.commands.folders import given_path
 from dri.commands.search_options import worker_count
-from dri.errors import one_line, os_reason
+from dri.errors import SettingsError, one_line, os_reason
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
@@ -78,6 +79,13 @@ def run_watch(args: argparse.Namespace) -> int:
         echo(f"error: {args.root}: not a folder", file=sys.stderr, one_line=True)
         return 1
     prefect_defaults(quiet_console=False)
+    from dri.flows.runners import check_prefect_api_url
+
+    try:  # Prefect's import would stop with a traceback on some URLs
+        check_prefect_api_url(os.environ.get("PREFECT_API_URL"))
+    except SettingsError as err:
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
+        return 2
     # Imported only now: Prefect reads its settings when first imported.
     from prefect.settings import PREFECT_API_URL
 

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from dri.settings import (
+    HOST_NAME_RULE,
+    host_name_ok,
+    prefect_api_url_problem,
+    prefect_defaults,
+    uri_port_problem,
+)
 from dri.store.base import env
 from dri.store.records import StoreError, register_secret, safe_uri
 
@@ -95,22 +103,16 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
     hint = "expected bolt://HOST:PORT or neo4j://HOST:PORT (+s or +ssc for TLS)"
     if scheme not in NEO4J_SCHEMES:
         raise StoreError(where, f"{shown!r} is not a Neo4j URI; {hint}")
-    try:
-        parts = urlsplit(uri)
-        port = parts.port
-    except ValueError as err:
-        # The parser's own words may quote a piece of the password (a "/" in it ends
-        # the host part early, and the rest is read as the port): never shown.
-        if "IPv6" in str(err):
-            raise StoreError(
-                where, f"{shown!r}: an IPv6 host opens with [ and is not closed with ]"
-            ) from None
-        escape = (
-            " (a password holding /, ?, # or @ is written percent-encoded: / as %2F)" if "@" in uri else ""
-        )
-        raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535{escape}") from None
+    problem = uri_port_problem(uri)
+    if problem:
+        raise StoreError(where, f"{shown!r}: {problem}")
+    parts = urlsplit(uri)
+    port = parts.port
     if not parts.hostname:
         raise StoreError(where, f"{shown!r} names no host; {hint}")
+    if not host_name_ok(parts.hostname):
+        # The driver's IDNA encoding raised UnicodeError at connect time: exit 70.
+        raise StoreError(where, f"{shown!r}: {HOST_NAME_RULE}")
     if port == 0:
         raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535")
     if scheme.startswith("bolt") and (parts.path not in ("", "/") or parts.query or parts.fragment):
@@ -142,6 +144,14 @@ def _secret_block(name: str | None) -> dict[str, Any]:
     user, password and database, or a bare password."""
     if not name:
         return {}
+    url = os.environ.get("PREFECT_API_URL")
+    problem = prefect_api_url_problem(url) if url else None
+    if url and problem:  # Prefect's own import would stop with a traceback
+        raise StoreError(
+            f"Prefect Secret block {name!r}", f"cannot load it: PREFECT_API_URL {safe_uri(url)}: {problem}"
+        )
+    # Offline, quiet: without them Prefect's in-process server logged its telemetry's failures.
+    prefect_defaults(quiet_console=True)
     try:
         # Prefect only when a Secret block is named.
         from prefect.blocks.system import Secret

@@ -491,3 +491,24 @@ def test_a_data_folder_that_cannot_be_made_names_dri_data_dir(capsys, tmp_path, 
     monkeypatch.setenv("DRI_DATA_DIR", str(data))
     code, _, err = _run(capsys, "ratings", "show")
     assert code == 1 and err.splitlines() == [f"error: {data}: {says}"]
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_a_prefect_api_url_prefect_cannot_read_is_one_line_before_prefect_is_imported(
+    capsys, tmp_path, monkeypatch, command
+):
+    # Prefect's settings refused it as Prefect was imported: "Invalid IPv6 URL", exit 70.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PREFECT_API_URL", "http://u:pw-s3cret@[::1/api")
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "a.txt").write_text("The sun attracts the planets.", encoding="utf-8")
+    argv = (
+        ["run", str(folder), "--runner", "processes"]
+        if command == "run"
+        else ["watch", str(tmp_path), "--once"]
+    )
+    code, _, err = _run(capsys, *argv)
+    assert code in (1, 2) and err.splitlines() == [
+        "error: PREFECT_API_URL http://[::1/api: an IPv6 host opens with [ and is not closed with ]"
+    ]

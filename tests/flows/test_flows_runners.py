@@ -119,11 +119,17 @@ def test_a_prefect_api_url_where_nothing_listens_is_one_settings_error_without_i
         == f"PREFECT_API_URL http://127.0.0.1:{port}/api: cannot connect: Connection refused"
     )
     for url, reason in (
-        ("http://h:abc/api", "Port could not be cast"),
+        ("http://h:abc/api", "the port must be a number from 1 to 65535$"),
         ("127.0.0.1:4200/api", "not an http"),
+        # The parser's words quoted a piece of the password ("... integer value as 's3cret'").
+        ("http://u:s3cret/pw@127.0.0.1:9/api", "written percent-encoded: / as %2F"),
+        # Prefect's settings refused it on import: a traceback, exit 70.
+        ("http://[::1/api", "an IPv6 host opens with \\[ and is not closed with \\]"),
+        ("http://a..b:4200/api", "not a host name"),
     ):
-        with pytest.raises(SettingsError, match=reason):
+        with pytest.raises(SettingsError, match=reason) as caught:
             check_prefect_api(url)
+        assert "s3cret" not in str(caught.value)
 
 
 def test_a_local_clusters_workers_keep_a_lost_scheduler_off_the_console(monkeypatch) -> None:

@@ -46,6 +46,13 @@ def _one_line_without_password(err: BaseException) -> str:
         # A "/" in the password ends the host part there: the rest was read as a port.
         (f"bolt://neo4j:ab/{PASSWORD}@127.0.0.1:7711", "written percent-encoded: / as %2F"),
         (f"neo4j://neo4j:{PASSWORD}@[::1", "an IPv6 host opens with [ and is not closed with ]"),
+        # The driver's IDNA encoding raised UnicodeError when it connected: exit 70.
+        (
+            f"bolt://neo4j:{PASSWORD}@a..b:7687",
+            "not a host name (each dot-separated part 1 to 63 characters)",
+        ),
+        ("bolt://" + "a" * 64 + ":7687", "not a host name"),
+        ("bolt://.:7687", "not a host name"),
     ],
 )
 def test_a_malformed_neo4j_uri_is_one_line_naming_the_variable_without_the_password(monkeypatch, uri, says):

@@ -128,6 +128,8 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
         raise SensorStateError(path, os_reason(err)) from err
     except ValueError as err:
         raise SensorStateError(path, one_line(err)) from err
+    except RecursionError:
+        raise SensorStateError(path, "nested too deeply to read") from None
     seen = data.get("seen", {}) if isinstance(data, dict) else None
     if not isinstance(seen, dict) or not all(isinstance(record, dict) for record in seen.values()):
         # JSON of another shape (a list, null, a record that is not an object): refused the same way.

@@ -121,9 +121,16 @@ def run_watch(args: argparse.Namespace) -> int:
             prefect_emitter(folder, n, changed=changed)
             echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
 
+    said: set[str] = set()  # the last scan's errors
+
     def on_scan(result: SensorResult) -> None:
+        # An error that lasts (a link that holds the root) is said once, not every scan;
+        # again if it goes and comes back.
         for error in result.errors:
-            echo(f"error: {error}", file=sys.stderr, one_line=True)
+            if error not in said:
+                echo(f"error: {error}", file=sys.stderr, one_line=True)
+        said.clear()
+        said.update(result.errors)
         for folder in result.waiting:
             echo(f"{folder}: still changing, will look again", flush=True, one_line=True)
 

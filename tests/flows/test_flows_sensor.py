@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import types
 
 import pytest
 from flows_corpus_helpers import write_corpus
@@ -84,12 +85,16 @@ def test_unreadable_state_is_an_error_not_a_fresh_start(tmp_path):
         scan(root, Recorder(), state_dir=state)
 
 
-@pytest.mark.parametrize("text", ["null", "[]", '{"seen": []}', '{"seen": ["a"]}', '{"seen": {"/x": "y"}}'])
+@pytest.mark.parametrize(
+    "text",
+    ["null", "[]", '{"seen": []}', '{"seen": ["a"]}', '{"seen": {"/x": "y"}}', "[" * 100_000 + "]" * 100_000],
+)
 def test_state_of_another_shape_is_refused_like_unreadable_state(tmp_path, text):
-    # JSON of the wrong shape was an AttributeError or ValueError: exit 70 of dri watch.
+    # JSON of the wrong shape was an AttributeError or ValueError: exit 70 of dri watch;
+    # JSON nested too deeply a RecursionError whose line named no file.
     path = tmp_path / "seen.json"
     path.write_text(text)
-    with pytest.raises(RuntimeError, match="unreadable sensor state"):
+    with pytest.raises(RuntimeError, match=f"^{path}: unreadable sensor state"):
         load_seen(path)
 
 
@@ -241,3 +246,27 @@ def test_watch_names_a_file_where_the_sensor_folder_should_be(tmp_path, monkeypa
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"error: {tmp_path / 'data' / 'sensor'}: not a folder (a file of that name is in the way)"
     )
+
+
+def test_a_watch_says_a_lasting_error_once_not_every_scan(tmp_path, monkeypatch, capsys):
+    from dri.cli import main
+    from dri.flows import sensor
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    root = tmp_path / "incoming"
+    root.mkdir()
+    (root / "selflink").symlink_to(".")
+    scans = []
+
+    def sleep(seconds: float) -> None:  # the watch's wait between scans: three scans, then Ctrl-C
+        scans.append(seconds)
+        if len(scans) == 3:
+            raise KeyboardInterrupt
+
+    # The sensor module's own name for the time module, so no other thread's sleep is touched.
+    monkeypatch.setattr(sensor, "time", types.SimpleNamespace(time=time.time, sleep=sleep))
+    main(["watch", str(root), "--interval", "1", "--min-age", "0", "--run"])
+    said = [line for line in capsys.readouterr().err.splitlines() if "selflink" in line]
+    assert len(scans) == 3 and said == [
+        f"error: {root / 'selflink'}: a link to {root}, which holds the watched folder; left out"
+    ]

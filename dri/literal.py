@@ -29,7 +29,8 @@ literally:
   six characters ``\\udcff`` then reads the same: such names are not expected.
 * :func:`echo` -- :func:`print` through :func:`printable`, keeping line
   breaks (escaping them too for a row of a table, ``one_line``): every
-  command prints what it echoes of the user's through it;
+  command prints what it echoes of the user's through it; a message line
+  (standard error) over 2,000 characters keeps its start and end;
   :class:`PrintableFormatter` does the same for log lines on the console.
 
 HTML pages need none of these: Jinja2 escapes every value
@@ -166,7 +167,23 @@ def echo(
     a progress line, which a name holding a line break must not split into a
     forged row."""
     text = " ".join(printable(p, newlines=not one_line) for p in parts)
+    if file is sys.stderr and len(text) > MAX_MESSAGE_CHARS:
+        text = "\n".join(map(_cut, text.split("\n")))
     print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
+
+
+#: The longest line of a message (standard error) printed whole.
+MAX_MESSAGE_CHARS = 2000
+
+
+def _cut(line: str) -> str:
+    """``line``, or its start and end around a note of its length when it is longer
+    than :data:`MAX_MESSAGE_CHARS`: a message quoting a variable of 100,000
+    characters keeps what it is about and its reason."""
+    if len(line) <= MAX_MESSAGE_CHARS:
+        return line
+    head, tail = MAX_MESSAGE_CHARS * 3 // 4, MAX_MESSAGE_CHARS // 4
+    return f"{line[:head]} … ({len(line) - head - tail:,} characters left out) … {line[-tail:]}"
 
 
 class PrintableFormatter(logging.Formatter):

@@ -17,6 +17,7 @@ import io
 import json
 import math
 import re
+import sys
 import tempfile
 import warnings
 import xml.etree.ElementTree as ET
@@ -368,3 +369,15 @@ def _is_number(cell: str) -> bool:
         return math.isfinite(float(cell))
     except ValueError:
         return False
+
+
+def test_a_message_line_too_long_keeps_its_start_and_end(capsys):
+    # DRI_WORKERS of 100,000 characters was quoted whole in its "one-line" error.
+    value = "x" * 100_000
+    echo(f"error: DRI_WORKERS must be a whole number, not {value!r}", file=sys.stderr)
+    echo(f"a row {value}", one_line=True)  # standard output is data: printed whole
+    out, err = capsys.readouterr()
+    assert len(out) == len(f"a row {value}\n")
+    assert len(err) < 2100 and err.count("\n") == 1
+    assert err.startswith("error: DRI_WORKERS must be a whole number, not 'xxx")
+    assert err.endswith("xxx'\n") and "(98,049 characters left out)" in err

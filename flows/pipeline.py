@@ -652,6 +652,8 @@ def run_corpus(
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
+    if runner is None and os.environ.get("DRI_TASK_RUNNER") == "inline":
+        runner = "inline"  # as --runner inline: no Prefect
     settings = CorpusSettings(corpus_dir=str(corpus_dir), **parameters)
     # A folder without documents is an error here, at once, on every runner.
     discover(settings.corpus_dir, allow_outside_links=True, warn=False)

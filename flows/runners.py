@@ -120,6 +120,11 @@ def runner_config(
     """Arguments first, then the environment, then the defaults."""
     dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
     kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")
+    if kind == "inline":  # dri run and the evaluations take it (flows.pipeline.run_corpus); a flow cannot
+        raise SettingsError(
+            "task runner 'inline' runs a corpus without Prefect: it is for dri run and dri evaluate, "
+            f"not for a flow on a Prefect server; expected one of {', '.join(RUNNER_KINDS)}"
+        )
     if kind not in RUNNER_KINDS:
         raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
     if workers is None and os.environ.get("DRI_WORKERS"):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -225,9 +226,12 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
         )
         return 2
     try:
-        inline = args.runner == "inline"
+        inline = args.runner == "inline" or (
+            args.runner is None and os.environ.get("DRI_TASK_RUNNER") == "inline"
+        )
+        # Inline, the kind is not used: only the worker count and Dask address are checked.
         return runner_config(
-            workers=args.workers, dask_address=args.dask, kind=None if inline else args.runner
+            workers=args.workers, dask_address=args.dask, kind="processes" if inline else args.runner
         )
     except ValueError as err:
         echo(f"error: {err}", file=sys.stderr, one_line=True)

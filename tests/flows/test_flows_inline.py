@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from flows_corpus_helpers import write_corpus
 
+from dri.errors import SettingsError
 from dri.flows.corpus import CorpusSettings, run_corpus, small_job
+from dri.flows.runners import runner_config
 from dri.flows.tasks import worker_store
 from dri.settings import INLINE_MAX_PARSE
 
@@ -25,6 +28,15 @@ def test_a_small_run_is_done_here_and_stores_what_a_flow_run_stores(corpus, data
     # A second run parses and maps nothing.
     state, again = run_corpus(str(corpus))
     assert (again.parsed, again.reused, again.mapped, again.already_stored) == (0, 4, 0, 2)
+
+
+def test_dri_task_runner_inline_is_the_inline_runner_and_a_flow_refuses_it(corpus, data_dir, monkeypatch):
+    # Refused before ("unknown task runner 'inline'"), though --runner inline is dri run's own.
+    monkeypatch.setenv("DRI_TASK_RUNNER", "inline")
+    state, summary = run_corpus(str(corpus), workers=2)  # workers alone would ask for a flow
+    assert state.is_completed() and summary.worker_pids == [os.getpid()]
+    with pytest.raises(SettingsError, match="^task runner 'inline' runs a corpus without Prefect"):
+        runner_config()
 
 
 def test_stage_one_leaves_out_all_but_the_candidates(corpus, data_dir, monkeypatch):

@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -84,6 +85,7 @@ from typing import Any
 import numpy as np
 
 from dri.errors import one_line
+from dri.literal import printable
 from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
 from dri.mapping.wordnet_snapshot import load_snapshot, save_snapshot
 from dri.morphy import SUBSTITUTIONS
@@ -814,6 +816,12 @@ def wordnet() -> WordNet:
                     try:
                         build_wordnet()
                     except (WordNetSetupError, OSError) as err:
+                        chosen = os.environ.get("DRI_NLTK_DATA")
+                        if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):
+                            raise WordNetSetupError(
+                                f"DRI_NLTK_DATA={printable(chosen)}: a file, not a folder; point it at the "
+                                "nltk_data folder scripts/setup-wordnet made, or unset it"
+                            ) from err
                         raise WordNetSetupError(
                             f"WordNet is not set up in {wordnet_root()}: run scripts/setup-wordnet ({err})"
                         ) from err

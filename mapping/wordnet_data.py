@@ -49,7 +49,8 @@ __all__ = [
     "wordnet_root",
 ]
 
-DEBIAN_WORDNET = Path(os.environ.get("DRI_WORDNET_SOURCE", "/usr/share/wordnet"))
+# An empty value is unset, as for every other variable (Path("") is the current folder).
+DEBIAN_WORDNET = Path(os.environ.get("DRI_WORDNET_SOURCE") or "/usr/share/wordnet")
 IC_FILE = "ic-semcor-cntlist.dat"
 BUILD_VERSION = 1
 _STAMP = ".dri-build.json"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
 import random
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -492,3 +495,30 @@ def test_has_lemma_reads_the_word_itself_without_morphology() -> None:
     # Morphology finds "scoop" for "scooped", but the word itself is no lemma.
     assert wn.offsets("scooped", "v") and not wn.has_lemma("scooped", "v")
     assert not wn.has_lemma("crime", "v")
+
+
+def test_an_empty_wordnet_source_is_unset_not_the_current_folder(tmp_path):
+    # Path("") is "."; the setup then looked for WordNet's files in the current folder.
+    shown = subprocess.run(
+        [sys.executable, "-c", "from dri.mapping.wordnet_data import DEBIAN_WORDNET; print(DEBIAN_WORDNET)"],
+        env={**os.environ, "DRI_WORDNET_SOURCE": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.strip() == "/usr/share/wordnet"
+
+
+def test_a_wordnet_variable_naming_a_file_is_named(tmp_path, monkeypatch):
+    # It said "WordNet is not set up in /some/file/corpora: … ([Errno 20] …)", not the variable.
+    in_the_way = tmp_path / "nltk_data"
+    in_the_way.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("DRI_NLTK_DATA", str(in_the_way))
+    monkeypatch.setattr(wordnet_module, "_instance", None)  # as in a fresh process
+    with pytest.raises(WordNetSetupError) as err:
+        wordnet_module.wordnet()
+    assert str(err.value) == (
+        f"DRI_NLTK_DATA={in_the_way}: a file, not a folder; point it at the nltk_data folder "
+        "scripts/setup-wordnet made, or unset it"
+    )

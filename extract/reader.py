@@ -1,6 +1,6 @@
 """Reading text and PDF files into :class:`~extract.document.Document` objects.
 
-Plain text is decoded as UTF-8 (a byte-order mark selects UTF-8 or UTF-16),
+Plain text is decoded as UTF-8 (a byte-order mark selects UTF-8, UTF-16 or UTF-32),
 falling back to Windows-1252 with a warning: the Clough & Stevenson
 plagiarism corpus (Clough and Stevenson 2011) mixes both. Hard-wrapped lines
 are joined into paragraphs (a blank line ends a paragraph); a line break after
@@ -82,6 +82,19 @@ def _control_share(text: str) -> float:
     return controls / max(len(text), 1)
 
 
+def _nul_reason(data: bytes) -> str:
+    """Why bytes with NULs are refused: text in UTF-16 or UTF-32 without a byte-order
+    mark (ASCII text, every second or fourth byte NUL), which is not guessed at, or binary data."""
+    sample = data[:4096]
+    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
+        if len(sample) >= 2 * width and len(sample) % width == 0:
+            units = [sample[i : i + width] for i in range(0, len(sample), width)]
+            for order, zeros in (("little-endian", slice(1, None)), ("big-endian", slice(None, -1))):
+                if all(u[zeros] == b"\x00" * (width - 1) and u != b"\x00" * width for u in units):
+                    return f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
+    return "binary data, not text (contains NUL bytes)"
+
+
 def decode_text(data: bytes, path: str = "<text>") -> tuple[str, str, list[str]]:
     """``(text, encoding, warnings)`` for the bytes of a text file.
 
@@ -90,10 +103,12 @@ def decode_text(data: bytes, path: str = "<text>") -> tuple[str, str, list[str]]
     warnings: list[str] = []
     if data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE 00 00
+        encoding = "utf-32"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     elif b"\x00" in data:
-        raise DocumentError(path, "binary data, not text (contains NUL bytes)")
+        raise DocumentError(path, _nul_reason(data))
     else:
         encoding = "utf-8"
     try:

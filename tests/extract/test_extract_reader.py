@@ -120,6 +120,17 @@ def test_utf8_and_utf16_byte_order_marks(tmp_path):
     (tmp_path / "bom16.txt").write_bytes("Wide text here.".encode("utf-16"))
     assert read_document(tmp_path / "bom8.txt").sentences[0].text == "Plain text here."
     assert read_document(tmp_path / "bom16.txt").sentences[0].text == "Wide text here."
+    # UTF-32's mark begins with UTF-16's: it was read as UTF-16, "binary data (50% control characters)".
+    (tmp_path / "bom32.txt").write_bytes("Wider text here.".encode("utf-32"))
+    assert read_document(tmp_path / "bom32.txt").sentences[0].text == "Wider text here."
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_without_a_byte_order_mark_are_named_not_binary(tmp_path, encoding):
+    path = tmp_path / "wide.txt"
+    path.write_bytes("The sun attracts the planets.\n".encode(encoding) * 3)
+    name, order = encoding[:6].upper(), "little-endian" if encoding.endswith("le") else "big-endian"
+    assert _error(path).reason == f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
 
 
 def test_text_headings_open_sections_and_references_are_dropped(tmp_path):

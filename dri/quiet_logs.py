@@ -102,7 +102,8 @@ SOCKET_ENV = "DRI_LOG_SOCKET"
 CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"
 FILE_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A number as messages write it: "2,000,000" is one number (its groups were each shown as "N").
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 @dataclass

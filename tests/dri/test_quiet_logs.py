@@ -299,6 +299,16 @@ def test_a_fold_shows_only_the_numbers_its_failures_share(monkeypatch, tmp_path:
     assert fold_failures(failures) == [
         f"error: 3 documents failed: PDF has no text layer (N page(s) without text; limit 50) (a.pdf, b.pdf, c.pdf; each in {log})"
     ]
+    # A number written with thousands separators is one number ("N,N,000" before).
+    failures = [
+        Failure(
+            f"/c/{name}.txt", "extract", f"too long: {chars:,} characters of text; the limit is 2,000,000"
+        )
+        for name, chars in (("a", 2_500_000), ("b", 3_100_000))
+    ]
+    assert fold_failures(failures) == [
+        f"error: 2 documents failed: too long: N characters of text; the limit is 2,000,000 (a.txt, b.txt; each in {log})"
+    ]
 
 
 def test_pairs_skipped_for_a_document_join_its_own_line(monkeypatch, tmp_path: Path) -> None:

@@ -70,12 +70,14 @@ class SettingsError(ProjectError, ValueError):
 
 
 def one_line(err: BaseException | str) -> str:
-    """``err`` on one line: white space folded, an exception without a
-    ``path`` prefixed with its type name, an empty text ``unknown error``."""
+    """``err`` on one line: white space folded, an exception prefixed with its
+    type name unless it has a ``path`` or is dri's own (a :class:`ProjectError`,
+    written for the user: "StoreError: …" told a user nothing), an empty text
+    ``unknown error``."""
     if not isinstance(err, BaseException):
         return " ".join(str(err).split()) or "unknown error"
     text = " ".join(str(err).split()) or type(err).__name__
-    return text if hasattr(err, "path") else f"{type(err).__name__}: {text}"
+    return text if hasattr(err, "path") or isinstance(err, ProjectError) else f"{type(err).__name__}: {text}"
 
 
 def prefixed(path: str | Path, message: str) -> str:

@@ -29,6 +29,7 @@ class SQLiteConnection:
     def __init__(self, path: str | Path, *, timeout: float = 60.0, create: bool = True):
         self.path = Path(path).expanduser()
         self.location = str(self.path)
+        self.timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         #: False when the file was opened read-only (its folder cannot be written to).
@@ -87,7 +88,9 @@ class SQLiteConnection:
         try:
             yield
         except sqlite3.Error as err:
-            raise StoreError(self.location, f"cannot open the SQLite store: {err}") from None
+            raise StoreError(
+                self.location, f"cannot open the SQLite store: {_reason(err, self.timeout)}"
+            ) from None
         except OSError as err:
             raise StoreError(self.location, f"cannot open the SQLite store: {err.strerror or err}") from None
 
@@ -106,7 +109,7 @@ class SQLiteConnection:
                     raise
                 db.execute("COMMIT")
             except sqlite3.Error as err:
-                raise StoreError(self.location, str(err)) from None
+                raise StoreError(self.location, _reason(err, self.timeout)) from None
 
     def _query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -114,7 +117,7 @@ class SQLiteConnection:
             try:
                 return db.execute(sql, params).fetchall()
             except sqlite3.Error as err:
-                raise StoreError(self.location, str(err)) from None
+                raise StoreError(self.location, _reason(err, self.timeout)) from None
 
     def _open_db(self) -> sqlite3.Connection:
         if self._db is None:
@@ -155,3 +158,13 @@ def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
         check_same_thread=False,
         isolation_level=None,
     )
+
+
+def _reason(err: sqlite3.Error, timeout: float) -> str:
+    """SQLite's words, and for a lock that outlasted the wait, what holds it."""
+    if "database is locked" in str(err):
+        return (
+            f"database is locked: another process held it for writing for {timeout:g} s "
+            "(a dri run, or a program with the file open in a transaction); run again when it is done"
+        )
+    return str(err)

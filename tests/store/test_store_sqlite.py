@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from store_test_helpers import ATOM, READS, SOLAR, comparison, make_graph
 
-from dri.errors import error_line
+from dri.errors import error_line, one_line
 from dri.graphs import to_json
 from dri.store import StoreError, open_store
 from dri.store.records import DamagedRow
@@ -299,3 +299,24 @@ def test_a_folder_or_fifo_where_the_store_file_goes_says_so(tmp_path, create):
         assert (
             str(err.value) == f"{path}: {kind}, not a store file; move it away, or point the store elsewhere"
         )
+
+
+def test_a_store_locked_past_the_wait_says_what_holds_it_without_an_exception_name(tmp_path):
+    path = tmp_path / "s.sqlite"
+    SQLiteStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another program's write transaction, left open
+    try:
+        store = SQLiteStore(path, timeout=0.2, create=False)
+        with pytest.raises(StoreError) as err:
+            store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
+        store.close()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert str(err.value) == (
+        f"{path}: database is locked: another process held it for writing for 0.2 s "
+        "(a dri run, or a program with the file open in a transaction); run again when it is done"
+    )
+    assert error_line(err.value) == f"error: {err.value}"
+    assert one_line(err.value) == str(err.value)  # "StoreError: …" in a run's failure line before

@@ -31,6 +31,15 @@ __all__ = ["MAX_K", "register", "run_store"]
 MAX_K = 100_000
 
 
+def _name(text: str) -> str:
+    """A name, id or path to look up (argparse's ``type``), as the stores keep it
+    (:func:`dri.literal.storable`); never empty, which is a usage error as for a
+    file name (it was "no document ''", exit 1)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return storable(text)
+
+
 def _count(text: str) -> int:
     """``-k``: a whole number from 1 to MAX_K (argparse turns the ValueError into one line)."""
     try:
@@ -56,18 +65,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     actions.add_parser("info", help="backend, location, counts, corpora and runs")
     actions.add_parser("corpora", help="the corpus names")
     docs = actions.add_parser("documents", help="the documents of a corpus")
-    docs.add_argument("corpus", type=storable)
+    docs.add_argument("corpus", type=_name)
     actions.add_parser("runs", help="the run ids with their comparison counts")
     top = actions.add_parser("top", help="the most analogous documents")
-    top.add_argument("document", help="document id, path or name")
+    top.add_argument("document", type=_name, help="document id, path or name")
     top.add_argument("-k", type=_count, default=10, help=f"how many, 1 to {MAX_K} (default 10)")
-    top.add_argument("--run", type=storable, help="only this run id")
-    top.add_argument("--corpus", type=storable, help="look the document up in this corpus")
+    top.add_argument("--run", type=_name, help="only this run id")
+    top.add_argument("--corpus", type=_name, help="look the document up in this corpus")
     mapping = actions.add_parser("mapping", help="the mapped pairs of one comparison")
-    mapping.add_argument("source")
-    mapping.add_argument("target")
-    mapping.add_argument("--run", type=storable, required=True, help="run id")
-    mapping.add_argument("--corpus", type=storable, help="look the documents up in this corpus")
+    mapping.add_argument("source", type=_name)
+    mapping.add_argument("target", type=_name)
+    mapping.add_argument("--run", type=_name, required=True, help="run id")
+    mapping.add_argument("--corpus", type=_name, help="look the documents up in this corpus")
     clear = actions.add_parser("clear", help="delete everything in the store")
     clear.add_argument("--yes", action="store_true", help="really delete")
     p.set_defaults(handler=run_store)

@@ -27,6 +27,21 @@ def test_store_top_k_out_of_range_names_the_option(capsys, tmp_path, k):
     assert "argument -k: must be" in err.splitlines()[-1]
 
 
+@pytest.mark.parametrize(
+    "argv, argument",
+    [
+        (["top", ""], "document"),
+        (["top", "a.txt", "--run", " "], "--run"),
+        (["documents", ""], "corpus"),
+        (["mapping", "a.txt", "", "--run", "r"], "target"),
+    ],
+)
+def test_store_given_an_empty_name_is_a_usage_error(capsys, tmp_path, argv, argument):
+    # "no document ''", exit 1, as if the store had been looked into.
+    code, _, err = _run(capsys, "store", "--uri", str(tmp_path / "x.sqlite"), *argv)
+    assert code == 2 and err.splitlines()[-1].endswith(f"error: argument {argument}: an empty name")
+
+
 def test_store_looking_at_a_missing_file_creates_nothing(capsys, tmp_path):
     target = tmp_path / "nonexistent" / "deep" / "x.sqlite"
     code, _, err = _run(capsys, "store", "--uri", str(target), "info")

@@ -55,10 +55,14 @@ def test_top_of_a_run_or_corpus_the_store_lacks_is_one_line(uri, capsys):
     assert out == "" and err.splitlines() == [
         f"error: {_location(uri)}: no run 'run-2' (dri store runs lists them)"
     ]
-    assert main(["store", "--uri", uri, "top", "solar.txt", "--corpus", ""]) == 1
+    assert main(["store", "--uri", uri, "top", "solar.txt", "--corpus", "nowhere"]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {_location(uri)}: no document 'solar.txt' in corpus ''"
+        f"error: {_location(uri)}: no document 'solar.txt' in corpus 'nowhere'"
     ]
+    with pytest.raises(SystemExit) as usage:  # an empty name is a usage error, before any lookup
+        main(["store", "--uri", uri, "top", "solar.txt", "--corpus", ""])
+    assert usage.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith("error: argument --corpus: an empty name")
 
 
 def _location(uri: str) -> str:

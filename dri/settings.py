@@ -49,8 +49,9 @@ __all__ = [
     "uri_port_problem",
 ]
 
-#: Documents with more text are refused: parsing takes about 25 s and 50 MB
-#: per million characters (docs/architecture.md), and their graphs are too big to map.
+#: Documents with more text are refused: a whole graph takes about 2 to 5 minutes
+#: and 200-250 MB per million characters (parse, encoder, rules; docs/architecture.md),
+#: and such graphs are too big to map.
 DEFAULT_MAX_TEXT_CHARS = 2_000_000
 
 #: The folder above the ``dri`` package: the source checkout when running from one.

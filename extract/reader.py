@@ -391,6 +391,40 @@ def _too_long(text: str, limit: int) -> str:
     return f"too long: {text}, the limit is {limit:,} (about {_words(limit)}; DRI_MAX_TEXT_CHARS sets it)"
 
 
+def _refuse_graphs(where: str, path: Path, data: bytes) -> None:
+    """A :class:`DocumentError` for a graph file given as a document."""
+    if _is_graph_json(path, data):
+        raise DocumentError(
+            where,
+            "a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph, "
+            "dri.graphs.load_json loads it",
+        )
+    if _is_graphml(data):
+        raise DocumentError(
+            where,
+            "a graph (GraphML), not a text or PDF: dri compare reads graphs as graph JSON "
+            "(dri graph --format json), dri.graphs.export.read_graphml loads it",
+        )
+
+
+def _read_blocks(
+    where: str, path: Path, data: bytes, limit: int
+) -> tuple[str, str | None, list[tuple[str | None, str]], str | None, list[str], int]:
+    """``(kind, title, blocks, encoding, warnings, characters)`` of a PDF's or a text's
+    bytes, within ``limit`` characters of text."""
+    if _is_pdf(path, data[:1024]):
+        try:
+            title, blocks, warnings = pdf_blocks(data, where, limit)
+        except TooMuchText as err:
+            raise DocumentError(where, _too_long(f"{err}, where its reading stopped", limit)) from None
+        chars = sum(len(b[1]) for b in blocks)
+        _check_length(where, chars, limit)
+        return "pdf", title, blocks, None, warnings, chars
+    text, encoding, warnings = decode_text(data, where)
+    _check_length(where, len(text), limit)
+    return "text", None, text_blocks(text), encoding, warnings, len(text)
+
+
 def read_document(
     path: str | os.PathLike[str],
     *,
@@ -415,37 +449,13 @@ def read_document(
         raise DocumentError(where, err.reason) from None
     if not data:
         raise DocumentError(where, "empty file")
-    if _is_graph_json(p, data):
-        raise DocumentError(
-            where,
-            "a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph, "
-            "dri.graphs.load_json loads it",
-        )
-    if _is_graphml(data):
-        raise DocumentError(
-            where,
-            "a graph (GraphML), not a text or PDF: dri compare reads graphs as graph JSON "
-            "(dri graph --format json), dri.graphs.export.read_graphml loads it",
-        )
+    _refuse_graphs(where, p, data)
     doc_id, graph_id = content_ids(data)
-
     try:
         limit = max_text_chars() if max_chars is None else max_chars
     except ValueError as err:
         raise DocumentError(where, str(err)) from None
-    if _is_pdf(p, data[:1024]):
-        try:
-            title, blocks, warnings = pdf_blocks(data, where, limit)
-        except TooMuchText as err:
-            raise DocumentError(where, _too_long(f"{err}, where its reading stopped", limit)) from None
-        kind, encoding = "pdf", None
-        chars = sum(len(b[1]) for b in blocks)
-        _check_length(where, chars, limit)
-    else:
-        text, encoding, warnings = decode_text(data, where)
-        chars = len(text)
-        _check_length(where, chars, limit)
-        title, blocks, kind = None, text_blocks(text), "text"
+    kind, title, blocks, encoding, warnings, chars = _read_blocks(where, p, data, limit)
     sentences = _sentences(blocks)
     if not sentences:
         raise DocumentError(

@@ -150,3 +150,35 @@ def test_rating_stats_mean_and_alpha_per_property():
     assert by_prop["challenge"].ratings == 3 and by_prop["challenge"].mean == pytest.approx(5 / 3)
     assert by_prop["challenge"].alpha is None  # the only unit rated twice has no variation
     assert (by_prop["novelty"].raters, by_prop["novelty"].pairs) == (2, 2)
+
+
+@pytest.mark.parametrize("level", ["interval", "nominal", "ordinal", "ratio"])
+def test_krippendorff_alpha_is_the_packages_on_random_matrices_with_gaps(level):
+    # Counted per unit (the package's value_counts form), not from its raters x units matrix.
+    import krippendorff
+
+    rng = np.random.default_rng(7)
+    compared = 0
+    for _ in range(150):
+        data = rng.integers(1, 6, size=(rng.integers(1, 8), rng.integers(1, 25))).astype(float)
+        data[rng.random(data.shape) < rng.random()] = np.nan
+        paired = data[:, np.sum(~np.isnan(data), axis=0) >= 2]
+        if len(np.unique(paired[~np.isnan(paired)])) < 2:
+            assert krippendorff_alpha(data, level) is None
+            continue
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+        got = krippendorff_alpha(data, level)
+        assert (got is None and not math.isfinite(expected)) or got == pytest.approx(expected, abs=1e-12)
+        compared += 1
+    assert compared > 100
+
+
+def test_rating_stats_of_many_raters_each_rating_one_pair_needs_no_table_of_all():
+    # 60,000 raters x 60,000 pairs was a 27 GB matrix: MemoryError, exit 70 of every command
+    # that read the stored ratings (and a list.index per rating: 200,000 rows took 80 s).
+    rows = [{"rater": f"r{i}", "pair": f"p{i}", "novelty": 1 + i % 5} for i in range(60_000)]
+    rows += [{"rater": "extra", "pair": "p0", "novelty": 2}, {"rater": "extra", "pair": "p1", "novelty": 2}]
+    novelty = rating_stats(rows, ["novelty"])[0]
+    assert (novelty.raters, novelty.pairs, novelty.ratings) == (60_001, 60_000, 60_002)
+    # Two units rated twice, (1, 2) and (2, 2): the pooled 1, 2, 2, 2.
+    assert novelty.alpha == pytest.approx(krippendorff_alpha([[1, 2], [2, 2]]), abs=1e-12)

@@ -39,6 +39,7 @@ from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
 from dri.errors import ProjectError
 from dri.literal import lone_surrogate
+from dri.settings import HOST_NAME_RULE, host_name_ok, uri_port_problem
 
 if TYPE_CHECKING:
     import urllib.request
@@ -54,6 +55,7 @@ __all__ = [
     "TranslationEngine",
     "build_translation_corpus",
     "language_problem",
+    "shown_url",
     "strip_unknown_marks",
     "url_problem",
 ]
@@ -189,19 +191,35 @@ def language_problem(lang: str) -> str | None:
 
 def url_problem(url: str) -> str | None:
     """Why ``url`` cannot be a LibreTranslate server's address, or None: it must be
-    ``http://`` or ``https://`` with a host (``http://localhost:5000``)."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 (raises on a port that is not a number)
-    except ValueError as err:
-        return f"not a URL ({err})"
+    ``http://`` or ``https://`` with a host (``http://localhost:5000``) and no
+    login, in words that quote none of it (:func:`shown_url` shows it)."""
+    if "@" in url.partition("://")[2]:
+        # urllib sends no user:password@ (the host was read as "user"), and every
+        # message quoting the URL showed the password; LibreTranslate takes an API key.
+        return (
+            "a login (user:password@) is not sent to LibreTranslate; give --api-key, and the URL without it"
+        )
+    problem = uri_port_problem(url)
+    if problem:
+        return problem
+    parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https"):
         return "not an http:// or https:// URL"
     if not parts.hostname:
         return "names no host"
+    if not host_name_ok(parts.hostname):
+        return HOST_NAME_RULE
     if any(c.isspace() or ord(c) < 32 for c in url):
         return "holds white space or control characters"
     return None
+
+
+def shown_url(url: str) -> str:
+    """``url`` for a message: without a login (``user:password@``), cut at 200 characters."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        rest = rest.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{rest}"[:200]
 
 
 @dataclass
@@ -219,7 +237,7 @@ class LibreTranslateEngine:
         # made urllib's Request raise ValueError at the first text: exit 70.
         problem = url_problem(self.url)
         if problem:
-            raise EngineError(f"LibreTranslate URL {self.url!r:.200}: {problem}")
+            raise EngineError(f"LibreTranslate URL {shown_url(self.url)!r}: {problem}")
 
     def request(self, text: str, src: str, dst: str) -> urllib.request.Request:
         """The HTTP request :meth:`translate` sends (separate so it can be checked)."""

@@ -204,5 +204,17 @@ def test_a_libretranslate_engine_refuses_a_url_it_cannot_send_to(url):
         LibreTranslateEngine(url)
 
 
+@pytest.mark.parametrize(
+    "url", ["http://user:PassW0rdXYZ@127.0.0.1:9/", "http://u:Pass/W0rdXYZ@127.0.0.1:9/"]
+)
+def test_a_libretranslate_url_with_a_login_is_refused_without_showing_it(url):
+    # urllib sent no login (the host was read as "user": "Name or service not known"),
+    # and every text's error line, on screen and in translation.json, showed the password.
+    with pytest.raises(EngineError) as err:
+        LibreTranslateEngine(url)
+    assert "W0rdXYZ" not in str(err.value) and "//u" not in str(err.value)
+    assert str(err.value).startswith("LibreTranslate URL 'http://127.0.0.1:9/': a login (user:password@)")
+
+
 def test_a_libretranslate_url_with_a_host_is_taken():
     assert url_problem("http://localhost:5000") is None and url_problem("https://lt.example.org/api/") is None

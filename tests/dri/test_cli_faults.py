@@ -413,7 +413,16 @@ def test_a_data_folder_that_is_a_file_names_dri_data_dir(capsys, tmp_path, monke
 
 
 @pytest.mark.parametrize(
-    "url", ["not a url", "localhost:5000", "http://", "http://h:abc", "file:///etc/passwd"]
+    "url",
+    [
+        "not a url",
+        "localhost:5000",
+        "http://",
+        "http://h:abc",
+        "file:///etc/passwd",
+        # Refused, and never shown with its password (which every text's error line did).
+        "http://user:PassW0rdXYZ@127.0.0.1:9/",
+    ],
 )
 def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path, url):
     # "not a url" raised urllib's ValueError at the first text: exit 70.
@@ -431,7 +440,7 @@ def test_a_libretranslate_url_that_is_not_one_is_a_usage_error(capsys, tmp_path,
     ]
     code, _, err = _run(capsys, *argv, "--out", str(tmp_path / "r"))
     assert code == 2
-    assert "argument --libretranslate: " in err.splitlines()[-1]
+    assert "argument --libretranslate: " in err.splitlines()[-1] and "W0rdXYZ" not in err
     assert not (tmp_path / "c").exists()
 
 

@@ -85,3 +85,11 @@ def test_reading_the_registry_loads_neither_prefect_nor_a_kind_module():
         "print(sorted(m for m in sys.modules if m == 'prefect' or m.startswith('dri.evaluate.')))"
     )
     assert fresh_python(code).strip() == "['dri.evaluate.kinds']"
+
+
+def test_a_language_given_twice_is_built_once():
+    # "spa,cat" 25 times ran 50 round trips into two folders and said "50 languages".
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    args = parser.parse_args(["evaluate", "translation", "c", "--languages", "spa,cat,spa, cat,epo"])
+    assert args.languages == ["spa", "cat", "epo"]

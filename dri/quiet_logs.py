@@ -131,6 +131,19 @@ def _kind_of(record: logging.LogRecord) -> tuple[tuple[str, str], str, str | Non
     return (record.name, _NUMBER.sub("#", message)), f"like '{message}'", None
 
 
+def _same_file_message(message: str) -> str:
+    """``message`` with the path it starts with resolved: the command reads a list as
+    ``dups/file_information.csv`` and its flow as ``/tmp/dups/file_information.csv``,
+    one warning said twice."""
+    subject, sep, reason = message.partition(": ")
+    if not sep or os.sep not in subject:
+        return message
+    try:
+        return f"{Path(subject).resolve()}: {reason}"
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a NUL in the name
+        return message
+
+
 class _HoldRepeats(logging.Filter):
     """Lets through the first warning of each kind and counts its repeats."""
 
@@ -149,7 +162,7 @@ class _HoldRepeats(logging.Filter):
         with self._lock:
             # The same warning again (a list read once by the command and once by its
             # flow) is one event: neither shown again nor counted as a repeat.
-            said = (record.name, record.getMessage())
+            said = (record.name, _same_file_message(record.getMessage()))
             if said in self._said:
                 return False
             self._said.add(said)

@@ -76,6 +76,21 @@ def test_the_same_warning_again_is_neither_shown_nor_counted(capsys: pytest.Capt
     ]
 
 
+def test_the_same_warning_of_a_file_named_two_ways_is_shown_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command read dups/file_information.csv, its flow /tmp/…/dups/file_information.csv.
+    monkeypatch.chdir(tmp_path)
+    quiet = quiet_logs(verbose=False, log_file=None)
+    quiet.log_file = None
+    for name in ("dups/file_information.csv", f"{tmp_path}/dups/file_information.csv"):
+        READER.warning("%s: line 102 repeats line 2; counted once", name)
+    quiet.close()
+    assert capsys.readouterr().err.splitlines() == [
+        "WARNING dri.extract.reader: dups/file_information.csv: line 102 repeats line 2; counted once"
+    ]
+
+
 def test_verbose_prints_each(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     quiet = quiet_logs(verbose=True, log_file=tmp_path / "dri.log")
     _warn_a_batch()

@@ -92,8 +92,9 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
         raise CorpusError(root, "no such corpus folder")
     info = root / INFO_FILE
     if not info.is_file():
+        what = "missing" if not info.exists() else "not a file"  # a folder of that name said "missing"
         raise CorpusError(
-            info, "missing: a plagiarism corpus needs file_information.csv (File,Task,Category)"
+            info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
     records = csv_rows(info, INFO_FILE)
     header = [f.strip() for f in next(records, (1, []))[1]]

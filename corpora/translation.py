@@ -74,6 +74,24 @@ def _texts(folder: Path) -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.iterdir()) if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES}
 
 
+def _left_out(orig_dir: Path, rt_dir: Path, languages: list[str]) -> list[str]:
+    """One problem for each thing the corpus's layout has no place for, which
+    was skipped without a word: a folder inside ``originals/`` or a language
+    folder (the corpus is flat), a file where a language folder goes."""
+    problems = [
+        f"{printable(p)}: a file where a language folder goes (roundtrip/<lang>/NAME.txt); left out"
+        for p in sorted(rt_dir.iterdir())
+        if not p.is_dir() and not p.name.startswith(".")
+    ]
+    for folder in (orig_dir, *(rt_dir / lang for lang in languages)):
+        problems += [
+            f"{printable(p)}: a folder inside {printable(folder.name)}/, where only texts are read; left out"
+            for p in sorted(folder.iterdir())
+            if p.is_dir() and not p.name.startswith(".")
+        ]
+    return problems
+
+
 def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
     """The original/round-trip pairs of ``corpus_dir``.
 
@@ -85,17 +103,19 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
     if not root.is_dir():
         raise CorpusError(root, "no such corpus folder")
     orig_dir, rt_dir = root / ORIGINALS, root / ROUNDTRIP
-    if not orig_dir.is_dir():
-        raise CorpusError(orig_dir, "missing: a translation corpus needs originals/NAME.txt")
-    if not rt_dir.is_dir():
-        raise CorpusError(rt_dir, "missing: a translation corpus needs roundtrip/<lang>/NAME.txt")
+    for folder, needs in ((orig_dir, "originals/NAME.txt"), (rt_dir, "roundtrip/<lang>/NAME.txt")):
+        if not folder.is_dir():
+            # A file of that name said "missing", though something was there.
+            what = "missing" if not folder.exists() else "not a folder"
+            raise CorpusError(folder, f"{what}: a translation corpus needs {needs}")
     originals = _texts(orig_dir)
     if not originals:
         raise CorpusError(orig_dir, "no .txt originals")
     languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir())
     if not languages:
         raise CorpusError(rt_dir, "no language folders")
-    pairs, problems = [], []
+    problems = _left_out(orig_dir, rt_dir, languages)
+    pairs = []
     for lang in languages:
         versions = _texts(rt_dir / lang)
         for name, path in versions.items():

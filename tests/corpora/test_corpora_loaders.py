@@ -152,6 +152,31 @@ def test_translation_loader(tmp_path):
 def test_translation_loader_needs_layout(tmp_path):
     with pytest.raises(CorpusError, match="originals"):
         load_translation(tmp_path)
+    # Something in the way is named as such; it said "missing".
+    (tmp_path / "originals").mkdir()
+    (tmp_path / "roundtrip").write_text("x", encoding="utf-8")
+    with pytest.raises(CorpusError, match="roundtrip: not a folder: a translation corpus needs roundtrip/"):
+        load_translation(tmp_path)
+    (tmp_path / "file_information.csv").mkdir()
+    with pytest.raises(CorpusError, match="file_information.csv: not a file: a plagiarism corpus needs"):
+        load_plagiarism(tmp_path)
+
+
+def test_what_a_translation_corpus_has_no_place_for_is_a_problem_not_skipped(tmp_path):
+    root = tmp_path / "t"
+    (root / "originals" / "sub").mkdir(parents=True)
+    (root / "originals" / "a.txt").write_text("A text.", encoding="utf-8")
+    (root / "originals" / "sub" / "b.txt").write_text("B text.", encoding="utf-8")
+    (root / "roundtrip" / "spa" / "nested").mkdir(parents=True)
+    (root / "roundtrip" / "spa" / "a.txt").write_text("A text back.", encoding="utf-8")
+    (root / "roundtrip" / "cat").write_text("not a folder", encoding="utf-8")
+    corpus = load_translation(root)
+    assert [(p.name, p.language) for p in corpus.pairs] == [("a", "spa")]
+    assert corpus.problems == [
+        f"{root / 'roundtrip' / 'cat'}: a file where a language folder goes (roundtrip/<lang>/NAME.txt); left out",
+        f"{root / 'originals' / 'sub'}: a folder inside originals/, where only texts are read; left out",
+        f"{root / 'roundtrip' / 'spa' / 'nested'}: a folder inside spa/, where only texts are read; left out",
+    ]
 
 
 def test_demo_translation_set_is_complete():

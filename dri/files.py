@@ -100,10 +100,9 @@ def read_limited(
             reason += f" (a symbolic link to {printable(os.readlink(path))})"
         raise FileRefused(path, reason) from None
     try:
-        if inside is not None and not Path(_opened_path(fd, path)).is_relative_to(inside):
+        if inside is not None and not Path(opened := _opened_path(fd, path)).is_relative_to(inside):
             raise FileRefused(
-                path,
-                f"refused, it leads to {printable(_opened_path(fd, path))}, outside the folder {printable(inside)}",
+                path, f"refused, it leads to {printable(opened)}, outside the folder {printable(inside)}"
             )
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size
         kind = _kind(mode)

@@ -164,16 +164,20 @@ def _stored_version(db: sqlite3.Connection, tables: set[str]) -> int | None:
     return None if row is None else _version(row[0])
 
 
-def _refuse_damage(conn: SQLiteConnection, db: sqlite3.Connection, *, made: bool) -> None:
-    """A :class:`StoreError` for a store whose tables or columns were removed:
-    made again empty, they lost what they held without a word, and a query of a
-    dropped column failed with SQLite's own ``no such column``. ``made``: the
-    tables are all there now (after :data:`SCHEMA`), so check the columns."""
+def _refuse_missing_tables(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
+    """A :class:`StoreError` for a store of this version whose tables were dropped:
+    made again empty, they lost what they held without a word. An older store
+    is migrated, not judged by today's tables."""
     tables = _tables(db)
-    if not made:
-        if (missing := sorted(_FIRST_TABLES - tables)) and _stored_version(db, tables) == SCHEMA_VERSION:
-            raise StoreError(conn.location, f"damaged store: no table {', '.join(missing)}; {_ADVICE}")
-        return
+    if (missing := sorted(_FIRST_TABLES - tables)) and _stored_version(db, tables) == SCHEMA_VERSION:
+        raise StoreError(conn.location, f"damaged store: no table {', '.join(missing)}; {_ADVICE}")
+
+
+def _refuse_missing_columns(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
+    """A :class:`StoreError` for a store whose columns were dropped (a query of one
+    failed with SQLite's own ``no such column``); run once :data:`SCHEMA` made
+    every table and the migrations added their columns."""
+    tables = _tables(db)
     for table, expected in _columns_of_schema().items():
         if table in tables and (gone := sorted(expected - _columns(db, table))):
             raise StoreError(
@@ -186,7 +190,7 @@ def create_schema(conn: SQLiteConnection) -> None:
     a :class:`StoreError` for a store whose tables or columns were removed."""
     with conn._lock:
         db = conn._open_db()
-        _refuse_damage(conn, db, made=False)  # an older store is migrated, not judged by today's tables
+        _refuse_missing_tables(conn, db)
         _migrate(conn)
         db.executescript(SCHEMA)
         columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
@@ -200,7 +204,7 @@ def create_schema(conn: SQLiteConnection) -> None:
         ):  # a store made before loose pairs and evidence were kept: NULL in its pairs
             db.execute("ALTER TABLE pairs ADD COLUMN loose INTEGER")
             db.execute("ALTER TABLE pairs ADD COLUMN evidence REAL")
-        _refuse_damage(conn, db, made=True)
+        _refuse_missing_columns(conn, db)
         row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
         if row is None:
             db.execute(

@@ -20,7 +20,8 @@ Exit status (``docs/store.md`` lists the faults behind them):
 1  an input, a setting or the store failed (the rest of a batch is kept)
 2  usage error (bad option or argument)
 70 a bug in dri (``EX_SOFTWARE``); the traceback is in the log file named
-130 interrupted (Ctrl-C); 143 for SIGTERM during ``dri run`` (128 + the signal)
+130 interrupted (Ctrl-C); 143 for SIGTERM (128 + the signal), which stops a
+   command as Ctrl-C does (:func:`dri.signals.sigterm_interrupts`)
 141 the reader of the output went away (as a shell reports SIGPIPE),
    e.g. ``dri compare A B --json | head``: then it exits quietly
 == ==============================================================
@@ -45,11 +46,14 @@ from typing import Any
 from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
+from dri.signals import sigterm_interrupts
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
 
 #: The exit status of a bug (``EX_SOFTWARE`` of BSD's sysexits.h).
 BUG_STATUS = 70
+#: What an interrupted command says (Ctrl-C, SIGTERM).
+INTERRUPTED_LINE = "error: interrupted; what was stored is kept, run the same command again to finish"
 
 COMMAND_MODULES = ["graph", "compare", "run", "watch", "report", "evaluate", "ratings", "demo", "store"]
 
@@ -85,6 +89,11 @@ def _parser_for(argv: Sequence[str] | None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status (see the module docstring)."""
+    with sigterm_interrupts():
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     quiet: QuietLogs | None = None
     for stream in (sys.stdout, sys.stderr):
         # A file name that is not UTF-8 (lone surrogates) is shown as "\udcff", not a crash.
@@ -102,10 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         return status
     except KeyboardInterrupt as err:
-        echo(
-            "error: interrupted; what was stored is kept, run the same command again to finish",
-            file=sys.stderr,
-        )
+        echo(INTERRUPTED_LINE, file=sys.stderr)
         return Interrupted.status(err)
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be shown. Point stdout at
@@ -120,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{err.filename}: " if err.filename else ""
         echo(f"error: {where}{os_reason(err)}", file=sys.stderr)
         return 1
-    except Exception:
+    except Exception as err:
+        if (wrapped := _wrapped_interrupt(err)) is not None:
+            echo(INTERRUPTED_LINE, file=sys.stderr)
+            return Interrupted.status(wrapped)
         text = _redacted(traceback.format_exc())
         log = _write_bug_log(text)
         echo(text, end="", file=sys.stderr)
@@ -129,6 +138,20 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if quiet is not None:
             quiet.close()
+
+
+def _wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:
+    """The interrupt behind ``err``, if a library turned one into an error of
+    its own: Python itself wraps one raised in a class body's ``__set_name__``
+    (numpy's import of ``platform``) in a RuntimeError."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _configure_logging(args: argparse.Namespace) -> None:

@@ -4,24 +4,26 @@ inside the boundary of an interrupt.
 The script that pip writes imports its entry point before it calls it, so a
 Ctrl-C in the first tenth of a second (while ``dri.cli`` and its logging
 imported) printed Python's traceback instead of the one line of every other
-interrupt. This module imports nothing of its own.
+interrupt. This module imports only the two small modules that handle it.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["main"]
+from dri.errors import Interrupted
+from dri.signals import sigterm_interrupts
 
-#: Ctrl-C's exit status (128 + SIGINT), as :func:`dri.cli.main` returns it.
-INTERRUPTED = 130
+__all__ = ["main"]
 
 
 def main() -> int:
     """Import and run :func:`dri.cli.main`; an interrupt during the import is one line."""
-    try:
-        from dri.cli import main as run
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted; nothing was done, run the same command again\n")
-        return INTERRUPTED
-    return run()
+    # SIGTERM stops the import as Ctrl-C does, and the command after it (dri.cli).
+    with sigterm_interrupts():
+        try:
+            from dri.cli import main as run
+        except KeyboardInterrupt as err:
+            sys.stderr.write("error: interrupted; nothing was done, run the same command again\n")
+            return Interrupted.status(err)
+        return run()

@@ -9,16 +9,25 @@ again, through the handler that was there before, as soon as the block ends.
 
 >>> with signals_held():          # doctest: +SKIP
 ...     import spacy              # Ctrl-C meanwhile: KeyboardInterrupt here, after the import
+
+:func:`sigterm_interrupts` makes SIGTERM (``kill``, a service manager, a
+CI's timeout) stop a command as Ctrl-C does: its ``finally`` blocks run, so
+temporary files and folders go and the command says it was interrupted,
+where the signal's default ended the process on the spot.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
+from types import FrameType
 
-__all__ = ["STOPPING", "signals_held"]
+from dri.errors import Interrupted
+
+__all__ = ["STOPPING", "signals_held", "sigterm_interrupts"]
 
 #: The signals a command turns into an interrupt.
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -45,3 +54,37 @@ def signals_held(signals: tuple[signal.Signals, ...] = STOPPING) -> Iterator[Non
             signal.signal(s, handler)
     if arrived:
         held[signal.Signals(arrived[0])](arrived[0], None)
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+def _default_sigterm_in_child() -> None:
+    # A forked child (a picture worker, the demo's second process) is ended by
+    # its parent with SIGTERM at once, as before the parent handled it; the
+    # parent's handler would raise in the child's bootstrap, with a traceback.
+    if signal.getsignal(signal.SIGTERM) is _raise_interrupted:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_default_sigterm_in_child)
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While active: SIGTERM raises :class:`~dri.errors.Interrupted` (a
+    KeyboardInterrupt that knows its signal, for the exit status 143), if it
+    was left at its default. Main thread only. A process forked meanwhile
+    starts with the default again, so that its parent still ends it at once."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -268,6 +268,41 @@ def test_an_interrupt_is_one_line(monkeypatch, capsys):
     assert len(capsys.readouterr().err.splitlines()) == 1
 
 
+def _terminated(args):
+    signal.raise_signal(signal.SIGTERM)  # kill PID, a service manager, a CI's timeout
+    raise AssertionError("SIGTERM did not stop the command")
+
+
+def test_sigterm_stops_any_command_as_ctrl_c_does(monkeypatch, tmp_path, capsys):
+    # Its default ended the process on the spot: no line, and the log socket's
+    # temporary folder left behind for ever.
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    monkeypatch.setattr("dri.commands.store.run_store", _terminated)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert main(["store", "info"]) == 143
+    assert capsys.readouterr().err.splitlines() == [
+        "error: interrupted; what was stored is kept, run the same command again to finish"
+    ]
+    assert not list(tmp_path.glob("dri-log-*"))
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_an_interrupt_a_library_wrapped_is_still_an_interrupt(monkeypatch, capsys):
+    # Python wraps one raised in a class body's __set_name__ (numpy importing
+    # platform during a Ctrl-C) in a RuntimeError: that was exit 70 and a traceback.
+    def wrapped(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as err:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property' instance") from err
+
+    monkeypatch.setattr("dri.commands.store.run_store", wrapped)
+    assert main(["store", "info"]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "error: interrupted; what was stored is kept, run the same command again to finish"
+    ]
+
+
 def test_a_bad_setting_is_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "lots")
     (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
 
-from dri.signals import signals_held
+from dri.errors import Interrupted
+from dri.signals import signals_held, sigterm_interrupts
 
 
 def test_a_signal_handled_in_python_reaches_its_handler_when_the_block_ends():
@@ -49,3 +51,33 @@ def test_an_ignored_signal_stays_ignored():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_sigterm_is_an_interrupt_that_knows_its_signal_while_active():
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with pytest.raises(Interrupted) as stopped, sigterm_interrupts():
+        signal.raise_signal(signal.SIGTERM)
+    assert Interrupted.status(stopped.value) == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_sigterm_handler_of_its_own_is_left_alone():
+    def handler(signum: int, frame: object) -> None: ...
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        with sigterm_interrupts():
+            assert signal.getsignal(signal.SIGTERM) is handler
+        assert signal.getsignal(signal.SIGTERM) is handler
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_process_forked_meanwhile_starts_with_sigterm_at_its_default():
+    # Its parent ends it with SIGTERM (a picture worker, the demo's second process).
+    with sigterm_interrupts():
+        child = os.fork()
+        if child == 0:
+            os._exit(0 if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else 1)
+        _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

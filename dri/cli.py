@@ -46,7 +46,7 @@ from typing import Any
 from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
-from dri.signals import sigterm_interrupts
+from dri.signals import signals_ignored, sigterm_interrupts
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
 
@@ -137,7 +137,10 @@ def _run(argv: list[str] | None) -> int:
         return BUG_STATUS
     finally:
         if quiet is not None:
-            quiet.close()
+            # The command is over: a signal now would stop only the clean-up,
+            # leaving its temporary folder and a traceback of the close.
+            with signals_ignored():
+                quiet.close()
 
 
 def _wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:

@@ -27,7 +27,7 @@ from types import FrameType
 
 from dri.errors import Interrupted
 
-__all__ = ["STOPPING", "signals_held", "sigterm_interrupts"]
+__all__ = ["STOPPING", "signals_held", "signals_ignored", "sigterm_interrupts"]
 
 #: The signals a command turns into an interrupt.
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -54,6 +54,23 @@ def signals_held(signals: tuple[signal.Signals, ...] = STOPPING) -> Iterator[Non
             signal.signal(s, handler)
     if arrived:
         held[signal.Signals(arrived[0])](arrived[0], None)
+
+
+@contextlib.contextmanager
+def signals_ignored(signals: tuple[signal.Signals, ...] = STOPPING) -> Iterator[None]:
+    """Ignore ``signals`` during the block, then put their handlers back: for
+    a command's last clean-up, when its work is done and an interrupt would
+    only stop the clean-up half-way. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handlers = {s: signal.signal(s, signal.SIG_IGN) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in handlers.items():
+            if handler is not None:  # None: set outside Python, which cannot be put back
+                signal.signal(s, handler)
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:

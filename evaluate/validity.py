@@ -103,8 +103,10 @@ def validity_report(
     if report_dir is False:
         return result, None
     out = Path(report_dir or default_report_dir(result.kind, source.with_suffix("")))
-    out.mkdir(parents=True, exist_ok=True)
-    if plots is not None:
-        plots(result, source, out, found)
-    atomic.write_text(out / "validity.json", json_text(stats.to_dict(), default=str))
-    return result, write_report(result, out, sections=found)
+
+    def own_files(folder: Path) -> None:
+        if plots is not None:
+            plots(result, source, folder, found)
+        atomic.write_text(folder / "validity.json", json_text(stats.to_dict(), default=str))
+
+    return result, write_report(result, out, sections=found, extra_files=own_files)

@@ -39,7 +39,7 @@ import io
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,7 @@ from dri.metrics.results import (
 )
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.metrics.stats import RatingStats, ScoreStats
+from dri.staging import files_together
 
 __all__ = [
     "DEFAULT_PICTURES",
@@ -383,16 +384,42 @@ def write_report(
     search: Sequence[SearchResult] = (),
     pictures: int = DEFAULT_PICTURES,
     pool: PicturePool | None = None,
+    extra_files: Callable[[Path], None] | None = None,
 ) -> ReportFiles:
     """Write the report folder of ``result`` (created if needed); returns its files.
 
     ``sections`` are the kind's own parts (validity statistics); ``search``
     the ranked hits of an analogy search, whose first ``pictures`` hits per
     target are drawn when they carry their graphs (in ``pool``'s workers if
-    given: :mod:`metrics.picture_pool`).
+    given: :mod:`metrics.picture_pool`); ``extra_files(folder)`` writes the
+    kind's own files (its plots, ``validity.json``) first. The files appear
+    in the folder together when all are written (:func:`dri.staging.files_together`):
+    a command stopped part-way leaves the earlier report as it was.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with files_together(out) as folder:
+        if extra_files is not None:
+            extra_files(folder)
+        files = _write_report_files(result, folder, ratings, sections, search, pictures, pool)
+    return ReportFiles(
+        out,
+        out / files.scores_csv.name,
+        out / files.stats_json.name,
+        out / files.summary_md.name,
+        out / files.index_html.name,
+        tuple(out / plot.name for plot in files.plots),
+    )
+
+
+def _write_report_files(
+    result: EvaluationResult,
+    out: Path,
+    ratings: Sequence[RatingStats] | None,
+    sections: Sequence[ReportSection],
+    search: Sequence[SearchResult],
+    pictures: int,
+    pool: PicturePool | None,
+) -> ReportFiles:
     stats = result.stats()
     scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
     title = result.title or result.kind
@@ -443,11 +470,6 @@ def find_report(path: str | Path | None, reports_root: Path) -> Path | None:
 def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, source: str = "") -> Path:
     """A report folder for the expert ratings alone: ``summary.md``, ``index.html``, ``stats.json``."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _write(
-        out / "stats.json",
-        json_text({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}),
-    )
     section = ReportSection(
         "Mean rating per property",
         "Mean rating per property (1 to 5) and Krippendorff's alpha, interval metric, "
@@ -465,6 +487,11 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
         "problems": [],
         "scores_csv": False,  # ratings of pairs, not scores: stats.json holds them
     }
-    _write(out / "summary.md", render("summary.md", **context))
-    _write(out / "index.html", render("report.html", **context, targets=[]))
+    with files_together(out) as folder:
+        _write(
+            folder / "stats.json",
+            json_text({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}),
+        )
+        _write(folder / "summary.md", render("summary.md", **context))
+        _write(folder / "index.html", render("report.html", **context, targets=[]))
     return out

@@ -287,6 +287,31 @@ def test_sigterm_stops_any_command_as_ctrl_c_does(monkeypatch, tmp_path, capsys)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
+def test_a_signal_after_the_work_does_not_stop_the_clean_up(monkeypatch, tmp_path, capsys):
+    # Ctrl-C or SIGTERM while the log server stopped was a traceback of the close
+    # (SIGTERM: exit 1), and the log socket's folder stayed.
+    from dri.quiet_logs import QuietLogs
+
+    close = QuietLogs.close
+
+    def signalled_close(self):
+        signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGTERM)
+        close(self)
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    monkeypatch.setattr(QuietLogs, "close", signalled_close)
+    monkeypatch.setattr("dri.commands.store.run_store", lambda args: 0)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert main(["store", "info"]) == 0
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert capsys.readouterr().err == ""
+    assert not list(tmp_path.glob("dri-log-*"))
+
+
 def test_an_interrupt_a_library_wrapped_is_still_an_interrupt(monkeypatch, capsys):
     # Python wraps one raised in a class body's __set_name__ (numpy importing
     # platform during a Ctrl-C) in a RuntimeError: that was exit 70 and a traceback.

@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from dri.errors import Interrupted
-from dri.signals import signals_held, sigterm_interrupts
+from dri.signals import signals_held, signals_ignored, sigterm_interrupts
 
 
 def test_a_signal_handled_in_python_reaches_its_handler_when_the_block_ends():
@@ -81,3 +81,16 @@ def test_a_process_forked_meanwhile_starts_with_sigterm_at_its_default():
             os._exit(0 if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else 1)
         _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_ignored_signals_do_nothing_in_the_block_and_their_handlers_come_back():
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        with signals_ignored():
+            signal.raise_signal(signal.SIGTERM)
+        assert seen == []
+        signal.raise_signal(signal.SIGTERM)
+        assert seen == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -78,3 +78,39 @@ def test_a_reader_beside_a_writer_never_sees_half_a_report_file(tmp_path) -> Non
     assert reads > 100
     assert cut_short == {}
     assert sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file()) == sorted(names)
+
+
+def test_a_report_stopped_part_way_leaves_the_earlier_one_as_it_was(tmp_path, monkeypatch):
+    # Ctrl-C between its files left a new summary.md beside the earlier index.html.
+    result = EvaluationResult(
+        "plagiarism", _rows(), groups=list(LEVELS), structure_scores=("analogy_similarity",)
+    )
+    write_report(result, tmp_path)
+    earlier = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    (tmp_path / "notes.txt").write_text("the user's own")
+    import dri.metrics.report as report
+
+    def stopped(name: str, **context: object) -> str:
+        if name == "report.html":  # index.html, written after summary.md
+            raise KeyboardInterrupt
+        return real(name, **context)
+
+    real = report.render
+    monkeypatch.setattr(report, "render", stopped)
+    changed = EvaluationResult(
+        "plagiarism", _rows()[:80], groups=list(LEVELS), structure_scores=("analogy_similarity",)
+    )
+    try:
+        write_report(changed, tmp_path)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the report was not stopped")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "notes.txt"} == earlier
+    assert (tmp_path / "notes.txt").read_text() == "the user's own"
+    monkeypatch.setattr(report, "render", real)
+    files = write_report(changed, tmp_path)
+    assert files.summary_md == tmp_path / "summary.md" and files.folder == tmp_path
+    assert all(plot.parent == tmp_path and plot.is_file() for plot in files.plots)
+    assert (tmp_path / "summary.md").read_bytes() != earlier["summary.md"]
+    assert not list(tmp_path.glob(".dri-staging-*"))

@@ -193,7 +193,7 @@ def url_problem(url: str) -> str | None:
     """Why ``url`` cannot be a LibreTranslate server's address, or None: it must be
     ``http://`` or ``https://`` with a host (``http://localhost:5000``) and no
     login, in words that quote none of it (:func:`shown_url` shows it)."""
-    if "@" in url.partition("://")[2]:
+    if "@" in url:
         # urllib sends no user:password@ (the host was read as "user"), and every
         # message quoting the URL showed the password; LibreTranslate takes an API key.
         return (
@@ -209,14 +209,23 @@ def url_problem(url: str) -> str | None:
         return "names no host"
     if not host_name_ok(parts.hostname):
         return HOST_NAME_RULE
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        # A key in the query (?api_key=...) was quoted in every message and the
+        # report, and "/translate" went after it.
+        return "a query or fragment (?..., #...) is no part of a server's address; give a key with --api-key"
     if any(c.isspace() or ord(c) < 32 for c in url):
         return "holds white space or control characters"
     return None
 
 
 def shown_url(url: str) -> str:
-    """``url`` for a message: without a login (``user:password@``), cut at 200 characters."""
+    """``url`` for a message: without a login (``user:password@``, also with
+    no scheme before it) or a query or fragment (where a key may be), cut at
+    200 characters."""
     scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    rest = re.split(r"[?#]", rest, maxsplit=1)[0]
     if "@" in rest:
         rest = rest.rsplit("@", 1)[1]
     return f"{scheme}{sep}{rest}"[:200]

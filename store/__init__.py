@@ -53,6 +53,8 @@ __all__ = [
 
 # "scheme:..." with a scheme of a store or a web server, e.g. "neo4j:secret@host:7687".
 _LOOKS_LIKE_URI = re.compile(r"^(bolt|neo4j|sqlite|https?|postgres(ql)?|mysql)(\+[a-z]+)?:", re.IGNORECASE)
+#: ``user:password@host``: a colon, then an "@", before any "/".
+_LOOKS_LIKE_LOGIN = re.compile(r"^[^/@]*:[^/@]*@")
 
 
 def open_store(uri: str | None = None, *, create: bool = True) -> Store:
@@ -89,6 +91,14 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
                 safe_uri(uri),
                 f"unknown store URI scheme {scheme or uri.split(':', 1)[0]!r}; "
                 "use bolt://HOST:PORT, neo4j://HOST:PORT or sqlite:///FILE",
+            )
+        if _LOOKS_LIKE_LOGIN.match(uri):
+            # "user:password@host:7687", a URI without its scheme: as a file name
+            # it was "no store here", with the password in the message.
+            raise StoreError(
+                safe_uri(uri),
+                "a login and a host without a scheme; use bolt://HOST:PORT or neo4j://HOST:PORT "
+                "(with NEO4J_USER and NEO4J_PASSWORD), or sqlite:///FILE for a file of that name",
             )
         return SQLiteStore(Path(uri), create=create)
     settings = Neo4jSettings.from_env()

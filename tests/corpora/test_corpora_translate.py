@@ -216,5 +216,22 @@ def test_a_libretranslate_url_with_a_login_is_refused_without_showing_it(url):
     assert str(err.value).startswith("LibreTranslate URL 'http://127.0.0.1:9/': a login (user:password@)")
 
 
+@pytest.mark.parametrize(
+    "url, shown, says",
+    [
+        ("user:PassW0rdXYZ@127.0.0.1:1", "127.0.0.1:1", "a login"),  # no scheme: all of it was shown
+        ("http://127.0.0.1:1/?api_key=PassW0rdXYZ", "http://127.0.0.1:1/", "a query or fragment"),
+        ("http://127.0.0.1:1/#PassW0rdXYZ", "http://127.0.0.1:1/", "a query or fragment"),
+    ],
+)
+def test_a_libretranslate_url_hides_a_login_or_a_query_whatever_its_shape(url, shown, says):
+    # The query's key was in every text's error line and translation.json, and
+    # "/translate" was sent after it.
+    with pytest.raises(EngineError) as err:
+        LibreTranslateEngine(url)
+    assert "W0rdXYZ" not in str(err.value)
+    assert str(err.value).startswith(f"LibreTranslate URL {shown!r}: {says}")
+
+
 def test_a_libretranslate_url_with_a_host_is_taken():
     assert url_problem("http://localhost:5000") is None and url_problem("https://lt.example.org/api/") is None

@@ -131,6 +131,8 @@ def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, 
         ("bolt://127.0.0.1:notaport", "the port must be a number"),
         ("http://neo4j:pw-Secret9@127.0.0.1:7474", "unknown store URI scheme 'http'"),
         ("neo4j:pw-Secret9@127.0.0.1:7711", "unknown store URI scheme 'neo4j'"),
+        # No scheme at all: read as a SQLite file's name, "no store here" showed the password.
+        ("user:pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
     ],
 )
 def test_store_bad_uris_are_one_line(capsys, uri, says):

@@ -78,7 +78,7 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     if target.is_symlink():
         # The link stays; the file it names is replaced (a link to a file elsewhere,
         # a dangling link that names where the file goes).
-        target = Path(os.path.realpath(target))
+        target = _link_target(target)
     # Created new (O_EXCL) under a name no other writer uses, with the mode a
     # plain open gives (0666 less the umask; mkstemp's would be 0600).
     temporary = target.with_name(f".{target.name[:64]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
@@ -108,6 +108,18 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _link_target(link: Path) -> Path:
+    """The file a symbolic link names, existing or not; a loop of links is an
+    error (the non-strict realpath gave the link itself, which the rename replaced)."""
+    try:
+        return Path(os.path.realpath(link, strict=True))
+    except FileNotFoundError:  # a dangling link: where the file goes
+        return Path(os.path.realpath(link))
+    except OSError as err:
+        reason = "a loop of symbolic links" if err.errno == errno.ELOOP else err.strerror
+        raise OSError(err.errno, reason, str(link)) from None
 
 
 def open_lock(path: str | os.PathLike[str]) -> BinaryIO:

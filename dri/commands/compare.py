@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from dri import atomic
-from dri.commands.folders import given_file, output_file
+from dri.commands.folders import given_file, output_file, overwrites_a_database
 from dri.errors import ProjectError, SettingsError
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
@@ -244,6 +244,9 @@ def _page_refusal(args: argparse.Namespace) -> str | None:
         for role, given in (("A", args.source), ("B", args.target)):
             if path == given or _same_file(path, given):
                 return f"{printable(path)}: --{flag} would overwrite {role}, the file compared; choose another name"
+        database = overwrites_a_database(path)
+        if database:
+            return f"{printable(path)}: --{flag} would overwrite it: {database}; choose another name"
     if len(pages) == 2 and (pages[0][1] == pages[1][1] or _same_file(pages[0][1], pages[1][1])):
         return f"{printable(pages[0][1])}: --html and --svg name one file; give each its own"
     return None

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from dri.commands.folders import given_file, output_folder, output_name
+from dri.commands.folders import given_file, output_folder, output_name, overwrites_a_database
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
@@ -59,9 +59,13 @@ class _InputInTheWay(Exception):
 def _refuse_an_input(target: Path, inputs: set[str]) -> None:
     """:class:`_InputInTheWay` when ``target`` is one of ``inputs`` (real paths): a graph
     or picture written there would destroy a document given (``dri graph x.txt --png
-    x.txt``, or a text named ``x.json`` with ``--out`` its own folder)."""
+    x.txt``, or a text named ``x.json`` with ``--out`` its own folder); or a SQLite
+    database (the store)."""
     if os.path.realpath(target) in inputs:
         raise _InputInTheWay(f"{printable(target)} is an input file of this command; choose another output")
+    database = overwrites_a_database(target)
+    if database:
+        raise _InputInTheWay(f"{printable(target)}: {database}; choose another output")
 
 
 def _show(line: str, gone: bool) -> bool:
@@ -111,13 +115,23 @@ def run_graph(args: argparse.Namespace) -> int:
             continue
         target = args.out / f"{stem}.{args.format}" if args.out else None
         try:
+            picture = _png_path(args.png, stem, many) if args.png else None
+            for output in (target, picture):
+                if output is not None:
+                    _refuse_an_input(output, inputs)
+            if (
+                target is not None
+                and picture is not None
+                and os.path.realpath(target) == os.path.realpath(picture)
+            ):
+                raise _InputInTheWay(
+                    f"{printable(picture)}: --png names the graph file of --out; choose another"
+                )
             if target is not None:
-                _refuse_an_input(target, inputs)
                 save_json(g, target) if args.format == "json" else write_graphml(g, target)
-            if args.png:
-                target = _png_path(args.png, stem, many)
-                _refuse_an_input(target, inputs)
-                draw_png(g, target)
+            if picture is not None:
+                target = picture
+                draw_png(g, picture)
         except _InputInTheWay as err:
             echo(f"error: {doc.path}: not written: {err}", file=sys.stderr, one_line=True)
             failed += 1

@@ -131,3 +131,14 @@ def test_a_lock_that_is_not_a_plain_file_is_an_error_not_a_wait(tmp_path) -> Non
     assert err.value.filename == str(tmp_path / "folder.lock")
     with open_lock(tmp_path / "new.lock") as lock:
         assert stat.S_ISREG(os.fstat(lock.fileno()).st_mode)
+
+
+def test_a_loop_of_links_is_an_error_not_replaced(tmp_path) -> None:
+    # The non-strict realpath of a loop is the link itself: the rename put a file in its place.
+    first, second = tmp_path / "loop1", tmp_path / "loop2"
+    second.symlink_to(first)
+    first.symlink_to(second)
+    with pytest.raises(OSError) as caught:
+        write_text(first, "x")
+    assert caught.value.filename == str(first) and caught.value.strerror == "a loop of symbolic links"
+    assert first.is_symlink() and second.is_symlink()

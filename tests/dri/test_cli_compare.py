@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -239,10 +240,20 @@ def test_a_page_over_a_compared_file_is_refused_before_comparing(tmp_path, capsy
     link = tmp_path / "link.json"
     link.symlink_to(b)
     graph_a, graph_b = a.read_bytes(), b.read_bytes()
+    store, wal = tmp_path / "dri.sqlite", tmp_path / "dri.sqlite-wal"
+    sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.close()
+    wal.write_bytes(b"\x37\x7f\x06\x82")
     for flag, path, says in [
         ("--html", a, f"{a}: --html would overwrite A, the file compared"),
         ("--svg", link, f"{link}: --svg would overwrite B, the file compared"),
         ("--html", tmp_path, f"{tmp_path}: --html must name a file, not a folder"),
+        # The store replaced by a page: every later command failed on it.
+        (
+            "--html",
+            store,
+            f"{store}: --html would overwrite it: a SQLite database (a store or a cache) is there",
+        ),
+        ("--svg", wal, f"{wal}: --svg would overwrite it: a SQLite database (a store or a cache) is there"),
     ]:
         assert main(["compare", str(a), str(b), flag, str(path)]) == 2
         out, err = capsys.readouterr()

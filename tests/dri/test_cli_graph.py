@@ -1,4 +1,5 @@
 import json
+import sqlite3
 import sys
 
 from streams import ClosedPipe
@@ -87,6 +88,26 @@ def test_graph_never_writes_over_a_document_it_was_given(tmp_path, capsys):
     assert text.read_text(encoding="utf-8") == TEXT
     assert named_json.read_text(encoding="utf-8") == TEXT.replace("sun", "nucleus")
     assert json.loads((named_json.parent / "solar.json").read_text())["nodes"]  # the other one is written
+
+
+def test_graph_never_writes_its_picture_over_its_graph_file_or_a_database(tmp_path, capsys):
+    # --png po/x.json with --out po left a graph file holding a PNG; --png over the
+    # store replaced it.
+    text = tmp_path / "x.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    out = tmp_path / "po"
+    store = tmp_path / "dri.sqlite"
+    sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.close()
+    kept = store.read_bytes()
+    assert main(["graph", str(text), "--out", str(out), "--png", str(out / "x.json")]) == 1
+    assert main(["graph", str(text), "--png", str(store)]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {text}: not written: {out / 'x.json'}: --png names the graph file of --out; choose another",
+        f"error: {text}: not written: {store}: a SQLite database (a store or a cache) is there; "
+        "choose another output",
+    ]
+    assert not (out / "x.json").exists() and store.read_bytes() == kept
 
 
 def test_graph_writes_every_graph_when_the_reader_of_the_output_went_away(tmp_path, monkeypatch):

@@ -38,7 +38,7 @@ from dri.errors import Failure, one_line
 from dri.evaluate import kinds
 from dri.extract import read_document
 from dri.extract.document import content_ids
-from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.extract.reader import DEFAULT_MAX_BYTES, refuse_too_long
 from dri.files import FileRefused, read_limited
 from dri.flows.pipeline import run_corpus
 from dri.flows.tasks import NO_PLAN, NO_SECTIONS, RunSummary
@@ -310,7 +310,11 @@ def _plain_text(path: Path) -> str:
     """The plain text of ``path`` for the baselines (PDFs through the extractor)."""
     if path.suffix.lower() == ".pdf":
         return "\n".join(s.text for s in read_document(path).sentences)
-    return read_text(path)
+    text = read_text(path)
+    # A text the extractor refuses as too long has no baselines either: the
+    # encoder's windows over 2.6 million characters took many minutes.
+    refuse_too_long(str(path), text)
+    return text
 
 
 def _fit_baselines(pairs: Sequence[ManifestPair], text: Callable[[Path], str]) -> Baselines | None:

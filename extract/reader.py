@@ -44,6 +44,7 @@ __all__ = [
     "document_from_text",
     "language_warning",
     "read_document",
+    "refuse_too_long",
     "text_blocks",
 ]
 
@@ -385,6 +386,18 @@ def _words(chars: int) -> str:
 def _check_length(where: str, chars: int, limit: int) -> None:
     if chars > limit:
         raise DocumentError(where, _too_long(f"{chars:,} characters of text", limit))
+
+
+def refuse_too_long(where: str, text: str) -> None:
+    """The :class:`DocumentError` :func:`read_document` gives a text over
+    :func:`dri.settings.max_text_chars`, for a reader of plain text beside it
+    (an evaluation's baselines, which ran the encoder over a text that was
+    never parsed)."""
+    try:
+        limit = max_text_chars()
+    except ValueError as err:
+        raise DocumentError(where, str(err)) from None
+    _check_length(where, len(text), limit)
 
 
 def _too_long(text: str, limit: int) -> str:

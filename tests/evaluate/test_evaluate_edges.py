@@ -69,6 +69,26 @@ def test_scores_beyond_float_range_are_one_line_each_and_the_rest_is_reported(tm
     assert "no usable rows" in capsys.readouterr().err
 
 
+def test_a_text_too_long_to_parse_gets_no_baselines_either(tmp_path, capsys, monkeypatch):
+    # The extractor refused it, and the encoder baseline then ran over all of it
+    # (a 2.6 MB cell: over 5 minutes before the rest of the report).
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "2000")
+    rated = tmp_path / "rated.csv"
+    with rated.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(
+            [["a", "b", "score"], [*PAIRS[0]], ["The dog chases the cat. " * 200, "The cat runs.", "2"]]
+        )
+    out = tmp_path / "report"
+    assert main(["evaluate", "judgements", str(rated), "--out", str(out), "-q"]) == 1
+    rows = list(csv.DictReader((out / "scores.csv").open(encoding="utf-8")))
+    assert [bool(r["error"]) for r in rows] == [False, True]
+    assert "too long: 4,800 characters of text" in rows[1]["error"]
+    assert rows[0]["encoder"] and rows[0]["tfidf_cosine"]
+    assert rows[1]["encoder"] == rows[1]["tfidf_cosine"] == ""
+    capsys.readouterr()
+
+
 def test_an_input_named_as_a_report_file_is_never_written_over(tmp_path, capsys):
     # --force replaced "the earlier report": the judgement file itself, a scores.csv in --out.
     out = tmp_path / "work"

@@ -32,6 +32,7 @@ import fcntl
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -71,8 +72,7 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
     if kind is not None and not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
         # A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written into, as the
         # shell's ">" does: a rename would put a plain file in its place.
-        with open(target, "wb") as fh:
-            fh.write(data)
+        _write_into(target, data)
         return
     named = target  # what errors name: the path asked for, never the temporary file
     if target.is_symlink():
@@ -108,6 +108,30 @@ def _replace(target: Path, data: bytes, *, sync: bool) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+#: How long a FIFO given as an output may wait for its reader.
+FIFO_READER_SECONDS = 10.0
+
+
+def _write_into(target: Path, data: bytes) -> None:
+    """Write ``data`` into a device or a pipe. A FIFO waits for a reader
+    :data:`FIFO_READER_SECONDS` at most, not for ever as the shell's ">" does."""
+    deadline = time.monotonic() + FIFO_READER_SECONDS
+    while True:
+        try:
+            handle = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as err:
+            if err.errno != errno.ENXIO:  # ENXIO: a FIFO without a reader yet
+                raise
+            if time.monotonic() > deadline:
+                reason = f"a FIFO that no process read in {FIFO_READER_SECONDS:g} s"
+                raise OSError(err.errno, reason, str(target)) from None
+            time.sleep(0.05)
+    os.set_blocking(handle, True)  # the reader may take its time
+    with open(handle, "wb") as fh:
+        fh.write(data)
 
 
 def _link_target(link: Path) -> Path:

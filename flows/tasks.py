@@ -37,7 +37,7 @@ import networkx as nx
 from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover
 from dri.corpora.text import near_miss
-from dri.errors import Failure, one_line, os_reason
+from dri.errors import Failure, ProjectError, one_line, os_reason
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
@@ -456,6 +456,11 @@ def plan_run(
     return prune_plan(plan, mode, corpus, **(search or {}))
 
 
+class UnknownTarget(ProjectError, LookupError):
+    """A ``--target`` that names no document of the corpus: a user's error, said
+    without the class name ("LookupError: target ..." read as a bug)."""
+
+
 def plan_pairs(
     mode: str,
     documents: dict[str, str],
@@ -501,7 +506,7 @@ def plan_pairs(
         target_path = _find_target(target, documents)
         if target_path is None:
             hint = near_miss(Path(target).name, (Path(p).name for p in documents))
-            raise LookupError(f"target {target!r} is not a stored document of this corpus{hint}")
+            raise UnknownTarget(f"target {target!r} is not a stored document of this corpus{hint}")
         target_id = documents[target_path]
         plan.pairs = [
             PlannedPair(doc_id, target_id, path, target_path, "target")

@@ -13,6 +13,7 @@ the bare "File exists". Both are usage errors before any work.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from dri.literal import printable
@@ -93,8 +94,14 @@ def output_name(text: str) -> str:
 
 
 def output_file(text: str) -> Path:
-    """:func:`output_name` as a :class:`~pathlib.Path`."""
-    return Path(output_name(text))
+    """:func:`output_name` as a :class:`~pathlib.Path`, which must name a file:
+    a path ending in "/" says "a folder", and a :class:`~pathlib.Path` drops
+    the "/" (``--svg newdir/`` wrote a file named ``newdir``)."""
+    if output_name(text).endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(
+            f"{printable(text)}: names a folder (it ends in /); give a file name"
+        )
+    return Path(text)
 
 
 #: The first 16 bytes of every SQLite database file.

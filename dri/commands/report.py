@@ -50,7 +50,13 @@ def run_report(args: argparse.Namespace) -> int:
         return 0
     if args.open:
         page = (folder / "index.html").resolve()
-        if not webbrowser.open(page.as_uri()):
+        if not page.is_file():
+            echo(
+                f"note: {page}: no such page to open; printing the summary instead",
+                file=sys.stderr,
+                one_line=True,
+            )
+        elif not webbrowser.open(page.as_uri()):
             echo(
                 f"note: {page}: no browser to open it with; printing instead", file=sys.stderr, one_line=True
             )

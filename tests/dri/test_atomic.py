@@ -99,6 +99,16 @@ def test_a_pipe_is_written_into_not_replaced(tmp_path) -> None:
     assert got == [b"through the pipe"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
+def test_a_pipe_no_process_reads_is_an_error_not_a_wait_for_ever(tmp_path, monkeypatch) -> None:
+    # dri compare A B --svg fifo, and nobody reads: the command hung.
+    monkeypatch.setattr("dri.atomic.FIFO_READER_SECONDS", 0.2)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError) as err:
+        write_text(fifo, "nobody")
+    assert err.value.filename == str(fifo) and err.value.strerror == "a FIFO that no process read in 0.2 s"
+
+
 def test_a_folder_that_is_not_there_is_named_by_the_path_asked_for(tmp_path) -> None:
     target = tmp_path / "gone" / "page.html"
     with pytest.raises(FileNotFoundError) as err:

@@ -235,6 +235,18 @@ def test_an_unwritable_page_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(f"error: {missing}: cannot write")
 
 
+def test_a_page_named_as_a_folder_is_a_usage_error(tmp_path, capsys):
+    # --svg newdir/ wrote a plain file named newdir: Path drops the "/".
+    a, b = _graphs(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["compare", str(a), str(b), "--svg", f"{tmp_path}/newdir/"])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"dri compare: error: argument --svg: {tmp_path}/newdir/: names a folder (it ends in /); give a file name"
+    )
+    assert not (tmp_path / "newdir").exists()
+
+
 def test_a_page_over_a_compared_file_is_refused_before_comparing(tmp_path, capsys):
     a, b = _graphs(tmp_path)
     link = tmp_path / "link.json"

@@ -14,7 +14,7 @@ from prefect.task_runners import ProcessPoolTaskRunner
 from session_env import ENV_AT_START
 
 from dri.corpora.discover import discover_documents
-from dri.errors import Failure
+from dri.errors import Failure, one_line
 from dri.flows.runners import make_task_runner, runner_config
 from dri.flows.tasks import (
     RunSummary,
@@ -148,6 +148,8 @@ def test_a_target_that_differs_only_in_unicode_form_or_case_names_the_document()
     with pytest.raises(LookupError) as err:
         plan_pairs("target", docs, target="zzz.txt")
     assert str(err.value) == "target 'zzz.txt' is not a stored document of this corpus"
+    # A user's error: the run's line said "cannot plan pairs: LookupError: target ...".
+    assert one_line(err.value) == str(err.value)
 
 
 def test_run_ids_that_differ_only_in_slashes_or_colons_keep_a_summary_each(tmp_path):

@@ -85,15 +85,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="no progress lines (by default a line that rewrites itself on a terminal, a line per tenth of the pairs in a log, and one per failed pair)",
     )
     add_profile_option(p)
+    owned: list[tuple[argparse.Action, str]] = []  # each kind's own options, for _foreign_option
     for each in KINDS.values():
         if not (each.arguments or each.search_options):
             continue
         group = p.add_argument_group(each.group or each.name)
         for argument in each.arguments:
-            group.add_argument(*argument.flags, **argument.options)
+            owned.append((group.add_argument(*argument.flags, **argument.options), each.name))
         if each.search_options:
+            before = len(group._group_actions)
             add_search_arguments(group)
-    p.set_defaults(handler=run_evaluate)
+            owned.extend((action, each.name) for action in group._group_actions[before:])
+    p.set_defaults(handler=run_evaluate, kind_options=tuple(owned))
 
 
 #: Back to the line's start and erase it (ANSI), for a progress line that rewrites itself.
@@ -259,7 +262,22 @@ def _claimed(out: Path) -> Iterator[bool]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _foreign_option(args: argparse.Namespace) -> str | None:
+    """Why an option given belongs to other kinds than ``args.kind``, or None:
+    ``dri evaluate judgements FILE --far`` ran as if ``--far`` were not there."""
+    for action, owner in getattr(args, "kind_options", ()):
+        if args.kind != owner and getattr(args, action.dest, action.default) != action.default:
+            return (
+                f"{max(action.option_strings, key=len)} is an option of dri evaluate {owner}, not {args.kind}"
+            )
+    return None
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
+    foreign = _foreign_option(args)
+    if foreign is not None:
+        echo(f"error: {foreign}", file=sys.stderr)
+        return 2
     if args.out is None:
         return _evaluate(args)
     with _claimed(args.out) as claimed:

@@ -38,7 +38,7 @@ from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
-from dri.settings import prefect_defaults
+from dri.settings import DEFAULT_CANDIDATES, prefect_defaults
 
 if TYPE_CHECKING:
     from dri.flows.tasks import RunSummary
@@ -212,6 +212,24 @@ def _argument_error(args: argparse.Namespace) -> int | None:
     if args.batch_size is not None and args.batch_size < 1:
         echo(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
         return 2
+    conflict = _conflicting_options(args)
+    if conflict:
+        echo(f"error: {conflict}", file=sys.stderr)
+        return 2
+    return None
+
+
+def _conflicting_options(args: argparse.Namespace) -> str | None:
+    """Why two options given cannot go together, or None: each of these ran
+    as if one of them were not there."""
+    if args.target and args.mode in ("all-pairs", "manifest"):
+        return f"--target is for --mode target (or auto); --mode {args.mode} takes none"
+    if args.top_per_document is not None and (args.target or args.mode in ("target", "manifest")):
+        return "--top-per-document is for all-pairs runs; a target's or a manifest's pairs are chosen by --candidates"
+    if args.dask and args.runner not in (None, "dask"):
+        return f"--dask runs the tasks on a Dask cluster; it cannot go with --runner {args.runner}"
+    if args.exhaustive and args.candidates != DEFAULT_CANDIDATES:
+        return "--exhaustive maps every document; it cannot go with --candidates"
     return None
 
 

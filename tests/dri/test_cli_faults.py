@@ -227,6 +227,46 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     assert err.splitlines()[-1] == f"dri run: error: argument --top-per-document: must be at least 1, not {k}"
 
 
+@pytest.mark.parametrize(
+    "options, says",
+    [
+        (["--mode", "all-pairs", "--target", "a.txt"], "--target is for --mode target (or auto)"),
+        (["--target", "a.txt", "--top-per-document", "2"], "--top-per-document is for all-pairs runs"),
+        (["--runner", "inline", "--dask", "tcp://127.0.0.1:1"], "--dask runs the tasks on a Dask cluster"),
+        (["--exhaustive", "--candidates", "5"], "--exhaustive maps every document"),
+    ],
+)
+def test_run_options_that_cannot_go_together_are_a_usage_error(capsys, tmp_path, options, says):
+    # Each ran as if one of the two were not there.
+    code, out, err = _run(capsys, "run", str(tmp_path), *options)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: {says}")
+
+
+@pytest.mark.parametrize(
+    "options, says",
+    [
+        (["judgements", "j.csv", "--far"], "--far is an option of dri evaluate analogy, not judgements"),
+        (
+            ["plagiarism", ".", "--exhaustive"],
+            "--exhaustive is an option of dri evaluate analogy, not plagiarism",
+        ),
+        (
+            ["analogy", ".", "--languages", "spa"],
+            "--languages is an option of dri evaluate translation, not analogy",
+        ),
+        (
+            ["choice", "c.jsonl", "--api-key", "k"],
+            "--api-key is an option of dri evaluate translation, not choice",
+        ),
+    ],
+)
+def test_evaluate_options_of_another_kind_are_a_usage_error(capsys, options, says):
+    # dri evaluate judgements FILE --far ran as if --far were not there.
+    code, out, err = _run(capsys, "evaluate", *options)
+    assert code == 2 and out == "" and err.splitlines() == [f"error: {says}"]
+
+
 def test_run_sections_no_document_has_fail_the_run_in_one_line(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
     corpus = tmp_path / "c"

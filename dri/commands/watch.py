@@ -24,7 +24,7 @@ import sys
 
 from dri.commands.folders import given_path
 from dri.commands.search_options import worker_count
-from dri.errors import SettingsError, one_line, os_reason
+from dri.errors import ProjectError, SettingsError, one_line, os_reason
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import prefect_defaults
@@ -107,6 +107,11 @@ def run_watch(args: argparse.Namespace) -> int:
             for line in fold_failures(summary.failures, advice=summary.advice):
                 echo(line, file=sys.stderr, one_line=True)
             runs_failed += not summary.ok
+            if summary.advice:
+                # The store stopped the run (summary.advice says so): the folder is
+                # not marked as run, so the next scan, or the same command, runs it
+                # again. Marked, it was never stored ("no new or changed corpus").
+                raise ProjectError("the store stopped its run; not marked as run, so it runs again")
     elif not PREFECT_API_URL.value():
         echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "

@@ -57,7 +57,11 @@ class Neo4jConnection:
         clean, user, password = split_userinfo(settings.uri)
         if clean != settings.uri:
             settings = dataclasses.replace(
-                settings, uri=clean, user=settings.user or user, password=settings.password or password
+                settings,
+                uri=clean,
+                user=settings.user or user,
+                password=settings.password or password,
+                login_from=settings.login_from if settings.password else "the login in the store URI",
             )
         register_secret(settings.password)
         check_uri(settings.uri, "store URI")
@@ -93,7 +97,7 @@ class Neo4jConnection:
                 raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None
             raise StoreError(
                 self.location,
-                f"authentication failed ({_message(err)}); check NEO4J_USER and NEO4J_PASSWORD",
+                f"authentication failed ({_message(err)}); check {self.settings.login_from}",
             ) from None
         except (
             ex.ServiceUnavailable,

@@ -53,6 +53,8 @@ class Neo4jSettings:
     connection_timeout: float = DEFAULT_CONNECTION_TIMEOUT
     #: Rows per ``UNWIND $rows`` statement; 1 gives one write per row (for benchmarks).
     batch_size: int = 10_000
+    #: Where the login came from, for the advice of a failed authentication.
+    login_from: str = "NEO4J_USER and NEO4J_PASSWORD"
 
     @classmethod
     def from_env(cls, uri: str | None = None) -> Neo4jSettings | None:
@@ -68,10 +70,19 @@ class Neo4jSettings:
             return None
         uri, uri_user, uri_password = split_userinfo(str(uri))
         check_uri(uri, where)
+        password = env("NEO4J_PASSWORD") or uri_password or secret.get("password")
+        login_from = (
+            "NEO4J_USER and NEO4J_PASSWORD"
+            if env("NEO4J_PASSWORD") or not password
+            else f"the login in {where}"
+            if uri_password
+            else "the Secret block's user and password"
+        )
         return cls(
             uri=uri,
             user=env("NEO4J_USER") or uri_user or secret.get("user") or secret.get("username"),
-            password=env("NEO4J_PASSWORD") or uri_password or secret.get("password"),
+            password=password,
+            login_from=login_from,
             database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
             retry_seconds=_env_seconds("DRI_NEO4J_RETRY_SECONDS", DEFAULT_RETRY_SECONDS, zero=True),
             connection_timeout=_env_seconds("DRI_NEO4J_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT),
@@ -105,6 +116,8 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
         raise StoreError(where, f"{shown!r} is not a Neo4j URI; {hint}")
     problem = uri_port_problem(uri)
     if problem:
+        if "@" in uri:  # the login's "/" cut the host short: the host shown alone looked right
+            shown = shown.replace("://", "://***@", 1) if "://" in shown else shown
         raise StoreError(where, f"{shown!r}: {problem}")
     parts = urlsplit(uri)
     port = parts.port

@@ -112,3 +112,27 @@ def test_dri_watch_run_names_the_files_a_run_failed_and_exits_1(
         f"error: {corpus / 'empty.txt'}: empty file",
         f"error: {corpus / 'junk.txt'}: binary data, not text (contains NUL bytes)",
     ]
+
+
+def test_dri_watch_run_leaves_a_folder_the_store_stopped_to_run_again(
+    prefect_server, tmp_path, data_dir, capsys, monkeypatch
+):
+    # Marked as run when the store was down, the folder was never stored: the
+    # next scan said "no new or changed corpus".
+    from flows_corpus_helpers import write_corpus
+
+    monkeypatch.setenv("DRI_TASK_RUNNER", "threads")
+    write_corpus(tmp_path / "root" / "arrived")
+    argv = ["watch", str(tmp_path / "root"), "--once", "--min-age", "0", "--run"]
+    with monkeypatch.context() as down:
+        down.setenv("NEO4J_URI", "bolt://127.0.0.1:9")  # nothing listens there
+        down.setenv("DRI_NEO4J_RETRY_SECONDS", "0")
+        assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert "arrived: new corpus of 4 documents, running it" in captured.out
+    assert captured.err.splitlines()[-1] == (
+        f"error: {tmp_path / 'root' / 'arrived'}: not announced: "
+        "the store stopped its run; not marked as run, so it runs again"
+    )
+    assert main(argv) == 0  # the store is back (SQLite): the folder runs
+    assert "4 documents (4 parsed, 0 unchanged), 2 pairs (2 mapped" in capsys.readouterr().out

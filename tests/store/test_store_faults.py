@@ -45,6 +45,8 @@ def _one_line_without_password(err: BaseException) -> str:
         ("bolt+s://127.0.0.1:7711/db", "takes no path or ?query"),
         # A "/" in the password ends the host part there: the rest was read as a port.
         (f"bolt://neo4j:ab/{PASSWORD}@127.0.0.1:7711", "written percent-encoded: / as %2F"),
+        # ... and shown with its login hidden: the host alone, with its right port, read as a contradiction.
+        (f"bolt://neo4j:ab/{PASSWORD}@127.0.0.1:7711", "'bolt://***@127.0.0.1:7711': the port must be"),
         (f"neo4j://neo4j:{PASSWORD}@[::1", "an IPv6 host opens with [ and is not closed with ]"),
         # The driver's IDNA encoding raised UnicodeError when it connected: exit 70.
         (
@@ -129,3 +131,25 @@ def test_schema_creation_is_safe_when_processes_race_for_it(neo4j_uri):
     with open_store(neo4j_uri) as store:
         names = {r["name"] for r in store._read("SHOW INDEXES YIELD name RETURN name")}
     assert {schema_name(s) for s in SCHEMA_STATEMENTS} <= names
+
+
+@pytest.mark.parametrize(
+    "variables, says",
+    [
+        ({"NEO4J_URI": f"bolt://neo4j:{PASSWORD}@127.0.0.1:7711"}, "the login in NEO4J_URI"),
+        (
+            {"NEO4J_URI": "bolt://127.0.0.1:7711", "NEO4J_USER": "neo4j", "NEO4J_PASSWORD": PASSWORD},
+            "NEO4J_USER and NEO4J_PASSWORD",
+        ),
+    ],
+)
+def test_a_failed_login_is_advised_where_the_login_came_from(monkeypatch, variables, says):
+    # A login in NEO4J_URI was told "check NEO4J_USER and NEO4J_PASSWORD", both unset.
+    from dri.store.neo4j_store.settings import Neo4jSettings
+
+    for name in ("NEO4J_USER", "NEO4J_PASSWORD", "DRI_NEO4J_SECRET_BLOCK"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    settings = Neo4jSettings.from_env()
+    assert settings is not None and settings.login_from == says and PASSWORD not in repr(settings)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -200,6 +201,15 @@ class Neo4jConnection:
         return True
 
 
+#: What a port that answers without Bolt's handshake is (an HTTP server, the Browser's port).
+NOT_BOLT = "the port answers, but not with Bolt's handshake: not a Neo4j Bolt port (the Browser's HTTP port?)"
+
+
 def _message(err: BaseException) -> str:
-    text = getattr(err, "message", None) or str(err) or type(err).__name__
-    return " ".join(str(text).split())
+    """The driver's message on one line, in words a user can act on: its
+    deadline (which need not be the timeout set) and resolved-address
+    noise left out."""
+    text = " ".join(str(getattr(err, "message", None) or str(err) or type(err).__name__).split())
+    if "Bolt handshake" in text:
+        return NOT_BOLT
+    return re.sub(r"\s*\(deadline Deadline\([^)]*\)\)", "", text)

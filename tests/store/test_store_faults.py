@@ -153,3 +153,20 @@ def test_a_failed_login_is_advised_where_the_login_came_from(monkeypatch, variab
         monkeypatch.setenv(name, value)
     settings = Neo4jSettings.from_env()
     assert settings is not None and settings.login_from == says and PASSWORD not in repr(settings)
+
+
+def test_the_drivers_words_are_said_as_a_user_can_act_on_them():
+    # "Failed to read four byte Bolt handshake response from server
+    # ResolvedIPv4Address(('127.0.0.1', 7799)) (deadline Deadline(timeout=10.0))" for a
+    # port that is not Neo4j's, its timeout not the one set.
+    from neo4j.exceptions import ServiceUnavailable
+
+    from dri.store.neo4j_store.connection import NOT_BOLT, _message
+
+    handshake = ServiceUnavailable(
+        "Failed to read four byte Bolt handshake response from server "
+        "ResolvedIPv4Address(('127.0.0.1', 7799)) (deadline Deadline(timeout=10.0))"
+    )
+    assert _message(handshake) == NOT_BOLT
+    late = ServiceUnavailable("Timed out trying to establish connection (deadline Deadline(timeout=15.0))")
+    assert _message(late) == "Timed out trying to establish connection"

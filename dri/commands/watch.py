@@ -89,29 +89,12 @@ def run_watch(args: argparse.Namespace) -> int:
     # Imported only now: Prefect reads its settings when first imported.
     from prefect.settings import PREFECT_API_URL
 
-    from dri.flows.sensor import SensorResult, prefect_emitter, watch
+    from dri.flows.sensor import Emitter, SensorResult, prefect_emitter, watch
 
-    runs_failed = 0
-    if args.run:
-        from dri.flows.pipeline import run_corpus
-
-        def emit(folder: str, n: int, *, changed: bool = False) -> None:
-            nonlocal runs_failed
-            echo(f"{folder}: {_what(n, changed)}, running it", flush=True, one_line=True)
-            state, summary = run_corpus(folder, workers=args.workers, mode="auto")
-            if summary is None:  # crashed: raise, so the folder is tried again next scan
-                raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
-            echo(summary.headline(), flush=True, one_line=True)
-            # As dri run says them: each failure to the log, one line per reason here.
-            log_failures(logging.getLogger(__name__), summary.failures)
-            for line in fold_failures(summary.failures, advice=summary.advice):
-                echo(line, file=sys.stderr, one_line=True)
-            runs_failed += not summary.ok
-            if summary.advice:
-                # The store stopped the run (summary.advice says so): the folder is
-                # not marked as run, so the next scan, or the same command, runs it
-                # again. Marked, it was never stored ("no new or changed corpus").
-                raise ProjectError("the store stopped its run; not marked as run, so it runs again")
+    run_here = _RunEach(args.workers) if args.run else None
+    emit: Emitter
+    if run_here is not None:
+        emit = run_here
     elif not PREFECT_API_URL.value():
         echo(
             "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
@@ -122,9 +105,11 @@ def run_watch(args: argparse.Namespace) -> int:
         return 2
     else:
 
-        def emit(folder: str, n: int, *, changed: bool = False) -> None:
+        def announce(folder: str, n: int, *, changed: bool = False) -> None:
             prefect_emitter(folder, n, changed=changed)
             echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
+
+        emit = announce
 
     said: set[str] = set()  # the last scan's errors
 
@@ -156,7 +141,35 @@ def run_watch(args: argparse.Namespace) -> int:
         # that keeps scanning stays quiet between corpora.
         seen = f" ({result.already_seen} seen before, unchanged)" if result.already_seen else ""
         echo(f"{args.root}: no new or changed corpus{seen}", flush=True, one_line=True)
-    return 1 if result.errors or runs_failed else 0
+    return 1 if result.errors or (run_here is not None and run_here.failed) else 0
+
+
+class _RunEach:
+    """``dri watch --run``'s emitter: runs each folder here, says what the run
+    did, and counts the runs that failed."""
+
+    def __init__(self, workers: int | None) -> None:
+        self.workers = workers
+        self.failed = 0
+
+    def __call__(self, folder: str, n: int, *, changed: bool = False) -> None:
+        from dri.flows.pipeline import run_corpus
+
+        echo(f"{folder}: {_what(n, changed)}, running it", flush=True, one_line=True)
+        state, summary = run_corpus(folder, workers=self.workers, mode="auto")
+        if summary is None:  # crashed: raise, so the folder is tried again next scan
+            raise RuntimeError(f"{folder}: run {state.name.lower()}: {state.message}")
+        echo(summary.headline(), flush=True, one_line=True)
+        # As dri run says them: each failure to the log, one line per reason here.
+        log_failures(logging.getLogger(__name__), summary.failures)
+        for line in fold_failures(summary.failures, advice=summary.advice):
+            echo(line, file=sys.stderr, one_line=True)
+        self.failed += not summary.ok
+        if summary.advice:
+            # The store stopped the run (summary.advice says so): the folder is
+            # not marked as run, so the next scan, or the same command, runs it
+            # again. Marked, it was never stored ("no new or changed corpus").
+            raise ProjectError("the store stopped its run; not marked as run, so it runs again")
 
 
 def _why(err: OSError | RuntimeError) -> str:

@@ -225,9 +225,9 @@ def shown_url(url: str) -> str:
     scheme, sep, rest = url.partition("://")
     if not sep:
         scheme, rest = "", url
-    rest = re.split(r"[?#]", rest, maxsplit=1)[0]
-    if "@" in rest:
+    if "@" in rest:  # first: a password may hold "?" or "#"
         rest = rest.rsplit("@", 1)[1]
+    rest = re.split(r"[?#]", rest, maxsplit=1)[0]
     return f"{scheme}{sep}{rest}"[:200]
 
 

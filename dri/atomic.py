@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["locked", "open_lock", "write_bytes", "write_text"]
+__all__ = ["database_at", "locked", "open_lock", "write_bytes", "write_text"]
 
 
 def write_text(
@@ -64,7 +64,39 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = False
     _replace(Path(path), data, sync=sync)
 
 
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: The files SQLite keeps beside a database while it is open.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+#: Names an empty file has as a database (SQLite makes one so, and writes its header later).
+DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def database_at(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` (through links) is a SQLite database, a file SQLite
+    keeps beside one, or an empty file named as one: dri's store or a cache,
+    which no output may replace (every later command failed on "file is not
+    a database"). A pipe, a device or a name not there is none."""
+    target = Path(path)
+    try:
+        if not target.is_file():
+            return False
+        with open(target, "rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError:
+        return False
+    real = Path(os.path.realpath(target))
+    if head == SQLITE_HEADER or (not head and real.suffix.lower() in DATABASE_SUFFIXES):
+        return True
+    side = next((end for end in SQLITE_SIDE_FILES if real.name.endswith(end)), None)
+    return side is not None and real.with_name(real.name[: -len(side)]).is_file()
+
+
 def _replace(target: Path, data: bytes, *, sync: bool) -> None:
+    if database_at(target):
+        raise OSError(
+            errno.EEXIST, "a SQLite database (a store or a cache) is there; not written over", str(target)
+        )
     try:
         kind = os.stat(target).st_mode  # through a link
     except OSError:

@@ -46,7 +46,7 @@ from typing import Any
 from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
-from dri.signals import signals_ignored, sigterm_interrupts
+from dri.signals import signals_ignored, sigterm_interrupts, stopped_by
 
 __all__ = ["BUG_STATUS", "build_parser", "main"]
 
@@ -130,6 +130,9 @@ def _run(argv: list[str] | None) -> int:
         if (wrapped := _wrapped_interrupt(err)) is not None:
             echo(INTERRUPTED_LINE, file=sys.stderr)
             return Interrupted.status(wrapped)
+        if (signum := stopped_by()) is not None:  # raised inside C++ code, which made it an error of its own
+            echo(INTERRUPTED_LINE, file=sys.stderr)
+            return 128 + signum
         text = _redacted(traceback.format_exc())
         log = _write_bug_log(text)
         echo(text, end="", file=sys.stderr)

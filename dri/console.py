@@ -9,6 +9,7 @@ interrupt. This module imports only the two small modules that handle it.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from dri.errors import Interrupted
@@ -26,4 +27,8 @@ def main() -> int:
         except KeyboardInterrupt as err:
             sys.stderr.write("error: interrupted; nothing was done, run the same command again\n")
             return Interrupted.status(err)
-        return run()
+        status = run()
+    # The command is over: a SIGTERM in the interpreter's last moments would end it
+    # without its status, and there is nothing left to stop.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    return status

@@ -19,15 +19,24 @@ where the signal's default ended the process on the spot.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
+import weakref
 from collections.abc import Iterator
 from types import FrameType
 
 from dri.errors import Interrupted
 
-__all__ = ["STOPPING", "signals_held", "signals_ignored", "sigterm_interrupts"]
+__all__ = [
+    "STOPPING",
+    "in_unraisable_context",
+    "signals_held",
+    "signals_ignored",
+    "sigterm_interrupts",
+    "stopped_by",
+]
 
 #: The signals a command turns into an interrupt.
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -52,8 +61,9 @@ def signals_held(signals: tuple[signal.Signals, ...] = STOPPING) -> Iterator[Non
     finally:
         for s, handler in held.items():
             signal.signal(s, handler)
-    if arrived:
-        held[signal.Signals(arrived[0])](arrived[0], None)
+        # Also when the block failed: the interrupt comes first, not the block's error.
+        if arrived:
+            held[signal.Signals(arrived[0])](arrived[0], None)
 
 
 @contextlib.contextmanager
@@ -73,7 +83,47 @@ def signals_ignored(signals: tuple[signal.Signals, ...] = STOPPING) -> Iterator[
                 signal.signal(s, handler)
 
 
+#: The stopping signal :func:`sigterm_interrupts`' handler took, if any (:func:`stopped_by`).
+_received: int | None = None
+
+
+def stopped_by() -> int | None:
+    """The SIGTERM this process took while :func:`sigterm_interrupts` was
+    active, if any: the command asks when an error escapes it, because code in
+    C or C++ (matplotlib drawing a figure) may turn the interrupt raised inside
+    it into an error of its own ("Invalid bounding box"), keeping no trace of it."""
+    return _received
+
+
+def in_unraisable_context(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs where Python prints an exception as "Exception
+    ignored" and drops it: a garbage collector callback (``gc.callbacks``), a
+    weak reference's callback (``weakref``'s dictionaries and finalizers), a
+    ``__del__``, or a callback run at a fork (``logging``'s lock release)."""
+    callbacks = {
+        getattr(c, "__code__", getattr(getattr(c, "__func__", None), "__code__", None)) for c in gc.callbacks
+    }
+    while frame is not None:
+        code = frame.f_code
+        if (
+            code in callbacks
+            or code.co_name
+            in ("__del__", "_acquireLock", "_releaseLock", "_after_at_fork_child_reinit_locks")
+            or code.co_filename == weakref.__file__
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    global _received
+    if in_unraisable_context(frame):
+        # Raised there, the interrupt would be printed as "Exception ignored"
+        # with its traceback and lost: take it again just after.
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
+    _received = signum
     raise Interrupted(signum)
 
 
@@ -94,6 +144,8 @@ def sigterm_interrupts() -> Iterator[None]:
     KeyboardInterrupt that knows its signal, for the exit status 143), if it
     was left at its default. Main thread only. A process forked meanwhile
     starts with the default again, so that its parent still ends it at once."""
+    global _received
+    _received = None  # a command's own, not one an earlier command in this process took
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL

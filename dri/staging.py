@@ -24,6 +24,7 @@ Files of the target folder that the block did not write are left alone (an
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -45,8 +46,11 @@ STAGING_PREFIX = ".dri-staging-"
 def files_together(folder: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a staging folder; when the block ends, its files (subfolders
     too) replace those of the same names in ``folder`` (made if needed).
-    A name in ``folder`` that is a symbolic link, a pipe or a device is
-    written through, as :func:`dri.atomic.write_bytes` does."""
+    A name in ``folder`` that is a symbolic link is written through (the
+    file it names is replaced, as :func:`dri.atomic.write_bytes` does).
+    Every place is checked before any file moves: a folder, a pipe or a
+    device, a loop of links or a SQLite database in the way is an
+    :class:`OSError` naming it, and ``folder`` is left as it was."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
@@ -59,22 +63,44 @@ def files_together(folder: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def _move_files(staging: Path, target: Path) -> None:
-    for root, _, names in os.walk(staging):
-        here = Path(root)
-        destination = target / here.relative_to(staging)
-        destination.mkdir(parents=True, exist_ok=True)
-        for name in sorted(names):
-            made, place = here / name, destination / name
-            if place.is_symlink() or _special(place):
-                atomic.write_bytes(place, made.read_bytes())
-            else:
-                os.replace(made, place)
+    moves = [
+        (Path(root) / name, target / Path(root).relative_to(staging) / name)
+        for root, _, names in os.walk(staging)
+        for name in sorted(names)
+    ]
+    # Every place checked first: a move that failed half-way left some new files
+    # beside some old ones, the mix this module is here to prevent.
+    for _, place in moves:
+        _refuse(place)
+    for made, place in moves:
+        place.parent.mkdir(parents=True, exist_ok=True)
+        if place.is_symlink():
+            atomic.write_bytes(place, made.read_bytes())
+        else:
+            os.replace(made, place)
 
 
-def _special(path: Path) -> bool:
-    """A pipe, a device or a socket: written into, not replaced by a file."""
+def _refuse(place: Path) -> None:
+    """An :class:`OSError` naming ``place`` if a file cannot be moved there whole."""
     try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+        real = Path(os.path.realpath(place, strict=True)) if place.is_symlink() else place
+        mode = os.stat(real).st_mode if real.exists() else None
+    except FileNotFoundError:  # a dangling link: the file goes where it points
+        return
+    except OSError as err:
+        reason = "a loop of symbolic links" if err.errno == errno.ELOOP else err.strerror
+        raise OSError(err.errno, reason, str(place)) from None
+    if mode is None:
+        return
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, "a folder is in the way of the report's file", str(place))
+    if not stat.S_ISREG(mode):
+        raise OSError(
+            errno.EINVAL,
+            "not a plain file (a pipe or a device): a report's files are written whole",
+            str(place),
+        )
+    if atomic.database_at(real):
+        raise OSError(
+            errno.EEXIST, "a SQLite database (a store or a cache) is there; not written over", str(place)
+        )

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gc
 import logging
 import multiprocessing
 import os
@@ -69,7 +68,7 @@ from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
 from dri.settings import prefect_api_url_problem
-from dri.signals import signals_held
+from dri.signals import in_unraisable_context, signals_held
 from dri.store.records import safe_uri
 
 __all__ = [
@@ -117,8 +116,11 @@ class RunnerConfig:
 def runner_config(
     workers: int | None = None, dask_address: str | None = None, kind: str | None = None
 ) -> RunnerConfig:
-    """Arguments first, then the environment, then the defaults."""
-    dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
+    """Arguments first, then the environment, then the defaults: an explicit
+    runner other than Dask takes no ``DRI_DASK_ADDRESS`` (``--runner threads``
+    ran on the cluster that variable named)."""
+    if kind in (None, "dask"):
+        dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
     kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")
     if kind == "inline":  # dri run and the evaluations take it (flows.pipeline.run_corpus); a flow cannot
         raise SettingsError(
@@ -718,22 +720,6 @@ def __getattr__(name: str) -> type[AnyTaskRunner]:
 _signalled: int | None = None
 
 
-def _in_unraisable_context(frame: FrameType | None) -> bool:
-    """Whether ``frame`` runs where Python prints an exception as "Exception
-    ignored" and drops it: a garbage collector callback (``gc.callbacks``), a
-    weak reference's callback (``weakref``'s dictionaries and finalizers) or a
-    ``__del__``."""
-    callbacks = {
-        getattr(c, "__code__", getattr(getattr(c, "__func__", None), "__code__", None)) for c in gc.callbacks
-    }
-    while frame is not None:
-        code = frame.f_code
-        if code in callbacks or code.co_name == "__del__" or code.co_filename == weakref.__file__:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def interrupted_by() -> int | None:
     """The signal that :func:`end_workers_on_signals` caught, if any. The
     command asks after its run, because the interrupt raised in the flow may
@@ -760,7 +746,7 @@ def end_workers_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         global _signalled
-        if _in_unraisable_context(frame):
+        if in_unraisable_context(frame):
             # Raised in a garbage collector callback (distributed's) or a weak
             # reference's, the interrupt would be printed as "Exception ignored"
             # with its traceback and lost: take it again just after.

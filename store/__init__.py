@@ -53,8 +53,9 @@ __all__ = [
 
 # "scheme:..." with a scheme of a store or a web server, e.g. "neo4j:secret@host:7687".
 _LOOKS_LIKE_URI = re.compile(r"^(bolt|neo4j|sqlite|https?|postgres(ql)?|mysql)(\+[a-z]+)?:", re.IGNORECASE)
-#: ``user:password@host``: a colon, then an "@", before any "/".
-_LOOKS_LIKE_LOGIN = re.compile(r"^[^/@]*:[^/@]*@")
+#: ``user:password@host[:port]``: a user without "/", a colon, anything (a
+#: password may hold "/"), then an "@" and a host without "/".
+_LOOKS_LIKE_LOGIN = re.compile(r"^[^/:@]+:.*@[^/@]+$")
 
 
 def open_store(uri: str | None = None, *, create: bool = True) -> Store:

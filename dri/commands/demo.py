@@ -43,6 +43,7 @@ from dri.commands.folders import earlier_report, output_folder
 from dri.errors import ProjectError
 from dri.literal import echo
 from dri.settings import prefect_defaults
+from dri.signals import sigterm_interrupts
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -173,6 +174,10 @@ _SECTIONS: dict[str, Callable[[Path | None, Emit, Progress | None], int]] = {
 }
 
 
+#: How long the demo's second process may take to unwind after SIGTERM before it is killed.
+CHILD_GRACE_SECONDS = 5.0
+
+
 class DemoProcessError(ProjectError):
     """The demo's second process failed: its error, passed on as it was."""
 
@@ -218,7 +223,12 @@ class _ChildSections:
 
     def stop(self) -> None:
         if self._process.is_alive():
+            # SIGTERM: the child unwinds (its report's staging folder removed), then
+            # SIGKILL if it has not ended within CHILD_GRACE_SECONDS.
             self._process.terminate()
+            self._process.join(CHILD_GRACE_SECONDS)
+            if self._process.is_alive():
+                self._process.kill()
         self._process.join()
         self._reader.close()
 
@@ -242,8 +252,11 @@ def _run_in_child(names: Sequence[str], out: Path | None, writer: Connection) ->
     worker_init()
     lines: list[str] = []
     try:
-        failed = sum(_SECTIONS[name](out, lines.append, None) for name in names)
+        with sigterm_interrupts():  # the demo's stop: unwind, leaving no report half-moved
+            failed = sum(_SECTIONS[name](out, lines.append, None) for name in names)
         writer.send(("done", lines, failed))
+    except KeyboardInterrupt:
+        pass  # stopped by the demo, which says so itself
     except ProjectError as err:
         writer.send(("error", lines, (str(err), getattr(err, "advice", ""))))
     except OSError as err:

@@ -16,6 +16,7 @@ import argparse
 import os
 from pathlib import Path
 
+from dri.atomic import database_at
 from dri.literal import printable
 
 __all__ = [
@@ -104,26 +105,10 @@ def output_file(text: str) -> Path:
     return Path(text)
 
 
-#: The first 16 bytes of every SQLite database file.
-SQLITE_HEADER = b"SQLite format 3\x00"
-#: The files SQLite keeps beside a database while it is open.
-SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
 def overwrites_a_database(path: Path) -> str | None:
     """Why an output at ``path`` must not be written, or None: ``path`` is a
-    SQLite database (dri's store, a cache of its data folder, any other) or a
-    file SQLite keeps beside one. ``dri compare A B --html data/dri.sqlite``
-    replaced the store with a page, and every later command failed on it."""
-    try:
-        if not path.is_file():  # a pipe or a device is written into, and a new name holds nothing
-            return None
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_HEADER))
-    except OSError:
-        return None
-    side = next((end for end in SQLITE_SIDE_FILES if path.name.endswith(end)), None)
-    beside_a_database = side is not None and path.with_name(path.name[: -len(side)]).is_file()
-    if head == SQLITE_HEADER or beside_a_database:
-        return "a SQLite database (a store or a cache) is there"
-    return None
+    SQLite database (:func:`dri.atomic.database_at`: dri's store, a cache of
+    its data folder, any other, or a file SQLite keeps beside one). ``dri
+    compare A B --html data/dri.sqlite`` replaced the store with a page, and
+    every later command failed on it."""
+    return "a SQLite database (a store or a cache) is there" if database_at(path) else None

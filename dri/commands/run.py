@@ -224,7 +224,8 @@ def _conflicting_options(args: argparse.Namespace) -> str | None:
     as if one of them were not there."""
     if args.target and args.mode in ("all-pairs", "manifest"):
         return f"--target is for --mode target (or auto); --mode {args.mode} takes none"
-    if args.top_per_document is not None and (args.target or args.mode in ("target", "manifest")):
+    manifest = args.mode == "manifest" or (args.mode == "auto" and has_manifest(args.corpus_dir))
+    if args.top_per_document is not None and (args.target or args.mode == "target" or manifest):
         return "--top-per-document is for all-pairs runs; a target's or a manifest's pairs are chosen by --candidates"
     if args.dask and args.runner not in (None, "dask"):
         return f"--dask runs the tasks on a Dask cluster; it cannot go with --runner {args.runner}"
@@ -244,8 +245,9 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
         )
         return 2
     try:
+        # --dask given is a Dask run, whatever DRI_TASK_RUNNER says (arguments first).
         inline = args.runner == "inline" or (
-            args.runner is None and os.environ.get("DRI_TASK_RUNNER") == "inline"
+            args.runner is None and not args.dask and os.environ.get("DRI_TASK_RUNNER") == "inline"
         )
         # Inline, the kind is not used: only the worker count and Dask address are checked.
         return runner_config(

@@ -222,6 +222,8 @@ def test_a_libretranslate_url_with_a_login_is_refused_without_showing_it(url):
         ("user:PassW0rdXYZ@127.0.0.1:1", "127.0.0.1:1", "a login"),  # no scheme: all of it was shown
         ("http://127.0.0.1:1/?api_key=PassW0rdXYZ", "http://127.0.0.1:1/", "a query or fragment"),
         ("http://127.0.0.1:1/#PassW0rdXYZ", "http://127.0.0.1:1/", "a query or fragment"),
+        ("http://u:Pass?W0rdXYZ@127.0.0.1:1", "http://127.0.0.1:1", "a login"),  # a "?" in the password
+        ("http://u:Pass#W0rdXYZ@127.0.0.1:1", "http://127.0.0.1:1", "a login"),
     ],
 )
 def test_a_libretranslate_url_hides_a_login_or_a_query_whatever_its_shape(url, shown, says):
@@ -229,7 +231,7 @@ def test_a_libretranslate_url_hides_a_login_or_a_query_whatever_its_shape(url, s
     # "/translate" was sent after it.
     with pytest.raises(EngineError) as err:
         LibreTranslateEngine(url)
-    assert "W0rdXYZ" not in str(err.value)
+    assert "W0rdXYZ" not in str(err.value) and "Pass" not in str(err.value)
     assert str(err.value).startswith(f"LibreTranslate URL {shown!r}: {says}")
 
 

@@ -152,3 +152,22 @@ def test_a_loop_of_links_is_an_error_not_replaced(tmp_path) -> None:
         write_text(first, "x")
     assert caught.value.filename == str(first) and caught.value.strerror == "a loop of symbolic links"
     assert first.is_symlink() and second.is_symlink()
+
+
+def test_a_database_is_never_written_over_through_a_link_or_empty(tmp_path) -> None:
+    # A report file linked to the store, or an empty dri.sqlite, was replaced by the output.
+    import sqlite3
+
+    store = tmp_path / "dri.sqlite"
+    sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.close()
+    kept = store.read_bytes()
+    link = tmp_path / "scores.csv"
+    link.symlink_to(store)
+    empty = tmp_path / "other.sqlite"
+    empty.write_bytes(b"")
+    for target in (store, link, empty):
+        with pytest.raises(OSError) as err:
+            write_text(target, "pair,group")
+        assert err.value.filename == str(target) and "SQLite database" in err.value.strerror
+    assert store.read_bytes() == kept and empty.read_bytes() == b""
+    write_text(tmp_path / "notes.db.txt", "a name that only holds .db")  # not a database

@@ -133,6 +133,7 @@ def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, 
         ("neo4j:pw-Secret9@127.0.0.1:7711", "unknown store URI scheme 'neo4j'"),
         # No scheme at all: read as a SQLite file's name, "no store here" showed the password.
         ("user:pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
+        ("user:pw/Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
     ],
 )
 def test_store_bad_uris_are_one_line(capsys, uri, says):
@@ -232,12 +233,18 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
     [
         (["--mode", "all-pairs", "--target", "a.txt"], "--target is for --mode target (or auto)"),
         (["--target", "a.txt", "--top-per-document", "2"], "--top-per-document is for all-pairs runs"),
+        # Auto mode on a corpus with a manifest (targets.txt): its pairs are the manifest's.
+        (["--top-per-document", "2", "MANIFEST"], "--top-per-document is for all-pairs runs"),
         (["--runner", "inline", "--dask", "tcp://127.0.0.1:1"], "--dask runs the tasks on a Dask cluster"),
         (["--exhaustive", "--candidates", "5"], "--exhaustive maps every document"),
     ],
 )
 def test_run_options_that_cannot_go_together_are_a_usage_error(capsys, tmp_path, options, says):
     # Each ran as if one of the two were not there.
+    if "MANIFEST" in options:
+        options = [o for o in options if o != "MANIFEST"]
+        (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
+        (tmp_path / "targets.txt").write_text("a.txt\n")
     code, out, err = _run(capsys, "run", str(tmp_path), *options)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith(f"error: {says}")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 
 import pytest
 
 from dri.errors import Interrupted
-from dri.signals import signals_held, signals_ignored, sigterm_interrupts
+from dri.signals import signals_held, signals_ignored, sigterm_interrupts, stopped_by
 
 
 def test_a_signal_handled_in_python_reaches_its_handler_when_the_block_ends():
@@ -94,3 +95,21 @@ def test_ignored_signals_do_nothing_in_the_block_and_their_handlers_come_back():
         assert seen == [signal.SIGTERM]
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_signal_held_in_a_block_that_failed_still_comes_first():
+    # The block's error (a FIFO no one read, after 10 s) hid the SIGTERM held meanwhile: exit 1, not 143.
+    with pytest.raises(Interrupted), sigterm_interrupts(), signals_held():
+        signal.raise_signal(signal.SIGTERM)
+        raise OSError("the block's own error")
+
+
+def test_a_sigterm_taken_is_known_after_code_that_hid_it():
+    # matplotlib's C++ turned the interrupt raised in it into "Invalid bounding box": exit 70.
+    with sigterm_interrupts():
+        assert stopped_by() is None
+        with contextlib.suppress(Interrupted):
+            signal.raise_signal(signal.SIGTERM)
+        assert stopped_by() == signal.SIGTERM
+    with sigterm_interrupts():
+        assert stopped_by() is None  # each command its own

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 
 import pytest
 
@@ -43,14 +44,25 @@ def test_other_files_stay_and_a_link_is_written_through(tmp_path):
     assert (out / "mine.txt").read_text() == "the user's"
 
 
-def test_a_fifo_in_the_way_is_written_into_not_replaced(tmp_path):
-    fifo = tmp_path / "stats.json"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        with files_together(tmp_path) as staging:
-            (staging / "stats.json").write_text("{}")
-        assert os.read(reader, 10) == b"{}"
-    finally:
-        os.close(reader)
-    assert fifo.is_fifo()
+@pytest.mark.parametrize("obstacle", ["folder", "fifo", "loop", "database"])
+def test_a_place_a_file_cannot_go_leaves_the_folder_as_it_was(tmp_path, obstacle):
+    # The moves stopped at the first such place: some new files beside some old ones.
+    (tmp_path / "a.txt").write_text("old")
+    blocked = tmp_path / "b.txt"
+    if obstacle == "folder":
+        blocked.mkdir()
+    elif obstacle == "fifo":
+        os.mkfifo(blocked)
+    elif obstacle == "loop":
+        (tmp_path / "c").symlink_to(blocked)
+        blocked.symlink_to(tmp_path / "c")
+    else:
+        store = tmp_path / "dri.sqlite"
+        sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.close()
+        blocked.symlink_to(store)  # a report file linked to the store
+    with pytest.raises(OSError) as err, files_together(tmp_path) as staging:
+        (staging / "a.txt").write_text("new")
+        (staging / "b.txt").write_text("new")
+    assert err.value.filename == str(blocked)
+    assert (tmp_path / "a.txt").read_text() == "old"
+    assert not list(tmp_path.glob(STAGING_PREFIX + "*"))

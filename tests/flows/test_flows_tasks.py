@@ -209,6 +209,9 @@ def test_runner_config_prefers_arguments_then_environment(monkeypatch):
     assert runner_config().kind == "dask"
     assert make_task_runner(runner_config()).__class__.__name__ == "DaskTaskRunner"
     assert runner_config(kind="threads").kind == "threads"
+    # An explicit other runner takes no DRI_DASK_ADDRESS (--runner threads ran on that cluster).
+    assert runner_config(kind="threads").dask_address is None
+    assert make_task_runner(runner_config(kind="threads")).__class__.__name__ != "DaskTaskRunner"
     monkeypatch.delenv("DRI_DASK_ADDRESS")
     monkeypatch.setenv("DRI_WORKERS", "3")
     config = runner_config()

@@ -13,6 +13,7 @@ the bare "File exists". Both are usage errors before any work.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from pathlib import Path
 
@@ -52,12 +53,23 @@ def _file_in_the_way(path: Path) -> Path | None:
     return None
 
 
+def _a_loop(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link that leads back to itself."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False
+
+
 def output_folder(text: str) -> Path:
     """A folder to write into, existing or to be made (argparse's ``type``)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty folder name (give . for the current folder)")
     path = Path(text)
     blocker = _file_in_the_way(path)
+    if blocker is not None and _a_loop(blocker):
+        raise argparse.ArgumentTypeError(f"{printable(blocker)}: a loop of symbolic links, not a folder")
     if blocker == path:
         raise argparse.ArgumentTypeError(f"{printable(text)}: not a folder (a file of that name is there)")
     if blocker is not None:

@@ -397,6 +397,12 @@ def test_an_out_folder_that_is_a_file_is_a_usage_error_before_any_work(capsys, t
     assert err.splitlines()[-1].endswith(
         f"argument --out: {blocker / 'deep'}: cannot be a folder, {blocker} is a file"
     )
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)  # said "a file of that name is there"
+    code, out, err = _run(capsys, *argv, "--out", str(loop))
+    assert code == 2 and err.splitlines()[-1].endswith(
+        f"argument --out: {loop}: a loop of symbolic links, not a folder"
+    )
 
 
 @pytest.mark.parametrize(

@@ -31,11 +31,11 @@ from dri.errors import Interrupted
 
 __all__ = [
     "STOPPING",
-    "in_unraisable_context",
     "signals_held",
     "signals_ignored",
     "sigterm_interrupts",
     "stopped_by",
+    "taken_again_later",
 ]
 
 #: The signals a command turns into an interrupt.
@@ -95,7 +95,7 @@ def stopped_by() -> int | None:
     return _received
 
 
-def in_unraisable_context(frame: FrameType | None) -> bool:
+def _in_unraisable_context(frame: FrameType | None) -> bool:
     """Whether ``frame`` runs where Python prints an exception as "Exception
     ignored" and drops it: a garbage collector callback (``gc.callbacks``), a
     weak reference's callback (``weakref``'s dictionaries and finalizers), a
@@ -116,12 +116,21 @@ def in_unraisable_context(frame: FrameType | None) -> bool:
     return False
 
 
+def taken_again_later(signum: int, frame: FrameType | None) -> bool:
+    """For a handler that raises: whether ``frame`` runs where Python would
+    print the exception as "Exception ignored" and lose it (a garbage
+    collector's or a weak reference's callback, a ``__del__``, a fork's
+    callback); if so, the signal is sent again 0.05 s later, and the handler
+    returns without raising."""
+    if not _in_unraisable_context(frame):
+        return False
+    threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+    return True
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     global _received
-    if in_unraisable_context(frame):
-        # Raised there, the interrupt would be printed as "Exception ignored"
-        # with its traceback and lost: take it again just after.
-        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+    if taken_again_later(signum, frame):
         return
     _received = signum
     raise Interrupted(signum)

@@ -68,7 +68,7 @@ from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
 from dri.settings import prefect_api_url_problem
-from dri.signals import in_unraisable_context, signals_held
+from dri.signals import signals_held, taken_again_later
 from dri.store.records import safe_uri
 
 __all__ = [
@@ -746,11 +746,7 @@ def end_workers_on_signals() -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         global _signalled
-        if in_unraisable_context(frame):
-            # Raised in a garbage collector callback (distributed's) or a weak
-            # reference's, the interrupt would be printed as "Exception ignored"
-            # with its traceback and lost: take it again just after.
-            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        if taken_again_later(signum, frame):  # in distributed's garbage collector callback, say
             return
         _signalled = signum
         if _local_clusters:  # before their workers go: a nanny would start a new one

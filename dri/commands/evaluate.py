@@ -93,9 +93,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         for argument in each.arguments:
             owned.append((group.add_argument(*argument.flags, **argument.options), each.name))
         if each.search_options:
-            before = len(group._group_actions)
-            add_search_arguments(group)
-            owned.extend((action, each.name) for action in group._group_actions[before:])
+            owned.extend((action, each.name) for action in add_search_arguments(group))
     p.set_defaults(handler=run_evaluate, kind_options=tuple(owned))
 
 

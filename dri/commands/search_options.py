@@ -31,8 +31,9 @@ def worker_count(text: str) -> int:
     return value
 
 
-def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    parser.add_argument(
+def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> list[argparse.Action]:
+    """Add ``--candidates`` and ``--exhaustive``; their actions."""
+    candidates = parser.add_argument(
         "--candidates",
         type=positive,
         default=DEFAULT_CANDIDATES,
@@ -40,6 +41,7 @@ def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGro
         help=f"documents per target that stage 2 structure-maps, the closest by content "
         f"(default {DEFAULT_CANDIDATES})",
     )
-    parser.add_argument(
+    exhaustive = parser.add_argument(
         "--exhaustive", action="store_true", help="structure-map every document against the target"
     )
+    return [candidates, exhaustive]

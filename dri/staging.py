@@ -11,7 +11,12 @@ move is a rename) and moves every file into place when the block ends, with
 SIGINT and SIGTERM held meanwhile (:func:`dri.signals.signals_held`); if the
 block fails, the staging folder goes and the target folder is as it was.
 Files of the target folder that the block did not write are left alone (an
-``--out`` folder may hold a user's own files).
+``--out`` folder may hold a user's own files), except those that an earlier
+block with the same ``record`` wrote: the record (a hidden list of the files
+a block wrote, moved with them) lets a report written again remove the
+earlier report's files it has no new version of (a box plot of baselines
+that are no longer there), so a folder never shows one report's files beside
+another's.
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -35,17 +40,22 @@ from pathlib import Path
 from dri import atomic
 from dri.signals import signals_held
 
-__all__ = ["STAGING_PREFIX", "files_together"]
+__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together"]
 
 #: The name of a staging folder starts so (hidden; one left by ``kill -9`` is
 #: safe to delete).
 STAGING_PREFIX = ".dri-staging-"
+#: The record of a report folder's files (:func:`files_together`'s ``record``).
+REPORT_RECORD = ".dri-report-files"
 
 
 @contextlib.contextmanager
-def files_together(folder: str | os.PathLike[str]) -> Iterator[Path]:
+def files_together(folder: str | os.PathLike[str], record: str | None = None) -> Iterator[Path]:
     """Yield a staging folder; when the block ends, its files (subfolders
     too) replace those of the same names in ``folder`` (made if needed).
+    With ``record`` (a file name), the names written are kept in that file
+    of ``folder``, and the files an earlier block recorded there that this
+    one did not write are removed after the move.
     A name in ``folder`` that is a symbolic link is written through (the
     file it names is replaced, as :func:`dri.atomic.write_bytes` does).
     Every place is checked before any file moves: a folder, a pipe or a
@@ -56,8 +66,14 @@ def files_together(folder: str | os.PathLike[str]) -> Iterator[Path]:
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
     try:
         yield staging
+        earlier = _recorded(target / record) if record else set()
+        if record:
+            written = _written(staging)
+            (staging / record).write_text("".join(f"{name}\n" for name in sorted(written)), encoding="utf-8")
         with signals_held():
             _move_files(staging, target)
+            if record:
+                _remove_stale(target, earlier - written - {record})
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -78,6 +94,50 @@ def _move_files(staging: Path, target: Path) -> None:
             atomic.write_bytes(place, made.read_bytes())
         else:
             os.replace(made, place)
+
+
+def _written(staging: Path) -> set[str]:
+    """The files under ``staging``, as POSIX paths relative to it."""
+    return {
+        (Path(root) / name).relative_to(staging).as_posix()
+        for root, _, names in os.walk(staging)
+        for name in names
+    }
+
+
+def _recorded(path: Path) -> set[str]:
+    """The names an earlier block recorded in ``path``; none if it is missing or
+    unreadable (an older report, or one a user edited)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return {line for line in text.splitlines() if line}
+
+
+def _remove_stale(target: Path, names: set[str]) -> None:
+    """Remove the plain files ``names`` (relative to ``target``) that stay inside
+    it, and the folders they leave empty; a name that escapes the folder,
+    passes a link or is no plain file is left alone, since a record is a file
+    a user can edit."""
+    root = target.resolve()
+    for name in sorted(names):
+        place = target / name
+        if ".." in Path(name).parts or Path(name).is_absolute():
+            continue
+        try:
+            if place.is_symlink() or not place.is_file() or place.resolve().parent != (root / name).parent:
+                continue
+            place.unlink()
+        except OSError:
+            continue
+        parent = place.parent
+        while parent != target:
+            try:
+                parent.rmdir()  # only if empty
+            except OSError:
+                break
+            parent = parent.parent
 
 
 def _refuse(place: Path) -> None:

@@ -59,7 +59,7 @@ from dri.metrics.results import (
 )
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS
 from dri.metrics.stats import RatingStats, ScoreStats
-from dri.staging import files_together
+from dri.staging import REPORT_RECORD, files_together
 
 __all__ = [
     "DEFAULT_PICTURES",
@@ -394,10 +394,12 @@ def write_report(
     given: :mod:`metrics.picture_pool`); ``extra_files(folder)`` writes the
     kind's own files (its plots, ``validity.json``) first. The files appear
     in the folder together when all are written (:func:`dri.staging.files_together`):
-    a command stopped part-way leaves the earlier report as it was.
+    a command stopped part-way leaves the earlier report as it was, and the
+    earlier report's files that this one does not write (a plot of scores no
+    longer there) are removed.
     """
     out = Path(out_dir)
-    with files_together(out) as folder:
+    with files_together(out, record=REPORT_RECORD) as folder:
         if extra_files is not None:
             extra_files(folder)
         files = _write_report_files(result, folder, ratings, sections, search, pictures, pool)
@@ -487,7 +489,7 @@ def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, so
         "problems": [],
         "scores_csv": False,  # ratings of pairs, not scores: stats.json holds them
     }
-    with files_together(out) as folder:
+    with files_together(out, record=REPORT_RECORD) as folder:
         _write(
             folder / "stats.json",
             json_text({"kind": "ratings", "source": source, "ratings": [asdict(r) for r in ratings]}),

@@ -66,3 +66,48 @@ def test_a_place_a_file_cannot_go_leaves_the_folder_as_it_was(tmp_path, obstacle
     assert err.value.filename == str(blocked)
     assert (tmp_path / "a.txt").read_text() == "old"
     assert not list(tmp_path.glob(STAGING_PREFIX + "*"))
+
+
+def test_a_recorded_folder_loses_the_earlier_blocks_files_it_did_not_write_again(tmp_path):
+    out = tmp_path / "report"
+    with files_together(out, record=".record") as staging:
+        for name in ("summary.md", "boxplots_baselines.png"):
+            (staging / name).write_text("first")
+        (staging / "pictures").mkdir()
+        (staging / "pictures" / "t1-h1.svg").write_text("first")
+    (out / "mine.txt").write_text("the user's")
+    with files_together(out, record=".record") as staging:
+        (staging / "summary.md").write_text("second")
+    assert sorted(p.name for p in out.iterdir()) == [".record", "mine.txt", "summary.md"]
+    assert (out / "summary.md").read_text() == "second"
+    assert (out / ".record").read_text() == "summary.md\n"
+
+
+def test_a_record_naming_files_outside_the_folder_or_through_a_link_removes_nothing_there(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.png").write_text("keep")
+    (out / "linked").symlink_to(elsewhere)
+    (out / "link.png").symlink_to(outside)
+    (out / ".record").write_text("../outside.txt\nlinked/x.png\nlink.png\n/etc/hostname\n")
+    with files_together(out, record=".record") as staging:
+        (staging / "summary.md").write_text("new")
+    assert outside.read_text() == "keep" and (elsewhere / "x.png").read_text() == "keep"
+    assert (out / "link.png").is_symlink()
+
+
+def test_without_a_record_nothing_is_removed_and_a_failed_block_keeps_the_old_record(tmp_path):
+    out = tmp_path / "report"
+    with files_together(out, record=".record") as staging:
+        (staging / "a.png").write_text("first")
+    with pytest.raises(KeyboardInterrupt), files_together(out, record=".record") as staging:
+        (staging / "b.png").write_text("second")
+        raise KeyboardInterrupt
+    assert (out / "a.png").exists() and (out / ".record").read_text() == "a.png\n"
+    with files_together(out) as staging:
+        (staging / "b.png").write_text("second")
+    assert (out / "a.png").exists() and (out / "b.png").exists()

@@ -117,6 +117,22 @@ def test_write_report_files_and_numbers(tmp_path):
     assert "<pre>" not in html and "|---|" not in html and "## " not in html
 
 
+def test_a_report_written_again_without_baselines_loses_their_box_plot(tmp_path):
+    def result(baselines):
+        return EvaluationResult(
+            "plagiarism", _rows(), groups=list(LEVELS), levels=LEVELS, negative="non", baseline_scores=baselines
+        )
+
+    out = tmp_path / "rep"
+    write_report(result(("tfidf_cosine", "chrf")), out)
+    (out / "notes.txt").write_text("the user's")
+    files = write_report(result(()), out)
+    assert [p.name for p in files.plots] == ["boxplots.png"]
+    assert not (out / "boxplots_baselines.png").exists()
+    assert (out / "notes.txt").read_text() == "the user's"
+    assert "boxplots_baselines.png" not in files.summary_md.read_text(encoding="utf-8")
+
+
 def test_translation_report_ranks_languages(tmp_path):
     rows = [
         {"source": "o.txt", "target": f"{lang}{i}.txt", "group": lang, "analogy_similarity": v + 0.01 * i}

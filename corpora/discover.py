@@ -34,6 +34,7 @@ __all__ = [
     "corpus_manifest",
     "discover",
     "discover_documents",
+    "find_target",
     "has_manifest",
 ]
 
@@ -41,6 +42,20 @@ log = logging.getLogger(__name__)
 
 #: The warning kind of a sub-folder that cannot be read (:mod:`dri.quiet_logs` folds repeats).
 _UNREADABLE_KIND = "folders cannot be read, their files left out"
+
+
+def find_target(target: str, documents: dict[str, str]) -> str | None:
+    """The path of ``documents`` (path -> doc id) that ``target`` names: the path
+    itself (resolved from the working folder), the doc id, the file name, its
+    stem, or a tail of the path; ``None`` if none does."""
+    resolved = os.path.realpath(target)  # not Path.resolve(), which raises on a link loop
+    if resolved in documents:
+        return resolved
+    for path, doc_id in sorted(documents.items()):
+        if target in (doc_id, Path(path).name, Path(path).stem):
+            return path
+    matches = [p for p in sorted(documents) if p.endswith(os.sep + target)]
+    return matches[0] if matches else None
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:

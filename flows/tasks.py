@@ -35,7 +35,7 @@ from typing import Any
 import networkx as nx
 
 from dri import atomic
-from dri.corpora.discover import corpus_manifest, discover
+from dri.corpora.discover import corpus_manifest, discover, find_target
 from dri.corpora.text import near_miss
 from dri.errors import Failure, ProjectError, one_line, os_reason
 from dri.extract import DocumentError, build_graphs, read_document
@@ -503,7 +503,7 @@ def plan_pairs(
     if mode == "target":
         if not target:
             raise ValueError("mode 'target' needs a target document")
-        target_path = _find_target(target, documents)
+        target_path = find_target(target, documents)
         if target_path is None:
             hint = near_miss(Path(target).name, (Path(p).name for p in documents))
             raise UnknownTarget(f"target {target!r} is not a stored document of this corpus{hint}")
@@ -539,17 +539,6 @@ def tiled_pairs(n: int, tile: int = PAIR_TILE) -> Iterator[tuple[int, int]]:
             for i in range(first, min(first + tile, n)):
                 for j in range(max(second, i + 1), min(second + tile, n)):
                     yield i, j
-
-
-def _find_target(target: str, documents: dict[str, str]) -> str | None:
-    resolved = os.path.realpath(target)  # not Path.resolve(), which raises on a link loop
-    if resolved in documents:
-        return resolved
-    for path, doc_id in sorted(documents.items()):
-        if target in (doc_id, Path(path).name, Path(path).stem):
-            return path
-    matches = [p for p in sorted(documents) if p.endswith(os.sep + target)]
-    return matches[0] if matches else None
 
 
 # -- mapping -------------------------------------------------------------------

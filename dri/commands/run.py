@@ -24,6 +24,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +33,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from dri.commands.compare import add_profile_option
 from dri.commands.folders import given_path
 from dri.commands.search_options import add_search_arguments, positive, worker_count
-from dri.corpora.discover import has_manifest
+from dri.corpora.discover import discover, find_target, has_manifest
+from dri.corpora.text import CorpusError, near_miss
 from dri.errors import Interrupted
+from dri.extract.document import content_ids
+from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.files import FileRefused, read_limited
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
@@ -216,7 +221,43 @@ def _argument_error(args: argparse.Namespace) -> int | None:
     if conflict:
         echo(f"error: {conflict}", file=sys.stderr)
         return 2
+    problem = _target_problem(args)
+    if problem:
+        echo(f"error: {problem[0]}", file=sys.stderr, one_line=True)
+        return problem[1]
     return None
+
+
+def _target_problem(args: argparse.Namespace) -> tuple[str, int] | None:
+    """Why ``--target`` cannot be searched for, with the exit status (2: it
+    names no document of the folder; 1: the file cannot be read), or
+    ``None``. Found before any document is parsed: the run found it after
+    parsing them all, then recorded a run of no pairs. A target given as a
+    doc id is checked against the files' bytes; a folder the run cannot
+    read is left to the run to name."""
+    if not args.target:
+        return None
+    try:
+        paths = discover(args.corpus_dir, allow_outside_links=args.allow_outside_links, warn=False)[0]
+    except (CorpusError, OSError):
+        return None
+    found = find_target(args.target, dict.fromkeys(paths, ""))
+    if found is not None:
+        try:
+            read_limited(found, DEFAULT_MAX_BYTES)
+        except FileRefused as err:
+            return f"{err} (the --target; nothing was run)", 1
+        return None
+    if re.fullmatch(r"[0-9a-f]{32}", args.target):
+        for path in paths:
+            try:
+                if content_ids(read_limited(path, DEFAULT_MAX_BYTES))[0] == args.target:
+                    return None
+            except FileRefused:
+                continue
+    hint = near_miss(Path(args.target).name, (Path(p).name for p in paths))
+    unknown = f"--target {args.target!r} names no document of the folder (a file name, path or doc id){hint}"
+    return f"{args.corpus_dir}: {unknown}", 2
 
 
 def _conflicting_options(args: argparse.Namespace) -> str | None:
@@ -225,6 +266,11 @@ def _conflicting_options(args: argparse.Namespace) -> str | None:
     if args.target and args.mode in ("all-pairs", "manifest"):
         return f"--target is for --mode target (or auto); --mode {args.mode} takes none"
     manifest = args.mode == "manifest" or (args.mode == "auto" and has_manifest(args.corpus_dir))
+    if args.target and manifest:
+        return (
+            f"{args.corpus_dir} has a manifest, which --mode auto follows; "
+            "to search it for --target's analogues, add --mode target"
+        )
     if args.top_per_document is not None and (args.target or args.mode == "target" or manifest):
         return "--top-per-document is for all-pairs runs; a target's or a manifest's pairs are chosen by --candidates"
     if args.dask and args.runner not in (None, "dask"):

@@ -235,6 +235,7 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
         (["--target", "a.txt", "--top-per-document", "2"], "--top-per-document is for all-pairs runs"),
         # Auto mode on a corpus with a manifest (targets.txt): its pairs are the manifest's.
         (["--top-per-document", "2", "MANIFEST"], "--top-per-document is for all-pairs runs"),
+        (["--target", "a.txt", "MANIFEST"], "TMP has a manifest, which --mode auto follows"),
         (["--runner", "inline", "--dask", "tcp://127.0.0.1:1"], "--dask runs the tasks on a Dask cluster"),
         (["--exhaustive", "--candidates", "5"], "--exhaustive maps every document"),
     ],
@@ -247,7 +248,43 @@ def test_run_options_that_cannot_go_together_are_a_usage_error(capsys, tmp_path,
         (tmp_path / "targets.txt").write_text("a.txt\n")
     code, out, err = _run(capsys, "run", str(tmp_path), *options)
     assert code == 2 and out == ""
-    assert len(err.splitlines()) == 1 and err.startswith(f"error: {says}")
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: {says.replace('TMP', str(tmp_path))}")
+
+
+def test_run_with_a_target_of_no_document_stops_before_parsing(capsys, tmp_path, monkeypatch):
+    # Every document was parsed and stored, then "cannot plan pairs", and a run of no pairs recorded.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "fortress.txt").write_text("The army attacks the fortress.\n")
+    (corpus / "tumour.txt").write_text("The rays destroy the tumour.\n")
+    (corpus / "loop.txt").symlink_to(corpus / "loop.txt")
+    for target, says, status in (
+        ("sun.txt", f"{corpus}: --target 'sun.txt' names no document of the folder", 2),
+        ("Fortress.txt", "; the corpus has 'fortress.txt', a name that differs only in case", 2),
+        ("0" * 32, "--target '00000000000000000000000000000000' names no document", 2),
+        ("loop.txt", f"{corpus.resolve()}/loop.txt: cannot read: a loop of symbolic links", 1),
+    ):
+        code, out, err = _run(capsys, "run", str(corpus), "--target", target, "--no-progress")
+        assert code == status and out == "" and len(err.splitlines()) == 1 and says in err
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["logs"]  # no store, no run
+
+
+def test_a_target_named_by_its_doc_id_or_path_is_found(tmp_path):
+    import argparse
+    import hashlib
+
+    from dri.commands.run import _target_problem
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "fortress.txt").write_bytes(b"The army attacks the fortress.\n")
+    doc_id = hashlib.sha256(b"The army attacks the fortress.\n").hexdigest()[:32]
+    for target in (doc_id, str(corpus / "fortress.txt"), "fortress", "fortress.txt"):
+        args = argparse.Namespace(corpus_dir=corpus, target=target, allow_outside_links=False)
+        assert _target_problem(args) is None
+    args = argparse.Namespace(corpus_dir=corpus, target="f" * 32, allow_outside_links=False)
+    assert _target_problem(args)[1] == 2
 
 
 @pytest.mark.parametrize(

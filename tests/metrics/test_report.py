@@ -120,7 +120,12 @@ def test_write_report_files_and_numbers(tmp_path):
 def test_a_report_written_again_without_baselines_loses_their_box_plot(tmp_path):
     def result(baselines):
         return EvaluationResult(
-            "plagiarism", _rows(), groups=list(LEVELS), levels=LEVELS, negative="non", baseline_scores=baselines
+            "plagiarism",
+            _rows(),
+            groups=list(LEVELS),
+            levels=LEVELS,
+            negative="non",
+            baseline_scores=baselines,
         )
 
     out = tmp_path / "rep"

@@ -24,6 +24,7 @@ import logging
 import re
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -125,15 +126,25 @@ class Neo4jConnection:
     def first_contact(self) -> None:
         """Connect now, unless this process has reached the server before: a
         server that refuses the connection (or cannot be found) fails at
-        once instead of after the retry window."""
+        once instead of after the retry window, and a port that accepts the
+        connection but never answers Bolt's handshake (an HTTP server waits
+        for a request line) within the connection timeout, not the 70 s of
+        a connection acquired under the retry window."""
         from neo4j import exceptions as ex
+        from neo4j.warnings import PreviewWarning
 
         with state_lock:
             if self._key in _reached:
                 return
         with self._errors():
             try:
-                self._driver.verify_connectivity()
+                # The timeout as a keyword is a preview of neo4j 6.4 (pinned); its warning is
+                # for the API's stability, not this use.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", PreviewWarning)
+                    self._driver.verify_connectivity(
+                        connection_acquisition_timeout=self.settings.connection_timeout
+                    )
             except (ex.ServiceUnavailable, OSError) as err:
                 with state_lock:
                     _down_since[self._key] = time.monotonic()

@@ -109,6 +109,32 @@ def test_a_server_never_reached_fails_at_first_contact_without_the_retry_window(
     assert time.monotonic() - t0 < 10.0  # one retry window would be 30 s
 
 
+def test_a_port_that_never_answers_the_handshake_fails_within_the_connection_timeout():
+    # An HTTP server waits for a request line and Bolt's handshake for a reply: the first
+    # contact waited for the acquisition timeout (connection timeout + retry window, 70 s).
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
+    settings = Neo4jSettings(
+        f"bolt://neo4j:{PASSWORD}@127.0.0.1:{listener.getsockname()[1]}",
+        retry_seconds=60,
+        connection_timeout=1,
+    )
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(StoreUnavailable) as silent:
+            Neo4jStore(settings)
+    finally:
+        listener.close()
+        for conn in accepted:
+            conn.close()
+    assert "not a Neo4j Bolt port" in _one_line_without_password(silent.value)
+    assert time.monotonic() - t0 < 30.0  # the retry window is 60 s
+
+
 def _open_and_count(uri: str, barrier) -> int:
     barrier.wait(60)
     with open_store(uri) as store:

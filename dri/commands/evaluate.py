@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from dri import atomic
 from dri.commands.compare import add_profile_option
 from dri.commands.folders import REPORT_FILES, earlier_report, given_path, output_folder
-from dri.commands.search_options import add_search_arguments
+from dri.commands.search_options import add_search_arguments, candidates_given, search_conflict
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
 from dri.errors import pair_failure_lines
@@ -272,7 +272,7 @@ def _foreign_option(args: argparse.Namespace) -> str | None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    foreign = _foreign_option(args)
+    foreign = _foreign_option(args) or (search_conflict(args) if hasattr(args, "exhaustive") else None)
     if foreign is not None:
         echo(f"error: {foreign}", file=sys.stderr)
         return 2
@@ -317,6 +317,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             built = _build(args)
         common = dict(baselines=not args.no_baselines, progress=_progress(args.quiet), profile=args.profile)
         options = {name: getattr(args, name) for name in chosen.options}
+        if "candidates" in options:
+            options["candidates"] = candidates_given(args)
         # Imported only now: it imports Prefect, which reads its settings when first imported.
         run = chosen.run_function()
         if chosen.console == "search":

@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
 from dri.commands.folders import given_path
-from dri.commands.search_options import add_search_arguments, positive, worker_count
+from dri.commands.search_options import (
+    add_search_arguments,
+    candidates_given,
+    positive,
+    search_conflict,
+    worker_count,
+)
 from dri.corpora.discover import discover, find_target, has_manifest
 from dri.corpora.text import CorpusError, near_miss
 from dri.errors import Interrupted
@@ -43,7 +49,7 @@ from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
-from dri.settings import DEFAULT_CANDIDATES, prefect_defaults
+from dri.settings import prefect_defaults
 
 if TYPE_CHECKING:
     from dri.flows.tasks import RunSummary
@@ -275,9 +281,7 @@ def _conflicting_options(args: argparse.Namespace) -> str | None:
         return "--top-per-document is for all-pairs runs; a target's or a manifest's pairs are chosen by --candidates"
     if args.dask and args.runner not in (None, "dask"):
         return f"--dask runs the tasks on a Dask cluster; it cannot go with --runner {args.runner}"
-    if args.exhaustive and args.candidates != DEFAULT_CANDIDATES:
-        return "--exhaustive maps every document; it cannot go with --candidates"
-    return None
+    return search_conflict(args)
 
 
 def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
@@ -316,7 +320,7 @@ def _corpus_run(args: argparse.Namespace, config: RunnerConfig) -> Callable[[], 
         corpus=args.corpus,
         sections=args.sections,
         batch_size=args.batch_size,
-        candidates=args.candidates,
+        candidates=candidates_given(args),
         exhaustive=args.exhaustive,
         top_per_document=args.top_per_document,
         profile=args.profile,

@@ -8,7 +8,7 @@ import argparse
 from dri.flows.execution import MAX_WORKERS
 from dri.settings import DEFAULT_CANDIDATES
 
-__all__ = ["add_search_arguments", "positive", "worker_count"]
+__all__ = ["add_search_arguments", "candidates_given", "positive", "search_conflict", "worker_count"]
 
 
 def positive(text: str) -> int:
@@ -36,7 +36,7 @@ def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGro
     candidates = parser.add_argument(
         "--candidates",
         type=positive,
-        default=DEFAULT_CANDIDATES,
+        default=None,  # unset, not the default's value: --exhaustive refuses a typed one
         metavar="N",
         help=f"documents per target that stage 2 structure-maps, the closest by content "
         f"(default {DEFAULT_CANDIDATES})",
@@ -45,3 +45,16 @@ def add_search_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGro
         "--exhaustive", action="store_true", help="structure-map every document against the target"
     )
     return [candidates, exhaustive]
+
+
+def search_conflict(args: argparse.Namespace) -> str | None:
+    """Why ``--exhaustive`` and ``--candidates`` cannot go together, or ``None``:
+    the count typed, even the default's, was ignored."""
+    if args.exhaustive and args.candidates is not None:
+        return "--exhaustive maps every document; it cannot go with --candidates"
+    return None
+
+
+def candidates_given(args: argparse.Namespace) -> int:
+    """``--candidates``, or :data:`~dri.settings.DEFAULT_CANDIDATES` when unset."""
+    return DEFAULT_CANDIDATES if args.candidates is None else int(args.candidates)

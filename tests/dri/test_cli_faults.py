@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dri.cli import main
+from dri.settings import DEFAULT_CANDIDATES
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -238,6 +239,8 @@ def test_run_top_per_document_below_1_is_a_usage_error(capsys, tmp_path, k):
         (["--target", "a.txt", "MANIFEST"], "TMP has a manifest, which --mode auto follows"),
         (["--runner", "inline", "--dask", "tcp://127.0.0.1:1"], "--dask runs the tasks on a Dask cluster"),
         (["--exhaustive", "--candidates", "5"], "--exhaustive maps every document"),
+        # The default's own value typed was taken as not typed.
+        (["--exhaustive", "--candidates", str(DEFAULT_CANDIDATES)], "--exhaustive maps every document"),
     ],
 )
 def test_run_options_that_cannot_go_together_are_a_usage_error(capsys, tmp_path, options, says):
@@ -302,6 +305,10 @@ def test_a_target_named_by_its_doc_id_or_path_is_found(tmp_path):
         (
             ["choice", "c.jsonl", "--api-key", "k"],
             "--api-key is an option of dri evaluate translation, not choice",
+        ),
+        (
+            ["analogy", ".", "--exhaustive", "--candidates", str(DEFAULT_CANDIDATES)],
+            "--exhaustive maps every document; it cannot go with --candidates",
         ),
     ],
 )

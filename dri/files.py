@@ -11,13 +11,16 @@ a file that grows while it is read cost neither memory nor time: the
 
 Refusals raise :class:`FileRefused`, whose ``str()`` is one line
 ``<path>: <reason>``; each reader turns it into its own error type with
-the same reason, the path shown with :func:`dri.literal.printable`. Like
-:mod:`dri.errors`, this module imports nothing of ours but those two, so
-every layer may use it.
+the same reason, the path shown with :func:`dri.literal.printable`.
+:func:`decode_text` gives the text of a text file's bytes, or the one reason
+they are not text, the same verdict for the extractor and every other reader
+of documents. Like :mod:`dri.errors`, this module imports nothing of ours but
+those two, so every layer may use it.
 """
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -26,7 +29,7 @@ from pathlib import Path
 from dri.errors import ProjectError
 from dri.literal import printable
 
-__all__ = ["FileRefused", "read_limited"]
+__all__ = ["FileRefused", "NotText", "decode_text", "read_limited"]
 
 _CHUNK = 1 << 20
 
@@ -126,3 +129,62 @@ def read_limited(
     if total > limit:  # it grew while it was read
         raise FileRefused(path, f"too large (more than {limit} bytes, the limit)")
     return b"".join(chunks)
+
+
+# More control characters than this (as a share of all characters) means binary data.
+_MAX_CONTROL_SHARE = 0.01
+# NEL (U+0085) ends the lines of texts converted from EBCDIC, as Python's splitlines reads it.
+_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v\x85")
+
+
+class NotText(ValueError):
+    """Bytes that are not text; ``str()`` is the reason."""
+
+
+def _control_share(text: str) -> float:
+    controls = sum(1 for ch in text if (ch < " " or "\x7f" <= ch < "\xa0") and ch not in _ALLOWED_CONTROLS)
+    return controls / max(len(text), 1)
+
+
+def _nul_reason(data: bytes) -> str:
+    """Why bytes with NULs are refused: text in UTF-16 or UTF-32 without a byte-order
+    mark (ASCII text, every second or fourth byte NUL), which is not guessed at, or binary data."""
+    sample = data[:4096]
+    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
+        if len(sample) >= 2 * width and len(sample) % width == 0:
+            units = [sample[i : i + width] for i in range(0, len(sample), width)]
+            for order, zeros in (("little-endian", slice(1, None)), ("big-endian", slice(None, -1))):
+                if all(u[zeros] == b"\x00" * (width - 1) and u != b"\x00" * width for u in units):
+                    return f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
+    return "binary data, not text (contains NUL bytes)"
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """``(text, encoding)`` of the bytes of a text file: UTF-8, or the UTF-8,
+    UTF-16 or UTF-32 of a byte-order mark, else Windows-1252 (``"cp1252"``,
+    which a caller warns about). Raises :class:`NotText` for NUL bytes without
+    a byte-order mark, invalid UTF-16/32, and more than 1 % control characters."""
+    if data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE 00 00
+        encoding = "utf-32"
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    elif b"\x00" in data:
+        raise NotText(_nul_reason(data))
+    else:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        if encoding != "utf-8":
+            raise NotText(f"binary data, not text (invalid {encoding})") from None
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            raise NotText("binary data, not text (neither UTF-8 nor Windows-1252)") from None
+        encoding = "cp1252"
+    share = _control_share(text)
+    if share > _MAX_CONTROL_SHARE:
+        raise NotText(f"binary data, not text ({share:.0%} control characters)")
+    return text, encoding

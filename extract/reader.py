@@ -23,7 +23,6 @@ no text, and the PDF failures listed in :mod:`extract.pdf`.
 
 from __future__ import annotations
 
-import codecs
 import json
 import logging
 import os
@@ -34,7 +33,8 @@ from dri.extract.document import Document, DocumentError, Sentence, content_ids
 from dri.extract.pdf import TooMuchText, pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
 from dri.extract.sentences import split_sentences
-from dri.files import FileRefused, read_limited
+from dri.files import FileRefused, NotText, read_limited
+from dri.files import decode_text as decode_bytes_as_text
 from dri.literal import lone_surrogate_problem
 from dri.settings import max_text_chars
 
@@ -52,10 +52,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 20_000_000
 
-# More control characters than this (as a share of all characters) means binary data.
-_MAX_CONTROL_SHARE = 0.01
-# NEL (U+0085) ends the lines of texts converted from EBCDIC, as Python's splitlines reads it.
-_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v\x85")
 # Line ends other than "\n": each is a line end, a paragraph separator a paragraph break.
 _LINE_ENDS = (("\r\n", "\n"), ("\r", "\n"), ("\x85", "\n"), ("\u2028", "\n"), ("\u2029", "\n\n"))
 # Invisible format characters: a soft hyphen, a joiner or a direction mark
@@ -78,56 +74,20 @@ _HEADING_MAX_CHARS = 80
 Block = tuple[str | None, str]  # (section, paragraph text)
 
 
-def _control_share(text: str) -> float:
-    controls = sum(1 for ch in text if (ch < " " or "\x7f" <= ch < "\xa0") and ch not in _ALLOWED_CONTROLS)
-    return controls / max(len(text), 1)
-
-
-def _nul_reason(data: bytes) -> str:
-    """Why bytes with NULs are refused: text in UTF-16 or UTF-32 without a byte-order
-    mark (ASCII text, every second or fourth byte NUL), which is not guessed at, or binary data."""
-    sample = data[:4096]
-    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
-        if len(sample) >= 2 * width and len(sample) % width == 0:
-            units = [sample[i : i + width] for i in range(0, len(sample), width)]
-            for order, zeros in (("little-endian", slice(1, None)), ("big-endian", slice(None, -1))):
-                if all(u[zeros] == b"\x00" * (width - 1) and u != b"\x00" * width for u in units):
-                    return f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
-    return "binary data, not text (contains NUL bytes)"
-
-
 def decode_text(data: bytes, path: str = "<text>") -> tuple[str, str, list[str]]:
-    """``(text, encoding, warnings)`` for the bytes of a text file.
+    """``(text, encoding, warnings)`` for the bytes of a text file (:func:`dri.files.decode_text`).
 
     Raises :class:`DocumentError` for bytes that are not text.
     """
-    warnings: list[str] = []
-    if data.startswith(codecs.BOM_UTF8):
-        encoding = "utf-8-sig"
-    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE 00 00
-        encoding = "utf-32"
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16"
-    elif b"\x00" in data:
-        raise DocumentError(path, _nul_reason(data))
-    else:
-        encoding = "utf-8"
     try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError:
-        if encoding != "utf-8":
-            raise DocumentError(path, f"binary data, not text (invalid {encoding})") from None
-        try:
-            text = data.decode("cp1252")
-        except UnicodeDecodeError:
-            raise DocumentError(path, "binary data, not text (neither UTF-8 nor Windows-1252)") from None
-        encoding = "cp1252"
+        text, encoding = decode_bytes_as_text(data)
+    except NotText as err:
+        raise DocumentError(path, str(err)) from None
+    warnings: list[str] = []
+    if encoding == "cp1252":
         message = "not valid UTF-8; read as Windows-1252"
         log.warning("%s: %s", path, message)
         warnings.append(message)
-    share = _control_share(text)
-    if share > _MAX_CONTROL_SHARE:
-        raise DocumentError(path, f"binary data, not text ({share:.0%} control characters)")
     return text, encoding, warnings
 
 

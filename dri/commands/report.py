@@ -12,8 +12,8 @@ import sys
 import webbrowser
 
 from dri.commands.folders import given_path
-from dri.corpora.text import MAX_TEXT_BYTES, decode_bytes
-from dri.files import FileRefused, read_limited
+from dri.corpora.text import MAX_TEXT_BYTES
+from dri.files import FileRefused, NotText, decode_text, read_limited
 from dri.literal import echo
 from dri.metrics.report import find_report
 from dri.settings import data_dir
@@ -71,14 +71,14 @@ def run_report(args: argparse.Namespace) -> int:
             f"error: {summary}: cannot read the report summary: {err.reason}", file=sys.stderr, one_line=True
         )
         return 1
-    if b"\x00" in data:
+    try:
+        text, encoding = decode_text(data)
+    except NotText as err:
         # Printed as Windows-1252 it was a screen of junk with exit 0.
-        echo(
-            f"error: {summary}: binary data (NUL bytes), not a report summary", file=sys.stderr, one_line=True
-        )
+        echo(f"error: {summary}: {err}; not a report summary", file=sys.stderr, one_line=True)
         return 1
-    text, encoding = decode_bytes(data)
-    if encoding != "utf-8":
+    encoding = encoding.replace("-sig", "")
+    if encoding not in ("utf-8", "utf-16", "utf-32"):
         echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr, one_line=True)
     echo(text)
     echo()

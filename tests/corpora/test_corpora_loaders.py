@@ -43,6 +43,17 @@ def _plagiarism_fixture(root: Path) -> Path:
     return root
 
 
+def test_read_text_reads_a_byte_order_mark_as_the_extractor_does(tmp_path):
+    # A UTF-16 text was parsed for the structure scores and refused for the baselines.
+    from dri.extract.reader import read_document
+
+    for encoding in ("utf-16", "utf-32", "utf-8-sig"):
+        path = tmp_path / f"{encoding}.txt"
+        path.write_text(CP1252_TEXT, encoding=encoding)
+        assert read_text(path) == CP1252_TEXT
+        assert read_document(path).sentences
+
+
 def test_read_text_decodes_utf8_and_cp1252(tmp_path):
     (tmp_path / "u.txt").write_text(CP1252_TEXT, encoding="utf-8")
     (tmp_path / "w.txt").write_bytes(CP1252_TEXT.encode("cp1252"))
@@ -53,7 +64,13 @@ def test_read_text_decodes_utf8_and_cp1252(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "content, reason", [(None, "no such file"), (b"  \n", "empty"), (b"\x00\x01ab", "binary")]
+    "content, reason",
+    [
+        (None, "no such file"),
+        (b"  \n", "empty"),
+        (b"\x00\x01ab", "binary"),
+        (b"\x01\x02\x03\x7f a b", "control characters"),  # as the extractor refuses it
+    ],
 )
 def test_read_text_one_line_errors(tmp_path, content, reason):
     path = tmp_path / "bad.txt"

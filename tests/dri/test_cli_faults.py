@@ -177,8 +177,15 @@ def test_report_with_a_binary_summary_is_one_line_not_printed(capsys, tmp_path):
     code, out, err = _run(capsys, "report", str(tmp_path))
     assert code == 1 and out == ""
     assert err.splitlines() == [
-        f"error: {tmp_path / 'summary.md'}: binary data (NUL bytes), not a report summary"
+        f"error: {tmp_path / 'summary.md'}: binary data, not text (contains NUL bytes); not a report summary"
     ]
+
+
+def test_report_of_a_utf16_summary_prints_it(capsys, tmp_path):
+    # Its NUL bytes were called binary data, though its byte-order mark says what it is.
+    (tmp_path / "summary.md").write_text("# Résumé\n\nAS 0.5\n", encoding="utf-16")
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 0 and "# Résumé" in out and "AS 0.5" in out and err == ""
 
 
 def test_report_lines_keep_a_line_break_of_the_folder_name_in_their_line(capsys, tmp_path):
@@ -188,7 +195,7 @@ def test_report_lines_keep_a_line_break_of_the_folder_name_in_their_line(capsys,
     code, _, err = _run(capsys, "report", str(folder))
     shown = f"{tmp_path}/rep\\u000a| x |/summary.md"
     assert code == 1 and err.splitlines() == [
-        f"error: {shown}: binary data (NUL bytes), not a report summary"
+        f"error: {shown}: binary data, not text (contains NUL bytes); not a report summary"
     ]
     (folder / "summary.md").write_bytes("# Résumé\n".encode("cp1252"))
     code, out, err = _run(capsys, "report", str(folder))

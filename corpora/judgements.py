@@ -34,6 +34,7 @@ other.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -45,6 +46,7 @@ from typing import NamedTuple
 from dri.atomic import write_bytes
 from dri.corpora.manifest import ManifestPair, write_manifest
 from dri.corpora.text import (
+    MAX_TEXT_BYTES,
     CorpusError,
     csv_rows,
     header_rows,
@@ -52,6 +54,7 @@ from dri.corpora.text import (
     read_text,
     refuse_repeated_columns,
 )
+from dri.files import FileRefused, read_limited
 from dri.literal import lone_surrogate_problem, printable
 
 __all__ = [
@@ -247,6 +250,37 @@ def _pool_keys(pairs: list[RankedPair], faceted: bool) -> None:
         pair.query = keys[(pair.query, pair.facet)]
 
 
+def _one_query_text_and_candidate_each(
+    path: Path, pairs: list[RankedPair], problems: list[str]
+) -> list[RankedPair]:
+    """``pairs`` without the rows that contradict an earlier row of their pool:
+    another query text (``a``) than the pool's first row, or a candidate (``b``)
+    already in the pool with another relevance; each left out with a one-line
+    problem. Both were ranked as given, a candidate twice in one pool with two
+    relevances. The same text twice with one relevance stays (CSFCube's pools
+    hold a paper under two ids)."""
+    first: dict[str, RankedPair] = {}
+    seen: dict[tuple[str, str], RankedPair] = {}
+    kept = []
+    for pair in pairs:
+        head = first.setdefault(pair.query, pair)
+        candidate = (pair.query, str(pair.b))
+        if str(pair.a) != str(head.a):
+            problems.append(
+                f"{path}: line {pair.line}: query {pair.query!r} has another text on line {head.line}; left out"
+            )
+        elif candidate in seen and seen[candidate].score != pair.score:
+            earlier = seen[candidate]
+            problems.append(
+                f"{path}: line {pair.line}: the candidate of line {earlier.line} again, in the pool of "
+                f"query {pair.query!r}, with relevance {pair.score:g}, not {earlier.score:g}; left out"
+            )
+        else:
+            seen.setdefault(candidate, pair)
+            kept.append(pair)
+    return kept
+
+
 def load_ranking(path: str | Path) -> RankingSet:
     """The pools of a CSV with columns ``a``, ``b``, ``score``, ``query`` (and ``facet``).
 
@@ -266,6 +300,7 @@ def load_ranking(path: str | Path) -> RankingSet:
         except ValueError as err:
             problems.append(f"{path}: line {line}: {err}")
     _pool_keys(pairs, faceted)
+    pairs = _one_query_text_and_candidate_each(path, pairs, problems)
     pools: dict[str, int] = {}
     for pair in pairs:
         pools[pair.query] = pools.get(pair.query, 0) + 1
@@ -334,6 +369,7 @@ def load_choice(path: str | Path) -> ChoiceSet:
     path = Path(path)
     raw = _read(path)
     items, problems = [], []
+    lines: dict[str, int] = {}  # an item's id -> its line
     for line, text in enumerate(raw.splitlines(), start=1):
         if not text.strip():
             continue
@@ -349,9 +385,18 @@ def load_choice(path: str | Path) -> ChoiceSet:
             problems.append(f"{path}: line {line}: nested too deeply to read")
             continue
         try:
-            items.append(_item(record, line, path.parent))
+            item = _item(record, line, path.parent)
         except ValueError as err:
             problems.append(f"{path}: line {line}: {err}")
+            continue
+        if item.id in lines:
+            # Items are told apart by their id: the later one took the earlier one's place.
+            problems.append(
+                f"{path}: line {line}: the id {item.id!r} is line {lines[item.id]}'s too; left out"
+            )
+            continue
+        lines[item.id] = line
+        items.append(item)
     if not items:
         raise CorpusError(path, "no usable items" + (f" ({problems[0]})" if problems else ""))
     return ChoiceSet(path, items, problems)
@@ -365,10 +410,15 @@ def _document(side: str | Path, folder: Path) -> Path:
     graph and every pair it was in was skipped. The copy is of the bytes
     hashed, written whole (:func:`dri.atomic.write_bytes`): a file that
     changes or goes meanwhile leaves no copy cut short under a hash that
-    is not its content's. Raises :class:`OSError` if it cannot be read.
+    is not its content's. Raises :class:`OSError` if it cannot be read or
+    is larger than :data:`~corpora.text.MAX_TEXT_BYTES`.
     """
     if isinstance(side, Path):
-        data = side.read_bytes()
+        try:
+            # Bounded as every document is: a 1 GB file was read whole and copied, then refused.
+            data = read_limited(side, MAX_TEXT_BYTES)
+        except FileRefused as err:
+            raise OSError(errno.EFBIG, err.reason, str(side)) from None
         target = folder / f"{hashlib.sha1(data).hexdigest()[:16]}{side.suffix.lower()}"
     else:
         target = folder / (hashlib.sha1(side.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt")
@@ -391,8 +441,9 @@ def _holds(path: Path, data: bytes) -> bool:
 class WrittenDocuments(NamedTuple):
     """What :func:`write_documents` wrote: the manifest's ``pairs``, in order; a
     one-line ``problems`` entry per pair left out; and the ``names`` the user gave
-    the documents named by path, by their copies' paths (a failure of a copy is
-    told by the user's file)."""
+    the documents, by their copies' paths: a document named by path is its
+    file, a text its first ``FILE: line N`` (a failure of a copy is told by
+    what the user wrote, not by a hashed name in the data folder)."""
 
     pairs: list[ManifestPair]
     problems: list[str]
@@ -418,6 +469,7 @@ def write_documents(
     out: list[ManifestPair] = []
     problems: list[str] = []
     given: dict[str, dict[str, None]] = {}  # a copy's path -> the paths the user gave for its bytes
+    cells: dict[str, str] = {}  # a text's copy -> the file and line it was first read from
     for (a, b, group, extra), line in zip(pairs, lines, strict=True):
         try:
             first, second = _document(a, folder), _document(b, folder)
@@ -433,6 +485,8 @@ def write_documents(
         for side, copy in ((a, first), (b, second)):
             if isinstance(side, Path):
                 given.setdefault(str(copy), {})[str(side)] = None
+            else:
+                cells.setdefault(str(copy), f"{source}: line {line}")
     if not out:
         raise CorpusError(source, f"no usable rows ({problems[0]})")
     # The flow compares each pair once: a pair rated twice (two raters, two lines)
@@ -441,7 +495,8 @@ def write_documents(
     for pair in out:
         distinct.setdefault((pair.source, pair.target, pair.group), pair)
     write_manifest(list(distinct.values()), folder / "manifest.csv")
-    return WrittenDocuments(out, problems, {copy: _one_name(list(paths)) for copy, paths in given.items()})
+    names = {**cells, **{copy: _one_name(list(paths)) for copy, paths in given.items()}}
+    return WrittenDocuments(out, problems, names)
 
 
 def _one_name(paths: list[str]) -> str:

@@ -413,9 +413,8 @@ def _name_by_user(row: dict[str, Any], names: dict[str, str]) -> None:
     for end in ("source", "target"):
         if row[end] in names:
             row[f"_{end}_name"] = names[row[end]]
-    if row.get("error"):
-        for copy, name in names.items():
-            row["error"] = row["error"].replace(copy, name)
+            if row.get("error"):  # a pair's error names its own documents
+                row["error"] = row["error"].replace(row[end], names[row[end]])
 
 
 def _baseline_scores(

@@ -201,8 +201,12 @@ def test_write_documents_writes_each_text_once_with_a_manifest(tmp_path: Path):
         [2, 3],
     )
     assert problems == []
-    # Only a document named by path has a name of the user's; its copy is told by it.
-    assert names == {str(pairs[1].target): str(doc)}
+    # A copy is told by what the user wrote: its file, or a text's first line of the file.
+    assert names == {
+        str(pairs[0].source): "r.csv: line 2",
+        str(pairs[0].target): "r.csv: line 2",
+        str(pairs[1].target): str(doc),
+    }
     assert len({p.source for p in pairs}) == 1
     # A document named by path is a document of the folder too, which is all the corpus flow reads.
     assert pairs[1].target.parent == folder.resolve() and pairs[1].target.read_bytes() == doc.read_bytes()
@@ -240,8 +244,7 @@ def test_write_documents_leaves_out_the_rows_of_a_document_gone_since_loading(tm
     )
     assert [p.extra for p in pairs] == [{}] and pairs[0].target.read_bytes() == kept.read_bytes()
     assert problems == [
-        f"r.csv: line {n}: cannot read the document {gone} (No such file or directory); left out"
-        for n in (2, 4)
+        f"r.csv: line {n}: cannot read the document {gone} (no such file); left out" for n in (2, 4)
     ]
     assert len(read_manifest(folder / "manifest.csv")) == 1
     # Only copies of whole documents are left in the folder.
@@ -278,7 +281,11 @@ def test_write_documents_names_a_copy_of_several_files_by_the_first(tmp_path: Pa
         [(first, "x", "g", {}), ("y", second, "g", {})], tmp_path / "corpus", Path("r.csv"), [2, 3]
     )
     assert written.pairs[0].source == written.pairs[1].target
-    assert written.names == {str(written.pairs[0].source): f"{first} (the same bytes as {second})"}
+    assert written.names == {
+        str(written.pairs[0].source): f"{first} (the same bytes as {second})",
+        str(written.pairs[0].target): "r.csv: line 2",
+        str(written.pairs[1].source): "r.csv: line 3",
+    }
 
 
 def test_ranking_pools_by_query_and_facet(tmp_path: Path):
@@ -419,3 +426,54 @@ def test_numbers_at_the_edge_are_one_problem_per_row(tmp_path):
     items = load_choice(choice)
     assert [i.answer for i in items.items] == [1] and len(items.problems) == 4
     assert all("must be an option index" in p for p in items.problems)
+
+
+def test_choice_items_of_one_id_are_not_merged(tmp_path: Path):
+    # A later item of the same id (or of the id an item without one gets: line-N)
+    # took the earlier one's place, without a word: items lost.
+    item = {"query": "The wind pushes the hail.", "options": ["A push.", "A coin."], "answer": 0}
+    lines = [{**item, "id": "i1"}, {**item, "id": "i1"}, item, {**item, "id": "line-3"}]
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [i.id for i in data.items] == ["i1", "line-3"]
+    assert data.problems == [
+        f"{jsonl}: line 2: the id 'i1' is line 1's too; left out",
+        f"{jsonl}: line 4: the id 'line-3' is line 3's too; left out",
+    ]
+
+
+def test_ranking_rows_that_contradict_their_pool_are_left_out(tmp_path: Path):
+    # A candidate twice in one pool with relevances 3 and 0, and a second query text
+    # under one query id, were ranked as given.
+    csv_file = tmp_path / "r.csv"
+    csv_file.write_text(
+        "a,b,score,query\n"
+        "Nets learn images.,Conv nets classify.,3,q1\n"
+        "Nets learn images.,Conv nets classify.,0,q1\n"
+        "Nets learn images.,Conv nets classify.,3,q1\n"
+        "Nets learn images.,Birds migrate.,0,q1\n"
+        "Another query text.,Fish swim.,1,q1\n",
+        encoding="utf-8",
+    )
+    data = load_ranking(csv_file)
+    assert [p.line for p in data.pairs] == [2, 4, 5]  # the same candidate, the same relevance: kept
+    assert data.problems == [
+        f"{csv_file}: line 3: the candidate of line 2 again, in the pool of query 'q1', "
+        "with relevance 0, not 3; left out",
+        f"{csv_file}: line 6: query 'q1' has another text on line 2; left out",
+    ]
+
+
+def test_a_document_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path):
+    # A 1 GB file was read whole and copied into the data folder, then refused.
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as fh:
+        fh.truncate(25_000_000)  # sparse: no disk or memory
+    folder = tmp_path / "corpus"
+    written = write_documents(
+        [(huge, "a text", "g", {}), ("b text", "a text", "g", {})], folder, Path("r.csv"), [2, 3]
+    )
+    assert len(written.pairs) == 1 and len(written.problems) == 1
+    assert written.problems[0].startswith(f"r.csv: line 2: cannot read the document {huge} (too large")
+    assert not [p for p in folder.iterdir() if p.stat().st_size > 1000]

@@ -127,11 +127,21 @@ def plot_text(text: object) -> str:
     return printable(text, newlines=True).replace("$", r"\$")
 
 
+#: The longest text cell :func:`csv_cell` keeps whole: Python's ``csv`` module
+#: refuses to read a field over 131,072 characters (its default field limit).
+MAX_CSV_CELL = 100_000
+
+
 def csv_cell(value: object) -> object:
     """``value`` safe in a spreadsheet: a text starting with a formula character
-    gets a leading ``'``, unless it is a plain number (``-0.5``); anything else
+    gets a leading ``'``, unless it is a plain number (``-0.5``); a text over
+    :data:`MAX_CSV_CELL` characters is cut there, saying how much; anything else
     is returned as it is."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+    if not isinstance(value, str):
+        return value
+    if len(value) > MAX_CSV_CELL:
+        value = f"{value[:MAX_CSV_CELL]}… ({len(value) - MAX_CSV_CELL:,} more characters cut)"
+    if value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value
 

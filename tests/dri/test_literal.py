@@ -143,6 +143,17 @@ def test_csv_cells_never_start_a_formula_and_read_back(cells):
         assert cell == original or cell == "'" + original
 
 
+def test_a_csv_cell_too_long_for_pythons_csv_reader_is_cut_saying_so():
+    # A judgement file's note of 200,000 characters made a scores.csv that csv.reader refused.
+    cells = [csv_cell(c) for c in ["x" * 200_000, "=" + "y" * 150_000, "short"]]
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow(cells)
+    (read,) = list(csv.reader(io.StringIO(buffer.getvalue(), newline="")))
+    assert read[0] == "x" * 100_000 + "… (100,000 more characters cut)"
+    assert read[1].startswith("'=yyy") and read[1].endswith("(50,001 more characters cut)")
+    assert read[2] == "short"
+
+
 class _Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -182,8 +182,7 @@ def test_a_document_gone_before_it_is_copied_costs_its_rows_only(tmp_path, capsy
     assert status == 1
     gone = tmp_path / "gone.txt"
     assert [line for line in captured.err.splitlines() if line.startswith("error:")] == [
-        f"error: {rated}: line {n}: cannot read the document {gone} (no such file); left out"
-        for n in (3, 5)
+        f"error: {rated}: line {n}: cannot read the document {gone} (no such file); left out" for n in (3, 5)
     ]
     assert "Traceback" not in captured.err
     stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, is_document, near_miss, read_table_text
+from dri.corpora.text import CorpusError, is_document, near_miss, no_corpus_folder, read_table_text
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -140,7 +140,7 @@ def load_analogy(
     """
     root = Path(corpus_dir)
     if not root.is_dir():
-        raise CorpusError(root, "no such corpus folder")
+        raise no_corpus_folder(root)
     documents = sorted(p for p in root.iterdir() if p.is_file() and is_document(p))
     if len(documents) < 2:
         raise CorpusError(root, "an analogy-search corpus needs at least two .txt or .pdf documents")

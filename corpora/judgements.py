@@ -173,7 +173,10 @@ def _read(path: Path) -> str:
 def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str] | None, str]]:
     """The rows of a CSV that must have ``columns`` (:func:`~corpora.text.header_rows`)."""
     records = csv_rows(path)
-    header = [h.strip() for h in next(records, (1, []))[1]]
+    first = next(records, None)
+    if first is None:  # said "the header lacks the column(s) a, b, score"
+        raise CorpusError(path, f"an empty file; it needs the header {','.join(columns)} and a row a pair")
+    header = [h.strip() for h in first[1]]
     missing = [c for c in columns if c not in header]
     if missing:
         raise CorpusError(

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
+from dri.corpora.text import CorpusError, csv_rows, header_rows, no_corpus_folder, refuse_repeated_columns
 from dri.literal import printable
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ def load_plagiarism(corpus_dir: str | Path) -> PlagiarismCorpus:
 def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], list[str]]:
     """The index file, its rows (line, fields) each once, and the problems of the others."""
     if not root.is_dir():
-        raise CorpusError(root, "no such corpus folder")
+        raise no_corpus_folder(root)
     info = root / INFO_FILE
     if not info.is_file():
         what = "missing" if not info.exists() else "not a file"  # a folder of that name said "missing"

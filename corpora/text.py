@@ -33,6 +33,7 @@ __all__ = [
     "header_rows",
     "is_document",
     "near_miss",
+    "no_corpus_folder",
     "read_table_text",
     "read_text",
     "refuse_repeated_columns",
@@ -63,6 +64,15 @@ class CorpusError(ProjectError):
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
         super().__init__(f"{printable(self.path)}: {self.reason}")
+
+
+def no_corpus_folder(root: Path) -> CorpusError:
+    """The error for a corpus path that is not a folder, saying what it is."""
+    if root.is_symlink() and not root.exists():
+        return CorpusError(root, "a symbolic link to nothing (no such corpus folder)")
+    if root.exists():
+        return CorpusError(root, "a file, not a corpus folder (give the folder that holds the documents)")
+    return CorpusError(root, "no such corpus folder")
 
 
 def is_document(path: str | Path) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError
+from dri.corpora.text import CorpusError, no_corpus_folder
 from dri.literal import printable
 
 __all__ = ["ORIGINALS", "PIVOT", "ROUNDTRIP", "TranslationCorpus", "TranslationPair", "load_translation"]
@@ -101,7 +101,7 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
     """
     root = Path(corpus_dir)
     if not root.is_dir():
-        raise CorpusError(root, "no such corpus folder")
+        raise no_corpus_folder(root)
     orig_dir, rt_dir = root / ORIGINALS, root / ROUNDTRIP
     for folder, needs in ((orig_dir, "originals/NAME.txt"), (rt_dir, "roundtrip/<lang>/NAME.txt")):
         if not folder.is_dir():

@@ -70,6 +70,8 @@ def output_folder(text: str) -> Path:
     blocker = _file_in_the_way(path)
     if blocker is not None and _a_loop(blocker):
         raise argparse.ArgumentTypeError(f"{printable(blocker)}: a loop of symbolic links, not a folder")
+    if blocker == path and path.is_symlink() and not path.exists():
+        raise argparse.ArgumentTypeError(f"{printable(text)}: a symbolic link to nothing, not a folder")
     if blocker == path:
         raise argparse.ArgumentTypeError(f"{printable(text)}: not a folder (a file of that name is there)")
     if blocker is not None:

@@ -477,3 +477,11 @@ def test_a_document_over_the_size_limit_is_refused_before_it_is_read(tmp_path: P
     assert len(written.pairs) == 1 and len(written.problems) == 1
     assert written.problems[0].startswith(f"r.csv: line 2: cannot read the document {huge} (too large")
     assert not [p for p in folder.iterdir() if p.stat().st_size > 1000]
+
+
+def test_an_empty_judgement_file_is_called_empty(tmp_path: Path):
+    # It was "the header lacks the column(s) a, b, score".
+    empty = tmp_path / "e.csv"
+    empty.write_bytes(b"")
+    with pytest.raises(CorpusError, match=r"an empty file; it needs the header a,b,score and a row a pair$"):
+        load_judgements(empty)

@@ -454,6 +454,12 @@ def test_an_out_folder_that_is_a_file_is_a_usage_error_before_any_work(capsys, t
     assert code == 2 and err.splitlines()[-1].endswith(
         f"argument --out: {loop}: a loop of symbolic links, not a folder"
     )
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")  # said "a file of that name is there"
+    code, out, err = _run(capsys, *argv, "--out", str(dangling))
+    assert code == 2 and err.splitlines()[-1].endswith(
+        f"argument --out: {dangling}: a symbolic link to nothing, not a folder"
+    )
 
 
 @pytest.mark.parametrize(

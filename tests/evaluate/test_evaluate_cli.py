@@ -174,6 +174,15 @@ def test_evaluate_missing_corpus_exit_2(data_dir, tmp_path, capsys):
     assert main(["evaluate", "translation", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: {tmp_path / 'nope'}: no such corpus folder"
+    # A file, or a link to nothing, was "no such corpus folder" too.
+    (tmp_path / "x.csv").write_text("a,b\n")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nope")
+    for kind, given, says in (
+        ("plagiarism", "x.csv", "a file, not a corpus folder (give the folder that holds the documents)"),
+        ("analogy", "dangling", "a symbolic link to nothing (no such corpus folder)"),
+    ):
+        assert main(["evaluate", kind, str(tmp_path / given)]) == 2
+        assert capsys.readouterr().err.strip() == f"error: {tmp_path / given}: {says}"
 
 
 def test_a_failed_document_is_named_once_in_its_problem_line(data_dir, tmp_path, capsys, monkeypatch):

@@ -93,10 +93,13 @@ def _warn_repeated(listed_in: Path | None, entry: str, times: int) -> None:
 
 
 def _choose_targets(
-    root: Path, documents: list[Path], entries: list[str], listed_in: Path | None
+    root: Path, documents: list[Path], entries: list[str], listed_in: Path | None, problems: list[str]
 ) -> list[Path]:
-    """The documents ``entries`` name, each once; a :class:`CorpusError` naming the list
-    (``targets.txt`` or ``--target``) and the entry as written for one that names none.
+    """The documents ``entries`` name, each once. An entry that names none is a
+    :class:`CorpusError` naming ``--target`` and the entry as written; in
+    ``targets.txt`` (``listed_in``) it is a line of ``problems`` and the other
+    targets are searched, unless none is left (one mistyped line stopped the
+    whole search).
 
     A target named twice would be compared twice (every row and rank of its
     report doubled); an entry naming a file outside the corpus would be
@@ -111,17 +114,23 @@ def _choose_targets(
         doc = by_name.get(Path(entry).name)
         if doc is None or not _is_listed_document(root, entry, doc):
             where = listed_in if listed_in else "--target"
-            raise CorpusError(
+            unknown = CorpusError(
                 where,
                 f"target {entry!r} is not a document of the corpus {printable(root)}"
                 + near_miss(Path(entry).name, by_name),
             )
+            if listed_in is None:
+                raise unknown
+            problems.append(f"{unknown}; left out")
+            continue
         if doc not in chosen:
             chosen.append(doc)
         named[doc] = [*named.get(doc, []), entry]
     for entries_of_one in named.values():
         if len(entries_of_one) > 1:
             _warn_repeated(listed_in, entries_of_one[0], len(entries_of_one))
+    if not chosen:
+        raise CorpusError(listed_in or "--target", f"names no document of the corpus ({problems[0]})")
     return chosen
 
 
@@ -134,9 +143,10 @@ def load_analogy(
 
     ``targets`` (file names or paths) overrides ``targets.txt``; ``sections``
     overrides ``sections.txt`` (an empty list means the whole documents).
-    A target that is not a document of the corpus is a :class:`CorpusError`
-    naming the list and the entry; one named twice is compared once, with a
-    warning.
+    A target of ``targets`` that is not a document of the corpus is a
+    :class:`CorpusError` naming ``--target`` and the entry; one of
+    ``targets.txt`` a line of ``problems`` (an error if no target is left);
+    one named twice is compared once, with a warning.
     """
     root = Path(corpus_dir)
     if not root.is_dir():
@@ -153,7 +163,9 @@ def load_analogy(
         if not targets:
             raise CorpusError(listed, "names no target")
     listed_in = root / TARGETS_FILE if from_file else None
-    chosen = _choose_targets(root, documents, targets, listed_in)
+    problems: list[str] = []
+    chosen = _choose_targets(root, documents, targets, listed_in, problems)
     if sections is None and (root / SECTIONS_FILE).is_file():
         sections = read_list(root / SECTIONS_FILE)
-    return AnalogyCorpus(root, documents, chosen, tuple(s.lower() for s in sections) if sections else None)
+    chosen_sections = tuple(s.lower() for s in sections) if sections else None
+    return AnalogyCorpus(root, documents, chosen, chosen_sections, problems)

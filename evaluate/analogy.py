@@ -207,7 +207,14 @@ def _search_results(
             records[id(hit)] = record
             hits.append(hit)
         results.append(
-            SearchResult(tgt, hits, len(mine[tgt]), evaluation.sections, _failures(mine[tgt], tgt))
+            SearchResult(
+                tgt,
+                hits,
+                len(mine[tgt]),
+                evaluation.sections,
+                _failures(mine[tgt], tgt),
+                tuple(evaluation.problems),
+            )
         )
     return results, records
 

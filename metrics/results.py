@@ -167,3 +167,6 @@ class SearchResult:
     sections: tuple[str, ...] | None
     #: ``(source, error)`` of each pair that could not be compared (a bad file, a failed mapping).
     failures: tuple[tuple[str, str], ...] = ()
+    #: The search's lines about its corpus, the same for every target (a line of
+    #: ``targets.txt`` that names no document, left out).
+    problems: tuple[str, ...] = ()

@@ -329,7 +329,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             if files:
                 echo(f"report: {files.summary_md}", one_line=True)
             # A bad file fails every pair it is in: each distinct reason once.
-            errors = pair_failure_lines(
+            errors = list(dict.fromkeys(p for res in searches for p in res.problems))
+            errors += pair_failure_lines(
                 (source, str(res.target), error) for res in searches for source, error in res.failures
             )
             for line in errors:

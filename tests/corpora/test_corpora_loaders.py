@@ -296,11 +296,21 @@ def test_analogy_loader_names_each_target_once_and_the_list_for_a_bad_one(tmp_pa
     listed.write_text("a.txt\n./a.txt\nb.txt\na.txt\n", encoding="utf-8")
     assert [t.name for t in load_analogy(corpus_dir).targets] == ["a.txt", "b.txt"]
     assert caplog.messages == [f"{listed}: target 'a.txt' is named 3 times; it is compared once"]
+    # A bad line of targets.txt is left out, named; the others are searched (it stopped them all).
     for entry in ("../a.txt", "/etc/c.txt"):
         listed.write_text(f"a.txt\n{entry}\n", encoding="utf-8")
-        with pytest.raises(CorpusError) as err:
-            load_analogy(corpus_dir)
-        assert str(err.value) == f"{listed}: target {entry!r} is not a document of the corpus {corpus_dir}"
+        corpus = load_analogy(corpus_dir)
+        assert [t.name for t in corpus.targets] == ["a.txt"]
+        assert corpus.problems == [
+            f"{listed}: target {entry!r} is not a document of the corpus {corpus_dir}; left out"
+        ]
+    listed.write_text("/etc/c.txt\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        load_analogy(corpus_dir)
+    assert str(err.value) == (
+        f"{listed}: names no document of the corpus "
+        f"({listed}: target '/etc/c.txt' is not a document of the corpus {corpus_dir}; left out)"
+    )
     with pytest.raises(CorpusError) as err:
         load_analogy(corpus_dir, targets=["a.txt", "/etc/c.txt"])
     assert str(err.value) == f"--target: target '/etc/c.txt' is not a document of the corpus {corpus_dir}"

@@ -220,6 +220,24 @@ def test_analogy_sections_no_document_has_are_one_line_and_map_nothing(tmp_path,
         assert store.counts()["comparisons"] == 1
 
 
+def test_a_line_of_targets_txt_naming_no_document_costs_that_target_only(tmp_path, capsys, monkeypatch):
+    # One mistyped line stopped the whole search (exit 2); the others are searched now.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text("The electron orbits the nucleus.\n", encoding="utf-8")
+    (corpus / "solar.txt").write_text("The planet orbits the sun.\n", encoding="utf-8")
+    (corpus / "targets.txt").write_text("atom.txt\nmissing.txt\n", encoding="utf-8")
+    out = tmp_path / "report"
+    assert main(["evaluate", "analogy", str(corpus), "--out", str(out), "-q", "--no-baselines"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"error: {corpus / 'targets.txt'}: target 'missing.txt' is not a document of the corpus "
+        f"{corpus}; left out"
+    ]
+    assert "solar.txt" in captured.out and "left out" in (out / "summary.md").read_text(encoding="utf-8")
+
+
 def test_a_ratings_store_that_cannot_be_read_is_a_warning_in_the_analogy_report(
     tmp_path, capsys, monkeypatch
 ):

@@ -182,7 +182,10 @@ def decode_text(data: bytes) -> tuple[str, str]:
         try:
             text = data.decode("cp1252")
         except UnicodeDecodeError:
-            raise NotText("binary data, not text (neither UTF-8 nor Windows-1252)") from None
+            # Shift-JIS or GB18030 text lands here too: the encoding is the likely fault.
+            raise NotText(
+                "neither UTF-8 nor Windows-1252 text (another encoding, or binary data); save it as UTF-8"
+            ) from None
         encoding = "cp1252"
     share = _control_share(text)
     if share > _MAX_CONTROL_SHARE:

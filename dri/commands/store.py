@@ -40,6 +40,14 @@ def _name(text: str) -> str:
     return storable(text)
 
 
+def _uri(text: str) -> str:
+    """``--uri``: never empty. An unset shell variable (``--uri "$STORE"``) opened
+    the configured store instead, so ``clear --yes`` emptied it."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty store URI (leave --uri out for the configured store)")
+    return text
+
+
 def _count(text: str) -> int:
     """``-k``: a whole number from 1 to MAX_K (argparse turns the ValueError into one line)."""
     try:
@@ -59,7 +67,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--uri", help="store to open (bolt://…, neo4j://…, sqlite:///file); default: configured one"
+        "--uri",
+        type=_uri,
+        help="store to open (bolt://…, neo4j://…, sqlite:///file); default: configured one",
     )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("info", help="backend, location, counts, corpora and runs")

@@ -648,3 +648,18 @@ def test_a_prefect_api_url_prefect_cannot_read_is_one_line_before_prefect_is_imp
     assert code in (1, 2) and err.splitlines() == [
         "error: PREFECT_API_URL http://[::1/api: an IPv6 host opens with [ and is not closed with ]"
     ]
+
+
+def test_an_empty_store_uri_is_a_usage_error_and_clears_nothing(capsys, tmp_path, monkeypatch):
+    # `dri store --uri "$UNSET" clear --yes` opened the configured store and emptied it.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    from dri.store import open_store
+
+    with open_store() as store:
+        assert store.counts()["documents"] == 0  # the configured store, made
+    for uri in ("", "  "):
+        code, out, err = _run(capsys, "store", "--uri", uri, "clear", "--yes")
+        assert code == 2 and out == ""
+        assert err.splitlines()[-1] == (
+            "dri store: error: argument --uri: an empty store URI (leave --uri out for the configured store)"
+        )

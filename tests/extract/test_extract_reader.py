@@ -212,6 +212,11 @@ def test_binary_junk(tmp_path):
     # Bytes that are neither UTF-8 nor Windows-1252.
     (tmp_path / "junk3.txt").write_bytes(b"abc \x81\x8d def")
     assert "neither UTF-8 nor Windows-1252" in _error(tmp_path / "junk3.txt").reason
+    # Text in another encoding was called binary data.
+    (tmp_path / "sjis.txt").write_bytes("太陽は惑星を引き付ける。The sun attracts.".encode("shift_jis"))
+    assert _error(tmp_path / "sjis.txt").reason == (
+        "neither UTF-8 nor Windows-1252 text (another encoding, or binary data); save it as UTF-8"
+    )
 
 
 def test_too_large(tmp_path):

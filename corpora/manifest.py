@@ -134,4 +134,6 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
                 extra={k: v for k, v in row.items() if k not in MANIFEST_COLUMNS},
             )
         )
+    if not pairs:  # a run of no pairs ended with exit 0
+        raise CorpusError(path, "names no pair: a header and no rows (one row a pair: source,target,group)")
     return pairs

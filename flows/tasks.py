@@ -36,7 +36,7 @@ import networkx as nx
 
 from dri import atomic
 from dri.corpora.discover import corpus_manifest, discover, find_target
-from dri.corpora.text import near_miss
+from dri.corpora.text import is_document, near_miss
 from dri.errors import Failure, ProjectError, one_line, os_reason
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
@@ -435,6 +435,23 @@ def sections_problem(doc_ids: Sequence[str], sections: Sequence[str], corpus_dir
     return Failure(corpus_dir, "plan", reason, scope="run")
 
 
+def _not_a_document(path: str, root: str | None) -> str | None:
+    """Why a path of a manifest is no document of the corpus folder ``root``, or
+    ``None`` for a document (one that failed says so in its own line): the run
+    said "skipped, no graph for" a path that does not exist as much as for one
+    whose text failed."""
+    if not os.path.lexists(path):
+        return "listed in the manifest, but there is no such file"
+    if os.path.isdir(path):
+        return "listed in the manifest, but a folder, not a document"
+    real = os.path.realpath(path)
+    if root is not None and not real.startswith(os.path.realpath(root) + os.sep):
+        return "listed in the manifest, but outside the corpus folder, whose documents a manifest names"
+    if not is_document(path):
+        return "listed in the manifest, but not a .txt or .pdf document"
+    return None
+
+
 def plan_run(
     mode: str,
     documents: dict[str, str],
@@ -448,7 +465,7 @@ def plan_run(
     (a line in the summary), not an exception."""
     try:
         manifest, problems = corpus_manifest(corpus_dir) if mode == "manifest" else (None, [])
-        plan = plan_pairs(mode, documents, manifest=manifest, target=target)
+        plan = plan_pairs(mode, documents, manifest=manifest, target=target, root=corpus_dir)
     except Exception as err:
         failure = Failure(corpus_dir, "plan", f"{NO_PLAN}{one_line(err)}", scope="run")
         return Plan(pairs=[], problems=[failure])
@@ -467,6 +484,7 @@ def plan_pairs(
     *,
     manifest: Sequence[tuple[str, str, str]] | None = None,
     target: str | None = None,
+    root: str | None = None,
 ) -> Plan:
     """The comparisons of a run.
 
@@ -479,7 +497,9 @@ def plan_pairs(
     * ``all-pairs``: every unordered pair once, the earlier path as source.
 
     Pairs whose documents failed (or are missing) are left out and named in
-    ``problems``. Documents with identical bytes share a doc_id and are
+    ``problems``; a manifest's path that is no document of the folder
+    ``root`` (no such file, a folder, outside it, not a .txt or .pdf) is a
+    problem of its own, which its pairs' lines join. Documents with identical bytes share a doc_id and are
     compared once, except in a manifest, which says exactly what it wants.
     """
     if mode not in MODES:
@@ -488,8 +508,14 @@ def plan_pairs(
     if mode == "manifest":
         if manifest is None:
             raise ValueError("mode 'manifest' needs the manifest rows")
+        named: set[str] = set()
         for source, tgt, group in manifest:
             missing = [p for p in (source, tgt) if p not in documents]
+            for path in missing:
+                why = _not_a_document(path, root)
+                if why and path not in named:  # its pairs' lines join this one
+                    named.add(path)
+                    plan.problems.append(Failure(path, "plan", why, scope="document"))
             if missing:
                 reason = f"skipped, no graph for {', '.join(missing)}"
                 plan.problems.append(Failure(source, "plan", reason, target=tgt, scope="pair"))

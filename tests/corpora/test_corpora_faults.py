@@ -92,6 +92,11 @@ def test_a_repeated_manifest_row_is_compared_and_counted_once_with_a_warning(tmp
             "manifest lacks column(s) group (it needs source,target,group; its header is source,target)",
         ),
         ("", "empty file: a manifest starts with the header source,target,group"),
+        # A run of no pairs ended with exit 0.
+        (
+            "source,target,group\n",
+            "names no pair: a header and no rows (one row a pair: source,target,group)",
+        ),
         ("source,target,group\na,b,x,y\n", "line 2: 4 fields, the header has 3"),
         ("source,target,group\na,,x\n", "line 2: empty target"),
         ('source,target,group\n"a,b,x\n', "line 2: not valid CSV (unexpected end of data)"),

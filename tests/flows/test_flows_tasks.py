@@ -118,12 +118,38 @@ def test_plan_target_naming_a_link_in_a_loop_is_a_lookup_error(tmp_path):
         plan_pairs("target", DOCS, target=str(loop))
 
 
-def test_plan_manifest_skips_pairs_of_failed_documents():
-    rows = [("/c/a.txt", "/c/b.txt", "g1"), ("/c/a.txt", "/c/bad.txt", "g2")]
-    plan = plan_pairs("manifest", DOCS, manifest=rows)
+def test_plan_manifest_skips_pairs_of_failed_documents(tmp_path):
+    for name in ("a.txt", "b.txt", "bad.txt"):  # bad.txt is there, its text failed
+        (tmp_path / name).write_text("x")
+    a, b, bad = (str(tmp_path / n) for n in ("a.txt", "b.txt", "bad.txt"))
+    rows = [(a, b, "g1"), (a, bad, "g2")]
+    plan = plan_pairs("manifest", {a: "A", b: "B"}, manifest=rows, root=str(tmp_path))
     assert [(p.source_id, p.target_id, p.group) for p in plan.pairs] == [("A", "B", "g1")]
     (problem,) = plan.problems
-    assert "/c/bad.txt" in str(problem) and (problem.stage, problem.target) == ("plan", "/c/bad.txt")
+    assert bad in str(problem) and (problem.stage, problem.target) == ("plan", bad)
+
+
+def test_plan_manifest_names_why_a_path_is_no_document(tmp_path):
+    # Each was "skipped, no graph for" it, as if its text had failed.
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("x")
+    (tmp_path / "outside.txt").write_text("x")
+    (corpus / "notes.md").write_text("x")
+    a = str(corpus / "a.txt")
+    paths = {
+        str(corpus / "nope.txt"): "listed in the manifest, but there is no such file",
+        str(corpus): "listed in the manifest, but a folder, not a document",
+        str(tmp_path / "outside.txt"): "listed in the manifest, but outside the corpus folder, "
+        "whose documents a manifest names",
+        str(corpus / "notes.md"): "listed in the manifest, but not a .txt or .pdf document",
+    }
+    rows = [(path, a, "g") for path in paths] + [(a, str(corpus / "nope.txt"), "g")]
+    plan = plan_pairs("manifest", {a: "A"}, manifest=rows, root=str(corpus))
+    assert plan.pairs == []
+    named = {(f.path, f.reason) for f in plan.problems if f.scope == "document"}
+    assert named == set(paths.items())  # each once, however many pairs name it
+    assert len([f for f in plan.problems if f.scope == "pair"]) == 5
 
 
 def test_plan_rejects_unknown_mode():

@@ -23,6 +23,17 @@ _OWN_TABLE = "store_info"
 _EARLY_TABLES = frozenset({"documents", "graphs", "comparisons"})
 
 
+def _read_only(path: Path) -> str | None:
+    """What of a store file cannot be written to: ``"its folder"``, ``"the file"``
+    (a store whose folder can be written to failed every document and pair one
+    by one), or ``None``."""
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK):
+        return "its folder"
+    if path.is_file() and not os.access(path, os.W_OK):
+        return "the file"
+    return None
+
+
 class SQLiteConnection:
     """One connection to one SQLite file, shared by the threads of this process."""
 
@@ -32,7 +43,7 @@ class SQLiteConnection:
         self.timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
-        #: False when the file was opened read-only (its folder cannot be written to).
+        #: False when the file was opened read-only (it or its folder cannot be written to).
         self.writable = True
         if str(path) != ":memory:" and self.path.exists() and not self.path.is_file():
             # A folder or a FIFO where the file goes: "no store here", or SQLite's
@@ -46,13 +57,10 @@ class SQLiteConnection:
             # mode and the tables are written then): looking into it must not.
             raise StoreError(self.location, "no store here (it is created by the first `dri run`)")
         with self._opening():
-            if (
-                str(path) != ":memory:"
-                and self.path.parent.is_dir()
-                and not os.access(self.path.parent, os.W_OK)
-            ):
+            read_only = _read_only(self.path) if str(path) != ":memory:" else None
+            if read_only:
                 if create:  # every write would fail, one by one
-                    raise StoreError(self.location, "cannot write to its folder (read-only)")
+                    raise StoreError(self.location, f"cannot write to {read_only} (read-only)")
                 # A read-only folder (or file system) can still be looked into.
                 self._db = _read_only_connection(self.path, timeout)
                 self.writable = False

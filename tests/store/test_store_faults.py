@@ -196,3 +196,39 @@ def test_the_drivers_words_are_said_as_a_user_can_act_on_them():
     assert _message(handshake) == NOT_BOLT
     late = ServiceUnavailable("Timed out trying to establish connection (deadline Deadline(timeout=15.0))")
     assert _message(late) == "Timed out trying to establish connection"
+
+
+def test_a_read_only_store_file_is_refused_for_writing_and_opened_for_reading(tmp_path):
+    # Its folder writable, a run opened it, then failed every document and pair one by one.
+    import contextlib
+    import os
+    import shutil
+    import subprocess
+
+    path = tmp_path / "dri.sqlite"
+    with open_store(str(path)) as store:
+        assert store.counts()["documents"] == 0
+
+    @contextlib.contextmanager
+    def read_only_file():
+        # Root ignores permission bits: a read-only bind mount of the file itself.
+        if os.geteuid() == 0 and shutil.which("mount"):
+            subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
+            try:
+                subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True)
+                yield
+            finally:
+                subprocess.run(["umount", str(path)], check=True)
+        else:
+            path.chmod(0o444)
+            try:
+                yield
+            finally:
+                path.chmod(0o644)
+
+    with read_only_file():
+        with pytest.raises(StoreError) as refused:
+            open_store(str(path))
+        assert str(refused.value) == f"{path}: cannot write to the file (read-only)"
+        with open_store(str(path), create=False) as store:  # looking into it still works
+            assert store.counts()["documents"] == 0

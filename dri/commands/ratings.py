@@ -46,8 +46,11 @@ def _stored() -> tuple[list[dict[str, object]], list[str]]:
     it, a store of only such rows read as "no ratings stored yet".
     """
     path = ratings_file()
+    if not path.exists() and not path.is_symlink():
+        return [], []
     try:
-        return read_ratings(path) if path.is_file() else ([], [])
+        # A folder or a link to nothing there was "no ratings stored yet" (read_ratings says what it is).
+        return read_ratings(path)
     except CorpusError as err:
         return [], [str(err)]
 

@@ -663,3 +663,14 @@ def test_an_empty_store_uri_is_a_usage_error_and_clears_nothing(capsys, tmp_path
         assert err.splitlines()[-1] == (
             "dri store: error: argument --uri: an empty store URI (leave --uri out for the configured store)"
         )
+
+
+def test_ratings_show_says_what_is_in_the_stores_place(capsys, tmp_path, monkeypatch):
+    # A folder where the ratings file goes was "no ratings stored yet".
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    place = tmp_path / "data" / "ratings" / "ratings.csv"
+    code, _, err = _run(capsys, "ratings", "show")
+    assert code == 1 and err.startswith("no ratings stored yet")
+    place.mkdir(parents=True)
+    code, _, err = _run(capsys, "ratings", "show")
+    assert code == 1 and err.splitlines() == [f"error: {place}: is a folder, not a regular ratings file"]

@@ -76,6 +76,8 @@ DOCUMENT_SUFFIXES = (".txt", ".pdf")
 #: The columns a judgements file needs; a ranking file needs ``query`` too.
 JUDGEMENT_COLUMNS = ("a", "b", "score")
 RANKING_COLUMNS = (*JUDGEMENT_COLUMNS, "query")
+#: The columns read by name, in any case.
+OWN_COLUMNS = frozenset((*RANKING_COLUMNS, "facet"))
 #: The largest score magnitude taken: squares and sums of larger ones overflow
 #: the statistics (Pearson's r, DCG) and the plots' tick arithmetic.
 MAX_SCORE = 1e100
@@ -176,7 +178,8 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
     first = next(records, None)
     if first is None:  # said "the header lacks the column(s) a, b, score"
         raise CorpusError(path, f"an empty file; it needs the header {','.join(columns)} and a row a pair")
-    header = [h.strip() for h in first[1]]
+    # The project's own column names in any case ("A,B,Score" was refused), as the ratings' are.
+    header = [h.strip().lower() if h.strip().lower() in OWN_COLUMNS else h.strip() for h in first[1]]
     missing = [c for c in columns if c not in header]
     if missing:
         raise CorpusError(

@@ -485,3 +485,16 @@ def test_an_empty_judgement_file_is_called_empty(tmp_path: Path):
     empty.write_bytes(b"")
     with pytest.raises(CorpusError, match=r"an empty file; it needs the header a,b,score and a row a pair$"):
         load_judgements(empty)
+
+
+def test_the_columns_are_named_in_any_case(tmp_path: Path):
+    # "A,B,Score" was refused: "the header lacks the column(s) a, b, score".
+    csv_file = tmp_path / "j.csv"
+    csv_file.write_text("A,B,Score,Note\nA dog runs.,A dog is running.,4,x\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert [(p.a, p.b, p.score, p.extra) for p in data.pairs] == [
+        ("A dog runs.", "A dog is running.", 4.0, {"Note": "x"})
+    ]
+    csv_file.write_text("a,A,b,score\nx,y,z,1\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="the header names the column\(s\) a more than once"):
+        load_judgements(csv_file)

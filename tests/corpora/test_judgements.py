@@ -496,5 +496,5 @@ def test_the_columns_are_named_in_any_case(tmp_path: Path):
         ("A dog runs.", "A dog is running.", 4.0, {"Note": "x"})
     ]
     csv_file.write_text("a,A,b,score\nx,y,z,1\n", encoding="utf-8")
-    with pytest.raises(CorpusError, match="the header names the column\(s\) a more than once"):
+    with pytest.raises(CorpusError, match=r"the header names the column\(s\) a more than once"):
         load_judgements(csv_file)

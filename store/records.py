@@ -21,7 +21,7 @@ import networkx as nx
 
 from dri.errors import ProjectError, one_line
 from dri.graphs import NotAGraph, check_graph_json, from_json
-from dri.literal import storable, storable_json
+from dri.literal import printable, storable, storable_json
 from dri.metrics.scores import COUNT_NAMES, MAPPING_SECONDS, SCORE_NAMES
 
 __all__ = [
@@ -108,7 +108,8 @@ class StoreError(ProjectError, RuntimeError):
     driver message that quotes the URI cannot leak it."""
 
     def __init__(self, where: str, reason: str):
-        self.where = redact(str(where))
+        # A line break in a file name is shown escaped, as file names are elsewhere.
+        self.where = redact(printable(str(where)))
         self.reason = redact(one_line(str(reason)))
         super().__init__(f"{self.where}: {self.reason}")
 

@@ -232,3 +232,14 @@ def test_a_read_only_store_file_is_refused_for_writing_and_opened_for_reading(tm
         assert str(refused.value) == f"{path}: cannot write to the file (read-only)"
         with open_store(str(path), create=False) as store:  # looking into it still works
             assert store.counts()["documents"] == 0
+
+
+def test_a_line_break_in_a_store_path_is_shown_escaped(tmp_path):
+    # It was shown as a space ("st/full.sqlite x"), though file names are escaped elsewhere.
+    path = tmp_path / "full.sqlite\nx"
+    with pytest.raises(StoreError) as err:
+        open_store(str(path), create=False)
+    assert (
+        str(err.value)
+        == f"{tmp_path}/full.sqlite\\u000ax: no store here (it is created by the first `dri run`)"
+    )

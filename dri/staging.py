@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dri import atomic
+from dri.files import FileRefused, read_limited
 from dri.signals import signals_held
 
 __all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together"]
@@ -47,6 +48,8 @@ __all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together"]
 STAGING_PREFIX = ".dri-staging-"
 #: The record of a report folder's files (:func:`files_together`'s ``record``).
 REPORT_RECORD = ".dri-report-files"
+#: The largest record read: a report's few dozen names take a few kB.
+RECORD_BYTES = 1 << 20
 
 
 @contextlib.contextmanager
@@ -71,14 +74,16 @@ def files_together(folder: str | os.PathLike[str], record: str | None = None) ->
             written = _written(staging)
             (staging / record).write_text("".join(f"{name}\n" for name in sorted(written)), encoding="utf-8")
         with signals_held():
-            _move_files(staging, target)
+            _move_files(staging, target, own={record} if record else set())
             if record:
                 _remove_stale(target, earlier - written - {record})
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _move_files(staging: Path, target: Path) -> None:
+def _move_files(staging: Path, target: Path, own: set[str]) -> None:
+    """Move the files of ``staging`` to their places in ``target``; the names of
+    ``own`` (the record) replace a link in their place instead of writing through it."""
     moves = [
         (Path(root) / name, target / Path(root).relative_to(staging) / name)
         for root, _, names in os.walk(staging)
@@ -86,10 +91,14 @@ def _move_files(staging: Path, target: Path) -> None:
     ]
     # Every place checked first: a move that failed half-way left some new files
     # beside some old ones, the mix this module is here to prevent.
-    for _, place in moves:
+    for made, place in moves:
+        if made.relative_to(staging).as_posix() in own and place.is_symlink():
+            continue  # replaced below: the hidden record is the folder's own file
         _refuse(place)
     for made, place in moves:
         place.parent.mkdir(parents=True, exist_ok=True)
+        if made.relative_to(staging).as_posix() in own and place.is_symlink():
+            place.unlink()
         if place.is_symlink():
             atomic.write_bytes(place, made.read_bytes())
         else:
@@ -106,11 +115,15 @@ def _written(staging: Path) -> set[str]:
 
 
 def _recorded(path: Path) -> set[str]:
-    """The names an earlier block recorded in ``path``; none if it is missing or
-    unreadable (an older report, or one a user edited)."""
+    """The names an earlier block recorded in ``path``; none if it is missing,
+    unreadable, not a plain file of its own (a link, a FIFO: read without
+    blocking) or larger than :data:`RECORD_BYTES` (an older report, or one a
+    user edited)."""
+    if path.is_symlink():
+        return set()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_limited(path, RECORD_BYTES).decode("utf-8")
+    except (FileRefused, OSError, UnicodeDecodeError):
         return set()
     return {line for line in text.splitlines() if line}
 
@@ -145,7 +158,11 @@ def _refuse(place: Path) -> None:
     try:
         real = Path(os.path.realpath(place, strict=True)) if place.is_symlink() else place
         mode = os.stat(real).st_mode if real.exists() else None
-    except FileNotFoundError:  # a dangling link: the file goes where it points
+    except FileNotFoundError:  # a dangling link: the file goes where it points, if it can
+        if not Path(os.path.realpath(place)).parent.is_dir():
+            raise OSError(
+                errno.ENOENT, "a symbolic link to a place whose folder does not exist", str(place)
+            ) from None
         return
     except OSError as err:
         reason = "a loop of symbolic links" if err.errno == errno.ELOOP else err.strerror

@@ -111,3 +111,40 @@ def test_without_a_record_nothing_is_removed_and_a_failed_block_keeps_the_old_re
     with files_together(out) as staging:
         (staging / "b.png").write_text("second")
     assert (out / "a.png").exists() and (out / "b.png").exists()
+
+
+def test_a_record_that_is_a_fifo_a_device_or_a_link_is_not_read_or_written_through(tmp_path):
+    # A FIFO hung the command; /dev/zero took all memory (exit 70); a link to a
+    # file outside had that file overwritten with the list of names.
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious")
+    for kind in ("fifo", "device", "link"):
+        out = tmp_path / kind
+        out.mkdir()
+        (out / "old.png").write_text("kept: no record to say it is the report's")
+        record = out / ".record"
+        if kind == "fifo":
+            os.mkfifo(record)
+        else:
+            record.symlink_to("/dev/zero" if kind == "device" else outside)
+        if kind == "fifo":
+            with pytest.raises(OSError) as err, files_together(out, record=".record") as staging:
+                (staging / "summary.md").write_text("new")
+            assert err.value.filename == str(record) and not (out / "summary.md").exists()
+            continue
+        with files_together(out, record=".record") as staging:
+            (staging / "summary.md").write_text("new")
+        assert not record.is_symlink() and record.read_text() == "summary.md\n"
+        assert (out / "old.png").exists()
+    assert outside.read_text() == "precious"
+
+
+def test_a_dangling_link_to_a_missing_folder_leaves_the_folder_as_it_was(tmp_path):
+    # The move failed at it half-way: a mixed report of new and old files.
+    (tmp_path / "a.txt").write_text("old")
+    (tmp_path / "b.txt").symlink_to(tmp_path / "no" / "such" / "b.txt")
+    with pytest.raises(OSError) as err, files_together(tmp_path) as staging:
+        (staging / "a.txt").write_text("new")
+        (staging / "b.txt").write_text("new")
+    assert err.value.filename == str(tmp_path / "b.txt")
+    assert (tmp_path / "a.txt").read_text() == "old"

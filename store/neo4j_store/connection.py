@@ -46,6 +46,9 @@ DOWN_RECHECK_SECONDS = 5.0
 # last failed check), and those it has reached.
 state_lock = threading.Lock()
 _down_since: dict[tuple[str, str], float] = {}
+#: Why this process's first contact with a server failed, said again at once within
+#: DOWN_RECHECK_SECONDS.
+_no_contact: dict[tuple[str, str], str] = {}
 _reached: set[tuple[str, str]] = set()
 
 
@@ -136,6 +139,11 @@ class Neo4jConnection:
         with state_lock:
             if self._key in _reached:
                 return
+            since, failed = _down_since.get(self._key), _no_contact.get(self._key)
+        if since is not None and failed and time.monotonic() - since < DOWN_RECHECK_SECONDS:
+            # The same command opening the store again (its plan, then its run) waited
+            # the whole timeout again for a server that had just not answered.
+            raise StoreUnavailable(self.location, failed)
         with self._errors():
             try:
                 # The timeout as a keyword is a preview of neo4j 6.4 (pinned); its warning is
@@ -151,9 +159,12 @@ class Neo4jConnection:
                 reason = _message(err)
                 if "Connection refused" in reason:
                     reason = "connection refused (is the server running?)"
+                with state_lock:
+                    _no_contact[self._key] = f"cannot connect: {reason}"
                 raise StoreUnavailable(self.location, f"cannot connect: {reason}") from None
         with state_lock:
             _reached.add(self._key)
+            _no_contact.pop(self._key, None)
 
     def _check_down(self) -> None:
         """Fail at once if this process gave up on the server, unless a quick

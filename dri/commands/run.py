@@ -44,7 +44,7 @@ from dri.corpora.text import CorpusError, near_miss
 from dri.errors import Interrupted
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES
-from dri.files import FileRefused, read_limited
+from dri.files import FileRefused, NotText, decode_text, read_limited
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
@@ -244,16 +244,18 @@ def _target_problem(args: argparse.Namespace) -> tuple[str, int] | None:
     if not args.target:
         return None
     try:
-        paths = discover(args.corpus_dir, allow_outside_links=args.allow_outside_links, warn=False)[0]
+        paths, refused = discover(args.corpus_dir, allow_outside_links=args.allow_outside_links, warn=False)
     except (CorpusError, OSError):
         return None
     found = find_target(args.target, dict.fromkeys(paths, ""))
     if found is not None:
-        try:
-            read_limited(found, DEFAULT_MAX_BYTES)
-        except FileRefused as err:
-            return f"{err} (the --target; nothing was run)", 1
-        return None
+        reason = _unreadable(found)
+        return (f"{found}: {reason} (the --target; nothing was run)", 1) if reason else None
+    # A link out of the folder is refused, not missing: its own line says why.
+    links = {line.split(": refused, ", 1)[0]: line for line in refused}
+    link = find_target(args.target, dict.fromkeys(links, ""))
+    if link is not None:
+        return f"{links[link]} (the --target; nothing was run)", 1
     if re.fullmatch(r"[0-9a-f]{32}", args.target):
         for path in paths:
             try:
@@ -264,6 +266,22 @@ def _target_problem(args: argparse.Namespace) -> tuple[str, int] | None:
     hint = near_miss(Path(args.target).name, (Path(p).name for p in paths))
     unknown = f"--target {args.target!r} names no document of the folder (a file name, path or doc id){hint}"
     return f"{args.corpus_dir}: {unknown}", 2
+
+
+def _unreadable(path: str) -> str | None:
+    """Why the target's file cannot be read, as the run would say after parsing
+    every other document, or ``None``."""
+    try:
+        data = read_limited(path, DEFAULT_MAX_BYTES)
+    except FileRefused as err:
+        return err.reason
+    if Path(path).suffix.lower() == ".pdf":
+        return None  # read by the extractor: the run says what is wrong with it
+    try:
+        text, _ = decode_text(data)
+    except NotText as err:
+        return str(err)
+    return None if text.strip() else "an empty file"
 
 
 def _conflicting_options(args: argparse.Namespace) -> str | None:

@@ -269,11 +269,18 @@ def test_run_with_a_target_of_no_document_stops_before_parsing(capsys, tmp_path,
     (corpus / "fortress.txt").write_text("The army attacks the fortress.\n")
     (corpus / "tumour.txt").write_text("The rays destroy the tumour.\n")
     (corpus / "loop.txt").symlink_to(corpus / "loop.txt")
+    (corpus / "bin.txt").write_bytes(b"\x00\x01\xff" * 100)
+    (corpus / "empty.txt").write_bytes(b"")
+    (tmp_path / "outside.txt").write_text("The sun attracts the planets.\n")
+    (corpus / "ext.txt").symlink_to(tmp_path / "outside.txt")
     for target, says, status in (
         ("sun.txt", f"{corpus}: --target 'sun.txt' names no document of the folder", 2),
         ("Fortress.txt", "; the corpus has 'fortress.txt', a name that differs only in case", 2),
         ("0" * 32, "--target '00000000000000000000000000000000' names no document", 2),
         ("loop.txt", f"{corpus.resolve()}/loop.txt: cannot read: a loop of symbolic links", 1),
+        ("bin.txt", f"{corpus.resolve()}/bin.txt: binary data, not text (contains NUL bytes)", 1),
+        ("empty.txt", f"{corpus.resolve()}/empty.txt: an empty file (the --target; nothing was run)", 1),
+        ("ext.txt", f"{corpus.resolve()}/ext.txt: refused, a symbolic link to {tmp_path / 'outside.txt'}", 1),
     ):
         code, out, err = _run(capsys, "run", str(corpus), "--target", target, "--no-progress")
         assert code == status and out == "" and len(err.splitlines()) == 1 and says in err

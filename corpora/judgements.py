@@ -270,8 +270,9 @@ def _one_query_text_and_candidate_each(
     kept = []
     for pair in pairs:
         head = first.setdefault(pair.query, pair)
-        candidate = (pair.query, str(pair.b))
-        if str(pair.a) != str(head.a):
+        # Cells as read: a space around a text does not make it another one.
+        candidate = (pair.query, str(pair.b).strip())
+        if str(pair.a).strip() != str(head.a).strip():
             problems.append(
                 f"{path}: line {pair.line}: query {pair.query!r} has another text on line {head.line}; left out"
             )
@@ -360,7 +361,8 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if isinstance(group, bool) or not isinstance(group, (str, int)):
         raise ValueError(f'"group" must be a string or a whole number, not {json.dumps(group)[:80]}')
     return ChoiceItem(
-        id=str(record.get("id", f"line-{line}")),
+        # A null id is no id ("None" merged every item that had one).
+        id=str(record["id"]) if record.get("id") is not None else f"line-{line}",
         query=_side(record["query"], base),
         options=[_side(o, base) for o in options],
         answer=answer,

@@ -121,7 +121,7 @@ def read_text(path: str | Path) -> str:
 
 def read_table_text(path: str | Path, what: str = "CSV file") -> str:
     """The text of a CSV or JSONL index file: UTF-8 (with or without a BOM),
-    UTF-16 with a BOM, else Windows-1252 with a warning.
+    UTF-16 or UTF-32 with a BOM, else Windows-1252 with a warning.
 
     Raises :class:`CorpusError` (one line naming the file) for a missing,
     unreadable, oversized (:data:`MAX_TABLE_BYTES`) or binary file and for
@@ -132,11 +132,23 @@ def read_table_text(path: str | Path, what: str = "CSV file") -> str:
         data = read_limited(path, MAX_TABLE_BYTES, what=what)
     except FileRefused as err:
         raise CorpusError(path, err.reason) from None
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    # UTF-32 first: its little-endian mark begins with UTF-16's (FF FE).
+    marked = next(
+        (
+            name
+            for name, marks in (
+                ("UTF-32", (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)),
+                ("UTF-16", (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)),
+            )
+            if data.startswith(marks)
+        ),
+        None,
+    )
+    if marked:
         try:
-            text = data.decode("utf-16")
+            text = data.decode(marked.lower())
         except UnicodeDecodeError:
-            raise CorpusError(path, f"{what} starts like UTF-16 but is not valid UTF-16") from None
+            raise CorpusError(path, f"{what} starts like {marked} but is not valid {marked}") from None
     elif b"\x00" in data:
         raise CorpusError(path, f"binary data (NUL bytes), not a {what}; save it as UTF-8 text")
     else:

@@ -335,3 +335,13 @@ def test_a_target_that_differs_from_a_document_only_in_unicode_form_or_case_says
     assert [t.name for t in load_analogy(corpus_dir, targets=["cafe\u0301.txt"]).targets] == [
         "cafe\u0301.txt"
     ]
+
+
+def test_a_table_in_utf32_with_its_mark_is_read_as_documents_are(tmp_path):
+    # Its little-endian mark begins with UTF-16's: read as UTF-16, it was "binary data (NUL characters)".
+    from dri.corpora.text import read_table_text
+
+    for encoding in ("utf-32", "utf-16"):
+        path = tmp_path / f"{encoding}.txt"
+        path.write_text("bread.txt\ncafé.txt\n", encoding=encoding)
+        assert read_table_text(path, "list file") == "bread.txt\ncafé.txt\n"

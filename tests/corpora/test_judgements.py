@@ -498,3 +498,21 @@ def test_the_columns_are_named_in_any_case(tmp_path: Path):
     csv_file.write_text("a,A,b,score\nx,y,z,1\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=r"the header names the column\(s\) a more than once"):
         load_judgements(csv_file)
+
+
+def test_a_null_choice_id_is_no_id_and_a_space_does_not_make_another_ranking_cell(tmp_path: Path):
+    item = {"query": "The wind pushes the hail.", "options": ["A push.", "A coin."], "answer": 0, "id": None}
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text(json.dumps(item) + "\n" + json.dumps(item) + "\n", encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [i.id for i in data.items] == ["line-1", "line-2"] and data.problems == []
+    csv_file = tmp_path / "r.csv"
+    csv_file.write_text(
+        "a,b,score,query\nS.,N.,3,q1\nS. ,D.,0,q1\nS.,N. ,0,q1\nS.,C.,1,q1\n", encoding="utf-8"
+    )
+    ranked = load_ranking(csv_file)
+    assert [p.line for p in ranked.pairs] == [2, 3, 5]
+    assert ranked.problems == [
+        f"{csv_file}: line 4: the candidate of line 2 again, in the pool of query 'q1', "
+        "with relevance 0, not 3; left out"
+    ]

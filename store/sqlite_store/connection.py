@@ -106,6 +106,8 @@ class SQLiteConnection:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; BEGIN IMMEDIATE takes the file's write lock
         up front, so concurrent writers wait instead of failing mid-way."""
+        if not self.writable:  # opened to be looked into: SQLite's "attempt to write a readonly database"
+            raise StoreError(self.location, f"cannot write to {_read_only(self.path) or 'it'} (read-only)")
         with self._lock:
             db = self._open_db()
             try:

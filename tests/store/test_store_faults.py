@@ -246,6 +246,9 @@ def test_a_read_only_store_file_is_refused_for_writing_and_opened_for_reading(tm
         assert str(refused.value) == f"{path}: cannot write to the file (read-only)"
         with open_store(str(path), create=False) as store:  # looking into it still works
             assert store.counts()["documents"] == 0
+            with pytest.raises(StoreError) as cleared:  # SQLite's "attempt to write a readonly database"
+                store.clear()
+            assert str(cleared.value) == f"{path}: cannot write to the file (read-only)"
 
 
 def test_a_line_break_in_a_store_path_is_shown_escaped(tmp_path):

@@ -509,7 +509,11 @@ def plan_pairs(
         if manifest is None:
             raise ValueError("mode 'manifest' needs the manifest rows")
         named: set[str] = set()
+        # A manifest's paths are resolved; a document may be a link in the folder
+        # (--allow-outside-links), kept under the link's own name.
+        linked = {os.path.realpath(p): p for p in sorted(documents, reverse=True)}
         for source, tgt, group in manifest:
+            source, tgt = (p if p in documents else linked.get(p, p) for p in (source, tgt))
             missing = [p for p in (source, tgt) if p not in documents]
             for path in missing:
                 why = _not_a_document(path, root)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -335,3 +336,18 @@ def test_a_summary_the_runs_folder_cannot_take_names_the_file_in_the_way(tmp_pat
         str(tmp_path / "runs"),
         "cannot write the run summary: not a folder (a file of that name is in the way)",
     )
+
+
+def test_plan_manifest_finds_a_document_that_is_a_link_by_its_resolved_path(tmp_path):
+    # With --allow-outside-links a link in the folder is a document under its own name,
+    # and the manifest's resolved path named a file "outside the corpus folder".
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (tmp_path / "solar.txt").write_text("x")
+    (corpus / "ext.txt").symlink_to(tmp_path / "solar.txt")
+    (corpus / "a.txt").write_text("x")
+    ext, a = str(corpus / "ext.txt"), str(corpus / "a.txt")
+    rows = [(os.path.realpath(ext), a, "g")]
+    plan = plan_pairs("manifest", {ext: "E", a: "A"}, manifest=rows, root=str(corpus))
+    assert [(p.source_id, p.target_id, p.source) for p in plan.pairs] == [("E", "A", ext)]
+    assert plan.problems == []

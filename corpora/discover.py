@@ -145,7 +145,7 @@ def discover(
             if not target.is_relative_to(root):
                 problems.append(
                     f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
-                    "(--allow-outside-links allows it)"
+                    "(dri run --allow-outside-links allows it)"
                 )
                 continue
         found.append(str(path))

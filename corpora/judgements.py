@@ -376,6 +376,8 @@ def load_choice(path: str | Path) -> ChoiceSet:
     """The multiple-choice items of a JSON Lines file."""
     path = Path(path)
     raw = _read(path)
+    if not raw.strip():  # said "no usable items"
+        raise CorpusError(path, 'an empty file; it needs one item a line: {"query", "options", "answer"}')
     items, problems = [], []
     lines: dict[str, int] = {}  # an item's id -> its line
     for line, text in enumerate(raw.splitlines(), start=1):

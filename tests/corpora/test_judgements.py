@@ -516,3 +516,10 @@ def test_a_null_choice_id_is_no_id_and_a_space_does_not_make_another_ranking_cel
         f"{csv_file}: line 4: the candidate of line 2 again, in the pool of query 'q1', "
         "with relevance 0, not 3; left out"
     ]
+
+
+def test_an_empty_choice_file_is_called_empty(tmp_path: Path):
+    empty = tmp_path / "c.jsonl"
+    empty.write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="an empty file; it needs one item a line"):
+        load_choice(empty)

@@ -50,6 +50,7 @@ from dri.corpora.text import (
     CorpusError,
     csv_rows,
     header_rows,
+    named_columns,
     read_table_text,
     read_text,
     refuse_repeated_columns,
@@ -179,7 +180,7 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
     if first is None:  # said "the header lacks the column(s) a, b, score"
         raise CorpusError(path, f"an empty file; it needs the header {','.join(columns)} and a row a pair")
     # The project's own column names in any case ("A,B,Score" was refused), as the ratings' are.
-    header = [h.strip().lower() if h.strip().lower() in OWN_COLUMNS else h.strip() for h in first[1]]
+    header = named_columns(first[1], OWN_COLUMNS)
     missing = [c for c in columns if c not in header]
     if missing:
         raise CorpusError(

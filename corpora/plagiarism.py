@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, csv_rows, header_rows, no_corpus_folder, refuse_repeated_columns
+from dri.corpora.text import (
+    CorpusError,
+    csv_rows,
+    header_rows,
+    named_columns,
+    no_corpus_folder,
+    refuse_repeated_columns,
+)
 from dri.literal import printable
 
 log = logging.getLogger(__name__)
@@ -97,7 +104,7 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
             info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
     records = csv_rows(info, INFO_FILE)
-    header = [f.strip() for f in next(records, (1, []))[1]]
+    header = named_columns(next(records, (1, []))[1], COLUMNS)  # in any case: file,task,category
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(

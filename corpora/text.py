@@ -32,6 +32,7 @@ __all__ = [
     "decode_bytes",
     "header_rows",
     "is_document",
+    "named_columns",
     "near_miss",
     "no_corpus_folder",
     "read_table_text",
@@ -192,6 +193,14 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
             f"line {ended + 1}: not valid CSV ({err}); a field holding commas, quotes or line "
             'breaks must be in double quotes, with its own quotes doubled ("")',
         ) from None
+
+
+def named_columns(header: Sequence[str], names: Iterable[str]) -> list[str]:
+    """``header``'s cells, stripped, each that is one of ``names`` in another
+    case (``A,B,Score``, ``SOURCE``) given the spelling of ``names``: a file's
+    columns are read by name in any case."""
+    spelled = {name.lower(): name for name in names}
+    return [spelled.get(cell.strip().lower(), cell.strip()) for cell in header]
 
 
 def refuse_repeated_columns(path: Path, header: Sequence[str]) -> None:

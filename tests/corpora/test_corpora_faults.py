@@ -184,3 +184,24 @@ def test_an_import_beside_a_stored_row_that_is_not_a_rating_keeps_the_store_as_i
     assert store.read_text(encoding="utf-8") == stored
     store.write_text(stored.replace("r9,p9,9", "r9,p9,2"), encoding="utf-8")
     assert import_ratings(new, store).total_stored == 3
+
+
+def test_a_manifest_and_a_plagiarism_index_name_their_columns_in_any_case(tmp_path):
+    # "SOURCE,TARGET,GROUP" and "file,task,category" were refused: "lacks column(s)".
+    (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")
+    (tmp_path / "b.txt").write_text("The nucleus attracts the electrons.\n")
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("SOURCE,Target,group,Name\na.txt,b.txt,g,x\n", encoding="utf-8")
+    (pair,) = read_manifest(manifest)
+    assert (pair.source.name, pair.target.name, pair.group, pair.extra) == (
+        "a.txt",
+        "b.txt",
+        "g",
+        {"Name": "x"},
+    )
+    corpus = tmp_path / "cs"
+    corpus.mkdir()
+    (corpus / "orig_taska.txt").write_text("The sun attracts the planets.\n")
+    (corpus / "g0pA_taska.txt").write_text("The sun pulls the planets.\n")
+    (corpus / "file_information.csv").write_text("file,task,category\ng0pA_taska.txt,a,cut\n")
+    assert [p.answer.name for p in load_plagiarism(corpus).pairs] == ["g0pA_taska.txt"]

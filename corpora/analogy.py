@@ -26,13 +26,23 @@ Example ``targets.txt``::
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, is_document, near_miss, no_corpus_folder, read_table_text
+from dri.corpora.text import (
+    MAX_TEXT_BYTES,
+    CorpusError,
+    is_document,
+    near_miss,
+    no_corpus_folder,
+    read_table_text,
+)
+from dri.files import FileRefused, read_limited
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -92,6 +102,18 @@ def _warn_repeated(listed_in: Path | None, entry: str, times: int) -> None:
     )
 
 
+def _by_doc_id(documents: list[Path], doc_id: str) -> Path | None:
+    """The document whose doc id (the first 32 hex digits of its bytes' sha256,
+    :func:`dri.extract.document.content_ids`) is ``doc_id``, if any."""
+    for doc in documents:
+        try:
+            if hashlib.sha256(read_limited(doc, MAX_TEXT_BYTES)).hexdigest()[:32] == doc_id:
+                return doc
+        except FileRefused:
+            continue
+    return None
+
+
 def _choose_targets(
     root: Path, documents: list[Path], entries: list[str], listed_in: Path | None, problems: list[str]
 ) -> list[Path]:
@@ -112,6 +134,9 @@ def _choose_targets(
     for entry in entries:
         # Documents are flat in the folder, so the file name identifies one.
         doc = by_name.get(Path(entry).name)
+        if doc is None and re.fullmatch(r"[0-9a-f]{32}", entry):
+            doc = _by_doc_id(documents, entry)  # as dri run --target takes it
+            entry = doc.name if doc is not None else entry
         if doc is None or not _is_listed_document(root, entry, doc):
             where = listed_in if listed_in else "--target"
             unknown = CorpusError(

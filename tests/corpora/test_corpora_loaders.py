@@ -345,3 +345,15 @@ def test_a_table_in_utf32_with_its_mark_is_read_as_documents_are(tmp_path):
         path = tmp_path / f"{encoding}.txt"
         path.write_text("bread.txt\ncafé.txt\n", encoding=encoding)
         assert read_table_text(path, "list file") == "bread.txt\ncafé.txt\n"
+
+
+def test_an_analogy_target_may_be_named_by_its_doc_id(tmp_path):
+    # dri run --target took a doc id, dri evaluate analogy --target did not.
+    import hashlib
+
+    for name, text in (("a.txt", b"The sun attracts the planets."), ("b.txt", b"The dog bites.")):
+        (tmp_path / name).write_bytes(text)
+    doc_id = hashlib.sha256(b"The dog bites.").hexdigest()[:32]
+    assert [t.name for t in load_analogy(tmp_path, targets=[doc_id]).targets] == ["b.txt"]
+    with pytest.raises(CorpusError, match="is not a document of the corpus"):
+        load_analogy(tmp_path, targets=["f" * 32])

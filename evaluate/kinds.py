@@ -185,7 +185,11 @@ KINDS: dict[str, EvaluationKind] = {
             arguments=(
                 Argument(
                     ("--target",),
-                    {"action": "append", "metavar": "NAME", "help": "target document (default: targets.txt)"},
+                    {
+                        "action": "append",
+                        "metavar": "NAME",
+                        "help": "target document, by file name or doc id (default: targets.txt)",
+                    },
                 ),
                 Argument(
                     ("-k",),

@@ -135,5 +135,7 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
             )
         )
     if not pairs:  # a run of no pairs ended with exit 0
-        raise CorpusError(path, "names no pair: a header and no rows (one row a pair: source,target,group)")
+        raise CorpusError(
+            path, "names no pair: a header and no rows but empty ones (one row a pair: source,target,group)"
+        )
     return pairs

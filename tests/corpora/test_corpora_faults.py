@@ -95,7 +95,7 @@ def test_a_repeated_manifest_row_is_compared_and_counted_once_with_a_warning(tmp
         # A run of no pairs ended with exit 0.
         (
             "source,target,group\n",
-            "names no pair: a header and no rows (one row a pair: source,target,group)",
+            "names no pair: a header and no rows but empty ones (one row a pair: source,target,group)",
         ),
         ("source,target,group\na,b,x,y\n", "line 2: 4 fields, the header has 3"),
         ("source,target,group\na,,x\n", "line 2: empty target"),

@@ -26,7 +26,6 @@ Example ``targets.txt``::
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -42,7 +41,7 @@ from dri.corpora.text import (
     no_corpus_folder,
     read_table_text,
 )
-from dri.files import FileRefused, read_limited
+from dri.files import DOC_ID_DIGITS, FileRefused, document_id, read_limited
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -103,11 +102,10 @@ def _warn_repeated(listed_in: Path | None, entry: str, times: int) -> None:
 
 
 def _by_doc_id(documents: list[Path], doc_id: str) -> Path | None:
-    """The document whose doc id (the first 32 hex digits of its bytes' sha256,
-    :func:`dri.extract.document.content_ids`) is ``doc_id``, if any."""
+    """The document whose doc id (:func:`dri.files.document_id`) is ``doc_id``, if any."""
     for doc in documents:
         try:
-            if hashlib.sha256(read_limited(doc, MAX_TEXT_BYTES)).hexdigest()[:32] == doc_id:
+            if document_id(read_limited(doc, MAX_TEXT_BYTES)) == doc_id:
                 return doc
         except FileRefused:
             continue
@@ -134,7 +132,7 @@ def _choose_targets(
     for entry in entries:
         # Documents are flat in the folder, so the file name identifies one.
         doc = by_name.get(Path(entry).name)
-        if doc is None and re.fullmatch(r"[0-9a-f]{32}", entry):
+        if doc is None and re.fullmatch(f"[0-9a-f]{{{DOC_ID_DIGITS}}}", entry):
             doc = _by_doc_id(documents, entry)  # as dri run --target takes it
             entry = doc.name if doc is not None else entry
         if doc is None or not _is_listed_document(root, entry, doc):

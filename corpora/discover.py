@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -24,8 +25,16 @@ from typing import Protocol
 from dri.corpora.analogy import load_analogy
 from dri.corpora.manifest import ManifestPair, read_manifest
 from dri.corpora.plagiarism import load_plagiarism
-from dri.corpora.text import CONTROL_FILES, DOCUMENT_SUFFIXES, CorpusError, is_document
+from dri.corpora.text import (
+    CONTROL_FILES,
+    DOCUMENT_SUFFIXES,
+    MAX_TEXT_BYTES,
+    CorpusError,
+    is_document,
+    near_miss,
+)
 from dri.corpora.translation import load_translation
+from dri.files import DOC_ID_DIGITS, FileRefused, NotText, decode_text, document_id, read_limited
 
 __all__ = [
     "FORMATS",
@@ -36,6 +45,7 @@ __all__ = [
     "discover_documents",
     "find_target",
     "has_manifest",
+    "target_problem",
 ]
 
 log = logging.getLogger(__name__)
@@ -56,6 +66,56 @@ def find_target(target: str, documents: dict[str, str]) -> str | None:
             return path
     matches = [p for p in sorted(documents) if p.endswith(os.sep + target)]
     return matches[0] if matches else None
+
+
+def target_problem(
+    corpus_dir: str | Path, target: str, *, allow_outside_links: bool = False
+) -> tuple[str, int] | None:
+    """Why ``target`` cannot be searched for in ``corpus_dir``, with the exit
+    status (2: it names no document of the folder; 1: its file cannot be
+    read), or ``None``: found before any document is parsed (a run found it
+    after parsing them all, then recorded a run of no pairs). A target given
+    as a doc id (:func:`dri.files.document_id`) is checked against the files'
+    bytes; a folder that cannot be read is left to the run to name."""
+    try:
+        paths, refused = discover(corpus_dir, allow_outside_links=allow_outside_links, warn=False)
+    except (CorpusError, OSError):
+        return None
+    found = find_target(target, dict.fromkeys(paths, ""))
+    if found is not None:
+        reason = _unreadable(found)
+        return (f"{found}: {reason} (the --target; nothing was run)", 1) if reason else None
+    # A link out of the folder is refused, not missing: its own line says why.
+    links = {line.split(": refused, ", 1)[0]: line for line in refused}
+    link = find_target(target, dict.fromkeys(links, ""))
+    if link is not None:
+        return f"{links[link]} (the --target; nothing was run)", 1
+    if re.fullmatch(f"[0-9a-f]{{{DOC_ID_DIGITS}}}", target):
+        for path in paths:
+            try:
+                if document_id(read_limited(path, MAX_TEXT_BYTES)) == target:
+                    return None
+            except FileRefused:
+                continue
+    hint = near_miss(Path(target).name, (Path(p).name for p in paths))
+    unknown = f"--target {target!r} names no document of the folder (a file name, path or doc id){hint}"
+    return f"{corpus_dir}: {unknown}", 2
+
+
+def _unreadable(path: str) -> str | None:
+    """Why a document's file cannot be read, as a run would say after parsing
+    every other document, or ``None`` (a PDF is left to the extractor)."""
+    try:
+        data = read_limited(path, MAX_TEXT_BYTES)
+    except FileRefused as err:
+        return err.reason
+    if Path(path).suffix.lower() == ".pdf":
+        return None
+    try:
+        text, _ = decode_text(data)
+    except NotText as err:
+        return str(err)
+    return None if text.strip() else "an empty file"
 
 
 def discover_documents(corpus_dir: str | Path) -> list[str]:

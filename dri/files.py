@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -29,7 +30,7 @@ from pathlib import Path
 from dri.errors import ProjectError
 from dri.literal import printable
 
-__all__ = ["FileRefused", "NotText", "decode_text", "read_limited"]
+__all__ = ["DOC_ID_DIGITS", "FileRefused", "NotText", "decode_text", "document_id", "read_limited"]
 
 _CHUNK = 1 << 20
 
@@ -191,3 +192,14 @@ def decode_text(data: bytes) -> tuple[str, str]:
     if share > _MAX_CONTROL_SHARE:
         raise NotText(f"binary data, not text ({share:.0%} control characters)")
     return text, encoding
+
+
+#: Hex digits of a document's id: the start of its bytes' sha256.
+DOC_ID_DIGITS = 32
+
+
+def document_id(data: bytes) -> str:
+    """The id of a document of bytes ``data`` (the start of their sha256): the
+    same bytes are one document wherever they are, and what a user may name a
+    target by (``--target``)."""
+    return hashlib.sha256(data).hexdigest()[:DOC_ID_DIGITS]

@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from dri.errors import ProjectError
+from dri.files import document_id
 
 __all__ = ["EXTRACTOR_VERSION", "Document", "DocumentError", "Sentence", "content_ids"]
 
@@ -54,6 +55,6 @@ class Document:
 
 def content_ids(source: bytes, version: str = EXTRACTOR_VERSION) -> tuple[str, str]:
     """``(doc_id, graph_id)`` for the source bytes of a document."""
-    doc_id = hashlib.sha256(source).hexdigest()[:32]
+    doc_id = document_id(source)
     graph_id = hashlib.sha256(source + version.encode("utf-8")).hexdigest()[:32]
     return doc_id, graph_id

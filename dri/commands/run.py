@@ -24,7 +24,6 @@ import argparse
 import json
 import logging
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,12 +38,8 @@ from dri.commands.search_options import (
     search_conflict,
     worker_count,
 )
-from dri.corpora.discover import discover, find_target, has_manifest
-from dri.corpora.text import CorpusError, near_miss
+from dri.corpora.discover import has_manifest, target_problem
 from dri.errors import Interrupted
-from dri.extract.document import content_ids
-from dri.extract.reader import DEFAULT_MAX_BYTES
-from dri.files import FileRefused, NotText, decode_text, read_limited
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
@@ -227,61 +222,15 @@ def _argument_error(args: argparse.Namespace) -> int | None:
     if conflict:
         echo(f"error: {conflict}", file=sys.stderr)
         return 2
-    problem = _target_problem(args)
+    problem = (
+        target_problem(args.corpus_dir, args.target, allow_outside_links=args.allow_outside_links)
+        if args.target
+        else None
+    )
     if problem:
         echo(f"error: {problem[0]}", file=sys.stderr, one_line=True)
         return problem[1]
     return None
-
-
-def _target_problem(args: argparse.Namespace) -> tuple[str, int] | None:
-    """Why ``--target`` cannot be searched for, with the exit status (2: it
-    names no document of the folder; 1: the file cannot be read), or
-    ``None``. Found before any document is parsed: the run found it after
-    parsing them all, then recorded a run of no pairs. A target given as a
-    doc id is checked against the files' bytes; a folder the run cannot
-    read is left to the run to name."""
-    if not args.target:
-        return None
-    try:
-        paths, refused = discover(args.corpus_dir, allow_outside_links=args.allow_outside_links, warn=False)
-    except (CorpusError, OSError):
-        return None
-    found = find_target(args.target, dict.fromkeys(paths, ""))
-    if found is not None:
-        reason = _unreadable(found)
-        return (f"{found}: {reason} (the --target; nothing was run)", 1) if reason else None
-    # A link out of the folder is refused, not missing: its own line says why.
-    links = {line.split(": refused, ", 1)[0]: line for line in refused}
-    link = find_target(args.target, dict.fromkeys(links, ""))
-    if link is not None:
-        return f"{links[link]} (the --target; nothing was run)", 1
-    if re.fullmatch(r"[0-9a-f]{32}", args.target):
-        for path in paths:
-            try:
-                if content_ids(read_limited(path, DEFAULT_MAX_BYTES))[0] == args.target:
-                    return None
-            except FileRefused:
-                continue
-    hint = near_miss(Path(args.target).name, (Path(p).name for p in paths))
-    unknown = f"--target {args.target!r} names no document of the folder (a file name, path or doc id){hint}"
-    return f"{args.corpus_dir}: {unknown}", 2
-
-
-def _unreadable(path: str) -> str | None:
-    """Why the target's file cannot be read, as the run would say after parsing
-    every other document, or ``None``."""
-    try:
-        data = read_limited(path, DEFAULT_MAX_BYTES)
-    except FileRefused as err:
-        return err.reason
-    if Path(path).suffix.lower() == ".pdf":
-        return None  # read by the extractor: the run says what is wrong with it
-    try:
-        text, _ = decode_text(data)
-    except NotText as err:
-        return str(err)
-    return None if text.strip() else "an empty file"
 
 
 def _conflicting_options(args: argparse.Namespace) -> str | None:

@@ -173,3 +173,17 @@ def test_an_unreadable_corpus_folder_is_an_error(tmp_path):
     assert done.stderr.splitlines()[-1] == (
         f"dri.corpora.text.CorpusError: {root}: cannot read the folder: Permission denied"
     )
+
+
+def test_a_target_named_by_its_doc_id_or_path_is_found(tmp_path):
+    import hashlib
+
+    from dri.corpora.discover import target_problem
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "fortress.txt").write_bytes(b"The army attacks the fortress.\n")
+    doc_id = hashlib.sha256(b"The army attacks the fortress.\n").hexdigest()[:32]
+    for target in (doc_id, str(corpus / "fortress.txt"), "fortress", "fortress.txt"):
+        assert target_problem(corpus, target) is None
+    assert target_problem(corpus, "f" * 32)[1] == 2

@@ -287,23 +287,6 @@ def test_run_with_a_target_of_no_document_stops_before_parsing(capsys, tmp_path,
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["logs"]  # no store, no run
 
 
-def test_a_target_named_by_its_doc_id_or_path_is_found(tmp_path):
-    import argparse
-    import hashlib
-
-    from dri.commands.run import _target_problem
-
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "fortress.txt").write_bytes(b"The army attacks the fortress.\n")
-    doc_id = hashlib.sha256(b"The army attacks the fortress.\n").hexdigest()[:32]
-    for target in (doc_id, str(corpus / "fortress.txt"), "fortress", "fortress.txt"):
-        args = argparse.Namespace(corpus_dir=corpus, target=target, allow_outside_links=False)
-        assert _target_problem(args) is None
-    args = argparse.Namespace(corpus_dir=corpus, target="f" * 32, allow_outside_links=False)
-    assert _target_problem(args)[1] == 2
-
-
 @pytest.mark.parametrize(
     "options, says",
     [

@@ -104,13 +104,18 @@ def target_problem(
 
 def _unreadable(path: str) -> str | None:
     """Why a document's file cannot be read, as a run would say after parsing
-    every other document, or ``None`` (a PDF is left to the extractor)."""
+    every other document, or ``None`` (a PDF with its header is left to the extractor)."""
     try:
         data = read_limited(path, MAX_TEXT_BYTES)
     except FileRefused as err:
         return err.reason
     if Path(path).suffix.lower() == ".pdf":
-        return None
+        # The rest is the extractor's to say; a file without a PDF's header is no PDF.
+        if not data.strip():
+            return "an empty file"
+        return (
+            None if b"%PDF-" in data[:1024] else "not a PDF file (no %PDF- header in its first 1,024 bytes)"
+        )
     try:
         text, _ = decode_text(data)
     except NotText as err:
@@ -269,7 +274,20 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
         )
     read = next(reader for fmt, _, reader in FORMATS if fmt == name)
     rows, problems = read(root)
-    # realpath, not Path.resolve(): a listed link in a loop stays its own path (and its
-    # reading says so) instead of a RuntimeError that left every pair unplanned.
-    pairs = [(os.path.realpath(r.source), os.path.realpath(r.target), r.group) for r in rows]
+    pairs = list(dict.fromkeys((_listed_path(r.source), _listed_path(r.target), r.group) for r in rows))
+    if len(pairs) < len(rows):
+        log.warning(
+            "%s: %d pair(s) listed again under another spelling of their paths; each compared and counted once",
+            root,
+            len(rows) - len(pairs),
+        )
     return pairs, problems
+
+
+def _listed_path(path: Path) -> str:
+    """A document's path as the corpus lists it, in one spelling (``./a//b``,
+    ``c/../c``), its folders resolved but not the file: a listed link stays the
+    document of its own name, as the folder's walk finds it (resolved, it was
+    the file outside the folder it leads to, named twice). realpath, not
+    Path.resolve(): a folder link in a loop is left, and its reading says so."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))

@@ -89,20 +89,37 @@ def _move_files(staging: Path, target: Path, own: set[str]) -> None:
         for root, _, names in os.walk(staging)
         for name in sorted(names)
     ]
+    replaced = {place for made, place in moves if made.relative_to(staging).as_posix() in own}
     # Every place checked first: a move that failed half-way left some new files
     # beside some old ones, the mix this module is here to prevent.
-    for made, place in moves:
-        if made.relative_to(staging).as_posix() in own and place.is_symlink():
-            continue  # replaced below: the hidden record is the folder's own file
+    plain = {os.path.realpath(place) for _, place in moves if not place.is_symlink()}
+    for _, place in moves:
+        if place in replaced and _replaceable(place):
+            continue  # the hidden record is the folder's own file: replaced below
         _refuse(place)
+        if place.is_symlink() and (
+            os.path.realpath(place) in plain or os.path.basename(os.path.realpath(place)) in own
+        ):
+            # Written through, it overwrote the report's own scores.csv, or a record.
+            raise OSError(errno.EEXIST, "a symbolic link to another file of a report", str(place))
     for made, place in moves:
         place.parent.mkdir(parents=True, exist_ok=True)
-        if made.relative_to(staging).as_posix() in own and place.is_symlink():
+        if place in replaced and _replaceable(place) and os.path.lexists(place):
             place.unlink()
         if place.is_symlink():
             atomic.write_bytes(place, made.read_bytes())
         else:
             os.replace(made, place)
+
+
+def _replaceable(place: Path) -> bool:
+    """Whether the record's place holds something that is simply replaced: a
+    link, a FIFO, a device (not read: :func:`_recorded`), or nothing."""
+    try:
+        mode = os.lstat(place).st_mode
+    except FileNotFoundError:
+        return True
+    return not stat.S_ISDIR(mode)
 
 
 def _written(staging: Path) -> set[str]:
@@ -163,10 +180,12 @@ def _refuse(place: Path) -> None:
             raise OSError(
                 errno.ENOENT, "a symbolic link to a place whose folder does not exist", str(place)
             ) from None
-        return
+        mode = None
     except OSError as err:
         reason = "a loop of symbolic links" if err.errno == errno.ELOOP else err.strerror
         raise OSError(err.errno, reason, str(place)) from None
+    if place.is_symlink() and not os.access(Path(os.path.realpath(place)).parent, os.W_OK):
+        raise OSError(errno.EACCES, "a symbolic link into a folder that cannot be written to", str(place))
     if mode is None:
         return
     if stat.S_ISDIR(mode):

@@ -444,8 +444,9 @@ def _not_a_document(path: str, root: str | None) -> str | None:
         return "listed in the manifest, but there is no such file"
     if os.path.isdir(path):
         return "listed in the manifest, but a folder, not a document"
-    real = os.path.realpath(path)
-    if root is not None and not real.startswith(os.path.realpath(root) + os.sep):
+    # Its own place, not where a link leads: a link in the folder is refused by the walk, with its line.
+    listed = os.path.abspath(path)
+    if root is not None and not listed.startswith(os.path.realpath(root) + os.sep):
         return "listed in the manifest, but outside the corpus folder, whose documents a manifest names"
     if not is_document(path):
         return "listed in the manifest, but not a .txt or .pdf document"

@@ -187,3 +187,31 @@ def test_a_target_named_by_its_doc_id_or_path_is_found(tmp_path):
     for target in (doc_id, str(corpus / "fortress.txt"), "fortress", "fortress.txt"):
         assert target_problem(corpus, target) is None
     assert target_problem(corpus, "f" * 32)[1] == 2
+
+
+def test_a_manifests_paths_are_one_spelling_and_a_listed_link_stays_itself(tmp_path, caplog):
+    # "./originals//a.txt" and "rt/../rt/b.txt" were another pair than the plain
+    # spelling (a pair unaccounted for), and a listed link became the file it
+    # leads to, outside the folder: named twice, once under a name never listed.
+    from dri.corpora.discover import corpus_manifest
+
+    root = tmp_path / "m"
+    (root / "originals").mkdir(parents=True)
+    (root / "rt").mkdir()
+    (root / "originals" / "a.txt").write_text("x")
+    (root / "rt" / "b.txt").write_text("y")
+    (tmp_path / "outside.txt").write_text("z")
+    (root / "originals" / "out.txt").symlink_to(tmp_path / "outside.txt")
+    (root / "manifest.csv").write_text(
+        "source,target,group\n"
+        "originals/a.txt,rt/b.txt,g\n"
+        "./originals//a.txt,rt/../rt/b.txt,g\n"
+        "originals/out.txt,rt/b.txt,g\n"
+    )
+    pairs, _ = corpus_manifest(root)
+    real = root.resolve()
+    assert pairs == [
+        (str(real / "originals" / "a.txt"), str(real / "rt" / "b.txt"), "g"),
+        (str(real / "originals" / "out.txt"), str(real / "rt" / "b.txt"), "g"),
+    ]
+    assert "1 pair(s) listed again under another spelling of their paths" in caplog.text

@@ -114,8 +114,9 @@ def test_without_a_record_nothing_is_removed_and_a_failed_block_keeps_the_old_re
 
 
 def test_a_record_that_is_a_fifo_a_device_or_a_link_is_not_read_or_written_through(tmp_path):
-    # A FIFO hung the command; /dev/zero took all memory (exit 70); a link to a
-    # file outside had that file overwritten with the list of names.
+    # A FIFO hung the command (then, not read, failed the report as "not a plain
+    # file"); /dev/zero took all memory (exit 70); a link to a file outside had
+    # that file overwritten with the list of names. Each is replaced.
     outside = tmp_path / "precious.txt"
     outside.write_text("precious")
     for kind in ("fifo", "device", "link"):
@@ -127,14 +128,9 @@ def test_a_record_that_is_a_fifo_a_device_or_a_link_is_not_read_or_written_throu
             os.mkfifo(record)
         else:
             record.symlink_to("/dev/zero" if kind == "device" else outside)
-        if kind == "fifo":
-            with pytest.raises(OSError) as err, files_together(out, record=".record") as staging:
-                (staging / "summary.md").write_text("new")
-            assert err.value.filename == str(record) and not (out / "summary.md").exists()
-            continue
         with files_together(out, record=".record") as staging:
             (staging / "summary.md").write_text("new")
-        assert not record.is_symlink() and record.read_text() == "summary.md\n"
+        assert record.is_file() and not record.is_symlink() and record.read_text() == "summary.md\n"
         assert (out / "old.png").exists()
     assert outside.read_text() == "precious"
 
@@ -146,5 +142,54 @@ def test_a_dangling_link_to_a_missing_folder_leaves_the_folder_as_it_was(tmp_pat
     with pytest.raises(OSError) as err, files_together(tmp_path) as staging:
         (staging / "a.txt").write_text("new")
         (staging / "b.txt").write_text("new")
+    assert err.value.filename == str(tmp_path / "b.txt")
+    assert (tmp_path / "a.txt").read_text() == "old"
+
+
+@pytest.mark.parametrize("into", ["scores.csv", ".record", "other/.record"])
+def test_a_report_file_linked_to_another_file_of_a_report_is_refused(tmp_path, into):
+    # stats.json -> scores.csv had the scores overwritten with the statistics,
+    # and a link to a record (this report's or another's) had it overwritten.
+    out = tmp_path / "report"
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / ".record").write_text("x.png\n")
+    with files_together(out, record=".record") as staging:
+        for name in ("scores.csv", "stats.json"):
+            (staging / name).write_text("first")
+    (out / "stats.json").unlink()
+    (out / "stats.json").symlink_to(tmp_path / into if into.startswith("other") else out / into)
+    with pytest.raises(OSError) as err, files_together(out, record=".record") as staging:
+        for name in ("scores.csv", "stats.json"):
+            (staging / name).write_text("second")
+    assert err.value.filename == str(out / "stats.json")
+    assert (out / "scores.csv").read_text() == "first" and (
+        tmp_path / "other" / ".record"
+    ).read_text() == "x.png\n"
+
+
+def test_a_link_into_a_folder_that_cannot_be_written_to_leaves_the_folder_as_it_was(tmp_path):
+    # The move failed at it half-way ("Operation not permitted"): a mixed report.
+    import shutil
+    import subprocess
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (tmp_path / "a.txt").write_text("old")
+    (tmp_path / "b.txt").symlink_to(locked / "b.txt")
+    bound = os.geteuid() == 0 and shutil.which("mount") is not None
+    if bound:  # root writes anywhere: a read-only bind mount of the folder
+        subprocess.run(["mount", "--bind", str(locked), str(locked)], check=True)
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(locked)], check=True)
+    else:
+        locked.chmod(0o555)
+    try:
+        with pytest.raises(OSError) as err, files_together(tmp_path) as staging:
+            (staging / "a.txt").write_text("new")
+            (staging / "b.txt").write_text("new")
+    finally:
+        if bound:
+            subprocess.run(["umount", str(locked)], check=True)
+        else:
+            locked.chmod(0o755)
     assert err.value.filename == str(tmp_path / "b.txt")
     assert (tmp_path / "a.txt").read_text() == "old"

@@ -642,14 +642,17 @@ def _chosen_pairs(
 ) -> tuple[list[tuple[int, ManifestPair, ComparisonRecord | None]], int]:
     """The pairs that become rows (numbered from 1, with their stored comparison
     if any), and how many stage 1 of the two-stage search did not choose
-    (those are not rows)."""
+    (those are not rows, nor is a copy of a search's target)."""
     pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
     not_candidates = 0
     chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
     for i, pair in enumerate(pairs, start=1):
-        record = stored.get(
-            (ids.get(resolved_path(pair.source), ""), ids.get(resolved_path(pair.target), ""))
-        )
+        source_id, target_id = (ids.get(resolved_path(p), "") for p in (pair.source, pair.target))
+        record = stored.get((source_id, target_id))
+        if record is None and source_id and source_id == target_id and _not_failed(pair, failures):
+            # The target's own bytes under another name: a search compares them never
+            # (dri run leaves them out too); it was a failed row, "not compared".
+            continue
         if record is None and pruned and _not_candidate(pair, ids, failures):
             not_candidates += 1
             continue
@@ -662,6 +665,12 @@ def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[F
     ends = (resolved_path(pair.source), resolved_path(pair.target))
     if not all(ids.get(e) for e in ends):
         return False
+    return _not_failed(pair, failures)
+
+
+def _not_failed(pair: ManifestPair, failures: Sequence[Failure]) -> bool:
+    """Whether no failure of the flow names either document of ``pair``."""
+    ends = (resolved_path(pair.source), resolved_path(pair.target))
     return not any(f.mentions(e) for f in failures for e in ends)
 
 

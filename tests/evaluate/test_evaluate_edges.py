@@ -238,6 +238,33 @@ def test_a_line_of_targets_txt_naming_no_document_costs_that_target_only(tmp_pat
     assert "solar.txt" in captured.out and "left out" in (out / "summary.md").read_text(encoding="utf-8")
 
 
+def test_a_copy_of_the_target_is_no_row_of_its_search(tmp_path, capsys, monkeypatch):
+    # It was a failed row, "not compared by the corpus flow" (exit 1); dri run leaves it out.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text("The electron orbits the nucleus.\n", encoding="utf-8")
+    (corpus / "copy.txt").write_text("The electron orbits the nucleus.\n", encoding="utf-8")
+    (corpus / "solar.txt").write_text("The planet orbits the sun.\n", encoding="utf-8")
+    out = tmp_path / "report"
+    argv = [
+        "evaluate",
+        "analogy",
+        str(corpus),
+        "--target",
+        "atom.txt",
+        "--out",
+        str(out),
+        "-q",
+        "--no-baselines",
+    ]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    with (out / "scores.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [Path(r["source"]).name for r in rows] == ["solar.txt"] and rows[0]["error"] == ""
+
+
 def test_a_ratings_store_that_cannot_be_read_is_a_warning_in_the_analogy_report(
     tmp_path, capsys, monkeypatch
 ):

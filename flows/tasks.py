@@ -500,8 +500,9 @@ def plan_pairs(
     Pairs whose documents failed (or are missing) are left out and named in
     ``problems``; a manifest's path that is no document of the folder
     ``root`` (no such file, a folder, outside it, not a .txt or .pdf) is a
-    problem of its own, which its pairs' lines join. Documents with identical bytes share a doc_id and are
-    compared once, except in a manifest, which says exactly what it wants.
+    problem of its own, which its pairs' lines join. Documents with
+    identical bytes share a doc_id and are compared once, except in a
+    manifest, which says exactly what it wants.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -510,8 +511,8 @@ def plan_pairs(
         if manifest is None:
             raise ValueError("mode 'manifest' needs the manifest rows")
         named: set[str] = set()
-        # A manifest's paths are resolved; a document may be a link in the folder
-        # (--allow-outside-links), kept under the link's own name.
+        # A row may name the file a link in the folder leads to (--allow-outside-links):
+        # the document is the link, under its own name.
         linked = {os.path.realpath(p): p for p in sorted(documents, reverse=True)}
         for source, tgt, group in manifest:
             source, tgt = (p if p in documents else linked.get(p, p) for p in (source, tgt))

@@ -28,20 +28,18 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import (
-    MAX_TEXT_BYTES,
     CorpusError,
+    document_with_id,
     is_document,
     near_miss,
     no_corpus_folder,
     read_table_text,
 )
-from dri.files import DOC_ID_DIGITS, FileRefused, document_id, read_limited
 from dri.literal import printable
 
 __all__ = ["AnalogyCorpus", "load_analogy", "read_list"]
@@ -101,17 +99,6 @@ def _warn_repeated(listed_in: Path | None, entry: str, times: int) -> None:
     )
 
 
-def _by_doc_id(documents: list[Path], doc_id: str) -> Path | None:
-    """The document whose doc id (:func:`dri.files.document_id`) is ``doc_id``, if any."""
-    for doc in documents:
-        try:
-            if document_id(read_limited(doc, MAX_TEXT_BYTES)) == doc_id:
-                return doc
-        except FileRefused:
-            continue
-    return None
-
-
 def _choose_targets(
     root: Path, documents: list[Path], entries: list[str], listed_in: Path | None, problems: list[str]
 ) -> list[Path]:
@@ -132,8 +119,8 @@ def _choose_targets(
     for entry in entries:
         # Documents are flat in the folder, so the file name identifies one.
         doc = by_name.get(Path(entry).name)
-        if doc is None and re.fullmatch(f"[0-9a-f]{{{DOC_ID_DIGITS}}}", entry):
-            doc = _by_doc_id(documents, entry)  # as dri run --target takes it
+        if doc is None:
+            doc = document_with_id(documents, entry)  # a doc id, as dri run --target takes it
             entry = doc.name if doc is not None else entry
         if doc is None or not _is_listed_document(root, entry, doc):
             where = listed_in if listed_in else "--target"

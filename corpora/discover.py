@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -30,11 +29,12 @@ from dri.corpora.text import (
     DOCUMENT_SUFFIXES,
     MAX_TEXT_BYTES,
     CorpusError,
+    document_with_id,
     is_document,
     near_miss,
 )
 from dri.corpora.translation import load_translation
-from dri.files import DOC_ID_DIGITS, FileRefused, NotText, decode_text, document_id, read_limited
+from dri.files import FileRefused, NotText, decode_text, read_limited
 
 __all__ = [
     "FORMATS",
@@ -90,13 +90,8 @@ def target_problem(
     link = find_target(target, dict.fromkeys(links, ""))
     if link is not None:
         return f"{links[link]} (the --target; nothing was run)", 1
-    if re.fullmatch(f"[0-9a-f]{{{DOC_ID_DIGITS}}}", target):
-        for path in paths:
-            try:
-                if document_id(read_limited(path, MAX_TEXT_BYTES)) == target:
-                    return None
-            except FileRefused:
-                continue
+    if document_with_id(paths, target) is not None:
+        return None
     hint = near_miss(Path(target).name, (Path(p).name for p in paths))
     unknown = f"--target {target!r} names no document of the folder (a file name, path or doc id){hint}"
     return f"{corpus_dir}: {unknown}", 2

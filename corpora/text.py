@@ -16,12 +16,13 @@ import codecs
 import csv
 import io
 import logging
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from dri.errors import ProjectError
-from dri.files import FileRefused, NotText, decode_text, read_limited
+from dri.files import DOC_ID_DIGITS, FileRefused, NotText, decode_text, document_id, read_limited
 from dri.literal import printable
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "CorpusError",
     "csv_rows",
     "decode_bytes",
+    "document_with_id",
     "header_rows",
     "is_document",
     "named_columns",
@@ -193,6 +195,21 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
             f"line {ended + 1}: not valid CSV ({err}); a field holding commas, quotes or line "
             'breaks must be in double quotes, with its own quotes doubled ("")',
         ) from None
+
+
+def document_with_id(paths: Iterable[str | Path], doc_id: str) -> Path | None:
+    """The first of ``paths`` whose document id (:func:`dri.files.document_id`) is
+    ``doc_id``, or ``None`` (also when ``doc_id`` is not shaped like one); a
+    file that cannot be read is passed over (reading it says why)."""
+    if not re.fullmatch(f"[0-9a-f]{{{DOC_ID_DIGITS}}}", doc_id):
+        return None
+    for path in paths:
+        try:
+            if document_id(read_limited(path, MAX_TEXT_BYTES)) == doc_id:
+                return Path(path)
+        except FileRefused:
+            continue
+    return None
 
 
 def named_columns(header: Sequence[str], names: Iterable[str]) -> list[str]:

@@ -49,6 +49,7 @@ from dri.corpora.text import (
     MAX_TEXT_BYTES,
     CorpusError,
     csv_rows,
+    header_record,
     header_rows,
     named_columns,
     read_table_text,
@@ -176,7 +177,7 @@ def _read(path: Path) -> str:
 def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str] | None, str]]:
     """The rows of a CSV that must have ``columns`` (:func:`~corpora.text.header_rows`)."""
     records = csv_rows(path)
-    first = next(records, None)
+    first = header_record(records)
     if first is None:  # said "the header lacks the column(s) a, b, score"
         raise CorpusError(path, f"an empty file; it needs the header {','.join(columns)} and a row a pair")
     # The project's own column names in any case ("A,B,Score" was refused), as the ratings' are.
@@ -184,7 +185,8 @@ def _rated_rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[
     missing = [c for c in columns if c not in header]
     if missing:
         raise CorpusError(
-            path, f"line 1: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})"
+            path,
+            f"line {first[0]}: the header lacks the column(s) {', '.join(missing)} (need {','.join(columns)})",
         )
     refuse_repeated_columns(path, header)
     yield from header_rows(records, header, columns)

@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.atomic import write_text
-from dri.corpora.text import CorpusError, csv_rows, header_rows, named_columns, refuse_repeated_columns
+from dri.corpora.text import (
+    CorpusError,
+    csv_rows,
+    header_record,
+    header_rows,
+    named_columns,
+    refuse_repeated_columns,
+)
 from dri.literal import printable
 
 log = logging.getLogger(__name__)
@@ -90,7 +97,7 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
     path = Path(path)
     base = path.parent
     records = csv_rows(path, "manifest")
-    header = named_columns(next(records, (1, []))[1], MANIFEST_COLUMNS)  # in any case
+    header = named_columns((header_record(records) or (1, []))[1], MANIFEST_COLUMNS)  # in any case
     if not any(header):
         raise CorpusError(path, "empty file: a manifest starts with the header source,target,group")
     missing = [c for c in MANIFEST_COLUMNS if c not in header]

@@ -33,6 +33,7 @@ from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import (
     CorpusError,
     csv_rows,
+    header_record,
     header_rows,
     named_columns,
     no_corpus_folder,
@@ -104,7 +105,7 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
             info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
     records = csv_rows(info, INFO_FILE)
-    header = named_columns(next(records, (1, []))[1], COLUMNS)  # in any case: file,task,category
+    header = named_columns((header_record(records) or (1, []))[1], COLUMNS)  # in any case: file,task,category
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri import atomic
-from dri.corpora.text import CorpusError, csv_rows, header_rows, refuse_repeated_columns
+from dri.corpora.text import CorpusError, csv_rows, header_record, header_rows, refuse_repeated_columns
 from dri.settings import data_dir
 
 __all__ = [
@@ -68,7 +68,7 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     """
     path = Path(path)
     records = csv_rows(path, "ratings file")
-    header = [h.strip().lower() for h in next(records, (1, []))[1]]
+    header = [h.strip().lower() for h in (header_record(records) or (1, []))[1]]
     if not header:
         raise CorpusError(path, f"empty file: ratings start with the header {','.join(COLUMNS)}")
     missing = [c for c in COLUMNS if c not in header]

@@ -32,6 +32,7 @@ __all__ = [
     "csv_rows",
     "decode_bytes",
     "document_with_id",
+    "header_record",
     "header_rows",
     "is_document",
     "named_columns",
@@ -229,6 +230,18 @@ def refuse_repeated_columns(path: Path, header: Sequence[str]) -> None:
         raise CorpusError(
             path, f"line 1: the header names the column(s) {', '.join(repeated)} more than once"
         )
+
+
+def header_record(records: Iterator[tuple[int, list[str]]]) -> tuple[int, list[str]] | None:
+    """The header of :func:`csv_rows`: its first record with a field that is not
+    blank, as ``(line, fields)``, or ``None`` for a file of blank lines only (an
+    empty file in all but its bytes, which was refused as a header lacking every
+    column). Blank lines before the header are passed over, as
+    :func:`header_rows` passes over those between rows."""
+    for line, fields in records:
+        if any(f.strip() for f in fields):
+            return line, fields
+    return None
 
 
 def header_rows(

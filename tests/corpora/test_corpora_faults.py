@@ -92,6 +92,9 @@ def test_a_repeated_manifest_row_is_compared_and_counted_once_with_a_warning(tmp
             "manifest lacks column(s) group (it needs source,target,group; its header is source,target)",
         ),
         ("", "empty file: a manifest starts with the header source,target,group"),
+        # Blank lines only was "manifest lacks column(s) source, target, group".
+        ("\n \n\r\n", "empty file: a manifest starts with the header source,target,group"),
+        ("\n\nsource,target\na,b\n", "manifest lacks column(s) group"),
         # A run of no pairs ended with exit 0.
         (
             "source,target,group\n",
@@ -134,11 +137,19 @@ def test_a_rating_under_a_name_too_long_for_a_csv_reader_is_a_problem(tmp_path):
     assert problems == [f"{path}: line 2: a rater or pair name of 200,000 characters; at most 1,000"]
 
 
-def test_an_empty_ratings_file_says_so(tmp_path):
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n", b"\r\n,\r\n"])
+def test_an_empty_ratings_file_says_so(tmp_path, content):
     path = tmp_path / "ratings.csv"
-    path.write_bytes(b"")
+    path.write_bytes(content)
     with pytest.raises(CorpusError, match="empty file: ratings start with the header rater,pair,"):
         read_ratings(path)
+
+
+def test_ratings_after_blank_lines_are_read(tmp_path):
+    path = tmp_path / "ratings.csv"
+    path.write_text("\n\nrater,pair,novelty,usefulness,challenge\nr1,p,3,4,5\n", encoding="utf-8")
+    rows, problems = read_ratings(path)
+    assert [(r["rater"], r["challenge"]) for r in rows] == [("r1", 5)] and problems == []
 
 
 def test_ratings_in_windows_1252_are_read(tmp_path):

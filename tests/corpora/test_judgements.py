@@ -479,12 +479,22 @@ def test_a_document_over_the_size_limit_is_refused_before_it_is_read(tmp_path: P
     assert not [p for p in folder.iterdir() if p.stat().st_size > 1000]
 
 
-def test_an_empty_judgement_file_is_called_empty(tmp_path: Path):
-    # It was "the header lacks the column(s) a, b, score".
+@pytest.mark.parametrize("content", [b"", b"\n\n\n", b" \r\n,,\r\n"])
+def test_an_empty_judgement_file_is_called_empty(tmp_path: Path, content: bytes):
+    # It was "the header lacks the column(s) a, b, score", blank lines too.
     empty = tmp_path / "e.csv"
-    empty.write_bytes(b"")
+    empty.write_bytes(content)
     with pytest.raises(CorpusError, match=r"an empty file; it needs the header a,b,score and a row a pair$"):
         load_judgements(empty)
+
+
+def test_a_header_after_blank_lines_is_the_header(tmp_path: Path):
+    csv_file = tmp_path / "j.csv"
+    csv_file.write_text("\n\na,b,score\none text,another,0.5\n", encoding="utf-8")
+    assert [j.score for j in load_judgements(csv_file).pairs] == [0.5]
+    csv_file.write_text("\n\na,b\nx,y\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"line 3: the header lacks the column\(s\) score"):
+        load_judgements(csv_file)
 
 
 def test_the_columns_are_named_in_any_case(tmp_path: Path):

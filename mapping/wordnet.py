@@ -86,7 +86,14 @@ import numpy as np
 
 from dri.errors import one_line
 from dri.literal import printable
-from dri.mapping.wordnet_data import IC_FILE, WordNetSetupError, build_wordnet, is_built, wordnet_root
+from dri.mapping.wordnet_data import (
+    IC_FILE,
+    ForeignWordNet,
+    WordNetSetupError,
+    build_wordnet,
+    is_built,
+    wordnet_root,
+)
 from dri.mapping.wordnet_snapshot import load_snapshot, save_snapshot
 from dri.morphy import SUBSTITUTIONS
 
@@ -815,6 +822,8 @@ def wordnet() -> WordNet:
                 if not is_built():
                     try:
                         build_wordnet()
+                    except ForeignWordNet:
+                        raise
                     except (WordNetSetupError, OSError) as err:
                         chosen = os.environ.get("DRI_NLTK_DATA")
                         if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):

@@ -43,6 +43,7 @@ __all__ = [
     "DEBIAN_WORDNET",
     "IC_FILE",
     "LEXNAMES",
+    "ForeignWordNet",
     "WordNetSetupError",
     "build_wordnet",
     "is_built",
@@ -127,6 +128,25 @@ _SS_TYPE_POS = {"1": "n", "2": "v"}
 
 class WordNetSetupError(ProjectError, RuntimeError):
     """WordNet is not available; the message says what to do."""
+
+
+class ForeignWordNet(WordNetSetupError):
+    """The folder holds a WordNet that dri did not build, which a build would delete."""
+
+
+def _refuse_foreign(corpora: Path) -> None:
+    """Raise :class:`ForeignWordNet` when ``corpora`` holds a ``wordnet`` or
+    ``wordnet_ic`` folder without dri's build stamp: ``DRI_NLTK_DATA`` pointed at a
+    user's own nltk_data, whose WordNet corpora (and anything kept beside them)
+    a build replaced without a word."""
+    ours = (corpora / "wordnet" / _STAMP).is_file()
+    foreign = [name for name in ("wordnet", "wordnet_ic") if (corpora / name).exists() and not ours]
+    if foreign:
+        raise ForeignWordNet(
+            f"{corpora}: its {' and '.join(foreign)} folder(s) were not built by dri (no {_STAMP}), "
+            "and building WordNet here would replace them; point DRI_NLTK_DATA at a new folder "
+            "or unset it"
+        )
 
 
 def wordnet_root(nltk_data: Path | None = None) -> Path:
@@ -235,6 +255,7 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
             f"{source}: missing WordNet files {', '.join(missing)}; "
             "install the Debian packages wordnet-base and wordnet-sense-index, then run scripts/setup-wordnet"
         )
+    _refuse_foreign(corpora)
     corpora.mkdir(parents=True, exist_ok=True)
     # Build in a temporary folder and rename, so a concurrent reader never
     # sees half a WordNet.

@@ -40,6 +40,7 @@ from dri.mapping.wordnet import (
 from dri.mapping.wordnet_data import (
     IC_FILE,
     LEXNAMES,
+    ForeignWordNet,
     WordNetSetupError,
     build_wordnet,
     is_built,
@@ -137,6 +138,24 @@ def test_a_damaged_build_stamp_is_built_again(tmp_path):
         assert not is_built(tmp_path / "nltk_data"), stamp
     build_wordnet(tmp_path / "nltk_data")
     assert is_built(tmp_path / "nltk_data")
+
+
+@pytest.mark.parametrize("folder", ["wordnet", "wordnet_ic"])
+def test_a_wordnet_dri_did_not_build_is_left_alone(tmp_path, monkeypatch, folder):
+    # DRI_NLTK_DATA at a user's own nltk_data: the build deleted its wordnet and
+    # wordnet_ic folders (notes, other IC files) and put its own in their place.
+    theirs = tmp_path / "nltk_data" / "corpora" / folder
+    theirs.mkdir(parents=True)
+    (theirs / "MY_NOTES.txt").write_text("precious", encoding="utf-8")
+    with pytest.raises(ForeignWordNet) as err:
+        build_wordnet(tmp_path / "nltk_data", force=True)
+    assert str(err.value).startswith(f"{theirs.parent}: its {folder} folder(s) were not built by dri")
+    monkeypatch.setenv("DRI_NLTK_DATA", str(tmp_path / "nltk_data"))
+    monkeypatch.setattr(wordnet_module, "_instance", None)  # as in a fresh process
+    with pytest.raises(ForeignWordNet, match="point DRI_NLTK_DATA at a new folder or unset it$"):
+        wordnet_module.wordnet()
+    assert (theirs / "MY_NOTES.txt").read_text(encoding="utf-8") == "precious"
+    assert sorted(p.name for p in theirs.parent.iterdir()) == [folder]
 
 
 @pytest.mark.parametrize(

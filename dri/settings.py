@@ -83,6 +83,17 @@ def _default_data_dir() -> Path:
     return Path(xdg) / "dri"
 
 
+def _env_path(name: str) -> Path | None:
+    """The folder the variable ``name`` names, with ``~`` expanded, or ``None``
+    when it is unset, empty or blank. Quoted (``DRI_DATA_DIR='~/dri'``) or set
+    by a service's environment file, the shell leaves ``~`` as it is: the store
+    (which expanded it) and the rest of the data (which did not) went to two
+    folders, one of them a literal ``./~`` in the current folder; and a blank
+    value made a folder of spaces there."""
+    value = os.environ.get(name)
+    return Path(value).expanduser() if value and value.strip() else None
+
+
 def data_dir() -> Path:
     """The data folder, made if missing.
 
@@ -91,8 +102,8 @@ def data_dir() -> Path:
     every command reads the data folder, and the bare "File exists" of
     ``mkdir`` did not say which setting was wrong.
     """
-    configured = os.environ.get("DRI_DATA_DIR")
-    path = Path(configured or _default_data_dir())
+    configured = _env_path("DRI_DATA_DIR")
+    path = configured or _default_data_dir()
     what = "DRI_DATA_DIR" if configured else "the data folder"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -116,16 +127,16 @@ def cache_dir() -> Path:
 def incoming_dir() -> Path:
     """The sensor's default root, absolute; created when it is the default
     (it lives in the data folder), left alone when ``DRI_INCOMING_DIR`` names it."""
-    configured = os.environ.get("DRI_INCOMING_DIR")
+    configured = _env_path("DRI_INCOMING_DIR")
     if configured:
-        return Path(configured).resolve()
+        return configured.resolve()
     path = (data_dir() / "incoming").resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def nltk_data_dir() -> Path:
-    return Path(os.environ.get("DRI_NLTK_DATA") or _default_data_dir() / "nltk_data")
+    return _env_path("DRI_NLTK_DATA") or _default_data_dir() / "nltk_data"
 
 
 def max_text_chars() -> int:
@@ -145,7 +156,7 @@ def max_text_chars() -> int:
 
 def clough_stevenson_dir() -> Path:
     default = PROJECT_ROOT.parent / "shared" / "corpora" / "clough-stevenson"
-    return Path(os.environ.get("DRI_CLOUGH_CORPUS") or default)
+    return _env_path("DRI_CLOUGH_CORPUS") or default
 
 
 def prefect_defaults(quiet_console: bool) -> None:

@@ -218,7 +218,7 @@ def run_on_prefect(
     if config.kind != "dask" and steps.store_problem() is not None:
         return run_inline(settings)
     if config.dask_address:
-        check_dask_address(config.dask_address)
+        check_dask_address(config.dask_address, named=config.dask_address_from)
     quiet_broken_pipes()
     with shared_prefect_api() as api_url:
         try:

@@ -69,7 +69,7 @@ from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
 from dri.settings import prefect_api_url_problem
 from dri.signals import signals_held, taken_again_later
-from dri.store.records import safe_uri
+from dri.store.records import redact, safe_uri
 
 __all__ = [
     "RUNNER_KINDS",
@@ -105,6 +105,8 @@ class RunnerConfig:
     kind: str = "processes"
     workers: int | None = None
     dask_address: str | None = None
+    #: Where ``dask_address`` came from, for messages: "DRI_DASK_ADDRESS", or "" (an argument).
+    dask_address_from: str = ""
 
     def describe(self) -> str:
         if self.kind == "dask":
@@ -119,21 +121,32 @@ def runner_config(
     """Arguments first, then the environment, then the defaults: an explicit
     runner other than Dask takes no ``DRI_DASK_ADDRESS`` (``--runner threads``
     ran on the cluster that variable named)."""
-    if kind in (None, "dask"):
-        dask_address = dask_address or os.environ.get("DRI_DASK_ADDRESS") or None
-    kind = kind or ("dask" if dask_address else os.environ.get("DRI_TASK_RUNNER") or "processes")
+    address_from = ""
+    if kind in (None, "dask") and not dask_address and os.environ.get("DRI_DASK_ADDRESS"):
+        dask_address, address_from = os.environ["DRI_DASK_ADDRESS"], "DRI_DASK_ADDRESS"
+    kind_from = ""
+    if not kind and not dask_address and os.environ.get("DRI_TASK_RUNNER"):
+        kind, kind_from = os.environ["DRI_TASK_RUNNER"], "DRI_TASK_RUNNER="
+    kind = kind or ("dask" if dask_address else "processes")
     if kind == "inline":  # dri run and the evaluations take it (flows.pipeline.run_corpus); a flow cannot
         raise SettingsError(
-            "task runner 'inline' runs a corpus without Prefect: it is for dri run and dri evaluate, "
-            f"not for a flow on a Prefect server; expected one of {', '.join(RUNNER_KINDS)}"
+            f"{kind_from}task runner 'inline' runs a corpus without Prefect: it is for dri run and dri "
+            f"evaluate, not for a flow on a Prefect server; expected one of {', '.join(RUNNER_KINDS)}"
         )
     if kind not in RUNNER_KINDS:
-        raise SettingsError(f"unknown task runner {kind!r}; expected one of {', '.join(RUNNER_KINDS)}")
+        # The variable's message names it, and inline, which dri run and dri evaluate take.
+        named = (
+            f"{kind_from}{printable(kind)}: unknown task runner"
+            if kind_from
+            else f"unknown task runner {kind!r}"
+        )
+        also = " (or inline, for dri run and dri evaluate)" if kind_from else ""
+        raise SettingsError(f"{named}; expected one of {', '.join(RUNNER_KINDS)}{also}")
     if workers is None and os.environ.get("DRI_WORKERS"):
         workers = local_workers()
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         raise SettingsError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers}")
-    return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address)
+    return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address, dask_address_from=address_from)
 
 
 def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float) -> str | None:
@@ -146,6 +159,8 @@ def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float
             socket.create_connection(address, timeout=timeout).close()
     except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
         return getattr(err, "strerror", None) or str(err) or type(err).__name__
+    except OverflowError:  # a port past a C long, from getaddrinfo: was a traceback, exit 70
+        return "the port is out of range (1-65535)"
     return None
 
 
@@ -153,31 +168,43 @@ def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float
 DASK_SCHEMES = ("tcp", "tls")
 
 
-def check_dask_address(address: str, timeout: float = 10.0) -> None:
-    """A :class:`SettingsError` naming ``address`` if it is not the TCP or TLS
-    address of a Dask scheduler, or nothing listens there. Found inside the
-    flow, Dask's client printed its traceback after 30 s (or at once, for a
-    scheme another process cannot reach, ``inproc://``, or one this install
-    cannot speak, ``ucx://``), and a Prefect server had been started for nothing."""
+def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") -> None:
+    """A :class:`SettingsError` naming ``address`` (and the variable ``named``
+    that gave it, if any) if it is not the TCP or TLS address of a Dask
+    scheduler, or nothing listens there. Found inside the flow, Dask's client
+    printed its traceback after 30 s (or at once, for a scheme another process
+    cannot reach, ``inproc://``, or one this install cannot speak,
+    ``ucx://``), and a Prefect server had been started for nothing. A login in
+    the address is never shown: Dask takes none, and its own words quote it."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
+    # A variable set to blanks was "Dask at : cannot connect: Name or service not known".
+    shown = printable(safe_uri(address.strip())) or "an empty address"
+    where_from = f"{named}: " if named else ""
     scheme = address.split("://", 1)[0].lower() if "://" in address else "tcp"
     if scheme not in DASK_SCHEMES:
         raise SettingsError(
-            f"Dask at {printable(address)}: a run cannot use {printable(scheme)}://; "
+            f"{where_from}Dask at {shown}: a run cannot use {printable(scheme)}://; "
             "give the scheduler's tcp://HOST:PORT (or tls://HOST:PORT)"
+        )
+    if "@" in address:
+        raise SettingsError(
+            f"{where_from}Dask at {shown}: a scheduler's address takes no user or password; "
+            "give tcp://HOST:PORT (or tls://HOST:PORT, with Dask's own TLS settings)"
         )
 
     def where() -> tuple[str, int] | None:
-        _, location = parse_address(address)
+        _, location = parse_address(address.strip())
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")
+        if not 0 < int(port) < 65536:  # 70000 was taken as port 4464, the remainder
+            raise ValueError(f"port {port} is out of range (1-65535)")
         return host, port
 
     reason = _why_unreachable(where, timeout)
     if reason is not None:
-        raise SettingsError(f"Dask at {printable(address)}: cannot connect: {reason}")
+        raise SettingsError(f"{where_from}Dask at {shown}: cannot connect: {redact(reason)}")
 
 
 class PrefectServerError(ProjectError):

@@ -521,7 +521,7 @@ def safe_uri(uri: str) -> str:
     try:
         parts = urlsplit(uri)
         host = parts.hostname or ""
-        if parts.port:
+        if parts.port is not None:  # port 0 too: a message about it named the host alone
             host = f"{host}:{parts.port}"
     except ValueError:
         return redact(uri)

@@ -257,6 +257,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if refusal:
         echo(f"error: {refusal}", file=sys.stderr, one_line=True)
         return 2
+    max_text_chars()  # a bad setting is one line for the command, not one for each file
     kept = kept_graphs()
     loaded = []
     failed = False

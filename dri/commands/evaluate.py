@@ -53,7 +53,7 @@ from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngin
 from dri.errors import pair_failure_lines
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
-from dri.settings import data_dir, prefect_defaults
+from dri.settings import data_dir, max_text_chars, prefect_defaults
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -276,6 +276,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if foreign is not None:
         echo(f"error: {foreign}", file=sys.stderr)
         return 2
+    # A bad setting is one line before any work, not a failure of each document.
+    max_text_chars()
     if args.out is None:
         return _evaluate(args)
     with _claimed(args.out) as claimed:

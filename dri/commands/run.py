@@ -44,7 +44,7 @@ from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
-from dri.settings import prefect_defaults
+from dri.settings import max_text_chars, prefect_defaults
 
 if TYPE_CHECKING:
     from dri.flows.tasks import RunSummary
@@ -181,6 +181,8 @@ def run_run(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and not args.json and sys.stderr.isatty()
     quiet = (show_progress or args.json) and not getattr(args, "verbose", False)
     prefect_defaults(quiet_console=quiet)
+    # A bad setting is one line before any work, not a failure of each document.
+    max_text_chars()
     config = _runner_config(args)
     if isinstance(config, int):
         return config
@@ -252,8 +254,9 @@ def _conflicting_options(args: argparse.Namespace) -> str | None:
 
 
 def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
-    """Where the run's tasks go, or exit status 2 after saying why the
-    arguments cannot say (a manifest mode without a manifest, a bad runner)."""
+    """Where the run's tasks go, or the exit status after saying why not: 2 when the
+    arguments cannot say (a manifest mode without a manifest), 1 for a variable
+    dri cannot use (``DRI_WORKERS``, ``DRI_TASK_RUNNER``)."""
     if args.mode == "manifest" and not has_manifest(args.corpus_dir):
         echo(
             f"error: {args.corpus_dir}: --mode manifest needs manifest.csv, file_information.csv, "
@@ -271,8 +274,10 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
             workers=args.workers, dask_address=args.dask, kind="processes" if inline else args.runner
         )
     except ValueError as err:
+        # The arguments were checked as they were parsed: this is a variable's value
+        # (DRI_WORKERS, DRI_TASK_RUNNER), a bad setting, exit 1 as in dri evaluate.
         echo(f"error: {err}", file=sys.stderr, one_line=True)
-        return 2
+        return 1
 
 
 def _corpus_run(args: argparse.Namespace, config: RunnerConfig) -> Callable[[], RunOutcome]:
@@ -298,7 +303,9 @@ def _corpus_run(args: argparse.Namespace, config: RunnerConfig) -> Callable[[], 
         return run_corpus(
             str(args.corpus_dir),
             workers=config.workers,
-            dask_address=config.dask_address,
+            # The argument, not the variable's value: run_corpus reads the variable itself and
+            # names it in its messages.
+            dask_address=args.dask,
             # Unset, run_corpus decides: a small job runs in this process.
             runner=args.runner,
             **parameters,

@@ -89,9 +89,15 @@ class Neo4jSettings:
         )
 
 
+#: The longest duration a variable may give: a day. The driver's socket refused 1e10
+#: seconds with an OverflowError ("timestamp out of range"), a traceback, exit 70.
+MAX_ENV_SECONDS = 86_400.0
+
+
 def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
     """A duration from the environment; a one-line :class:`StoreError` naming
-    the variable if it is not a finite, non-negative number."""
+    the variable if it is not a finite number from 0 (or just above) to
+    :data:`MAX_ENV_SECONDS`."""
     raw = env(name)
     if raw is None:
         return default
@@ -99,9 +105,11 @@ def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > MAX_ENV_SECONDS:
         least = "0 or more" if zero else "more than 0"
-        raise StoreError(name, f"must be a number of seconds, {least}, not {raw!r}")
+        raise StoreError(
+            name, f"must be a number of seconds, {least} and at most {MAX_ENV_SECONDS:,.0f}, not {raw!r}"
+        )
     return value
 
 

@@ -148,7 +148,7 @@ def test_a_bad_retry_setting_names_the_variable(capsys, monkeypatch):
     code, _, err = _run(capsys, "store", "info")
     assert code == 1
     assert err.splitlines() == [
-        "error: DRI_NEO4J_RETRY_SECONDS: must be a number of seconds, 0 or more, not 'abc'"
+        "error: DRI_NEO4J_RETRY_SECONDS: must be a number of seconds, 0 or more and at most 86,400, not 'abc'"
     ]
 
 
@@ -223,9 +223,38 @@ def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys
 
 
 def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, monkeypatch):
+    # A bad setting is exit 1, as in dri evaluate (it was 2, a usage error's).
     monkeypatch.setenv("DRI_WORKERS", "many")
     code, _, err = _run(capsys, "run", str(tmp_path))
-    assert code == 2 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
+    assert code == 1 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "evaluate"])
+def test_a_bad_text_limit_is_one_line_before_any_work(capsys, tmp_path, monkeypatch, command):
+    # dri run wrote a run summary of every document failed for it, dri compare said it
+    # once a file, and dri evaluate once a document.
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The sun attracts the planets.\n", encoding="utf-8")
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "abc")
+    argv = {
+        "run": ["run", str(tmp_path)],
+        "compare": ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")],
+        "evaluate": ["evaluate", "analogy", str(tmp_path)],
+    }[command]
+    code, out, err = _run(capsys, *argv)
+    assert (code, out) == (1, "")
+    assert err.splitlines() == ["error: DRI_MAX_TEXT_CHARS must be a positive whole number, not 'abc'"]
+
+
+def test_run_names_a_bad_task_runner_variable(capsys, tmp_path, monkeypatch):
+    # It was "unknown task runner 'bogus'; expected one of processes, threads, dask": no
+    # variable named, and inline, which the variable takes, left out; exit 2.
+    monkeypatch.setenv("DRI_TASK_RUNNER", "bogus")
+    code, _, err = _run(capsys, "run", str(tmp_path))
+    assert code == 1 and err.splitlines() == [
+        "error: DRI_TASK_RUNNER=bogus: unknown task runner; expected one of processes, threads, dask "
+        "(or inline, for dri run and dri evaluate)"
+    ]
 
 
 @pytest.mark.parametrize("k", ["0", "-2"])

@@ -105,6 +105,38 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
             check_dask_address(f"{scheme}://x")
 
 
+@pytest.mark.parametrize(
+    "address, says",
+    [
+        # OverflowError from getaddrinfo: a traceback, exit 70.
+        ("tcp://127.0.0.1:99999999999999999999", "port 99999999999999999999 is out of range (1-65535)"),
+        # Taken as port 4464, the remainder.
+        ("tcp://127.0.0.1:70000", "port 70000 is out of range (1-65535)"),
+        ("tcp://127.0.0.1:0", "port 0 is out of range (1-65535)"),
+    ],
+)
+def test_a_dask_port_out_of_range_is_one_settings_error(address, says) -> None:
+    with pytest.raises(SettingsError) as caught:
+        check_dask_address(address)
+    assert str(caught.value) == f"Dask at {address}: cannot connect: {says}"
+
+
+@pytest.mark.parametrize("address", ["tcp://user:S3cretPW@127.0.0.1:1", "user:S3cretPW@127.0.0.1:1"])
+def test_a_dask_address_with_a_login_is_refused_without_showing_it(address) -> None:
+    # Dask's own message quoted the address, password and all, twice.
+    with pytest.raises(SettingsError) as caught:
+        check_dask_address(address, named="DRI_DASK_ADDRESS")
+    said = str(caught.value)
+    assert said.startswith("DRI_DASK_ADDRESS: Dask at ") and "takes no user or password" in said
+    assert "S3cretPW" not in said and "user" not in said.split("takes")[0]
+
+
+def test_a_blank_dask_address_is_called_empty() -> None:
+    # It was "Dask at : cannot connect: Name or service not known".
+    with pytest.raises(SettingsError, match="^DRI_DASK_ADDRESS: Dask at an empty address: cannot connect"):
+        check_dask_address("  ", named="DRI_DASK_ADDRESS")
+
+
 def test_a_prefect_api_url_where_nothing_listens_is_one_settings_error_without_its_login() -> None:
     # Found by Prefect's client, it was "RuntimeError: Failed to reach API" with exit 70.
     with socket.socket() as listening:

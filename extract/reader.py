@@ -312,10 +312,11 @@ def document_from_text(text: str, name: str = "text") -> Document:
 
 
 def _is_graph_json(path: Path, data: bytes) -> bool:
-    """A ``.json`` file holding a ROS graph (``dri graph --format json``, networkx's
-    node-link form): read as prose, its labels made a graph of their own, warned
-    of only as "not English"."""
-    if path.suffix.lower() != ".json":
+    """A file holding a ROS graph as JSON (``dri graph --format json``, networkx's
+    node-link form), whatever its name ends in, as GraphML is known by its
+    content: read as prose, its labels made a graph of their own, warned of
+    only as "not English". Only text that starts as a JSON object is parsed."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
         return False
     try:
         value = json.loads(data)
@@ -367,9 +368,10 @@ def _too_long(text: str, limit: int) -> str:
 def _refuse_graphs(where: str, path: Path, data: bytes) -> None:
     """A :class:`DocumentError` for a graph file given as a document."""
     if _is_graph_json(path, data):
+        named = "" if path.suffix.lower() == ".json" else " named .json"
         raise DocumentError(
             where,
-            "a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph, "
+            f"a ROS graph (graph JSON), not a text or PDF: dri compare reads it as a graph{named}, "
             "dri.graphs.load_json loads it",
         )
     if _is_graphml(data):

@@ -35,15 +35,23 @@ def _xml(value: object) -> object:
     return printable(value, newlines=True) if isinstance(value, str) else value
 
 
+def _xml_id(node: object) -> object:
+    """A node id as XML 1.0 takes it, one id for one node: as :func:`_xml`, with
+    each backslash doubled first, so that an escape (``c:cat\\u0001`` for a
+    control character) never meets an id that spelled it out (``c:cat\\\\u0001``);
+    the two were merged into one node, and its edges with them."""
+    return printable(node.replace("\\", "\\\\")) if isinstance(node, str) else node
+
+
 def write_graphml(g: nx.DiGraph, path: str | Path) -> None:
     out = nx.DiGraph()
     out.graph.update({k: _xml(v) for k, v in g.graph.items() if isinstance(v, (str, int, float, bool))})
     for node, attrs in g.nodes(data=True):
         out.add_node(
-            _xml(node), **{k: _xml(json.dumps(v) if k in _LIST_ATTRS else v) for k, v in attrs.items()}
+            _xml_id(node), **{k: _xml(json.dumps(v) if k in _LIST_ATTRS else v) for k, v in attrs.items()}
         )
     out.add_edges_from(
-        (_xml(u), _xml(v), {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True)
+        (_xml_id(u), _xml_id(v), {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True)
     )
     data = io.BytesIO()
     nx.write_graphml(out, data)

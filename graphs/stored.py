@@ -69,6 +69,10 @@ def _check_list(where: str, value: object, item_ok: Any, item: str) -> None:
         raise NotAGraph(f"{where} must be a list of {item}, not {_type(value)}")
     for entry in value:
         if not item_ok(entry):  # the list is one: the entry is what to fix
+            # A string that is not text says why: "a list of strings; it holds a string" did not.
+            reason = lone_surrogate_problem(entry) if isinstance(entry, str) else None
+            if reason:
+                raise NotAGraph(f"{where} must be a list of {item}; one of them {reason}")
             raise NotAGraph(f"{where} must be a list of {item}; it holds {_type(entry)}: {entry!r:.40}")
 
 

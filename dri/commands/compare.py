@@ -224,11 +224,14 @@ def format_inferences(inferences: list[CandidateInference], shown: int = SHOWN_I
 
 
 def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` name one file (through links, ``..`` or a second name)."""
+    """Whether ``a`` and ``b`` name one file (through links, ``..`` or a second name),
+    also before either is written (two spellings of one new page were two files)."""
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
     except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _page_refusal(args: argparse.Namespace) -> str | None:
@@ -241,6 +244,15 @@ def _page_refusal(args: argparse.Namespace) -> str | None:
     for flag, path in pages:
         if not str(path).strip() or path.is_dir():
             return f"{printable(path)}: --{flag} must name a file, not a folder"
+        # Found after the whole comparison, as the page was written.
+        folder = Path(os.path.realpath(path)).parent
+        if not folder.is_dir():
+            missing = "does not exist" if not folder.exists() else "is not a folder"
+            return f"{printable(path)}: --{flag} names a file in {printable(folder)}, which {missing}"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return (
+                f"{printable(path)}: --{flag} cannot be written: its folder {printable(folder)} is read-only"
+            )
         for role, given in (("A", args.source), ("B", args.target)):
             if path == given or _same_file(path, given):
                 return f"{printable(path)}: --{flag} would overwrite {role}, the file compared; choose another name"

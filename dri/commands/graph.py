@@ -84,8 +84,25 @@ def _show(line: str, gone: bool) -> bool:
     return False
 
 
+def _png_folder_refusal(args: argparse.Namespace) -> str | None:
+    """Why ``--png`` cannot be the folder of the pictures it must be (several
+    documents, or a name ending in "/"): a file is in the way. Found as the
+    first picture was written, it was mkdir's "File exists", once a document."""
+    if not args.png:
+        return None
+    target = Path(args.png)
+    folder = len(args.files) > 1 or args.png.endswith(("/", os.sep))
+    if folder and target.exists() and not target.is_dir():
+        return f"{printable(args.png)}: --png must be a folder for the pictures, and a file is in the way"
+    return None
+
+
 def run_graph(args: argparse.Namespace) -> int:
     max_text_chars()  # a bad setting is one line for the command, not one for each file
+    refusal = _png_folder_refusal(args)
+    if refusal:
+        echo(f"error: {refusal}", file=sys.stderr, one_line=True)
+        return 2
     documents, failed = [], 0
     for path in args.files:
         try:

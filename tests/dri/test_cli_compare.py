@@ -228,11 +228,11 @@ def test_html_and_svg_pages(tmp_path, capsys):
 
 
 def test_an_unwritable_page_is_one_line(tmp_path, capsys):
+    # A write that fails only when made (a full device): a missing folder is refused before.
     a, b = _graphs(tmp_path)
-    missing = tmp_path / "no" / "such" / "folder" / "out.html"
-    assert main(["compare", str(a), str(b), "--html", str(missing)]) == 1
+    assert main(["compare", str(a), str(b), "--html", "/dev/full"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"error: {missing}: cannot write")
+    assert len(err) == 1 and err[0].startswith("error: /dev/full: cannot write")
 
 
 def test_a_page_named_as_a_folder_is_a_usage_error(tmp_path, capsys):
@@ -277,3 +277,31 @@ def test_a_page_over_a_compared_file_is_refused_before_comparing(tmp_path, capsy
         f"error: {both}: --html and --svg name one file; give each its own"
     ]
     assert not both.exists()
+    # Two spellings of one new file: the picture was written over the page, exit 0.
+    (tmp_path / "sub").mkdir()
+    dangling = tmp_path / "sub" / "link.html"
+    dangling.symlink_to(tmp_path / "z.svg")
+    for html, svg in [
+        (str(both), f"{tmp_path}/sub/../page"),
+        (str(dangling), str(tmp_path / "z.svg")),
+    ]:
+        assert main(["compare", str(a), str(b), "--html", html, "--svg", svg]) == 2
+        assert capsys.readouterr().err.endswith("--html and --svg name one file; give each its own\n")
+    assert not both.exists() and not (tmp_path / "z.svg").exists()
+
+
+def test_a_page_in_a_missing_folder_is_refused_before_comparing(tmp_path, capsys):
+    # Found after the whole comparison, as the page was written.
+    a, b = _graphs(tmp_path)
+    page = tmp_path / "nodir" / "x.html"
+    assert main(["compare", str(a), str(b), "--html", str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        f"error: {page}: --html names a file in {tmp_path / 'nodir'}, which does not exist"
+    ]
+    a.with_name("file").write_text("x", encoding="utf-8")
+    page = tmp_path / "file" / "x.svg"
+    assert main(["compare", str(a), str(b), "--svg", str(page)]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"--svg names a file in {tmp_path / 'file'}, which is not a folder\n"
+    )

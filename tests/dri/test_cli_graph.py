@@ -53,6 +53,24 @@ def test_graph_png_into_a_folder_named_with_a_trailing_slash(tmp_path):
     assert not (tmp_path / "pictures.png").exists()
 
 
+def test_graph_png_folder_where_a_file_is_is_one_line_before_any_work(tmp_path, capsys):
+    # It was mkdir's "cannot write: File exists", once for each document, after each summary.
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(TEXT, encoding="utf-8")
+    picture = tmp_path / "pic.png"
+    picture.write_bytes(b"theirs")
+    for argv in (
+        [str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--png", str(picture)],
+        [str(tmp_path / "a.txt"), "--png", f"{picture}/"],
+    ):
+        assert main(["graph", *argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.splitlines() == [
+            f"error: {argv[-1]}: --png must be a folder for the pictures, and a file is in the way"
+        ]
+    assert picture.read_bytes() == b"theirs"
+
+
 def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_second(tmp_path, capsys):
     # b/x.txt's graph silently replaced a/x.txt's x.json (and x.png), with exit 0.
     (tmp_path / "a").mkdir()

@@ -84,6 +84,16 @@ def test_a_graph_json_file_is_refused_as_a_document_but_other_json_is_text(tmp_p
         read_document(graph)
     notes = _write(tmp_path / "notes.json", '{"said": "The sun attracts the planets."}')
     assert read_document(notes).sentences
+    # Named .txt, it was read as prose (only GraphML was known by its content).
+    renamed = tmp_path / "solar.txt"
+    renamed.write_bytes(graph.read_bytes())
+    with pytest.raises(
+        DocumentError,
+        match=r"solar\.txt: a ROS graph \(graph JSON\), not a text or PDF: .* as a graph named \.json,",
+    ):
+        read_document(renamed)
+    braces = _write(tmp_path / "braces.txt", "{The sun} attracts the planets.")
+    assert read_document(braces).sentences
 
 
 @pytest.mark.parametrize("name", ["solar.graphml", "solar.xml", "solar.txt"])

@@ -93,6 +93,22 @@ def test_png_draws_higher_order_relations(tmp_path):
 
 
 @settings(max_examples=25, deadline=None)
+@given(hostile, hostile)
+@example("cat\x01", "cat\\u0001")
+@example("a\\", "a\\\\")
+def test_graphml_keeps_every_node_whatever_their_lemmas(one, other):
+    # "cat\x01" and "cat\\u0001" escaped to one id: one node, the edges of both.
+    g = new_graph("d")
+    add_triple(g, one, "chase", "mouse", sentence=0)
+    add_triple(g, other, "eat", "fish", sentence=1)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "g.graphml"
+        write_graphml(g, path)
+        back = read_graphml(path)
+    assert (back.number_of_nodes(), back.number_of_edges()) == (g.number_of_nodes(), g.number_of_edges())
+
+
+@settings(max_examples=25, deadline=None)
 @given(hostile, hostile, hostile)
 @example("x\x0by.txt", "\x00", "\udcff")
 def test_graphml_of_any_name_lemma_and_section_is_xml(name, lemma, section):

@@ -184,6 +184,12 @@ def test_each_shape_named_in_issue_28_is_refused(tmp_path, name):
         ("sentences", [-5, 1], '"sentences" must be a list of sentence numbers; it holds a number: -5'),
         ("sentences", [0, 1e30], '"sentences" must be a list of sentence numbers; it holds a number: 1e+30'),
         ("sections", [None, 5], '"sections" must be a list of strings; it holds null: None'),
+        # It said "must be a list of strings; it holds a string: 'x\\ud800y'".
+        (
+            "mentions",
+            ["x\ud800y"],
+            '"mentions" must be a list of strings; one of them holds a lone surrogate (\\ud800), which is not text',
+        ),
     ],
 )
 def test_a_bad_entry_of_a_list_is_named(tmp_path, key, value, says):

@@ -76,6 +76,7 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
     refuse_repeated_columns(path, header)
     rows, problems = [], []
+    first: dict[tuple[str, str], tuple[int, int]] = {}  # (rater, pair) -> its line and row
     for line, fields_row, problem in header_rows(records, header):
         if fields_row is None:
             problems.append(f"{path}: {problem}")
@@ -105,9 +106,14 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
                 out[prop] = int(number)
         if reason is None and all(out[p] is None for p in PROPERTIES):
             reason = "no property rated"
+        key = (row["rater"], row["pair"])
+        if reason is None and key in first and rows[first[key][1]] != out:
+            # Two ratings of one pair by one rater: the later replaced the earlier without a word.
+            reason = f"rater {key[0]!r} rated pair {key[1]!r} otherwise on line {first[key][0]}; that rating is kept"
         if reason:
             problems.append(f"{path}: line {line}: {reason}")
-        else:
+        elif key not in first:
+            first[key] = (line, len(rows))
             rows.append(out)
     return rows, problems
 

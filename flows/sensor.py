@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import stat
 import time
@@ -47,6 +48,7 @@ from dri import atomic
 from dri.corpora.text import is_document
 from dri.errors import ProjectError, one_line, os_reason
 from dri.flows.failures import ReportedFailure
+from dri.literal import printable
 from dri.settings import data_dir, incoming_dir
 
 __all__ = [
@@ -75,8 +77,9 @@ class Emitter(Protocol):
     def __call__(self, folder: str, n_documents: int, /, *, changed: bool = False) -> None: ...
 
 
-class MissingRoot(ReportedFailure, NotADirectoryError):
-    """The watched root is not a folder; the message names it and the way out."""
+class MissingRoot(ReportedFailure, ProjectError, NotADirectoryError):
+    """The watched root is not a folder; the message names it and the way out
+    (dri's own words: a root gone during a watch was "MissingRoot: …")."""
 
     def __init__(self, root: Path) -> None:
         super().__init__(
@@ -122,6 +125,10 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if path.is_symlink():
+            # A link to nothing is not "no state": every corpus was announced again,
+            # and saving the state then failed on the link ("No such file or directory").
+            raise SensorStateError(path, "a symbolic link to a file that is not there") from None
         return {}
     except OSError as err:
         # Starting over would re-announce every corpus; refuse instead.
@@ -163,21 +170,46 @@ class FolderState:
     signature: str  # of every file's path, size and modification time
 
 
+#: Seconds a modification time may lie ahead of this clock (another machine's,
+#: over a network) and still count for a folder's age.
+CLOCK_SKEW = 5.0
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Every path under ``folder``, links to folders not followed, as
+    ``Path.rglob("*")`` gives them, but a folder that cannot be read is an
+    error: ``rglob`` passed over it without a word, and a corpus in it was
+    never run."""
+
+    def refuse(err: OSError) -> None:
+        raise err
+
+    found = []
+    for top, folders, files in os.walk(folder, onerror=refuse):
+        found.extend(Path(top, name) for name in (*folders, *files))
+    return sorted(found)
+
+
 def folder_state(folder: Path, now: float) -> FolderState:
     """The documents, age and signature of ``folder`` (hidden files count too:
-    an editor's temporary file means a writer is at work)."""
+    an editor's temporary file means a writer is at work). A modification
+    time in the future (a copied file, another machine's clock) says nothing
+    of the age: the age was negative, below every ``min_age``, and the corpus
+    was "still changing" for ever."""
     n, newest = 0, folder.stat().st_mtime
+    newest = newest if newest <= now + CLOCK_SKEW else -math.inf
     digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
+    for path in _entries(folder):
         # lstat: a dangling link is the corpus's problem, reported by its run, not the sensor's.
         info = path.lstat()
-        newest = max(newest, info.st_mtime)
+        if info.st_mtime <= now + CLOCK_SKEW:
+            newest = max(newest, info.st_mtime)
         if not stat.S_ISDIR(info.st_mode):
             # fsencode: a file name that is not UTF-8 is its own bytes here.
             digest.update(os.fsencode(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n"))
         if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
-    return FolderState(n, now - newest, digest.hexdigest()[:32])
+    return FolderState(n, max(0.0, now - newest) if newest > -math.inf else math.inf, digest.hexdigest()[:32])
 
 
 def find_new_corpora(
@@ -199,8 +231,16 @@ def find_new_corpora(
                 )
                 continue
             state = folder_state(folder, now)
+        except FileNotFoundError:  # a file or folder in it went as it was read: a writer at work
+            waiting.append(key)
+            continue
+        except RecursionError:
+            errors.append(f"{folder}: folders nested too deeply to read")
+            continue
         except (OSError, RuntimeError) as err:  # RuntimeError: a loop of links (Path.resolve)
-            errors.append(f"{folder}: {getattr(err, 'strerror', None) or one_line(err)}")
+            inside = isinstance(err, OSError) and err.filename and str(err.filename) != str(folder)
+            where = f" ({printable(err.filename)})" if inside else ""  # the file in it that failed
+            errors.append(f"{folder}: {getattr(err, 'strerror', None) or one_line(err)}{where}")
             continue
         known = seen.get(key)
         if state.documents == 0 or (known is not None and known.get("signature") == state.signature):

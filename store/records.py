@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ __all__ = [
     "stored_json",
     "stored_number",
     "stored_scores",
+    "stored_text",
 ]
 
 #: The scores the store keeps as columns (SQLite) and properties (Neo4j), for
@@ -159,10 +161,22 @@ def stored_json(where: str, what: str, text: Any, shape: type | tuple[type, ...]
     return value
 
 
+def stored_text(where: str, what: str, value: Any) -> str:
+    """A string a store wrote into ``what`` (a corpus's name), read back: a
+    :class:`DamagedRow` if it is not one (NULL or a BLOB put there by hand was
+    joined into ``dri store info``'s line: a TypeError, exit 70)."""
+    if not isinstance(value, str):
+        shown = "NULL" if value is None else f"{type(value).__name__} {str(value)[:40]}"
+        raise DamagedRow(where, f"damaged row: {what}: {shown}, not text")
+    return value
+
+
 def stored_number(where: str, what: str, value: Any) -> float:
     """A number a store wrote into ``what``, read back: a :class:`DamagedRow` if it is not one."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DamagedRow(where, f"damaged row: {what}: {str(value)[:40]!r} is not a number")
+    if not math.isfinite(value):  # 9e999 by hand: listed as inf, and int() of it an OverflowError
+        raise DamagedRow(where, f"damaged row: {what}: {value!r} is not a finite number")
     return float(value)
 
 

@@ -12,6 +12,7 @@ reports include it too.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from dri.commands.folders import given_file
@@ -85,8 +86,10 @@ def run_ratings(args: argparse.Namespace) -> int:
     stats = rating_stats(rows)
     for st in stats:
         alpha = "–" if st.alpha is None else f"{st.alpha:.3f}"
+        # Nothing rated for the property: "–", as the report says it ("nan" here).
+        mean = "–" if st.mean is None or math.isnan(st.mean) else f"{st.mean:.2f}"
         echo(
-            f"{st.prop}: mean {st.mean:.2f}, Krippendorff's alpha (interval) {alpha}, "
+            f"{st.prop}: mean {mean}, Krippendorff's alpha (interval) {alpha}, "
             f"{st.raters} raters, {st.pairs} pairs"
         )
     folder = write_ratings_report(stats, data_dir() / "reports" / "ratings", source=str(ratings_file()))

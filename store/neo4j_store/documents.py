@@ -33,6 +33,7 @@ from dri.store.records import (
     merged_meta,
     scalar_meta,
     stored_json,
+    stored_text,
     version_key,
 )
 
@@ -255,7 +256,10 @@ class Neo4jDocuments(Neo4jConnection):
         return found
 
     def corpora(self) -> list[str]:
-        return [r["name"] for r in self._read("MATCH (c:Corpus) RETURN c.name AS name ORDER BY name")]
+        return [
+            stored_text(self.location, "a corpus's name", r["name"])
+            for r in self._read("MATCH (c:Corpus) RETURN c.name AS name ORDER BY name")
+        ]
 
     def documents(self, corpus: str) -> list[DocumentRecord]:
         return self._records(

@@ -21,6 +21,7 @@ from dri.store.records import (
     member_name,
     merged_meta,
     stored_graph,
+    stored_text,
     version_key,
 )
 from dri.store.sqlite_store.connection import SQLiteConnection
@@ -202,7 +203,10 @@ class SQLiteDocuments(SQLiteConnection):
         return found
 
     def corpora(self) -> list[str]:
-        return [r[0] for r in self._query("SELECT name FROM corpora ORDER BY name")]
+        return [
+            stored_text(self.location, "a corpus's name", r[0])
+            for r in self._query("SELECT name FROM corpora ORDER BY name")
+        ]
 
     def documents(self, corpus: str) -> list[DocumentRecord]:
         columns = ", ".join(

@@ -10,7 +10,7 @@ import sqlite3
 from dri.store.records import StoreError
 from dri.store.sqlite_store.connection import SQLiteConnection
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "create_schema"]
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "create_schema", "refuse_no_tables"]
 
 SCHEMA_VERSION = 2
 
@@ -165,12 +165,25 @@ def _stored_version(db: sqlite3.Connection, tables: set[str]) -> int | None:
 
 
 def _refuse_missing_tables(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
-    """A :class:`StoreError` for a store of this version whose tables were dropped:
-    made again empty, they lost what they held without a word. An older store
-    is migrated, not judged by today's tables."""
+    """A :class:`StoreError` for a store whose tables were dropped: made again
+    empty, they lost what they held without a word. A store of this version
+    lacks none of :data:`_FIRST_TABLES`, and a store of any version lacks all of
+    them or none (its version row deleted too, it was taken for a new store)."""
     tables = _tables(db)
-    if (missing := sorted(_FIRST_TABLES - tables)) and _stored_version(db, tables) == SCHEMA_VERSION:
+    missing = sorted(_FIRST_TABLES - tables)
+    if missing and (_FIRST_TABLES & tables or _stored_version(db, tables) == SCHEMA_VERSION):
         raise StoreError(conn.location, f"damaged store: no table {', '.join(missing)}; {_ADVICE}")
+
+
+def refuse_no_tables(conn: SQLiteConnection) -> None:
+    """A :class:`StoreError` ("no store here") for a SQLite file without tables,
+    opened to be looked into: looking must not make it a store (the tables
+    were written into it, and ``dri store corpora`` said nothing)."""
+    with conn._lock:
+        if not _tables(conn._open_db()):
+            raise StoreError(
+                conn.location, "no store here (a SQLite file without tables; the first `dri run` makes one)"
+            )
 
 
 def _refuse_missing_columns(conn: SQLiteConnection, db: sqlite3.Connection) -> None:

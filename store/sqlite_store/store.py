@@ -10,7 +10,7 @@ from dri.store.base import Store
 from dri.store.sqlite_store.comparisons import SQLiteComparisons
 from dri.store.sqlite_store.evaluations import SQLiteEvaluations
 from dri.store.sqlite_store.members import SQLiteMembers
-from dri.store.sqlite_store.schema import create_schema
+from dri.store.sqlite_store.schema import create_schema, refuse_no_tables
 from dri.store.sqlite_store.search import SQLiteSearch
 
 __all__ = ["SQLiteStore"]
@@ -25,6 +25,8 @@ class SQLiteStore(SQLiteSearch, SQLiteComparisons, SQLiteMembers, SQLiteEvaluati
         super().__init__(path, timeout=timeout, create=create)
         if self.writable:
             with self._opening():
+                if not create:
+                    refuse_no_tables(self)
                 create_schema(self)
 
     # -- housekeeping ----------------------------------------------------------------

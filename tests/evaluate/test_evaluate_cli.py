@@ -46,6 +46,27 @@ def test_ratings_import_validates_and_reports(data_dir, tmp_path, capsys):
     assert "| novelty | 2.75 |" in capsys.readouterr().out
 
 
+def test_ratings_of_one_pair_by_one_rater_twice_keep_the_first_and_say_so(data_dir, tmp_path, capsys):
+    # The last of them replaced the others without a word: "3 ratings imported, 0 rejected; 1 stored".
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text(
+        "rater,pair,novelty,usefulness,challenge\nr1,p1,5,4,4\nr1,p1,5,4,4\nr1,p1,1,1,1\nr1,p2,2,,\n",
+        encoding="utf-8",
+    )
+    assert main(["ratings", "import", str(ratings)]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        f"error: {ratings}: line 4: rater 'r1' rated pair 'p1' otherwise on line 2; that rating is kept"
+    ]
+    assert "2 ratings imported, 1 rejected; 2 stored" in out and "novelty: mean 3.50" in out
+    # A property nobody rated has no mean: it was "mean nan".
+    assert "usefulness: mean 4.00" in out
+    ratings.write_text("rater,pair,novelty,usefulness,challenge\nr9,p9,3,,\n", encoding="utf-8")
+    (data_dir / "ratings" / "ratings.csv").unlink()
+    assert main(["ratings", "import", str(ratings)]) == 0
+    assert "challenge: mean –," in capsys.readouterr().out
+
+
 def test_ratings_bad_file_is_one_line(data_dir, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("who,what\nx,y\n", encoding="utf-8")

@@ -142,6 +142,8 @@ def test_a_missing_root_names_its_absolute_path_and_the_way_out(tmp_path, monkey
         f"{where}: the sensor's root is not a folder; create it (mkdir -p {where})"
     )
     assert "DRI_INCOMING_DIR" in str(err.value) and "\n" not in str(err.value)
+    # Said by dri watch when the root went during a watch: "MissingRoot: …".
+    assert one_line(err.value) == str(err.value)
 
 
 def test_the_default_root_is_made_in_the_data_folder(data_dir, monkeypatch):
@@ -270,3 +272,68 @@ def test_a_watch_says_a_lasting_error_once_not_every_scan(tmp_path, monkeypatch,
     assert len(scans) == 3 and said == [
         f"error: {root / 'selflink'}: a link to {root}, which holds the watched folder; left out"
     ]
+
+
+def test_a_state_file_that_links_to_nothing_is_not_a_fresh_start(tmp_path):
+    # Read as "no state": every corpus was announced again, and saving the state then
+    # failed on the link with "No such file or directory".
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    write_corpus(root / "one")
+    path = state_path(root, state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(tmp_path / "nowhere.json")
+    rec = Recorder()
+    with pytest.raises(SensorStateError, match="a symbolic link to a file that is not there"):
+        scan(root, rec, state_dir=state)
+    assert rec.calls == [] and path.is_symlink()
+
+
+def test_a_file_from_the_future_does_not_hold_its_folder_back(tmp_path):
+    # Its age was negative, under every min_age: "still changing" on every scan, for ever.
+    root = tmp_path / "incoming"
+    write_corpus(root / "c")
+    old, future = time.time() - 7200, time.time() + 10 * 365 * 86400
+    for path in [root / "c", *(root / "c").iterdir()]:
+        os.utime(path, (old, old))
+    first = next((root / "c").iterdir())
+    os.utime(first, (future, future))
+    rec = Recorder()
+    assert scan(root, rec, min_age=3600, state_dir=tmp_path / "state").announced
+    assert rec.calls == [(str((root / "c").resolve()), 4)]
+    # A file written now beside it still holds the folder back.
+    (root / "c" / "new.txt").write_text("The sun attracts the planets.\n", encoding="utf-8")
+    result = scan(root, rec, min_age=3600, state_dir=tmp_path / "state")
+    assert [os.path.basename(f) for f in result.waiting] == ["c"]
+
+
+def test_a_folder_that_cannot_be_read_is_an_error_not_an_empty_folder(tmp_path, monkeypatch):
+    # Path.rglob passed over it without a word: "no new or changed corpus", and its
+    # documents were never run (here as root, chmod cannot deny it: scandir refuses).
+    root = tmp_path / "incoming"
+    write_corpus(root / "c" / "inner")
+    scandir = os.scandir
+    inner = str(root.resolve() / "c" / "inner")
+
+    def refusing(path="."):
+        if os.fspath(path) == inner:
+            raise PermissionError(13, "Permission denied", inner)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    rec = Recorder()
+    result = scan(root, rec, state_dir=tmp_path / "state")
+    assert rec.calls == [] and result.errors == [f"{root.resolve() / 'c'}: Permission denied ({inner})"]
+
+
+def test_a_file_gone_while_its_folder_is_read_is_a_folder_still_changing(tmp_path, monkeypatch):
+    # It was an error, "…/f4: No such file or directory", exit 1.
+    import dri.flows.sensor as sensor
+
+    root = tmp_path / "incoming"
+    write_corpus(root / "c")
+    entries = sensor._entries
+    monkeypatch.setattr(sensor, "_entries", lambda folder: [*entries(folder), folder / "gone.txt"])
+    rec = Recorder()
+    result = scan(root, rec, state_dir=tmp_path / "state")
+    assert rec.calls == [] and result.errors == []
+    assert [os.path.basename(f) for f in result.waiting] == ["c"]

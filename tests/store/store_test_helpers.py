@@ -102,4 +102,5 @@ READS: dict[str, Any] = {
     "document": lambda s: s.get_document("solar"),
     "graph": lambda s: s.get_graph("solar"),
     "evaluations": lambda s: s.evaluations(),
+    "corpora": lambda s: s.corpora(),
 }

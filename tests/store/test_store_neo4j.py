@@ -305,6 +305,7 @@ _READS = {**READS, "vectors": lambda s: s.content_vectors("c")}
             "document solar, features: not JSON",
         ),
         ("MATCH (e:Evaluation) SET e.rows = '{bad'", "evaluations", ", rows: not JSON ("),
+        ("CREATE (:Corpus {name: 5})", "corpora", "a corpus's name: int 5, not text"),
     ],
 )
 def test_a_damaged_node_is_one_line_naming_the_store_and_the_row(neo4j_store, damage, read, says):

@@ -95,6 +95,9 @@ def test_an_empty_file_becomes_a_store(tmp_path):
     [
         ("DROP TABLE documents", "no table documents"),
         ("DROP TABLE pairs", "no table pairs"),
+        # With the version row gone too, the store was taken for a new one and made again.
+        ("DELETE FROM store_info; DROP TABLE pairs", "no table pairs"),
+        ("DROP TABLE store_info; DROP TABLE members", "no table members"),
         ("ALTER TABLE documents DROP COLUMN title", "table documents has no column title"),
     ],
 )
@@ -108,17 +111,31 @@ def test_a_store_whose_tables_or_columns_were_removed_is_refused_not_made_again_
         store.put_document("c", make_graph("solar", "solar.txt", SOLAR))
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("PRAGMA foreign_keys=OFF")
-        db.execute(damage)
-    with pytest.raises(StoreError) as err:
-        SQLiteStore(path)
+        db.executescript(damage)
+    for create in (True, False):  # dri run, and the look-only dri store
+        with pytest.raises(StoreError) as err:
+            SQLiteStore(path, create=create)
     assert str(err.value) == (
         f"{path}: damaged store: {reason}; restore the file from a backup, "
         "or move it away (the next `dri run` starts a new store)"
     )
     with contextlib.closing(sqlite3.connect(path)) as db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if damage.startswith("DROP TABLE"):
+    if "DROP TABLE" in damage:
         assert damage.split()[-1] not in tables  # not made again
+
+
+def test_a_sqlite_file_without_tables_is_no_store_to_look_into(tmp_path):
+    # dri store corpora wrote the whole schema into it, and said nothing.
+    path = tmp_path / "empty.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA user_version = 1")  # a valid SQLite file of no tables
+    with pytest.raises(StoreError, match="no store here \\(a SQLite file without tables"):
+        SQLiteStore(path, create=False)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+    with SQLiteStore(path) as store:  # the first run makes it a store
+        assert store.corpora() == []
 
 
 @pytest.mark.parametrize("version", ["abc", "", "2.0", "99"])
@@ -227,6 +244,16 @@ def _stored_pair(path: Path) -> None:
             "unsupported ROS graph schema version",
         ),
         ("UPDATE evaluations SET rows = '{bad'", "evaluations", ", rows: not JSON ("),
+        # Listed as inf by dri store top, and int() of a count an OverflowError (exit 70).
+        (
+            "UPDATE comparisons SET analogy_similarity = 9e999",
+            "top",
+            "analogy_similarity: inf is not a finite",
+        ),
+        ("UPDATE documents SET concepts = -9e999", "documents", "concepts: -inf is not a finite number"),
+        # dri store info joined the names: a TypeError, exit 70.
+        ("INSERT INTO corpora VALUES (NULL)", "corpora", "a corpus's name: NULL, not text"),
+        ("INSERT INTO corpora VALUES (x'ff00')", "corpora", "a corpus's name: bytes b'\\xff\\x00', not text"),
         (
             "INSERT INTO inferences VALUES ('solar', 'atom', 'run-1', 0, 'r:0', 'orbit', 'z', 't', 's', 1, 1, '[]')",
             "comparison",

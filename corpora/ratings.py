@@ -75,7 +75,8 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     if missing:
         raise CorpusError(path, f"ratings need the columns {','.join(COLUMNS)}; missing {', '.join(missing)}")
     refuse_repeated_columns(path, header)
-    rows, problems = [], []
+    rows: list[dict[str, object]] = []
+    problems: list[str] = []
     first: dict[tuple[str, str], tuple[int, int]] = {}  # (rater, pair) -> its line and row
     for line, fields_row, problem in header_rows(records, header):
         if fields_row is None:

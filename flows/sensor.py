@@ -184,7 +184,7 @@ def _entries(folder: Path) -> list[Path]:
     def refuse(err: OSError) -> None:
         raise err
 
-    found = []
+    found: list[Path] = []
     for top, folders, files in os.walk(folder, onerror=refuse):
         found.extend(Path(top, name) for name in (*folders, *files))
     return sorted(found)
@@ -238,8 +238,8 @@ def find_new_corpora(
             errors.append(f"{folder}: folders nested too deeply to read")
             continue
         except (OSError, RuntimeError) as err:  # RuntimeError: a loop of links (Path.resolve)
-            inside = isinstance(err, OSError) and err.filename and str(err.filename) != str(folder)
-            where = f" ({printable(err.filename)})" if inside else ""  # the file in it that failed
+            failed = err.filename if isinstance(err, OSError) else None  # the file in it that failed
+            where = f" ({printable(failed)})" if failed and str(failed) != str(folder) else ""
             errors.append(f"{folder}: {getattr(err, 'strerror', None) or one_line(err)}{where}")
             continue
         known = seen.get(key)

@@ -167,11 +167,14 @@ def _stored_version(db: sqlite3.Connection, tables: set[str]) -> int | None:
 def _refuse_missing_tables(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
     """A :class:`StoreError` for a store whose tables were dropped: made again
     empty, they lost what they held without a word. A store of this version
-    lacks none of :data:`_FIRST_TABLES`, and a store of any version lacks all of
-    them or none (its version row deleted too, it was taken for a new store)."""
+    lacks none of :data:`_FIRST_TABLES`; one without a version lacks all of
+    them (a new store) or none (its version row deleted with a table, it was
+    taken for a new store). An older store is migrated, not judged by today's
+    tables."""
     tables = _tables(db)
     missing = sorted(_FIRST_TABLES - tables)
-    if missing and (_FIRST_TABLES & tables or _stored_version(db, tables) == SCHEMA_VERSION):
+    version = _stored_version(db, tables)
+    if missing and (version == SCHEMA_VERSION or (version is None and _FIRST_TABLES & tables)):
         raise StoreError(conn.location, f"damaged store: no table {', '.join(missing)}; {_ADVICE}")
 
 

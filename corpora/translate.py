@@ -31,15 +31,16 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from dri.atomic import write_text
 from dri.corpora.manifest import write_manifest
 from dri.corpora.text import CorpusError, read_text
 from dri.corpora.translation import ORIGINALS, PIVOT, ROUNDTRIP, load_translation
 from dri.errors import ProjectError
+from dri.files import NotText, decode_text
 from dri.literal import lone_surrogate
-from dri.settings import HOST_NAME_RULE, host_name_ok, uri_port_problem
+from dri.settings import HOST_NAME_RULE, host_name_ok, max_text_chars, uri_port_problem
 
 if TYPE_CHECKING:
     import urllib.request
@@ -108,6 +109,12 @@ _TRAILING_HASH = re.compile(r"(?<=\w)#+(?!\w)")
 
 #: The most bytes of a translation server's answer read (a text's translation is far smaller).
 MAX_ANSWER_BYTES = 10_000_000
+#: Seconds one read from a translation server may wait for a byte; the whole
+#: answer still has the engine's ``timeout`` (a server sending a byte every 20 s
+#: never tripped a timeout that counted each read alone).
+READ_STALL_SECONDS = 30.0
+#: Unanswered requests in a row after which a build asks the server no more.
+GIVE_UP_AFTER = 2
 
 
 class EngineError(ProjectError):
@@ -240,6 +247,9 @@ class LibreTranslateEngine:
     timeout: float = 120.0
     codes: dict[str, str] = field(default_factory=lambda: dict(LIBRETRANSLATE_CODES))
     name: str = "libretranslate"
+    #: Requests in a row the server did not answer (refused, timed out): at
+    #: :data:`GIVE_UP_AFTER`, the rest are not sent.
+    _silent: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A URL that is not http(s) with a host ("localhost:5000", "not a url")
@@ -272,13 +282,22 @@ class LibreTranslateEngine:
         import urllib.request
 
         req = self.request(text, src, dst)
+        if self._silent >= GIVE_UP_AFTER:
+            # A server down or mute cost the whole timeout for each text and language, in silence.
+            raise EngineError(
+                f"{req.full_url}: not asked: the server did not answer the last {self._silent} requests"
+            )
+        deadline = time.monotonic() + self.timeout
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read(MAX_ANSWER_BYTES + 1)
+            with urllib.request.urlopen(req, timeout=min(self.timeout, READ_STALL_SECONDS)) as resp:
+                raw = _read_until(resp, deadline, MAX_ANSWER_BYTES + 1, self.timeout)
         except urllib.error.HTTPError as err:
+            self._silent = 0
             raise EngineError(f"{req.full_url}: HTTP {err.code} {err.reason}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as err:
+            self._silent += 1
             raise EngineError(f"{req.full_url}: {getattr(err, 'reason', err)}") from None
+        self._silent = 0
         if len(raw) > MAX_ANSWER_BYTES:
             raise EngineError(f"{req.full_url}: answer over {MAX_ANSWER_BYTES:,} bytes")
         try:
@@ -287,10 +306,43 @@ class LibreTranslateEngine:
             raise EngineError(f"{req.full_url}: answer is not JSON") from None
         translated = answer.get("translatedText") if isinstance(answer, dict) else None
         if not isinstance(translated, str):
-            raise EngineError(f"{req.full_url}: answer has no translatedText text ({str(answer)[:100]})")
+            # Its shape, not its words: a server may echo the request, API key and all.
+            if not isinstance(answer, dict):
+                shape = f"the answer is {_json_kind(answer)}"
+            elif "translatedText" in answer:
+                shape = f"it is {_json_kind(translated)}"
+            else:
+                shape = "an object without it"
+            raise EngineError(f"{req.full_url}: answer has no translatedText text ({shape})")
         if lone_surrogate(translated) is not None:
             raise EngineError(f"{req.full_url}: answer holds a lone surrogate, which is not text")
         return translated
+
+
+def _read_until(resp: Any, deadline: float, limit: int, timeout: float) -> bytes:
+    """Up to ``limit`` bytes of an HTTP answer, as they come; a :class:`TimeoutError`
+    if the whole answer is not in by ``deadline`` (``time.monotonic``)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no whole answer within {timeout:g} s")
+        chunk = resp.read1(min(65536, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words ("an array")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 @dataclass
@@ -314,44 +366,72 @@ def _sources(src: str | Path | Iterable[str | Path]) -> list[Path]:
     return [Path(p) for p in src]
 
 
-def build_translation_corpus(
-    src: str | Path | Iterable[str | Path],
-    out_dir: str | Path,
-    languages: Iterable[str] = tuple(LANGUAGES),
-    engine: TranslationEngine | None = None,
-    source_language: str = "eng",
-) -> BuildResult:
-    """Translate every English text of ``src`` to each language and back.
+def _refuse_a_built_corpus(out: Path) -> None:
+    """A :class:`CorpusError` if ``out`` already holds a translation corpus: a
+    build into it replaced the originals of the texts it was given, kept the
+    round trips of the languages it was not, and scored the old round trips
+    against the new originals, with exit 0."""
+    held = [name for name in (ORIGINALS, ROUNDTRIP) if (out / name).exists()]
+    if held:
+        raise CorpusError(
+            out,
+            f"already holds a translation corpus ({', '.join(f'{n}/' for n in held)}); "
+            "--build-from writes a new one: give another folder, or evaluate this one without --build-from",
+        )
 
-    ``src`` is a folder of ``.txt`` files or a list of files. Writes the
-    layout of :mod:`corpora.translation` under ``out_dir``: ``originals/``,
-    ``roundtrip/<lang>/``, the one-way translations as ``pivot/<lang>/NAME.<lang>``,
-    ``manifest.csv`` and ``translation.json``. A text or language that fails
-    is noted in ``problems`` (one line each) and the rest carries on. A
-    language that is not a code (:func:`language_problem`: ``../x``, ``a/b``)
-    is a ValueError before anything is written.
-    """
-    started = time.perf_counter()
-    engine = engine or ApertiumEngine()
-    out = Path(out_dir)
-    languages = list(languages)
-    for lang in languages:
-        problem = language_problem(lang)
-        if problem:
-            raise ValueError(f"{lang!r:.60}: {problem}")
-    written: list[Path] = []
-    problems: list[str] = []
+
+def _source_texts(src: str | Path | Iterable[str | Path], problems: list[str]) -> dict[str, str]:
+    """The texts to translate by name; one that cannot be read, is over the text
+    limit (``DRI_MAX_TEXT_CHARS``, which the evaluation then refuses, after the
+    engine spent minutes on it), or has the name of one before (``a.TXT`` beside
+    ``a.txt``: one of them was left out without a word) is a line of ``problems``."""
+    limit = max_text_chars()
     texts: dict[str, str] = {}
+    first: dict[str, Path] = {}
     for path in _sources(src):
+        if path.stem in first:
+            problems.append(f"{path}: left out: its name is that of {first[path.stem].name}; rename one")
+            continue
         try:
-            texts[path.stem] = read_text(path)
+            text = read_text(path)
         except CorpusError as err:
             problems.append(str(err))
-    (out / ORIGINALS).mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        target = out / ORIGINALS / f"{name}.txt"
-        write_text(target, text)
-        written.append(target)
+            continue
+        if len(text) > limit:
+            problems.append(
+                f"{path}: too long: {len(text):,} characters of text, the limit is {limit:,} (DRI_MAX_TEXT_CHARS)"
+            )
+            continue
+        first[path.stem] = path
+        texts[path.stem] = text
+    return texts
+
+
+def _translation_problem(text: str, limit: int) -> str | None:
+    """Why a round trip cannot be a document of the corpus (the evaluation refused
+    it after the build had counted it as written), or None."""
+    if not text.strip():
+        return "the round trip came back empty"
+    try:
+        decode_text(text.encode("utf-8"))
+    except NotText as err:
+        return f"the round trip came back as {err}"
+    if len(text) > limit:
+        return f"the round trip came back too long ({len(text):,} characters; the limit is {limit:,})"
+    return None
+
+
+def _round_trips(
+    out: Path,
+    texts: dict[str, str],
+    languages: list[str],
+    engine: TranslationEngine,
+    source_language: str,
+    problems: list[str],
+) -> list[Path]:
+    """Each text to each language and back, written under ``out``; the files written."""
+    limit = max_text_chars()
+    written: list[Path] = []
     for lang in languages:
         for name, text in texts.items():
             try:
@@ -359,6 +439,10 @@ def build_translation_corpus(
                 back = strip_unknown_marks(engine.translate(there, lang, source_language))
             except EngineError as err:
                 problems.append(f"{name} via {lang}: {err}")
+                continue
+            problem = _translation_problem(back, limit)
+            if problem:
+                problems.append(f"{name} via {lang}: {problem}")
                 continue
             # The one-way text is named NAME.<lang>, not .txt, so that nothing that
             # collects English documents from the folder picks it up.
@@ -369,6 +453,45 @@ def build_translation_corpus(
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write_text(target, content)
                 written.append(target)
+    return written
+
+
+def build_translation_corpus(
+    src: str | Path | Iterable[str | Path],
+    out_dir: str | Path,
+    languages: Iterable[str] = tuple(LANGUAGES),
+    engine: TranslationEngine | None = None,
+    source_language: str = "eng",
+) -> BuildResult:
+    """Translate every English text of ``src`` to each language and back.
+
+    ``src`` is a folder of ``.txt`` files or a list of files. Writes the
+    layout of :mod:`corpora.translation` under ``out_dir``, which must not
+    hold one already: ``originals/``, ``roundtrip/<lang>/``, the one-way
+    translations as ``pivot/<lang>/NAME.<lang>``, ``manifest.csv`` and
+    ``translation.json``. A text or language that fails is noted in
+    ``problems`` (one line each) and the rest carries on. A language that is
+    not a code (:func:`language_problem`: ``../x``, ``a/b``) is a ValueError
+    before anything is written.
+    """
+    started = time.perf_counter()
+    engine = engine or ApertiumEngine()
+    out = Path(out_dir)
+    languages = list(languages)
+    for lang in languages:
+        problem = language_problem(lang)
+        if problem:
+            raise ValueError(f"{lang!r:.60}: {problem}")
+    _refuse_a_built_corpus(out)
+    problems: list[str] = []
+    texts = _source_texts(src, problems)
+    (out / ORIGINALS).mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, text in texts.items():
+        target = out / ORIGINALS / f"{name}.txt"
+        write_text(target, text)
+        written.append(target)
+    written += _round_trips(out, texts, languages, engine, source_language, problems)
     meta = {
         "engine": getattr(engine, "name", type(engine).__name__),
         "source_language": source_language,

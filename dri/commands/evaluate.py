@@ -271,8 +271,32 @@ def _foreign_option(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _unused_build_option(args: argparse.Namespace) -> str | None:
+    """Why a translation build's option would not be used, or None: without
+    ``--build-from`` (or ``--api-key`` without ``--libretranslate``) the
+    evaluation ran as if it were not there, every language of the corpus
+    scored, with exit 0."""
+    if args.kind != "translation":
+        return None
+    if not getattr(args, "build_from", None):
+        for dest, flag in (
+            ("languages", "--languages"),
+            ("libretranslate", "--libretranslate"),
+            ("api_key", "--api-key"),
+        ):
+            if getattr(args, dest, None) is not None:
+                return f"{flag} is for building a corpus: it goes with --build-from FOLDER"
+    if getattr(args, "api_key", None) is not None and not getattr(args, "libretranslate", None):
+        return "--api-key is LibreTranslate's: it goes with --libretranslate URL (Apertium takes none)"
+    return None
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
-    foreign = _foreign_option(args) or (search_conflict(args) if hasattr(args, "exhaustive") else None)
+    foreign = (
+        _foreign_option(args)
+        or _unused_build_option(args)
+        or (search_conflict(args) if hasattr(args, "exhaustive") else None)
+    )
     if foreign is not None:
         echo(f"error: {foreign}", file=sys.stderr)
         return 2

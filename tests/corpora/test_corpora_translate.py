@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import ClassVar
 
 import pytest
 
+from dri.corpora.text import CorpusError
 from dri.corpora.translate import (
     APERTIUM_MODES,
     LANGUAGES,
@@ -83,6 +86,11 @@ HOSTILE_ANSWERS = {
     "h4": b"\xff\xfe not UTF-8",
     "h5": b'{"translatedText": ["a list"]}',
     "h6": b" " * (MAX_ANSWER_BYTES + 1),
+    # A server that echoes the request: its words were quoted, API key and all.
+    "h7": b'{"translated": "bad key k3y"}',
+    "h8": b'["k3y", "x"]',
+    "empty": b'{"translatedText": "  "}',
+    "nul": b'{"translatedText": "a\\u0000b"}',
 }
 
 
@@ -96,8 +104,21 @@ class _FakeLibreTranslate(BaseHTTPRequestHandler):
             self.send_response(400)
             self.end_headers()
             return
+        if body["target"] == "slow":  # a byte now and then: each read within its timeout
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            for _ in range(20):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.25)
+            return
         answer = (
             HOSTILE_ANSWERS.get(body["target"])
+            or HOSTILE_ANSWERS.get(body["source"])  # the way back of a round trip
             or json.dumps({"translatedText": f"[{body['source']}->{body['target']}] {body['q']}"}).encode()
         )
         self.send_response(200)
@@ -146,14 +167,68 @@ def test_libretranslate_request_building(libre_server):
         ("h2", "answer is not JSON"),
         ("h3", "answer holds a lone surrogate, which is not text"),
         ("h4", "answer is not JSON"),
-        ("h5", "answer has no translatedText text ({'translatedText': ['a list']}"),
+        ("h5", "answer has no translatedText text (it is an array)"),
         ("h6", f"answer over {MAX_ANSWER_BYTES:,} bytes"),
+        ("h7", "answer has no translatedText text (an object without it)"),
+        ("h8", "answer has no translatedText text (the answer is an array)"),
+        # A byte every 0.25 s: each read within its own timeout, the answer never whole.
+        ("slow", "no whole answer within 1 s"),
     ],
 )
 def test_a_hostile_translation_server_is_one_engine_error(libre_server, target, says):
+    engine = LibreTranslateEngine(libre_server, api_key="k3y", timeout=1 if target == "slow" else 10)
     with pytest.raises(EngineError) as err:
-        LibreTranslateEngine(libre_server, timeout=10).translate("Hello", "eng", target)
+        engine.translate("Hello", "eng", target)
     assert str(err.value).startswith(libre_server) and says in str(err.value)
+    assert "k3y" not in str(err.value)
+
+
+def test_a_server_that_does_not_answer_is_asked_no_more(tmp_path):
+    # A server down or mute cost the whole timeout for each text and language, in silence.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    engine = LibreTranslateEngine(f"http://127.0.0.1:{port}", timeout=5)
+    for _ in range(2):
+        with pytest.raises(EngineError, match="Connection refused"):
+            engine.translate("Hello", "eng", "spa")
+    with pytest.raises(EngineError, match="not asked: the server did not answer the last 2 requests$"):
+        engine.translate("Hello", "eng", "spa")
+
+
+def test_a_build_into_a_corpus_is_refused(libre_server, tmp_path):
+    # It replaced the originals given and scored the old round trips against them, exit 0.
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    engine = LibreTranslateEngine(libre_server)
+    build_translation_corpus(src, tmp_path / "out", ["spa"], engine)
+    before = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    (src / "a.txt").write_text("Another line.", encoding="utf-8")
+    with pytest.raises(CorpusError, match="already holds a translation corpus \\(originals/, roundtrip/\\)"):
+        build_translation_corpus(src, tmp_path / "out", ["epo"], engine)
+    assert {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
+
+
+def test_a_build_leaves_out_what_its_corpus_could_not_hold(libre_server, tmp_path, monkeypatch):
+    # Each was written and counted as built; the evaluation then refused it
+    # (empty, binary, too long), or one of two names was dropped without a word.
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    (src / "a.TXT").write_text("Another line.", encoding="utf-8")
+    (src / "long.txt").write_text("Word " * 100, encoding="utf-8")
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "200")
+    result = build_translation_corpus(
+        src, tmp_path / "out", ["empty", "nul"], LibreTranslateEngine(libre_server)
+    )
+    assert result.problems == [
+        f"{src / 'a.txt'}: left out: its name is that of a.TXT; rename one",
+        f"{src / 'long.txt'}: too long: 500 characters of text, the limit is 200 (DRI_MAX_TEXT_CHARS)",
+        "a via empty: the round trip came back empty",
+        "a via nul: the round trip came back as binary data, not text (contains NUL bytes)",
+    ]
+    assert not (tmp_path / "out" / "roundtrip").exists()
 
 
 def test_libretranslate_builds_a_corpus(libre_server, tmp_path):

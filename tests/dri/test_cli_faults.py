@@ -336,6 +336,19 @@ def test_run_with_a_target_of_no_document_stops_before_parsing(capsys, tmp_path,
             ["analogy", ".", "--exhaustive", "--candidates", str(DEFAULT_CANDIDATES)],
             "--exhaustive maps every document; it cannot go with --candidates",
         ),
+        # Each ran as if it were not there: every language of the corpus scored, exit 0.
+        (
+            ["translation", ".", "--languages", "spa"],
+            "--languages is for building a corpus: it goes with --build-from FOLDER",
+        ),
+        (
+            ["translation", ".", "--libretranslate", "http://127.0.0.1:5000", "--api-key", "k"],
+            "--libretranslate is for building a corpus: it goes with --build-from FOLDER",
+        ),
+        (
+            ["translation", "new", "--build-from", ".", "--api-key", "k"],
+            "--api-key is LibreTranslate's: it goes with --libretranslate URL (Apertium takes none)",
+        ),
     ],
 )
 def test_evaluate_options_of_another_kind_are_a_usage_error(capsys, options, says):

@@ -278,3 +278,18 @@ def test_an_undefined_correlation_is_printed_as_n_a_with_its_pair_count(capsys):
     )
     _print_validity(result)
     assert capsys.readouterr().out == "  content: pearson 0.500 [0.250, 0.750]; spearman n/a (n = 1)\n"
+
+
+def test_a_translation_corpus_of_no_pairs_says_why(data_dir, tmp_path, capsys):
+    # It said "no original/round-trip pairs to compare", and the loader's reasons were lost.
+    corpus = tmp_path / "k8"
+    (corpus / "originals").mkdir(parents=True)
+    (corpus / "roundtrip" / "spa").mkdir(parents=True)
+    (corpus / "originals" / "Bees.txt").write_text("Bees make honey.\n", encoding="utf-8")
+    (corpus / "roundtrip" / "spa" / "bees.txt").write_text("Bees make honey.\n", encoding="utf-8")
+    assert main(["evaluate", "translation", str(corpus), "-q"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"error: {corpus}: no original/round-trip pairs to compare "
+        f"({corpus / 'roundtrip' / 'spa' / 'bees.txt'}: no original originals/bees.txt; and 1 more)"
+    ]

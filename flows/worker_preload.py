@@ -12,9 +12,16 @@ onnxruntime session is not to be forked.
 
 from __future__ import annotations
 
-import prefect.task_engine  # noqa: F401  (a task's engine, run by each worker)
+import importlib
+import signal
 
-import dri.flows.corpus  # noqa: F401  (the flow's tasks, unpickled by reference)
-from dri.extract.spacy_import import import_spacy
-
-import_spacy()
+# Ctrl-C at a terminal reaches the whole process group, the forkserver too, which
+# ignores SIGINT only once this module is loaded: an interrupt while it loaded was
+# a KeyboardInterrupt traceback on the console. The parent ends the pool itself.
+_before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+try:
+    importlib.import_module("prefect.task_engine")  # a task's engine, run by each worker
+    importlib.import_module("dri.flows.corpus")  # the flow's tasks, unpickled by reference
+    importlib.import_module("dri.extract.spacy_import").import_spacy()
+finally:
+    signal.signal(signal.SIGINT, _before)

@@ -35,25 +35,25 @@ corpus could not be read.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
-import hashlib
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dri import atomic
 from dri.commands.compare import add_profile_option
-from dri.commands.folders import REPORT_FILES, earlier_report, given_path, output_folder
+from dri.commands.folders import (
+    REPORT_FILES,
+    claimed_report_folder,
+    earlier_report,
+    given_path,
+    output_folder,
+)
 from dri.commands.search_options import add_search_arguments, candidates_given, search_conflict
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
 from dri.errors import pair_failure_lines
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
-from dri.settings import data_dir, max_text_chars, prefect_defaults
+from dri.settings import max_text_chars, prefect_defaults
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -231,35 +231,6 @@ def _input_in_the_way(args: argparse.Namespace) -> Path | None:
     return None
 
 
-@contextlib.contextmanager
-def _claimed(out: Path) -> Iterator[bool]:
-    """Whether this process alone writes a report in ``out`` while the block
-    runs: a lock (under the data folder, named by the folder's path) taken
-    without waiting, held to the end. Two commands given one ``--out`` at once
-    each found no earlier report there, and both wrote it, the second replacing
-    the first's report (or mixing its files with the first's)."""
-    key = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32]
-    try:
-        folder = data_dir() / "locks"
-        folder.mkdir(exist_ok=True)
-        lock = atomic.open_lock(folder / f"report-{key}.lock")
-    except OSError:
-        # A data folder that cannot be written (read-only, full): no claim can be
-        # kept, and the store's own check says what is wrong with the folder.
-        yield True
-        return
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _foreign_option(args: argparse.Namespace) -> str | None:
     """Why an option given belongs to other kinds than ``args.kind``, or None:
     ``dri evaluate judgements FILE --far`` ran as if ``--far`` were not there."""
@@ -304,7 +275,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     max_text_chars()
     if args.out is None:
         return _evaluate(args)
-    with _claimed(args.out) as claimed:
+    with claimed_report_folder(args.out) as claimed:
         if not claimed:
             echo(
                 f"error: {args.out}: another dri evaluate is writing its report there; "

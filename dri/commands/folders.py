@@ -13,15 +13,22 @@ the bare "File exists". Both are usage errors before any work.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import fcntl
+import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+from dri import atomic
 from dri.atomic import database_at
 from dri.literal import printable
+from dri.settings import data_dir
 
 __all__ = [
     "REPORT_FILES",
+    "claimed_report_folder",
     "earlier_report",
     "given_file",
     "given_path",
@@ -126,3 +133,32 @@ def overwrites_a_database(path: Path) -> str | None:
     compare A B --html data/dri.sqlite`` replaced the store with a page, and
     every later command failed on it."""
     return "a SQLite database (a store or a cache) is there" if database_at(path) else None
+
+
+@contextlib.contextmanager
+def claimed_report_folder(out: Path) -> Iterator[bool]:
+    """Whether this process alone writes a report in ``out`` while the block
+    runs: a lock (under the data folder, named by the folder's path) taken
+    without waiting, held to the end. Two commands given one ``--out`` at once
+    each found no earlier report there, and both wrote it, the second replacing
+    the first's report (or mixing its files with the first's)."""
+    key = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32]
+    try:
+        folder = data_dir() / "locks"
+        folder.mkdir(exist_ok=True)
+        lock = atomic.open_lock(folder / f"report-{key}.lock")
+    except OSError:
+        # A data folder that cannot be written (read-only, full): no claim can be
+        # kept, and the store's own check says what is wrong with the folder.
+        yield True
+        return
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

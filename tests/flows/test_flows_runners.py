@@ -291,3 +291,20 @@ def test_a_temporary_api_reaches_prefects_threads_and_the_settings_before_come_b
     assert seen == ["http://127.0.0.1:9/api"]
     assert prefect.context.GLOBAL_SETTINGS_CONTEXT is before
     assert "PREFECT_API_URL" not in os.environ
+
+
+@pytest.mark.background  # a fresh process: seconds of imports, waited for
+def test_a_ctrl_c_while_the_forkserver_loads_its_preload_prints_no_traceback():
+    # Ctrl-C reaches the whole process group; the forkserver ignores SIGINT only after
+    # its preload, so one that came while it imported was a KeyboardInterrupt traceback.
+    import signal
+    import time
+
+    code = "import dri.flows.worker_preload, signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=120)
+    assert (child.returncode, out.strip()) == (0, "True") and "Traceback" not in err

@@ -43,13 +43,37 @@ from dri.signals import signals_held
 
 __all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together"]
 
-#: The name of a staging folder starts so (hidden; one left by ``kill -9`` is
-#: safe to delete).
+#: The name of a staging folder starts so, then the writer's process id (hidden;
+#: one left by ``kill -9`` is removed by the next writer of its folder).
 STAGING_PREFIX = ".dri-staging-"
 #: The record of a report folder's files (:func:`files_together`'s ``record``).
 REPORT_RECORD = ".dri-report-files"
 #: The largest record read: a report's few dozen names take a few kB.
 RECORD_BYTES = 1 << 20
+
+
+def _remove_abandoned(target: Path) -> None:
+    """Remove the staging folders in ``target`` whose writer is no longer running
+    (``kill -9``, a power cut): each stayed beside the report for good. A folder
+    whose process id is alive, or that names none, is left alone."""
+    try:
+        entries = list(os.scandir(target))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.removeprefix(STAGING_PREFIX).split("-", 1)[0]
+        if (
+            not entry.name.startswith(STAGING_PREFIX)
+            or not pid.isdigit()
+            or not entry.is_dir(follow_symlinks=False)
+        ):
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except (PermissionError, OverflowError, ValueError):  # another user's process, or not a pid
+            continue
 
 
 @contextlib.contextmanager
@@ -66,7 +90,8 @@ def files_together(folder: str | os.PathLike[str], record: str | None = None) ->
     :class:`OSError` naming it, and ``folder`` is left as it was."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
+    _remove_abandoned(target)
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=target))
     try:
         yield staging
         earlier = _recorded(target / record) if record else set()

@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import functools
 import gc
+import json
 import multiprocessing
 import sys
 import time
@@ -39,8 +40,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dri.commands.folders import earlier_report, output_folder
+from dri.commands.folders import claimed_report_folder, earlier_report, output_folder
 from dri.errors import ProjectError
+from dri.files import FileRefused, read_limited
 from dri.literal import echo
 from dri.settings import prefect_defaults
 from dri.signals import sigterm_interrupts
@@ -52,6 +54,9 @@ __all__ = ["DEMO_ROOT", "register", "run_demo"]
 
 #: Where a section writes its lines: ``echo`` in this process, a list in the second.
 Emit = Callable[[str], None]
+
+#: The largest ``stats.json`` of an earlier report read to tell whether it is the demo's.
+MAX_STATS_BYTES = 5_000_000
 
 #: The demo corpora, package data of dri.corpora (so a wheel carries them too).
 DEMO_ROOT = Path(str(resources.files("dri.corpora") / "demo"))
@@ -90,8 +95,20 @@ def _ticker() -> Progress | None:
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     started = time.perf_counter()
-    if args.out is not None and not args.force:
-        earlier = next(filter(None, (earlier_report(args.out / kind) for kind in _SECTIONS)), None)
+    if args.out is None:
+        return _run_demo(args, started)
+    with contextlib.ExitStack() as claims:
+        # Two demos, or a demo and a dri evaluate, given one folder at once: each
+        # wrote its reports there, the second replacing the first's without a word.
+        for kind in _SECTIONS:
+            if not claims.enter_context(claimed_report_folder(args.out / kind)):
+                echo(
+                    f"error: {args.out / kind}: another dri demo or dri evaluate is writing its report "
+                    "there; wait for it to end, or choose another --out",
+                    file=sys.stderr,
+                )
+                return 2
+        earlier = None if args.force else _earlier_report(args.out)
         if earlier is not None:
             # Refused before any work, as dri evaluate --out does: files of the user's own
             # under those names were replaced without a word.
@@ -101,6 +118,34 @@ def run_demo(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        return _run_demo(args, started)
+
+
+def _earlier_report(out: Path) -> Path | None:
+    """A file of an earlier report in a section folder of ``out`` that is not the
+    demo's own: the reports of a demo stopped part-way are replaced, so that
+    running it again finishes it, as its message says (it was refused)."""
+    for kind in _SECTIONS:
+        found = earlier_report(out / kind)
+        if found is not None and not _demo_report(out / kind, kind):
+            return found
+    return None
+
+
+def _demo_report(folder: Path, kind: str) -> bool:
+    """Whether the report in ``folder`` is the demo's own: its ``stats.json`` names
+    the demo corpus of ``kind``."""
+    try:
+        data = json.loads(read_limited(folder / "stats.json", MAX_STATS_BYTES))
+    except (FileRefused, ValueError, RecursionError):
+        return False
+    meta = data.get("meta") if isinstance(data, dict) else None
+    corpus = meta.get("corpus") if isinstance(meta, dict) else None
+    return isinstance(corpus, str) and corpus == str((DEMO_ROOT / kind).resolve())
+
+
+def _run_demo(args: argparse.Namespace, started: float) -> int:
+    """The three evaluations, their lines and the exit status."""
     # Imported only now: they import Prefect, which reads its settings when
     # first imported. What both processes load is loaded once, before the fork.
     from dri.evaluate import analogy_search, evaluate_plagiarism, evaluate_translation, preload  # noqa: F401

@@ -135,3 +135,45 @@ def test_an_out_folder_holding_a_report_is_refused_before_any_work(tmp_path, mon
         f"error: {out}: holds an earlier report (plagiarism/summary.md); add --force to replace it, or choose another --out"
     ]
     assert (out / "plagiarism" / "summary.md").read_text(encoding="utf-8") == "MY NOTES"
+
+
+def test_a_demo_stopped_part_way_is_finished_by_running_it_again(tmp_path, monkeypatch, capsys):
+    # Its message says "run the same command again to finish"; the run was refused,
+    # "holds an earlier report (plagiarism/summary.md)": its own.
+    import json
+
+    from dri.cli import main
+    from dri.commands.demo import DEMO_ROOT
+
+    ran: list[str] = []
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("dri.commands.demo._run_demo", lambda args, started: ran.append("demo") or 0)
+    out = tmp_path / "out"
+    (out / "plagiarism").mkdir(parents=True)
+    (out / "plagiarism" / "summary.md").write_text("# plagiarism", encoding="utf-8")
+    stats = {"kind": "plagiarism", "meta": {"corpus": str((DEMO_ROOT / "plagiarism").resolve())}}
+    (out / "plagiarism" / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 0 and ran == ["demo"]
+    # A report of another corpus there is still the user's: refused.
+    stats["meta"]["corpus"] = str(tmp_path / "theirs")
+    (out / "plagiarism" / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo"]
+    assert "holds an earlier report (plagiarism/summary.md)" in capsys.readouterr().err
+
+
+def test_a_demo_into_a_folder_another_command_writes_is_refused(tmp_path, monkeypatch, capsys):
+    # Two demos (or a demo and dri evaluate) given one --out each wrote there, exit 0.
+    from dri.cli import main
+    from dri.commands.folders import claimed_report_folder
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("dri.commands.demo._run_demo", lambda args, started: 0)
+    out = tmp_path / "out"
+    with claimed_report_folder(out / "translation") as mine:
+        assert mine
+        assert main(["demo", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {out / 'translation'}: another dri demo or dri evaluate is writing its report there; "
+        "wait for it to end, or choose another --out"
+    ]
+    assert main(["demo", "--out", str(out)]) == 0

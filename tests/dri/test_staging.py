@@ -193,3 +193,17 @@ def test_a_link_into_a_folder_that_cannot_be_written_to_leaves_the_folder_as_it_
             locked.chmod(0o755)
     assert err.value.filename == str(tmp_path / "b.txt")
     assert (tmp_path / "a.txt").read_text() == "old"
+
+
+def test_a_staging_folder_whose_writer_is_gone_is_removed_by_the_next_writer(tmp_path):
+    # One left by kill -9 stayed beside the report for good.
+    dead = tmp_path / f"{STAGING_PREFIX}999999999-abc"  # over any pid_max: no such process
+    alive = tmp_path / f"{STAGING_PREFIX}{os.getpid()}-xyz"  # another block of this process
+    unnamed = tmp_path / f"{STAGING_PREFIX}q1w2e3"  # of a dri before the pid was in the name
+    for folder in (dead, alive, unnamed):
+        folder.mkdir()
+        (folder / "summary.md").write_text("half", encoding="utf-8")
+    with files_together(tmp_path) as staging:
+        (staging / "summary.md").write_text("new", encoding="utf-8")
+    assert not dead.exists() and alive.is_dir() and unnamed.is_dir()
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == "new"

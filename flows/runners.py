@@ -124,24 +124,21 @@ def runner_config(
     address_from = ""
     if kind in (None, "dask") and not dask_address and os.environ.get("DRI_DASK_ADDRESS"):
         dask_address, address_from = os.environ["DRI_DASK_ADDRESS"], "DRI_DASK_ADDRESS"
-    kind_from = ""
+    from_variable = False
     if not kind and not dask_address and os.environ.get("DRI_TASK_RUNNER"):
-        kind, kind_from = os.environ["DRI_TASK_RUNNER"], "DRI_TASK_RUNNER="
+        kind, from_variable = os.environ["DRI_TASK_RUNNER"], True
     kind = kind or ("dask" if dask_address else "processes")
+    named = f"DRI_TASK_RUNNER={printable(kind)}: " if from_variable else ""
     if kind == "inline":  # dri run and the evaluations take it (flows.pipeline.run_corpus); a flow cannot
         raise SettingsError(
-            f"{kind_from}task runner 'inline' runs a corpus without Prefect: it is for dri run and dri "
+            f"{named}task runner 'inline' runs a corpus without Prefect: it is for dri run and dri "
             f"evaluate, not for a flow on a Prefect server; expected one of {', '.join(RUNNER_KINDS)}"
         )
     if kind not in RUNNER_KINDS:
         # The variable's message names it, and inline, which dri run and dri evaluate take.
-        named = (
-            f"{kind_from}{printable(kind)}: unknown task runner"
-            if kind_from
-            else f"unknown task runner {kind!r}"
-        )
-        also = " (or inline, for dri run and dri evaluate)" if kind_from else ""
-        raise SettingsError(f"{named}; expected one of {', '.join(RUNNER_KINDS)}{also}")
+        what = "unknown task runner" if from_variable else f"unknown task runner {kind!r}"
+        also = " (or inline, for dri run and dri evaluate)" if from_variable else ""
+        raise SettingsError(f"{named}{what}; expected one of {', '.join(RUNNER_KINDS)}{also}")
     if workers is None and os.environ.get("DRI_WORKERS"):
         workers = local_workers()
     if workers is not None and not 1 <= workers <= MAX_WORKERS:

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from dri.cli import main
+from dri.store import open_store
 
 SOLAR = "The a$\\foo$b sun attracts the planet. The planet orbits the sun."
 ATOM = "The nucleus attracts the electron. The electron orbits the nucleus."
@@ -90,6 +91,10 @@ def test_a_line_break_in_a_name_does_not_forge_a_row(tmp_path, capsys, monkeypat
     # Each row named the document or run as it is, so "x\nforged  9.999.txt" printed a
     # second row of its own in dri run, dri store, dri compare, dri graph and the evaluation's progress.
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    with (
+        open_store() as store
+    ):  # the suite's Neo4j, if one is configured: another atom.txt there is ambiguous
+        store.clear()
     corpus = tmp_path / "c"
     corpus.mkdir()
     (corpus / "x\nforged  0.999.txt").write_text(SOLAR, encoding="utf-8")

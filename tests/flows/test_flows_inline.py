@@ -35,7 +35,9 @@ def test_dri_task_runner_inline_is_the_inline_runner_and_a_flow_refuses_it(corpu
     monkeypatch.setenv("DRI_TASK_RUNNER", "inline")
     state, summary = run_corpus(str(corpus), workers=2)  # workers alone would ask for a flow
     assert state.is_completed() and summary.worker_pids == [os.getpid()]
-    with pytest.raises(SettingsError, match="^task runner 'inline' runs a corpus without Prefect"):
+    with pytest.raises(
+        SettingsError, match="^DRI_TASK_RUNNER=inline: task runner 'inline' runs a corpus without Prefect"
+    ):
         runner_config()
 
 

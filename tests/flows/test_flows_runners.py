@@ -301,8 +301,13 @@ def test_a_ctrl_c_while_the_forkserver_loads_its_preload_prints_no_traceback():
     import time
 
     code = "import dri.flows.worker_preload, signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    # SIGINT as at a terminal: a shell's background job (the suite under nohup, CI) ignores it.
     child = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(0.3)
     child.send_signal(signal.SIGINT)

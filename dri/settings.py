@@ -84,14 +84,22 @@ def _default_data_dir() -> Path:
 
 
 def _env_path(name: str) -> Path | None:
-    """The folder the variable ``name`` names, with ``~`` expanded, or ``None``
-    when it is unset, empty or blank. Quoted (``DRI_DATA_DIR='~/dri'``) or set
+    """The folder the variable ``name`` names, blanks around it dropped and ``~``
+    expanded, or ``None`` when it is unset, empty or blank; a :class:`SettingsError`
+    for ``~user`` of no user. Quoted (``DRI_DATA_DIR='~/dri'``) or set
     by a service's environment file, the shell leaves ``~`` as it is: the store
     (which expanded it) and the rest of the data (which did not) went to two
     folders, one of them a literal ``./~`` in the current folder; and a blank
     value made a folder of spaces there."""
-    value = os.environ.get(name)
-    return Path(value).expanduser() if value and value.strip() else None
+    value = (os.environ.get(name) or "").strip()  # " /data/dri" made a folder " " here
+    if not value:
+        return None
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:  # "~nosuchuser/x": no such user, no home to expand to (was exit 70)
+        raise SettingsError(
+            f"{name}: {value.split('/', 1)[0][:100]!r} names no user of this machine, so it has no home folder"
+        ) from None
 
 
 def data_dir() -> Path:

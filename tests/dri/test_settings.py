@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from dri import settings
+from dri.errors import SettingsError
 
 
 def test_a_data_folder_given_with_a_tilde_is_under_home(tmp_path, monkeypatch):
@@ -32,3 +33,21 @@ def test_a_blank_data_folder_is_unset(tmp_path, monkeypatch, blank):
     assert settings.data_dir() == settings._default_data_dir()
     assert settings.nltk_data_dir() == settings._default_data_dir() / "nltk_data"
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def test_a_home_of_no_user_is_a_settings_error_naming_the_variable(monkeypatch):
+    # Path.expanduser's RuntimeError was exit 70, and the bug log's own data folder a second traceback.
+    monkeypatch.setenv("DRI_DATA_DIR", "~nosuchuser9/x")
+    with pytest.raises(SettingsError) as err:
+        settings.data_dir()
+    assert str(err.value) == (
+        "DRI_DATA_DIR: '~nosuchuser9' names no user of this machine, so it has no home folder"
+    )
+
+
+def test_blanks_around_a_folder_are_dropped(tmp_path, monkeypatch):
+    # " /data/dri" made a folder " " in the current folder, and the summary named the other.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRI_DATA_DIR", f"  {tmp_path / 'dri'} \t")
+    assert settings.data_dir() == tmp_path / "dri"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dri"]

@@ -23,9 +23,12 @@ Example
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import tempfile
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -287,16 +290,17 @@ class LibreTranslateEngine:
             raise EngineError(
                 f"{req.full_url}: not asked: the server did not answer the last {self._silent} requests"
             )
-        deadline = time.monotonic() + self.timeout
         try:
-            with urllib.request.urlopen(req, timeout=min(self.timeout, READ_STALL_SECONDS)) as resp:
-                raw = _read_until(resp, deadline, MAX_ANSWER_BYTES + 1, self.timeout)
+            raw = _answer_within(req, self.timeout)
         except urllib.error.HTTPError as err:
             self._silent = 0
             raise EngineError(f"{req.full_url}: HTTP {err.code} {err.reason}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as err:
             self._silent += 1
-            raise EngineError(f"{req.full_url}: {getattr(err, 'reason', err)}") from None
+            reason = getattr(err, "reason", err)
+            # "Connection refused", as other messages say it ("[Errno 111] …" was urllib's).
+            said = reason.strerror if isinstance(reason, OSError) and reason.strerror else reason
+            raise EngineError(f"{req.full_url}: {said}") from None
         self._silent = 0
         if len(raw) > MAX_ANSWER_BYTES:
             raise EngineError(f"{req.full_url}: answer over {MAX_ANSWER_BYTES:,} bytes")
@@ -317,6 +321,34 @@ class LibreTranslateEngine:
         if lone_surrogate(translated) is not None:
             raise EngineError(f"{req.full_url}: answer holds a lone surrogate, which is not text")
         return translated
+
+
+def _answer_within(req: urllib.request.Request, timeout: float) -> bytes:
+    """The body of the answer to ``req`` (at most :data:`MAX_ANSWER_BYTES` + 1
+    bytes), all of it within ``timeout`` seconds, or a :class:`TimeoutError`.
+    The request runs in a thread of its own that is left behind at the
+    deadline: a socket's timeout counts each read alone, and a server that
+    sends its status line, headers or body a byte at a time never tripped it."""
+    import urllib.request
+
+    outcome: dict[str, Any] = {}
+    deadline = time.monotonic() + timeout
+
+    def fetch() -> None:
+        try:
+            with urllib.request.urlopen(req, timeout=min(timeout, READ_STALL_SECONDS)) as resp:
+                outcome["raw"] = _read_until(resp, deadline, MAX_ANSWER_BYTES + 1, timeout)
+        except BaseException as err:  # handed to the caller's thread
+            outcome["error"] = err
+
+    worker = threading.Thread(target=fetch, name="libretranslate-request", daemon=True)
+    worker.start()
+    worker.join(timeout + 1.0)
+    if worker.is_alive():
+        raise TimeoutError(f"no whole answer within {timeout:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return bytes(outcome["raw"])
 
 
 def _read_until(resp: Any, deadline: float, limit: int, timeout: float) -> bytes:
@@ -367,16 +399,23 @@ def _sources(src: str | Path | Iterable[str | Path]) -> list[Path]:
 
 
 def _refuse_a_built_corpus(out: Path) -> None:
-    """A :class:`CorpusError` if ``out`` already holds a translation corpus: a
-    build into it replaced the originals of the texts it was given, kept the
-    round trips of the languages it was not, and scored the old round trips
-    against the new originals, with exit 0."""
-    held = [name for name in (ORIGINALS, ROUNDTRIP) if (out / name).exists()]
+    """A :class:`CorpusError` if ``out`` is anything but a missing or empty folder:
+    a build into a corpus replaced the originals of the texts it was given, kept
+    the round trips of the languages it was not, and scored the old round trips
+    against the new originals, with exit 0; a user's own ``manifest.csv`` or
+    ``translation.json`` there was replaced."""
+    try:
+        held = sorted(p.name for p in out.iterdir()) if out.is_dir() else None
+    except OSError as err:
+        raise CorpusError(out, f"cannot look into it ({err.strerror or err})") from None
+    if out.exists() and held is None:
+        raise CorpusError(out, "is not a folder; --build-from writes a new corpus folder there")
     if held:
+        shown = ", ".join(held[:3]) + (", …" if len(held) > 3 else "")
         raise CorpusError(
             out,
-            f"already holds a translation corpus ({', '.join(f'{n}/' for n in held)}); "
-            "--build-from writes a new one: give another folder, or evaluate this one without --build-from",
+            f"is not empty ({shown}); --build-from writes a new corpus: give a new folder, "
+            "or evaluate this one without --build-from",
         )
 
 
@@ -466,13 +505,16 @@ def build_translation_corpus(
     """Translate every English text of ``src`` to each language and back.
 
     ``src`` is a folder of ``.txt`` files or a list of files. Writes the
-    layout of :mod:`corpora.translation` under ``out_dir``, which must not
-    hold one already: ``originals/``, ``roundtrip/<lang>/``, the one-way
+    layout of :mod:`corpora.translation` into ``out_dir``, which must be a
+    new or empty folder: ``originals/``, ``roundtrip/<lang>/``, the one-way
     translations as ``pivot/<lang>/NAME.<lang>``, ``manifest.csv`` and
-    ``translation.json``. A text or language that fails is noted in
-    ``problems`` (one line each) and the rest carries on. A language that is
-    not a code (:func:`language_problem`: ``../x``, ``a/b``) is a ValueError
-    before anything is written.
+    ``translation.json``. The corpus is built in a hidden folder beside it
+    and moved into place whole, once at least one round trip is done: a
+    build stopped part-way, or one whose every translation failed, leaves
+    nothing (running it again builds it). A text or language that fails is
+    noted in ``problems`` (one line each) and the rest carries on. A
+    language that is not a code (:func:`language_problem`: ``../x``,
+    ``a/b``) is a ValueError before anything is written.
     """
     started = time.perf_counter()
     engine = engine or ApertiumEngine()
@@ -485,13 +527,37 @@ def build_translation_corpus(
     _refuse_a_built_corpus(out)
     problems: list[str] = []
     texts = _source_texts(src, problems)
-    (out / ORIGINALS).mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:100]}.building-", dir=out.parent))
+    try:
+        written = _write_corpus(staging, texts, languages, engine, source_language, problems)
+        if (staging / ROUNDTRIP).is_dir():
+            _refuse_a_built_corpus(out)  # made by someone else while this one translated
+            if out.is_dir():
+                out.rmdir()
+            os.replace(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    written = [out / p.relative_to(staging) for p in written] if out.is_dir() else []
+    return BuildResult(out, languages, written, problems, time.perf_counter() - started)
+
+
+def _write_corpus(
+    folder: Path,
+    texts: dict[str, str],
+    languages: list[str],
+    engine: TranslationEngine,
+    source_language: str,
+    problems: list[str],
+) -> list[Path]:
+    """The originals, round trips, ``translation.json`` and manifest in ``folder``."""
+    (folder / ORIGINALS).mkdir()
     written: list[Path] = []
     for name, text in texts.items():
-        target = out / ORIGINALS / f"{name}.txt"
+        target = folder / ORIGINALS / f"{name}.txt"
         write_text(target, text)
         written.append(target)
-    written += _round_trips(out, texts, languages, engine, source_language, problems)
+    written += _round_trips(folder, texts, languages, engine, source_language, problems)
     meta = {
         "engine": getattr(engine, "name", type(engine).__name__),
         "source_language": source_language,
@@ -505,7 +571,7 @@ def build_translation_corpus(
         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "problems": problems,
     }
-    write_text(out / "translation.json", json.dumps(meta, indent=1, ensure_ascii=False))
-    if (out / ROUNDTRIP).is_dir():
-        write_manifest(load_translation(out).manifest(), out / "manifest.csv")
-    return BuildResult(out, languages, written, problems, time.perf_counter() - started)
+    write_text(folder / "translation.json", json.dumps(meta, indent=1, ensure_ascii=False))
+    if (folder / ROUNDTRIP).is_dir():
+        write_manifest(load_translation(folder).manifest(), folder / "manifest.csv")
+    return written

@@ -90,7 +90,8 @@ def _language_list(text: str) -> list[str]:
     # line break made a folder (and a report group) of two lines.
     from dri.corpora.translate import language_problem
 
-    names = _csv_list(text)
+    # Codes in lower case: "SPA" beside "spa" built and scored one language twice.
+    names = [name.lower() for name in _csv_list(text)]
     for name in names:
         problem = language_problem(name)
         if problem:

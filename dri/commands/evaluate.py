@@ -50,7 +50,7 @@ from dri.commands.folders import (
 from dri.commands.search_options import add_search_arguments, candidates_given, search_conflict
 from dri.corpora.text import CorpusError
 from dri.corpora.translate import LANGUAGES, ApertiumEngine, LibreTranslateEngine, build_translation_corpus
-from dri.errors import pair_failure_lines
+from dri.errors import ProjectError, pair_failure_lines
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
 from dri.settings import max_text_chars, prefect_defaults
@@ -151,6 +151,12 @@ def _build(args: argparse.Namespace) -> int:
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
+    if not result.written:
+        # Evaluated, the folder it did not make was "roundtrip: missing" (exit 2), the server's fault.
+        raise ProjectError(
+            f"{args.corpus}: not built: no text came back from any language, so nothing was written "
+            "(the lines above say why); run it again when the translator answers"
+        )
     echo(
         f"built {args.corpus}: {len(result.written)} files, {len(result.languages)} languages "
         f"in {result.seconds:.1f} s",

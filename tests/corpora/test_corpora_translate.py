@@ -183,6 +183,30 @@ def test_a_hostile_translation_server_is_one_engine_error(libre_server, target, 
     assert "k3y" not in str(err.value)
 
 
+def test_a_status_line_sent_a_byte_at_a_time_is_cut_at_the_timeout():
+    # Each read had its own timeout, and the whole answer's deadline began after the headers:
+    # a server sending its status line a byte every 10 s held a build for ever.
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+
+        def dribble() -> None:
+            conn, _ = listening.accept()
+            with conn:
+                conn.recv(65536)
+                for byte in b"HTTP/1.1 200 OK\r\nX-Slow: yes\r\n":
+                    try:
+                        conn.send(bytes([byte]))
+                    except OSError:
+                        return
+                    time.sleep(0.25)
+
+        threading.Thread(target=dribble, daemon=True).start()
+        engine = LibreTranslateEngine(f"http://127.0.0.1:{listening.getsockname()[1]}", timeout=1)
+        with pytest.raises(EngineError, match="no whole answer within 1 s$"):  # not after the 7.75 s of it
+            engine.translate("Hello", "eng", "spa")
+
+
 def test_a_server_that_does_not_answer_is_asked_no_more(tmp_path):
     # A server down or mute cost the whole timeout for each text and language, in silence.
     with socket.socket() as closed:
@@ -205,9 +229,21 @@ def test_a_build_into_a_corpus_is_refused(libre_server, tmp_path):
     build_translation_corpus(src, tmp_path / "out", ["spa"], engine)
     before = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
     (src / "a.txt").write_text("Another line.", encoding="utf-8")
-    with pytest.raises(CorpusError, match="already holds a translation corpus \\(originals/, roundtrip/\\)"):
+    with pytest.raises(
+        CorpusError, match="is not empty \\(manifest.csv, originals, pivot, …\\); --build-from"
+    ):
         build_translation_corpus(src, tmp_path / "out", ["epo"], engine)
     assert {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
+    # A user's own files there were replaced too.
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "manifest.csv").write_text("my own", encoding="utf-8")
+    with pytest.raises(CorpusError, match="is not empty \\(manifest.csv\\)"):
+        build_translation_corpus(src, tmp_path / "theirs", ["epo"], engine)
+    assert (tmp_path / "theirs" / "manifest.csv").read_text(encoding="utf-8") == "my own"
+    # An empty folder is a new one.
+    (tmp_path / "empty").mkdir()
+    assert build_translation_corpus(src, tmp_path / "empty", ["epo"], engine).problems == []
+    assert (tmp_path / "empty" / "roundtrip" / "epo" / "a.txt").is_file()
 
 
 def test_a_build_leaves_out_what_its_corpus_could_not_hold(libre_server, tmp_path, monkeypatch):
@@ -228,7 +264,9 @@ def test_a_build_leaves_out_what_its_corpus_could_not_hold(libre_server, tmp_pat
         "a via empty: the round trip came back empty",
         "a via nul: the round trip came back as binary data, not text (contains NUL bytes)",
     ]
-    assert not (tmp_path / "out" / "roundtrip").exists()
+    # No round trip came back: nothing is left to refuse the next build, which can then succeed.
+    assert not (tmp_path / "out").exists() and result.written == []
+    assert [p.name for p in tmp_path.iterdir()] == ["texts"]
 
 
 def test_libretranslate_builds_a_corpus(libre_server, tmp_path):

@@ -630,7 +630,7 @@ def test_a_line_break_in_a_text_to_translate_does_not_forge_a_line(capsys, tmp_p
     (texts / "a\nforged.txt").write_text("The sun attracts the planets.", encoding="utf-8")
     argv = ["evaluate", "translation", str(tmp_path / "c"), "--build-from", str(texts), "--languages", "xx"]
     code, out, err = _run(capsys, *argv, "--out", str(tmp_path / "r"))
-    assert code == 2
+    assert code == 1  # built nothing: said so (it was evaluated, "roundtrip: missing", exit 2)
     lines = (out + err).splitlines()
     assert not [line for line in lines if line.startswith("forged")]
     assert "error: a\\u000aforged via xx: apertium: no mode known for eng -> xx" in lines
@@ -702,3 +702,27 @@ def test_ratings_show_says_what_is_in_the_stores_place(capsys, tmp_path, monkeyp
     place.mkdir(parents=True)
     code, _, err = _run(capsys, "ratings", "show")
     assert code == 1 and err.splitlines() == [f"error: {place}: is a folder, not a regular ratings file"]
+
+
+def test_a_translation_build_that_built_nothing_leaves_nothing_and_says_so(capsys, tmp_path, monkeypatch):
+    # It left originals/ and translation.json, refused every later build of that folder,
+    # and evaluated it: "roundtrip: missing", exit 2. "SPA,spa" built one language twice.
+    import socket
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "sun.txt").write_text("The sun attracts the planets.\n", encoding="utf-8")
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    corpus = tmp_path / "new"
+    argv = ["evaluate", "translation", str(corpus), "--build-from", str(texts), "--languages", "SPA,spa"]
+    code, out, err = _run(capsys, *argv, "--libretranslate", url, "-q")
+    assert code == 1 and out == "" and not corpus.exists()
+    assert err.splitlines() == [
+        f"error: sun via spa: {url}/translate: Connection refused",
+        f"error: {corpus}: not built: no text came back from any language, so nothing was written "
+        "(the lines above say why); run it again when the translator answers",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "texts"]

@@ -29,7 +29,7 @@ import argparse
 import contextlib
 import functools
 import gc
-import json
+import hashlib
 import multiprocessing
 import sys
 import time
@@ -40,6 +40,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dri import atomic
 from dri.commands.folders import claimed_report_folder, earlier_report, output_folder
 from dri.errors import ProjectError
 from dri.files import FileRefused, read_limited
@@ -55,6 +56,8 @@ __all__ = ["DEMO_ROOT", "register", "run_demo"]
 #: Where a section writes its lines: ``echo`` in this process, a list in the second.
 Emit = Callable[[str], None]
 
+#: The file in a section's folder that marks its report as the demo's own.
+DEMO_MARK = ".dri-demo"
 #: The largest ``stats.json`` of an earlier report read to tell whether it is the demo's.
 MAX_STATS_BYTES = 5_000_000
 
@@ -133,15 +136,28 @@ def _earlier_report(out: Path) -> Path | None:
 
 
 def _demo_report(folder: Path, kind: str) -> bool:
-    """Whether the report in ``folder`` is the demo's own: its ``stats.json`` names
-    the demo corpus of ``kind``."""
+    """Whether the report in ``folder`` is the demo's own, as the demo left it: its
+    mark (:data:`DEMO_MARK`) holds the digest of the ``stats.json`` it wrote. A
+    report of the demo corpus made by ``dri evaluate`` (another profile, say),
+    or one whose ``stats.json`` was written since, is not."""
     try:
-        data = json.loads(read_limited(folder / "stats.json", MAX_STATS_BYTES))
-    except (FileRefused, ValueError, RecursionError):
+        mark = read_limited(folder / DEMO_MARK, 200).decode("ascii", "replace").strip()
+        stats = read_limited(folder / "stats.json", MAX_STATS_BYTES)
+    except FileRefused:
         return False
-    meta = data.get("meta") if isinstance(data, dict) else None
-    corpus = meta.get("corpus") if isinstance(meta, dict) else None
-    return isinstance(corpus, str) and corpus == str((DEMO_ROOT / kind).resolve())
+    return mark == f"{kind} {hashlib.sha256(stats).hexdigest()}"
+
+
+def _mark_as_the_demos(out: Path | None, kind: str) -> None:
+    """Mark the report the demo just wrote in ``out/kind`` as its own (see
+    :func:`_demo_report`), so that a demo stopped part-way is finished by
+    running it again; without one, the next demo refuses to replace it."""
+    if out is None:
+        return
+    folder = out / kind
+    with contextlib.suppress(FileRefused, OSError):
+        digest = hashlib.sha256(read_limited(folder / "stats.json", MAX_STATS_BYTES)).hexdigest()
+        atomic.write_text(folder / DEMO_MARK, f"{kind} {digest}\n")
 
 
 def _run_demo(args: argparse.Namespace, started: float) -> int:
@@ -184,6 +200,7 @@ def _scored_section(kind: str, out: Path | None, emit: Emit, progress: Progress 
     run = evaluate_plagiarism if kind == "plagiarism" else evaluate_translation
     emit(f"==> {kind}: {DEMO_ROOT / kind}")
     result, files = run(DEMO_ROOT / kind, _report_dir(out, kind), progress=progress)
+    _mark_as_the_demos(out, kind)
     analogy = result.stats().get("analogy_similarity")
     if analogy:
         for group, summary in analogy.groups.items():
@@ -207,6 +224,7 @@ def _analogy_section(out: Path | None, emit: Emit, progress: Progress | None) ->
         best = res.hits[0] if res.hits else None
         found = f"{best.source.name} (AS {best.scores['analogy_similarity']:.3f})" if best else "nothing"
         emit(f"    {res.target.name}: best analogue {found}")
+    _mark_as_the_demos(out, "analogy")
     if files:
         emit(f"    report: {files.summary_md}")
     return 0

@@ -140,10 +140,8 @@ def test_an_out_folder_holding_a_report_is_refused_before_any_work(tmp_path, mon
 def test_a_demo_stopped_part_way_is_finished_by_running_it_again(tmp_path, monkeypatch, capsys):
     # Its message says "run the same command again to finish"; the run was refused,
     # "holds an earlier report (plagiarism/summary.md)": its own.
-    import json
-
     from dri.cli import main
-    from dri.commands.demo import DEMO_ROOT
+    from dri.commands.demo import _mark_as_the_demos
 
     ran: list[str] = []
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
@@ -151,14 +149,21 @@ def test_a_demo_stopped_part_way_is_finished_by_running_it_again(tmp_path, monke
     out = tmp_path / "out"
     (out / "plagiarism").mkdir(parents=True)
     (out / "plagiarism" / "summary.md").write_text("# plagiarism", encoding="utf-8")
-    stats = {"kind": "plagiarism", "meta": {"corpus": str((DEMO_ROOT / "plagiarism").resolve())}}
-    (out / "plagiarism" / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    (out / "plagiarism" / "stats.json").write_text('{"kind": "plagiarism"}', encoding="utf-8")
+    _mark_as_the_demos(out, "plagiarism")  # as the demo marks each report it wrote
     assert main(["demo", "--out", str(out)]) == 0 and ran == ["demo"]
-    # A report of another corpus there is still the user's: refused.
-    stats["meta"]["corpus"] = str(tmp_path / "theirs")
-    (out / "plagiarism" / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    # A report written there since (dri evaluate --force, another profile) is the user's: refused.
+    (out / "plagiarism" / "stats.json").write_text(
+        '{"kind": "plagiarism", "profile": "paper"}', encoding="utf-8"
+    )
     assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo"]
     assert "holds an earlier report (plagiarism/summary.md)" in capsys.readouterr().err
+    # So is one with a mark of another section's report.
+    (out / "plagiarism" / ".dri-demo").write_text(
+        (out / "plagiarism" / ".dri-demo").read_text(encoding="utf-8").replace("plagiarism", "analogy"),
+        encoding="utf-8",
+    )
+    assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo"]
 
 
 def test_a_demo_into_a_folder_another_command_writes_is_refused(tmp_path, monkeypatch, capsys):

@@ -105,7 +105,12 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
             info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
     records = csv_rows(info, INFO_FILE)
-    header = named_columns((header_record(records) or (1, []))[1], COLUMNS)  # in any case: file,task,category
+    first = header_record(records)
+    if first is None:  # blank lines only: said "lacks column(s) file, task, category"
+        raise CorpusError(
+            info, "an empty file: a plagiarism corpus needs the header File,Task,Category and a row a file"
+        )
+    header = named_columns(first[1], COLUMNS)  # in any case: file,task,category
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise CorpusError(

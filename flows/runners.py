@@ -124,6 +124,7 @@ def runner_config(
     address_from = ""
     if kind in (None, "dask") and not dask_address and os.environ.get("DRI_DASK_ADDRESS"):
         dask_address, address_from = os.environ["DRI_DASK_ADDRESS"], "DRI_DASK_ADDRESS"
+    dask_address = dask_address.strip() if dask_address is not None else None
     from_variable = False
     if not kind and not dask_address and os.environ.get("DRI_TASK_RUNNER"):
         kind, from_variable = os.environ["DRI_TASK_RUNNER"], True
@@ -175,14 +176,22 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
     the address is never shown: Dask takes none, and its own words quote it."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
-    # A variable set to blanks was "Dask at : cannot connect: Name or service not known".
-    shown = printable(safe_uri(address.strip())) or "an empty address"
+    # A variable set to blanks was "Dask at : cannot connect: Name or service not known";
+    # a blank before the address made its scheme " tcp".
+    address = address.strip()
+    shown = printable(safe_uri(address)) or "an empty address"
     where_from = f"{named}: " if named else ""
     scheme = address.split("://", 1)[0].lower() if "://" in address else "tcp"
     if scheme not in DASK_SCHEMES:
         raise SettingsError(
             f"{where_from}Dask at {shown}: a run cannot use {printable(scheme)}://; "
             "give the scheduler's tcp://HOST:PORT (or tls://HOST:PORT)"
+        )
+    if "?" in address or "#" in address:
+        # A token after "?" was quoted back in the parser's words ("invalid literal … '1?token=…'").
+        raise SettingsError(
+            f"{where_from}Dask at {shown}: a scheduler's address takes no query or fragment; "
+            "give tcp://HOST:PORT (or tls://HOST:PORT)"
         )
     if "@" in address:
         raise SettingsError(

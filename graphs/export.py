@@ -35,24 +35,34 @@ def _xml(value: object) -> object:
     return printable(value, newlines=True) if isinstance(value, str) else value
 
 
-def _xml_id(node: object) -> object:
-    """A node id as XML 1.0 takes it, one id for one node: as :func:`_xml`, with
-    each backslash doubled first, so that an escape (``c:cat\\u0001`` for a
-    control character) never meets an id that spelled it out (``c:cat\\\\u0001``);
-    the two were merged into one node, and its edges with them."""
-    return printable(node.replace("\\", "\\\\")) if isinstance(node, str) else node
+def _xml_ids(nodes: list[object]) -> dict[object, object]:
+    """Each node's id as XML 1.0 takes it (:func:`_xml`), one id for one node: an
+    id whose escape is another node's id (``cat\\x01`` escaped is ``cat\\u0001``,
+    which a text may spell out) gets `` (2)``, `` (3)``… Two such nodes were
+    merged into one, with the edges of both; every other id is as it was."""
+    plain = [node for node in nodes if _xml(node) == node]
+    escaped = [node for node in nodes if _xml(node) != node]
+    ids: dict[object, object] = {}
+    taken: set[object] = set()
+    for node in (*plain, *escaped):  # plain ids first: they keep their names
+        shown, n = _xml(node), 1
+        while shown in taken:
+            n += 1
+            shown = f"{_xml(node)} ({n})"
+        ids[node] = shown
+        taken.add(shown)
+    return ids
 
 
 def write_graphml(g: nx.DiGraph, path: str | Path) -> None:
     out = nx.DiGraph()
     out.graph.update({k: _xml(v) for k, v in g.graph.items() if isinstance(v, (str, int, float, bool))})
+    ids = _xml_ids(list(g.nodes))
     for node, attrs in g.nodes(data=True):
         out.add_node(
-            _xml_id(node), **{k: _xml(json.dumps(v) if k in _LIST_ATTRS else v) for k, v in attrs.items()}
+            ids[node], **{k: _xml(json.dumps(v) if k in _LIST_ATTRS else v) for k, v in attrs.items()}
         )
-    out.add_edges_from(
-        (_xml_id(u), _xml_id(v), {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True)
-    )
+    out.add_edges_from((ids[u], ids[v], {k: _xml(x) for k, x in d.items()}) for u, v, d in g.edges(data=True))
     data = io.BytesIO()
     nx.write_graphml(out, data)
     atomic.write_bytes(path, data.getvalue())  # whole: a reader never sees half a graph

@@ -278,9 +278,13 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
         )
         for name in ("wordnet_ic", "wordnet"):  # the stamp (in wordnet/) lands last
             final = corpora / name
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp / name, final)
+            if not final.exists():
+                os.replace(tmp / name, final)
+                continue
+            # An earlier build's folder: its files replaced one by one, the stamp last, and
+            # nothing else removed (a user's IC file kept beside it was deleted with it).
+            for made in sorted((tmp / name).iterdir(), key=lambda p: p.name == _STAMP):
+                os.replace(made, final / made.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return corpora

@@ -30,6 +30,7 @@ __all__ = [
     "REPORT_FILES",
     "claimed_report_folder",
     "earlier_report",
+    "file_in_the_way",
     "given_file",
     "given_path",
     "output_file",
@@ -50,7 +51,7 @@ def earlier_report(out: Path | None) -> Path | None:
     return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
 
-def _file_in_the_way(path: Path) -> Path | None:
+def file_in_the_way(path: Path) -> Path | None:
     """``path`` or the nearest of its parents that exists and is not a folder, if any."""
     for part in (path, *path.parents):
         if part.exists():
@@ -74,7 +75,7 @@ def output_folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty folder name (give . for the current folder)")
     path = Path(text)
-    blocker = _file_in_the_way(path)
+    blocker = file_in_the_way(path)
     if blocker is not None and _a_loop(blocker):
         raise argparse.ArgumentTypeError(f"{printable(blocker)}: a loop of symbolic links, not a folder")
     if blocker == path and path.is_symlink() and not path.exists():

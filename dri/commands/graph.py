@@ -13,7 +13,13 @@ import os
 import sys
 from pathlib import Path
 
-from dri.commands.folders import given_file, output_folder, output_name, overwrites_a_database
+from dri.commands.folders import (
+    file_in_the_way,
+    given_file,
+    output_folder,
+    output_name,
+    overwrites_a_database,
+)
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
@@ -92,8 +98,12 @@ def _png_folder_refusal(args: argparse.Namespace) -> str | None:
         return None
     target = Path(args.png)
     folder = len(args.files) > 1 or args.png.endswith(("/", os.sep))
-    if folder and target.exists() and not target.is_dir():
-        return f"{printable(args.png)}: --png must be a folder for the pictures, and a file is in the way"
+    in_the_way = file_in_the_way(target.parent)
+    if in_the_way is not None:  # "Not a directory", once a document, after the work
+        return f"{printable(args.png)}: --png cannot be made: {printable(in_the_way)} is a file, not a folder"
+    if folder and (target.is_symlink() or target.exists()) and not target.is_dir():
+        what = "a link to nothing" if not target.exists() else "a file"
+        return f"{printable(args.png)}: --png must be a folder for the pictures, and {what} is in the way"
     return None
 
 

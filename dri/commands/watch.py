@@ -27,7 +27,7 @@ from dri.commands.search_options import worker_count
 from dri.errors import ProjectError, SettingsError, one_line, os_reason
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
-from dri.settings import prefect_defaults
+from dri.settings import max_text_chars, prefect_defaults
 
 __all__ = ["register", "run_watch"]
 
@@ -78,6 +78,10 @@ def run_watch(args: argparse.Namespace) -> int:
     if not args.root.is_dir():
         echo(f"error: {args.root}: not a folder", file=sys.stderr, one_line=True)
         return 1
+    if args.run:
+        # A bad limit failed every document of a folder's run, and the folder was then
+        # marked as run: fixed, the variable never ran it. One line now, as dri run says it.
+        max_text_chars()
     prefect_defaults(quiet_console=False)
     from dri.flows.runners import check_prefect_api_url
 

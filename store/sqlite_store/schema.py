@@ -201,11 +201,25 @@ def _refuse_missing_columns(conn: SQLiteConnection, db: sqlite3.Connection) -> N
             )
 
 
+def _refuse_other_versions(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
+    """A :class:`StoreError` for a store of a version this dri neither reads nor
+    migrates, before anything is written: the tables were made first, so a
+    store refused had changed (``dri store info`` too)."""
+    row = (
+        db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()
+        if "store_info" in _tables(db)
+        else None
+    )
+    if row is not None and _version(row[0]) not in (1, SCHEMA_VERSION):
+        raise StoreError(conn.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+
+
 def create_schema(conn: SQLiteConnection) -> None:
     """The tables and indexes, after migrating a store of an older version;
     a :class:`StoreError` for a store whose tables or columns were removed."""
     with conn._lock:
         db = conn._open_db()
+        _refuse_other_versions(conn, db)
         _refuse_missing_tables(conn, db)
         _migrate(conn)
         db.executescript(SCHEMA)

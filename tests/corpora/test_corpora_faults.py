@@ -216,3 +216,14 @@ def test_a_manifest_and_a_plagiarism_index_name_their_columns_in_any_case(tmp_pa
     (corpus / "g0pA_taska.txt").write_text("The sun pulls the planets.\n")
     (corpus / "file_information.csv").write_text("file,task,category\ng0pA_taska.txt,a,cut\n")
     assert [p.answer.name for p in load_plagiarism(corpus).pairs] == ["g0pA_taska.txt"]
+
+
+def test_a_plagiarism_index_of_blank_lines_is_called_empty(tmp_path):
+    # It said "lacks column(s) file, task, category".
+    (tmp_path / "file_information.csv").write_text("\n \n\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        load_plagiarism(tmp_path)
+    assert str(err.value) == (
+        f"{tmp_path / 'file_information.csv'}: an empty file: a plagiarism corpus needs the header "
+        "File,Task,Category and a row a file"
+    )

@@ -229,7 +229,7 @@ def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, m
     assert code == 1 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
 
 
-@pytest.mark.parametrize("command", ["run", "compare", "evaluate"])
+@pytest.mark.parametrize("command", ["run", "compare", "evaluate", "watch"])
 def test_a_bad_text_limit_is_one_line_before_any_work(capsys, tmp_path, monkeypatch, command):
     # dri run wrote a run summary of every document failed for it, dri compare said it
     # once a file, and dri evaluate once a document.
@@ -240,6 +240,8 @@ def test_a_bad_text_limit_is_one_line_before_any_work(capsys, tmp_path, monkeypa
         "run": ["run", str(tmp_path)],
         "compare": ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")],
         "evaluate": ["evaluate", "analogy", str(tmp_path)],
+        # The folder's run failed every document, and the folder was marked as run for good.
+        "watch": ["watch", str(tmp_path), "--once", "--run", "--min-age", "0"],
     }[command]
     code, out, err = _run(capsys, *argv)
     assert (code, out) == (1, "")

@@ -69,6 +69,17 @@ def test_graph_png_folder_where_a_file_is_is_one_line_before_any_work(tmp_path, 
             f"error: {argv[-1]}: --png must be a folder for the pictures, and a file is in the way"
         ]
     assert picture.read_bytes() == b"theirs"
+    # A link to nothing, or a file where a folder above it goes: the same error once a document.
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for png, says in [
+        (
+            tmp_path / "dangling",
+            "--png must be a folder for the pictures, and a link to nothing is in the way",
+        ),
+        (picture / "sub", f"--png cannot be made: {picture} is a file, not a folder"),
+    ]:
+        assert main(["graph", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--png", str(png)]) == 2
+        assert capsys.readouterr().err.splitlines() == [f"error: {png}: {says}"]
 
 
 def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_second(tmp_path, capsys):

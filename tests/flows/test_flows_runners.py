@@ -131,6 +131,23 @@ def test_a_dask_address_with_a_login_is_refused_without_showing_it(address) -> N
     assert "S3cretPW" not in said and "user" not in said.split("takes")[0]
 
 
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:1?token=SECRET", "tcp://127.0.0.1:1#SECRET"])
+def test_a_dask_address_with_a_query_is_refused_without_showing_it(address) -> None:
+    # The parser's words quoted the port with its query: "invalid literal … '1?token=SECRET'".
+    with pytest.raises(SettingsError) as caught:
+        check_dask_address(address)
+    assert str(caught.value) == (
+        "Dask at tcp://127.0.0.1:1: a scheduler's address takes no query or fragment; "
+        "give tcp://HOST:PORT (or tls://HOST:PORT)"
+    )
+
+
+def test_a_blank_before_a_dask_address_is_dropped() -> None:
+    # " tcp://…" was "a run cannot use tcp://", its scheme read as " tcp".
+    with pytest.raises(SettingsError, match="^Dask at tcp://127.0.0.1:70000: cannot connect: port 70000"):
+        check_dask_address(" tcp://127.0.0.1:70000")
+
+
 def test_a_blank_dask_address_is_called_empty() -> None:
     # It was "Dask at : cannot connect: Name or service not known".
     with pytest.raises(SettingsError, match="^DRI_DASK_ADDRESS: Dask at an empty address: cannot connect"):

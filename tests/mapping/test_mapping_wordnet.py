@@ -130,6 +130,17 @@ def test_a_damaged_wordnet_file_is_one_setup_error_naming_it(corpora, tmp_path, 
     assert str(err.value).endswith("set WordNet up again: scripts/setup-wordnet --force")
 
 
+def test_a_build_again_keeps_a_users_files_beside_its_own(tmp_path):
+    # The folders of an earlier build were removed whole, a user's ic-brown.dat with them.
+    built = build_wordnet(tmp_path / "nltk_data")
+    (built / "wordnet_ic" / "ic-brown.dat").write_text("theirs", encoding="utf-8")
+    (built / "wordnet" / ".dri-build.json").write_text('{"version": 0}', encoding="utf-8")  # an older build
+    assert not is_built(tmp_path / "nltk_data")
+    build_wordnet(tmp_path / "nltk_data")
+    assert is_built(tmp_path / "nltk_data")
+    assert (built / "wordnet_ic" / "ic-brown.dat").read_text(encoding="utf-8") == "theirs"
+
+
 def test_a_damaged_build_stamp_is_built_again(tmp_path):
     # JSON of another shape was an AttributeError of every command that loaded WordNet (exit 70).
     built = build_wordnet(tmp_path / "nltk_data")

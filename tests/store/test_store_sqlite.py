@@ -145,9 +145,14 @@ def test_a_schema_version_this_dri_does_not_read_is_one_line_naming_it(tmp_path,
     SQLiteStore(path).close()
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE store_info SET value = ? WHERE key = 'schema_version'", (version,))
-    with pytest.raises(StoreError) as err:
-        SQLiteStore(path)
-    assert str(err.value) == f"{path}: store schema version {version}, this dri reads 2"
+        db.execute("DROP TABLE pairs")
+    for create in (True, False):
+        with pytest.raises(StoreError) as err:
+            SQLiteStore(path, create=create)
+        assert str(err.value) == f"{path}: store schema version {version}, this dri reads 2"
+    # Refused before anything was written: the tables were made first, the file changed.
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'pairs'").fetchone() == (0,)
 
 
 def test_a_closed_store_says_so(tmp_path):

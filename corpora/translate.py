@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -281,6 +281,7 @@ class LibreTranslateEngine:
         )
 
     def translate(self, text: str, src: str, dst: str) -> str:
+        import http.client  # only a LibreTranslate run needs them
         import urllib.error
         import urllib.request
 
@@ -292,6 +293,9 @@ class LibreTranslateEngine:
             )
         try:
             raw = _answer_within(req, self.timeout)
+        except http.client.HTTPException as err:  # not HTTP: a bad status line, 100+ headers, bad chunks
+            self._silent = 0
+            raise EngineError(f"{req.full_url}: not an HTTP answer ({type(err).__name__})") from None
         except urllib.error.HTTPError as err:
             self._silent = 0
             raise EngineError(f"{req.full_url}: HTTP {err.code} {err.reason}") from None
@@ -524,11 +528,16 @@ def build_translation_corpus(
         problem = language_problem(lang)
         if problem:
             raise ValueError(f"{lang!r:.60}: {problem}")
+    if out.is_symlink():  # moved onto, a link is replaced by the corpus, or the move fails
+        raise CorpusError(out, "is a symbolic link; --build-from writes a new corpus: give the folder itself")
+    out = out.absolute()  # "." has no name, and its parent is itself: the build went inside it
     _refuse_a_built_corpus(out)
     problems: list[str] = []
     texts = _source_texts(src, problems)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:100]}.building-", dir=out.parent))
+    # mkdir, not mkdtemp: the corpus keeps the folder mode of any other (mkdtemp's is 0700).
+    staging = out.parent / f".{out.name[:100]}.building-{secrets.token_hex(6)}"
+    staging.mkdir()
     try:
         written = _write_corpus(staging, texts, languages, engine, source_language, problems)
         if (staging / ROUNDTRIP).is_dir():

@@ -41,7 +41,7 @@ from dri import atomic
 from dri.files import FileRefused, read_limited
 from dri.signals import signals_held
 
-__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together"]
+__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together", "recorded_files"]
 
 #: The name of a staging folder starts so, then the writer's process id (hidden;
 #: one left by ``kill -9`` is removed by the next writer of its folder).
@@ -154,6 +154,12 @@ def _written(staging: Path) -> set[str]:
         for root, _, names in os.walk(staging)
         for name in names
     }
+
+
+def recorded_files(folder: str | os.PathLike[str]) -> set[str]:
+    """The names of the files the last :func:`files_together` block with
+    ``record=REPORT_RECORD`` wrote into ``folder`` (none, if it kept no record)."""
+    return _recorded(Path(folder) / REPORT_RECORD)
 
 
 def _recorded(path: Path) -> set[str]:

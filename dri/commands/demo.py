@@ -47,6 +47,7 @@ from dri.files import FileRefused, read_limited
 from dri.literal import echo
 from dri.settings import prefect_defaults
 from dri.signals import sigterm_interrupts
+from dri.staging import recorded_files
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -58,8 +59,8 @@ Emit = Callable[[str], None]
 
 #: The file in a section's folder that marks its report as the demo's own.
 DEMO_MARK = ".dri-demo"
-#: The largest ``stats.json`` of an earlier report read to tell whether it is the demo's.
-MAX_STATS_BYTES = 5_000_000
+#: The largest file of an earlier report read to tell whether it is the demo's.
+MAX_REPORT_FILE_BYTES = 50_000_000
 
 #: The demo corpora, package data of dri.corpora (so a wheel carries them too).
 DEMO_ROOT = Path(str(resources.files("dri.corpora") / "demo"))
@@ -137,15 +138,35 @@ def _earlier_report(out: Path) -> Path | None:
 
 def _demo_report(folder: Path, kind: str) -> bool:
     """Whether the report in ``folder`` is the demo's own, as the demo left it: its
-    mark (:data:`DEMO_MARK`) holds the digest of the ``stats.json`` it wrote. A
-    report of the demo corpus made by ``dri evaluate`` (another profile, say),
-    or one whose ``stats.json`` was written since, is not."""
+    mark (:data:`DEMO_MARK`) holds the digest of every file the demo's report
+    wrote there (:func:`_report_digest`). A report of the demo corpus made by
+    ``dri evaluate`` (another profile, say), or one with a file edited since
+    (notes over ``summary.md``), is not."""
     try:
         mark = read_limited(folder / DEMO_MARK, 200).decode("ascii", "replace").strip()
-        stats = read_limited(folder / "stats.json", MAX_STATS_BYTES)
     except FileRefused:
         return False
-    return mark == f"{kind} {hashlib.sha256(stats).hexdigest()}"
+    digest = _report_digest(folder)
+    return digest is not None and mark == f"{kind} {digest}"
+
+
+def _report_digest(folder: Path) -> str | None:
+    """A digest of the files the report in ``folder`` recorded (names and bytes),
+    or None if it recorded none, ``stats.json`` is not among them, or one cannot
+    be read."""
+    names = sorted(recorded_files(folder))
+    if "stats.json" not in names:
+        return None
+    digest = hashlib.sha256()
+    for name in names:
+        if ".." in Path(name).parts or Path(name).is_absolute():
+            return None
+        try:
+            data = read_limited(folder / name, MAX_REPORT_FILE_BYTES)
+        except FileRefused:
+            return None
+        digest.update(f"{name}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    return digest.hexdigest()
 
 
 def _mark_as_the_demos(out: Path | None, kind: str) -> None:
@@ -155,9 +176,10 @@ def _mark_as_the_demos(out: Path | None, kind: str) -> None:
     if out is None:
         return
     folder = out / kind
-    with contextlib.suppress(FileRefused, OSError):
-        digest = hashlib.sha256(read_limited(folder / "stats.json", MAX_STATS_BYTES)).hexdigest()
-        atomic.write_text(folder / DEMO_MARK, f"{kind} {digest}\n")
+    digest = _report_digest(folder)
+    if digest is not None:
+        with contextlib.suppress(OSError):
+            atomic.write_text(folder / DEMO_MARK, f"{kind} {digest}\n")
 
 
 def _run_demo(args: argparse.Namespace, started: float) -> int:

@@ -55,6 +55,7 @@ def _png_path(given: str, name: str, many: bool) -> Path:
     if many or given.endswith(("/", os.sep)) or target.is_dir():
         target.mkdir(parents=True, exist_ok=True)
         return target / f"{name}.png"
+    target.parent.mkdir(parents=True, exist_ok=True)  # as --out and a --png folder are made
     return target
 
 

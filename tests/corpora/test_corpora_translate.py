@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -205,6 +206,66 @@ def test_a_status_line_sent_a_byte_at_a_time_is_cut_at_the_timeout():
         engine = LibreTranslateEngine(f"http://127.0.0.1:{listening.getsockname()[1]}", timeout=1)
         with pytest.raises(EngineError, match="no whole answer within 1 s$"):  # not after the 7.75 s of it
             engine.translate("Hello", "eng", "spa")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"GARBAGE\r\n\r\n",  # http.client's BadStatusLine
+        b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 150 + b"\r\n",  # "got more than 100 headers"
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",  # IncompleteRead
+    ],
+)
+def test_an_answer_that_is_not_http_is_one_engine_error(answer):
+    # Each was http.client's exception, a traceback and exit 70.
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+
+        def reply() -> None:
+            conn, _ = listening.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(answer)
+
+        threading.Thread(target=reply, daemon=True).start()
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        with pytest.raises(EngineError, match=f"^{url}/translate: not an HTTP answer \\("):
+            LibreTranslateEngine(url, timeout=10).translate("Hello", "eng", "spa")
+
+
+def test_a_build_goes_into_the_folder_given_with_the_mode_of_any_other(libre_server, tmp_path, monkeypatch):
+    # "." was built into a hidden folder inside itself, then refused as not empty; a link
+    # to an empty folder failed after the translating, "Not a directory"; the corpus was 0700.
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    engine = LibreTranslateEngine(libre_server)
+    (tmp_path / "dot").mkdir()
+    monkeypatch.chdir(tmp_path / "dot")
+    assert build_translation_corpus(src, ".", ["spa"], engine).problems == []
+    assert sorted(p.name for p in (tmp_path / "dot").iterdir()) == [
+        "manifest.csv",
+        "originals",
+        "pivot",
+        "roundtrip",
+        "translation.json",
+    ]
+    assert (tmp_path / "dot").stat().st_mode & 0o777 == 0o777 & ~_umask()
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    asked = len(_FakeLibreTranslate.seen)
+    with pytest.raises(CorpusError, match="link: is a symbolic link; --build-from writes a new corpus"):
+        build_translation_corpus(src, tmp_path / "link", ["spa"], engine)
+    assert (
+        len(_FakeLibreTranslate.seen) == asked and list((tmp_path / "empty").iterdir()) == []
+    )  # refused first
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_a_server_that_does_not_answer_is_asked_no_more(tmp_path):

@@ -150,20 +150,29 @@ def test_a_demo_stopped_part_way_is_finished_by_running_it_again(tmp_path, monke
     (out / "plagiarism").mkdir(parents=True)
     (out / "plagiarism" / "summary.md").write_text("# plagiarism", encoding="utf-8")
     (out / "plagiarism" / "stats.json").write_text('{"kind": "plagiarism"}', encoding="utf-8")
+    (out / "plagiarism" / ".dri-report-files").write_text("stats.json\nsummary.md\n", encoding="utf-8")
     _mark_as_the_demos(out, "plagiarism")  # as the demo marks each report it wrote
     assert main(["demo", "--out", str(out)]) == 0 and ran == ["demo"]
-    # A report written there since (dri evaluate --force, another profile) is the user's: refused.
+    (out / "plagiarism" / "notes.txt").write_text("mine", encoding="utf-8")  # not the report's: kept
+    assert main(["demo", "--out", str(out)]) == 0 and ran == ["demo", "demo"]
+    # A file of the report edited since (the user's notes in summary.md) makes it the user's.
+    (out / "plagiarism" / "summary.md").write_text("# plagiarism, with my notes", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo", "demo"]
+    assert "holds an earlier report (plagiarism/summary.md)" in capsys.readouterr().err
+    (out / "plagiarism" / "summary.md").write_text("# plagiarism", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 0 and ran == ["demo", "demo", "demo"]
+    # So is a report written there since (dri evaluate --force, another profile).
     (out / "plagiarism" / "stats.json").write_text(
         '{"kind": "plagiarism", "profile": "paper"}', encoding="utf-8"
     )
-    assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo"]
-    assert "holds an earlier report (plagiarism/summary.md)" in capsys.readouterr().err
-    # So is one with a mark of another section's report.
+    assert main(["demo", "--out", str(out)]) == 2 and len(ran) == 3
+    (out / "plagiarism" / "stats.json").write_text('{"kind": "plagiarism"}', encoding="utf-8")
+    # And one with a mark of another section's report.
     (out / "plagiarism" / ".dri-demo").write_text(
         (out / "plagiarism" / ".dri-demo").read_text(encoding="utf-8").replace("plagiarism", "analogy"),
         encoding="utf-8",
     )
-    assert main(["demo", "--out", str(out)]) == 2 and ran == ["demo"]
+    assert main(["demo", "--out", str(out)]) == 2 and len(ran) == 3
 
 
 def test_a_demo_into_a_folder_another_command_writes_is_refused(tmp_path, monkeypatch, capsys):

@@ -42,6 +42,15 @@ def test_graph_png(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_graph_png_in_a_folder_not_made_yet(tmp_path):
+    # It was "cannot write: No such file or directory" after the graph was built.
+    src = tmp_path / "solar.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    png = tmp_path / "new" / "sub" / "solar.png"
+    assert main(["graph", str(src), "--png", str(png)]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_graph_png_into_a_folder_named_with_a_trailing_slash(tmp_path):
     src = tmp_path / "solar.txt"
     src.write_text(TEXT, encoding="utf-8")

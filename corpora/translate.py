@@ -538,6 +538,7 @@ def build_translation_corpus(
     # mkdir, not mkdtemp: the corpus keeps the folder mode of any other (mkdtemp's is 0700).
     staging = out.parent / f".{out.name[:100]}.building-{secrets.token_hex(6)}"
     staging.mkdir()
+    moved = False
     try:
         written = _write_corpus(staging, texts, languages, engine, source_language, problems)
         if (staging / ROUNDTRIP).is_dir():
@@ -545,9 +546,11 @@ def build_translation_corpus(
             if out.is_dir():
                 out.rmdir()
             os.replace(staging, out)
+            moved = True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    written = [out / p.relative_to(staging) for p in written] if out.is_dir() else []
+    # Nothing moved, nothing written (an empty folder given stays empty).
+    written = [out / p.relative_to(staging) for p in written] if moved else []
     return BuildResult(out, languages, written, problems, time.perf_counter() - started)
 
 

@@ -92,6 +92,8 @@ class Neo4jSettings:
 #: The longest duration a variable may give: a day. The driver's socket refused 1e10
 #: seconds with an OverflowError ("timestamp out of range"), a traceback, exit 70.
 MAX_ENV_SECONDS = 86_400.0
+#: The shortest duration a variable that cannot be 0 may give.
+MIN_ENV_SECONDS = 0.01
 
 
 def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
@@ -105,8 +107,11 @@ def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > MAX_ENV_SECONDS:
-        least = "0 or more" if zero else "more than 0"
+    # Under MIN_ENV_SECONDS (1e-300, say) the driver gave up at once with an opaque
+    # "50N42: Unexpected error", naming neither the variable nor the cause.
+    least_value = 0.0 if zero else MIN_ENV_SECONDS
+    if not math.isfinite(value) or value < least_value or value > MAX_ENV_SECONDS:
+        least = "0 or more" if zero else f"at least {MIN_ENV_SECONDS:g}"
         raise StoreError(
             name, f"must be a number of seconds, {least} and at most {MAX_ENV_SECONDS:,.0f}, not {raw!r}"
         )

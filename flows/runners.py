@@ -200,7 +200,7 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
         )
 
     def where() -> tuple[str, int] | None:
-        _, location = parse_address(address.strip())
+        _, location = parse_address(address)
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")

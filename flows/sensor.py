@@ -196,8 +196,9 @@ def folder_state(folder: Path, now: float) -> FolderState:
     time in the future (a copied file, another machine's clock) says nothing
     of the age: the age was negative, below every ``min_age``, and the corpus
     was "still changing" for ever."""
-    n, newest = 0, folder.stat().st_mtime
-    newest = newest if newest <= now + CLOCK_SKEW else -math.inf
+    n, newest = 0, -math.inf  # no time of the past: an age without end, as settled as can be
+    if (own := folder.stat().st_mtime) <= now + CLOCK_SKEW:
+        newest = own
     digest = hashlib.sha256()
     for path in _entries(folder):
         # lstat: a dangling link is the corpus's problem, reported by its run, not the sensor's.
@@ -209,7 +210,7 @@ def folder_state(folder: Path, now: float) -> FolderState:
             digest.update(os.fsencode(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n"))
         if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
-    return FolderState(n, max(0.0, now - newest) if newest > -math.inf else math.inf, digest.hexdigest()[:32])
+    return FolderState(n, max(0.0, now - newest), digest.hexdigest()[:32])
 
 
 def find_new_corpora(

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import threading
@@ -44,6 +43,7 @@ from dri.errors import ProjectError
 from dri.files import NotText, decode_text
 from dri.literal import lone_surrogate
 from dri.settings import HOST_NAME_RULE, host_name_ok, max_text_chars, uri_port_problem
+from dri.staging import remove_abandoned, staging_name
 
 if TYPE_CHECKING:
     import urllib.request
@@ -536,7 +536,8 @@ def build_translation_corpus(
     texts = _source_texts(src, problems)
     out.parent.mkdir(parents=True, exist_ok=True)
     # mkdir, not mkdtemp: the corpus keeps the folder mode of any other (mkdtemp's is 0700).
-    staging = out.parent / f".{out.name[:100]}.building-{secrets.token_hex(6)}"
+    remove_abandoned(out.parent)  # earlier builds stopped by kill -9
+    staging = out.parent / staging_name(out.name[:100])
     staging.mkdir()
     moved = False
     try:

@@ -41,7 +41,7 @@ from dri import atomic
 from dri.files import FileRefused, read_limited
 from dri.signals import signals_held
 
-__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together", "recorded_files"]
+__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together", "recorded_files", "remove_abandoned", "staging_name"]
 
 #: The name of a staging folder starts so, then the writer's process id (hidden;
 #: one left by ``kill -9`` is removed by the next writer of its folder).
@@ -52,7 +52,13 @@ REPORT_RECORD = ".dri-report-files"
 RECORD_BYTES = 1 << 20
 
 
-def _remove_abandoned(target: Path) -> None:
+def staging_name(label: str = "") -> str:
+    """A new staging folder's name: :data:`STAGING_PREFIX`, this process's id,
+    ``label`` (what is built, for a reader of the folder) and a random part."""
+    return f"{STAGING_PREFIX}{os.getpid()}-{label}{'-' if label else ''}{os.urandom(6).hex()}"
+
+
+def remove_abandoned(target: Path) -> None:
     """Remove the staging folders in ``target`` whose writer is no longer running
     (``kill -9``, a power cut): each stayed beside the report for good. A folder
     whose process id is alive, or that names none, is left alone."""
@@ -90,7 +96,7 @@ def files_together(folder: str | os.PathLike[str], record: str | None = None) ->
     :class:`OSError` naming it, and ``folder`` is left as it was."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned(target)
+    remove_abandoned(target)
     staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=target))
     try:
         yield staging

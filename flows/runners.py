@@ -204,7 +204,11 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")
-        if not 0 < int(port) < 65536:  # 70000 was taken as port 4464, the remainder
+        given = location.rpartition("]")[2] if location.startswith("[") else location
+        digits = given.rpartition(":")[2] if ":" in given else "8786"
+        if not (digits.isascii() and digits.isdigit()):  # int() took "+80" and "８０" as 80
+            raise ValueError(f"port {digits} is not a number")
+        if not 0 < port < 65536:  # 70000 was taken as port 4464, the remainder
             raise ValueError(f"port {port} is out of range (1-65535)")
         return host, port
 

@@ -26,6 +26,7 @@ from dri.corpora.translate import (
     url_problem,
 )
 from dri.corpora.translation import load_translation
+from dri.staging import STAGING_PREFIX
 
 SHORT = "The general divided his army into small groups. The groups attacked the fortress."
 
@@ -412,3 +413,16 @@ def test_a_libretranslate_url_hides_a_login_or_a_query_whatever_its_shape(url, s
 
 def test_a_libretranslate_url_with_a_host_is_taken():
     assert url_problem("http://localhost:5000") is None and url_problem("https://lt.example.org/api/") is None
+
+
+def test_a_build_stopped_by_kill_9_is_cleared_by_the_next_build(libre_server, tmp_path):
+    # Its hidden folder (a whole corpus's round trips) stayed beside the corpora for good.
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_text("One line.", encoding="utf-8")
+    dead = tmp_path / f"{STAGING_PREFIX}999999999-old-corpus-abc"  # over any pid_max: no such process
+    (dead / "originals").mkdir(parents=True)
+    running = tmp_path / f"{STAGING_PREFIX}{os.getpid()}-other-corpus-xyz"  # a build still going
+    running.mkdir()
+    build_translation_corpus(src, tmp_path / "new", ["spa"], LibreTranslateEngine(libre_server))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["texts", "new", running.name])

@@ -113,6 +113,9 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
         # Taken as port 4464, the remainder.
         ("tcp://127.0.0.1:70000", "port 70000 is out of range (1-65535)"),
         ("tcp://127.0.0.1:0", "port 0 is out of range (1-65535)"),
+        # int() read both as port 80.
+        ("tcp://127.0.0.1:+80", "port +80 is not a number"),
+        ("tcp://127.0.0.1:\uff18\uff10", "port \uff18\uff10 is not a number"),
     ],
 )
 def test_a_dask_port_out_of_range_is_one_settings_error(address, says) -> None:

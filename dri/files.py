@@ -30,7 +30,19 @@ from pathlib import Path
 from dri.errors import ProjectError
 from dri.literal import printable
 
-__all__ = ["DOC_ID_DIGITS", "FileRefused", "NotText", "decode_text", "document_id", "read_limited"]
+__all__ = [
+    "DOC_ID_DIGITS",
+    "NAME_BYTES",
+    "FileRefused",
+    "NotText",
+    "decode_text",
+    "document_id",
+    "name_that_fits",
+    "read_limited",
+]
+
+#: The longest file name most file systems take, in bytes.
+NAME_BYTES = 255
 
 _CHUNK = 1 << 20
 
@@ -203,3 +215,20 @@ def document_id(data: bytes) -> str:
     same bytes are one document wherever they are, and what a user may name a
     target by (``--target``)."""
     return hashlib.sha256(data).hexdigest()[:DOC_ID_DIGITS]
+
+
+def name_that_fits(name: str, limit: int = NAME_BYTES) -> str:
+    """``name`` if its UTF-8 takes at most ``limit`` bytes; else its start, cut
+    to fit (never within a character), and a digest of the whole, so that two
+    long names that begin alike stay two names.
+
+    >>> name_that_fits("report-" + "x" * 300)[-13:]
+    '-d1d397547ded'
+    >>> len(name_that_fits("report-" + "x" * 300).encode())
+    255
+    """
+    encoded = name.encode("utf-8", "surrogateescape")
+    if len(encoded) <= limit:
+        return name
+    digest = hashlib.sha256(encoded).hexdigest()[:12]
+    return f"{encoded[: limit - len(digest) - 1].decode('utf-8', 'ignore')}-{digest}"

@@ -39,7 +39,7 @@ from dri.evaluate import kinds
 from dri.extract import read_document
 from dri.extract.document import content_ids
 from dri.extract.reader import DEFAULT_MAX_BYTES, refuse_too_long
-from dri.files import FileRefused, read_limited
+from dri.files import FileRefused, name_that_fits, read_limited
 from dri.flows.pipeline import run_corpus
 from dri.flows.tasks import NO_PLAN, NO_SECTIONS, RunSummary
 from dri.literal import printable
@@ -166,8 +166,10 @@ def require_pairs(corpus: CorpusT, what: str) -> CorpusT:
 
 
 def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
-    """``<data_dir>/reports/<kind>-<corpus folder name>``."""
-    return data_dir() / "reports" / f"{kind}-{Path(corpus_dir).resolve().name}"
+    """``<data_dir>/reports/<kind>-<corpus folder name>``, cut to fit a file
+    name (:func:`dri.files.name_that_fits`: a corpus's own name may take all
+    255 bytes)."""
+    return data_dir() / "reports" / name_that_fits(f"{kind}-{Path(corpus_dir).resolve().name}")
 
 
 def resolved_path(path: str | Path) -> str:

@@ -16,6 +16,7 @@ from typing import Literal
 
 from dri import atomic
 from dri.evaluate.core import default_report_dir
+from dri.files import name_that_fits
 from dri.metrics.baselines import BASELINE_NAMES
 from dri.metrics.report import json_text, write_report
 from dri.metrics.results import EvaluationResult, ReportFiles, ReportSection, ValidityStats
@@ -80,7 +81,7 @@ def file_columns(path: Path, rows: Iterable[Mapping[str, str]]) -> dict[str, str
 def documents_dir(kind: str, path: Path) -> Path:
     """Where a judgement file's texts become documents: named by the file and its content."""
     digest = hashlib.sha1(path.read_bytes()).hexdigest()[:10]
-    return data_dir() / "validity-corpora" / f"{kind}-{path.stem}-{digest}"
+    return data_dir() / "validity-corpora" / name_that_fits(f"{kind}-{path.stem}-{digest}")
 
 
 #: A kind's own report sections from its rows, with its statistics (``result.validity``, ``validity.json``).

@@ -304,3 +304,19 @@ def test_a_ratings_store_that_cannot_be_read_is_a_warning_in_the_analogy_report(
         assert line.endswith(
             ("the report leaves the expert ratings out", "the report's expert ratings leave them out")
         )
+
+
+def test_a_corpus_name_of_255_bytes_gets_a_report_folder_that_fits(tmp_path, monkeypatch):
+    # "analogy-" and the name were one 263-byte folder name: "File name too long"
+    # after the whole evaluation.
+    from dri.evaluate import default_report_dir
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    long_a, long_b = "é" * 127 + "a", "é" * 127 + "b"  # 255 bytes each, alike for 254
+    first = default_report_dir("analogy", tmp_path / long_a)
+    second = default_report_dir("analogy", tmp_path / long_b)
+    assert first != second
+    for folder in (first, second):
+        assert len(folder.name.encode()) <= 255 and folder.name.startswith("analogy-éé")
+        folder.mkdir(parents=True)
+    assert default_report_dir("analogy", tmp_path / "short").name == "analogy-short"

@@ -41,7 +41,14 @@ from dri import atomic
 from dri.files import FileRefused, read_limited
 from dri.signals import signals_held
 
-__all__ = ["REPORT_RECORD", "STAGING_PREFIX", "files_together", "recorded_files", "remove_abandoned", "staging_name"]
+__all__ = [
+    "REPORT_RECORD",
+    "STAGING_PREFIX",
+    "files_together",
+    "recorded_files",
+    "remove_abandoned",
+    "staging_name",
+]
 
 #: The name of a staging folder starts so, then the writer's process id (hidden;
 #: one left by ``kill -9`` is removed by the next writer of its folder).

@@ -35,6 +35,7 @@ from dri.corpora.manifest import ManifestPair
 from dri.corpora.text import (
     CorpusError,
     document_with_id,
+    file_lines,
     is_document,
     near_miss,
     no_corpus_folder,
@@ -69,7 +70,7 @@ class AnalogyCorpus:
 def read_list(path: Path) -> list[str]:
     """Non-empty lines of ``path`` with ``#`` comments removed."""
     lines = []
-    for raw in read_table_text(path, "list file").splitlines():
+    for raw in file_lines(read_table_text(path, "list file")):
         line = raw.split("#", 1)[0].strip()
         if line:
             lines.append(line)

@@ -38,6 +38,7 @@ import errno
 import hashlib
 import json
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from dri.corpora.text import (
     MAX_TEXT_BYTES,
     CorpusError,
     csv_rows,
+    file_lines,
     header_record,
     header_rows,
     named_columns,
@@ -156,11 +158,17 @@ def _side(value: str, base: Path) -> str | Path:
             path = path if path.is_absolute() else base / path
             if path.is_file():
                 return path.resolve()
-            found = path.exists() or path.is_symlink()
+            found = path.exists()
+            dangling = not found and path.is_symlink()
+            link = os.readlink(path) if dangling else ""
         except (OSError, RuntimeError) as err:
             # "~nobody/a.txt" (no such user) or a name longer than the system takes: this row's fault.
             reason = (getattr(err, "strerror", None) or str(err)).rstrip(".")
             raise ValueError(f"no such document {text!r} ({reason})") from None
+        if dangling:
+            raise ValueError(
+                f"no such document {text!r} (a symbolic link to {printable(link)}, which is not there)"
+            )
         if found:
             raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
@@ -363,11 +371,16 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     group = record.get("group", record.get("variant", ""))
     if isinstance(group, bool) or not isinstance(group, (str, int)):
         raise ValueError(f'"group" must be a string or a whole number, not {json.dumps(group)[:80]}')
+    sides = [_side(o, base) for o in options]
+    twin = next((i for i, side in enumerate(sides) if i != answer and side == sides[answer]), None)
+    if twin is not None:
+        # Every score ties the two, and a tie for the top counts as wrong.
+        raise ValueError(f"option {twin} repeats the answer, option {answer}: no score can pick it alone")
     return ChoiceItem(
         # A null id is no id ("None" merged every item that had one).
         id=str(record["id"]) if record.get("id") is not None else f"line-{line}",
         query=_side(record["query"], base),
-        options=[_side(o, base) for o in options],
+        options=sides,
         answer=answer,
         line=line,
         types=types,
@@ -383,13 +396,15 @@ def load_choice(path: str | Path) -> ChoiceSet:
         raise CorpusError(path, 'an empty file; it needs one item a line: {"query", "options", "answer"}')
     items, problems = [], []
     lines: dict[str, int] = {}  # an item's id -> its line
-    for line, text in enumerate(raw.splitlines(), start=1):
+    for line, text in enumerate(file_lines(raw), start=1):
         if not text.strip():
             continue
         try:
             record = json.loads(text)
         except json.JSONDecodeError as err:
-            problems.append(f"{path}: line {line}: not valid JSON ({err.msg} at column {err.colno})")
+            # json's "Unterminated string starting at" took a second "at".
+            what = err.msg.removesuffix(" at")
+            problems.append(f"{path}: line {line}: not valid JSON ({what} at column {err.colno})")
             continue
         except ValueError:  # an integer of more digits than Python converts
             problems.append(f"{path}: line {line}: a number too long to read (over 4,300 digits)")

@@ -32,6 +32,7 @@ __all__ = [
     "csv_rows",
     "decode_bytes",
     "document_with_id",
+    "file_lines",
     "header_record",
     "header_rows",
     "is_document",
@@ -213,12 +214,28 @@ def document_with_id(paths: Iterable[str | Path], doc_id: str) -> Path | None:
     return None
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def file_lines(text: str) -> list[str]:
+    """``text`` split at its line ends alone (``\\n``, ``\\r\\n``, ``\\r``):
+    ``str.splitlines`` also splits at U+2028, U+2029, U+0085 and the other
+    Unicode breaks, which a JSON string may hold as they are (a valid JSON
+    Lines item was two lines of broken JSON, and every later line's number
+    was one off)."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def named_columns(header: Sequence[str], names: Iterable[str]) -> list[str]:
     """``header``'s cells, stripped, each that is one of ``names`` in another
     case (``A,B,Score``, ``SOURCE``) given the spelling of ``names``: a file's
-    columns are read by name in any case."""
+    columns are read by name in any case. A blank cell is ``column N`` (its
+    place, from 1): columns without names were one column holding the last
+    of their values."""
     spelled = {name.lower(): name for name in names}
-    return [spelled.get(cell.strip().lower(), cell.strip()) for cell in header]
+    cells = [cell.strip() for cell in header]
+    return [spelled.get(cell.lower(), cell) if cell else f"column {i}" for i, cell in enumerate(cells, 1)]
 
 
 def refuse_repeated_columns(path: Path, header: Sequence[str]) -> None:

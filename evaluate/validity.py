@@ -52,7 +52,8 @@ FILE_PREFIX = "file_"
 
 
 def _renamed(name: str, taken: set[str]) -> str:
-    while name in OWN_COLUMNS or name.startswith("_") or name in taken:
+    # In any case: a file's "Source" became the manifest's second "source" column.
+    while name.lower() in OWN_COLUMNS or name.startswith("_") or name in taken:
         name = FILE_PREFIX + name.lstrip("_")
     return name
 

@@ -442,7 +442,11 @@ def _write_report_files(
         "search": list(search),
         "problems": [
             *result.problems,
-            *pair_failure_lines((str(r["source"]), str(r["target"]), r["error"]) for r in failed),
+            # By the names the user gave (a judgement file's line, not the copy's hashed name).
+            *pair_failure_lines(
+                (str(r.get("_source_name", r["source"])), str(r.get("_target_name", r["target"])), r["error"])
+                for r in failed
+            ),
         ],
         "scores_csv": True,
     }

@@ -35,6 +35,7 @@ corpus could not be read.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -213,27 +214,25 @@ def _print_validity(result: EvaluationResult) -> None:
             echo(f"  {score}: " + "; ".join(parts), one_line=True)
 
 
-def _input_in_the_way(args: argparse.Namespace) -> Path | None:
-    """An input file of ``args`` that the report in ``--out`` would write over:
-    one of the report's own names (a judgement file called ``scores.csv``, a
-    picture) in that folder. ``--force`` replaces an earlier report, never the
-    input the report is made from."""
+def _input_in_the_way(args: argparse.Namespace) -> tuple[Path, Path] | None:
+    """``(place, input)``: a file of the report in ``--out`` (``place``) that is
+    an input file of ``args``: the file itself under a report file's name (a
+    judgement file called ``scores.csv``), or a link to it, which the report
+    writes through. ``--force`` replaces an earlier report, never the input the
+    report is made from."""
     out = Path(args.out)
+    inputs = []
     for value in vars(args).values():
-        if not isinstance(value, (str, Path)) or not value:
-            continue
-        given = Path(value)
-        try:
-            if not given.is_file():
-                continue
-            # The file as named, and the file a link names: either is what a report file would replace.
-            for path in dict.fromkeys((given, given.resolve())):
-                mine = out / path.name
-                written = path.name in (*REPORT_FILES, "validity.json") or path.suffix.lower() == ".png"
-                if written and mine.is_file() and mine.samefile(path):
-                    return path
-        except (OSError, RuntimeError, ValueError):  # a name the system cannot look up is not in the way
-            continue
+        if isinstance(value, (str, Path)) and value:
+            with contextlib.suppress(OSError, RuntimeError, ValueError):  # not a name the system looks up
+                if Path(value).is_file():
+                    inputs.append(Path(value))
+    for name in REPORT_FILES:
+        place = out / name
+        for given in inputs:
+            with contextlib.suppress(OSError, RuntimeError, ValueError):
+                if place.is_file() and place.samefile(given):
+                    return place, given
     return None
 
 
@@ -291,9 +290,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
             return 2
         held = _input_in_the_way(args)
         if held is not None:
+            place, given = held
+            what = (
+                f"its {place.name} links to the input file {given.name}"
+                if place.is_symlink()
+                else f"holds the input file {place.name}"
+            )
             echo(
-                f"error: {args.out}: holds the input file {held.name}, which the report would "
-                "write over; choose another --out",
+                f"error: {args.out}: {what}, which the report would write over; choose another --out",
                 file=sys.stderr,
             )
             return 2

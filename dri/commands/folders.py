@@ -25,6 +25,7 @@ from dri import atomic
 from dri.atomic import database_at
 from dri.literal import printable
 from dri.settings import data_dir
+from dri.staging import REPORT_RECORD
 
 __all__ = [
     "REPORT_FILES",
@@ -40,8 +41,22 @@ __all__ = [
 ]
 
 
-#: The files of a report (metrics.report.write_report); one of them in ``--out`` is an earlier report.
-REPORT_FILES = ("summary.md", "index.html", "stats.json", "scores.csv")
+#: The files of a report (metrics.report.write_report and the judgement kinds'
+#: pictures and statistics); one of them in ``--out`` is an earlier report, or
+#: a user's file of that name, which the report would replace.
+REPORT_FILES = (
+    "summary.md",
+    "index.html",
+    "stats.json",
+    "scores.csv",
+    "validity.json",
+    "boxplots.png",
+    "boxplots_baselines.png",
+    "scatter.png",
+    "scatter_baselines.png",
+    "ranking.png",
+    REPORT_RECORD,
+)
 
 
 def earlier_report(out: Path | None) -> Path | None:

@@ -533,3 +533,51 @@ def test_an_empty_choice_file_is_called_empty(tmp_path: Path):
     empty.write_text("\n  \n", encoding="utf-8")
     with pytest.raises(CorpusError, match="an empty file; it needs one item a line"):
         load_choice(empty)
+
+
+def test_a_json_lines_item_holding_a_unicode_line_separator_is_one_item(tmp_path: Path):
+    # str.splitlines cut it at U+2028 into two lines of broken JSON, and every
+    # later line's number was one off; json's own words read "starting at at".
+    jsonl = tmp_path / "c.jsonl"
+    first = json.dumps(
+        {"query": "Heat flows.\u2028More.", "options": ["Current.", "Cats."], "answer": 0}, ensure_ascii=False
+    )
+    jsonl.write_text(f'{first}\r\n{{"query": "unterminated\n', encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [item.query for item in data.items] == ["Heat flows.\u2028More."]
+    assert data.problems == [f"{jsonl}: line 2: not valid JSON (Unterminated string starting at column 11)"]
+
+
+def test_a_choice_whose_answer_is_repeated_by_another_option_is_left_out(tmp_path: Path):
+    # Every score ties the two, and a tie counts as wrong: the item could not be won.
+    jsonl = tmp_path / "c.jsonl"
+    items = [
+        {"query": "q", "options": ["X", "Y", "X"], "answer": 0},
+        {"query": "q", "options": ["X", "X", "Y"], "answer": 2},  # the repeat is not the answer: it stays
+    ]
+    jsonl.write_text("\n".join(json.dumps(i) for i in items), encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [item.line for item in data.items] == [2]
+    assert data.problems == [
+        f"{jsonl}: line 1: option 2 repeats the answer, option 0: no score can pick it alone"
+    ]
+
+
+def test_columns_without_a_name_are_named_by_their_place(tmp_path: Path):
+    # Two unnamed columns were one column "" holding the second's value; the first's was lost.
+    csv_file = tmp_path / "j.csv"
+    csv_file.write_text("a,b,score,,note,,\nx,y,1,first,n,last\n", encoding="utf-8")
+    (pair,) = load_judgements(csv_file).pairs
+    assert pair.extra == {"column 4": "first", "note": "n", "column 6": "last", "column 7": ""}
+
+
+def test_a_document_that_is_a_link_to_nothing_is_called_so(tmp_path: Path):
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "missing.txt")
+    csv_file = tmp_path / "j.csv"
+    csv_file.write_text("a,b,score\ngone.txt,text,1\nx,y,2\n", encoding="utf-8")
+    data = load_judgements(csv_file)
+    assert len(data.pairs) == 1
+    assert data.problems == [
+        f"{csv_file}: line 2: no such document 'gone.txt' "
+        f"(a symbolic link to {tmp_path / 'missing.txt'}, which is not there)"
+    ]

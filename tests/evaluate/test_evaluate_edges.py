@@ -320,3 +320,50 @@ def test_a_corpus_name_of_255_bytes_gets_a_report_folder_that_fits(tmp_path, mon
         assert len(folder.name.encode()) <= 255 and folder.name.startswith("analogy-éé")
         folder.mkdir(parents=True)
     assert default_report_dir("analogy", tmp_path / "short").name == "analogy-short"
+
+
+def test_a_column_named_source_in_any_case_and_a_binary_document_are_reported_by_the_users_names(
+    tmp_path, capsys
+):
+    # "Source" became the manifest's second "source" column: the tool refused
+    # the manifest it had written itself. The Problems section named the
+    # pair by its copies' hashed names in the data folder.
+    (tmp_path / "bin.txt").write_bytes(b"\x00\x01binary\x00" * 20)
+    rated = tmp_path / "rated.csv"
+    rated.write_text(
+        "a,b,score,Source\nbin.txt,The cat sits.,1,wiki\n"
+        "The sun heats the sea.,The fire heats the pot.,2,news\nThe dog barks.,A dog is barking.,4,web\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "report"
+    assert main(["evaluate", "judgements", str(rated), "--out", str(out), "-q", "--no-baselines"]) == 1
+    capsys.readouterr()
+    rows = list(csv.DictReader((out / "scores.csv").open(encoding="utf-8")))
+    assert [r["file_Source"] for r in rows] == ["wiki", "news", "web"]
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    problems = summary.split("## Problems", 1)[1].split("\n\n")[1]
+    assert problems == f"- {tmp_path / 'bin.txt'}: binary data, not text (contains NUL bytes)"
+
+
+def test_a_users_file_of_a_report_files_name_or_a_link_to_the_input_in_out_is_refused(tmp_path, capsys):
+    # validity.json and scatter.png were replaced without --force; a link
+    # called validity.json wrote the report's statistics into the input.
+    rated = _judgements(tmp_path / "rated.csv")
+    kept = rated.read_bytes()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "scatter.png").write_bytes(b"my picture")
+    assert main(["evaluate", "judgements", str(rated), "--out", str(mine), "-q"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {mine}: holds an earlier report (scatter.png); add --force to replace it, or choose another --out"
+    )
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "validity.json").symlink_to(rated)
+    for force in ([], ["--force"]):
+        assert main(["evaluate", "judgements", str(rated), "--out", str(linked), "-q", *force]) == 2
+        assert capsys.readouterr().err.strip() == (
+            f"error: {linked}: its validity.json links to the input file rated.csv, which the report "
+            "would write over; choose another --out"
+        )
+    assert rated.read_bytes() == kept and (mine / "scatter.png").read_bytes() == b"my picture"

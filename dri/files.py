@@ -189,7 +189,11 @@ def decode_text(data: bytes) -> tuple[str, str]:
         encoding = "utf-8"
     try:
         text = data.decode(encoding)
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as err:
+        if encoding == "utf-8" and _cut_in_a_character(data, err):
+            # UTF-8 cut short inside its last character (a copy stopped part-way): read
+            # as Windows-1252, every accented letter of the file was two signs.
+            return decode_text(data[: err.start])
         if encoding != "utf-8":
             raise NotText(f"binary data, not text (invalid {encoding})") from None
         try:
@@ -204,6 +208,18 @@ def decode_text(data: bytes) -> tuple[str, str]:
     if share > _MAX_CONTROL_SHARE:
         raise NotText(f"binary data, not text ({share:.0%} control characters)")
     return text, encoding
+
+
+def _cut_in_a_character(data: bytes, err: UnicodeDecodeError) -> bool:
+    """Whether ``data`` is UTF-8 cut inside its last character: the one error is
+    an incomplete character at the end, and the rest holds UTF-8's own
+    characters of several bytes (a Windows-1252 file whose one accented letter
+    is its last, ``caf\\xe9``, stays Windows-1252)."""
+    return (
+        err.end == len(data)
+        and err.reason == "unexpected end of data"
+        and not data[: err.start].isascii()
+    )
 
 
 #: Hex digits of a document's id: the start of its bytes' sha256.

@@ -38,6 +38,7 @@ import csv
 import io
 import json
 import math
+import stat
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -466,11 +467,15 @@ def find_report(path: str | Path | None, reports_root: Path) -> Path | None:
         return p if (p / "summary.md").is_file() else None
     if not reports_root.is_dir():
         return None
-    found = sorted(
-        (d for d in reports_root.iterdir() if (d / "summary.md").is_file()),
-        key=lambda d: (d / "summary.md").stat().st_mtime,
-    )
-    return found[-1] if found else None
+    found: list[tuple[float, Path]] = []
+    for folder in reports_root.iterdir():
+        try:
+            info = (folder / "summary.md").stat()
+        except OSError:  # no summary, or a folder this user cannot look into: not a report to show
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.append((info.st_mtime, folder))
+    return max(found, key=lambda pair: pair[0])[1] if found else None
 
 
 def write_ratings_report(ratings: Sequence[RatingStats], out_dir: str | Path, source: str = "") -> Path:

@@ -86,6 +86,9 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
                     safe_uri(uri), "a SQLite store takes no user or password; use sqlite:///FILE"
                 )
             return SQLiteStore(target if target == ":memory:" else Path(target), create=create)
+        if not scheme and uri.lower().startswith("sqlite:"):
+            # "unknown store URI scheme 'sqlite'" contradicted its own advice to use sqlite:///.
+            raise StoreError(safe_uri(uri), "a SQLite URI starts sqlite:// ; use sqlite:///FILE")
         if scheme or _LOOKS_LIKE_URI.match(uri):
             # Also "neo4j:user:password@host" without "//": never a file name to create.
             raise StoreError(

@@ -47,6 +47,7 @@ __all__ = [
     "stored_inference",
     "stored_json",
     "stored_number",
+    "stored_pair",
     "stored_scores",
     "stored_text",
 ]
@@ -169,6 +170,27 @@ def stored_text(where: str, what: str, value: Any) -> str:
         shown = "NULL" if value is None else f"{type(value).__name__} {str(value)[:40]}"
         raise DamagedRow(where, f"damaged row: {what}: {shown}, not text")
     return value
+
+
+def stored_pair(where: str, what: str, pair: Mapping[str, Any]) -> dict[str, Any]:
+    """A mapped pair as a store wrote it (:data:`PAIR_FIELDS`), read back: its
+    names text, its ``lin`` a number, ``generic`` text or none, ``loose`` and
+    ``evidence`` numbers or none (a pair stored before they were kept); a
+    :class:`DamagedRow` naming the field otherwise (a BLOB put into ``kind``
+    by hand was a TypeError of ``dri store mapping``, exit 70)."""
+    out = {name: pair.get(name) for name in PAIR_FIELDS}
+    for name in ("source", "target", "kind", "source_lemma", "target_lemma"):
+        out[name] = stored_text(where, f"{what}, a pair's {name}", out[name])
+    out["lin"] = stored_number(where, f"{what}, a pair's lin", out["lin"])
+    if out["generic"] is not None:
+        out["generic"] = stored_text(where, f"{what}, a pair's generic space", out["generic"])
+    if out["loose"] is not None and not isinstance(out["loose"], (bool, int)):  # Neo4j's bool, SQLite's 0/1
+        raise DamagedRow(
+            where, f"damaged row: {what}, a pair's loose: {str(out['loose'])[:40]!r} is not 0 or 1"
+        )
+    if out["evidence"] is not None:
+        out["evidence"] = stored_number(where, f"{what}, a pair's evidence", out["evidence"])
+    return out
 
 
 def stored_number(where: str, what: str, value: Any) -> float:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 import webbrowser
+from pathlib import Path
 
 from dri.commands.folders import given_path
-from dri.corpora.text import MAX_TEXT_BYTES
+from dri.corpora.text import MAX_TEXT_BYTES, file_lines
 from dri.files import FileRefused, NotText, decode_text, read_limited
 from dri.literal import echo
 from dri.metrics.report import find_report
@@ -37,8 +38,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run_report)
 
 
-def run_report(args: argparse.Namespace) -> int:
+def _page(path: Path) -> Path | None:
+    """``path`` resolved, or None for a loop of links (Python 3.11 raises RuntimeError)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
+
+def file_text_for_terminal(text: str) -> str:
+    """``text`` with its line ends as ``\\n`` and its tabs as spaces to the next
+    stop of 8, which :func:`dri.literal.echo` would otherwise show escaped."""
+    return "\n".join(line.expandtabs() for line in file_lines(text))
+
+
+def run_report(args: argparse.Namespace) -> int:
     root = data_dir() / "reports"
     folder = find_report(args.dir, root)
     if folder is None:
@@ -46,11 +60,18 @@ def run_report(args: argparse.Namespace) -> int:
         echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr, one_line=True)
         return 1
     if args.path:
-        echo(folder)
+        echo(folder, one_line=True)
         return 0
     if args.open:
-        page = (folder / "index.html").resolve()
-        if not page.is_file():
+        page = _page(folder / "index.html")
+        if page is None:
+            echo(
+                f"note: {folder / 'index.html'}: a loop of symbolic links, not a page to open; "
+                "printing the summary instead",
+                file=sys.stderr,
+                one_line=True,
+            )
+        elif not page.is_file():
             echo(
                 f"note: {page}: no such page to open; printing the summary instead",
                 file=sys.stderr,
@@ -80,7 +101,11 @@ def run_report(args: argparse.Namespace) -> int:
     encoding = encoding.replace("-sig", "")
     if encoding not in ("utf-8", "utf-16", "utf-32"):
         echo(f"warning: {summary}: not UTF-8; read as {encoding}", file=sys.stderr, one_line=True)
-    echo(text)
+    if not text.strip():
+        echo(f"error: {summary}: an empty report summary", file=sys.stderr, one_line=True)
+        return 1
+    # Windows line ends and tabs are layout, not control characters to show escaped.
+    echo(file_text_for_terminal(text))
     echo()
     echo(f"(report folder: {folder})", one_line=True)
     return 0

@@ -15,7 +15,6 @@ from dri.store.base import check_k, now, to_json_text
 from dri.store.neo4j_store.connection import Neo4jConnection
 from dri.store.records import (
     INFERENCE_FIELDS,
-    PAIR_FIELDS,
     STORED_SCORES,
     Analogue,
     ComparisonRecord,
@@ -24,6 +23,7 @@ from dri.store.records import (
     stored_inference,
     stored_json,
     stored_number,
+    stored_pair,
     stored_scores,
 )
 
@@ -256,13 +256,7 @@ class Neo4jComparisons(Neo4jConnection):
             r["run_id"],
             stored_json(self.location, f"{what}, params", r["params"] or "{}"),
             stored_scores(self.location, what, r["scores"] or "{}"),
-            [
-                {
-                    **{f: p.get(f) for f in PAIR_FIELDS},
-                    "lin": stored_number(self.location, f"{what}, a pair's lin", p.get("lin")),
-                }
-                for p in r["pairs"]
-            ],
+            [stored_pair(self.location, what, p) for p in r["pairs"]],
             r["created"] or "",
             inferences=[
                 stored_inference(self.location, what, {f: i.get(f) for f in INFERENCE_FIELDS})

@@ -19,6 +19,7 @@ from dri.store.records import (
     StoreError,
     stored_json,
     stored_number,
+    stored_pair,
     stored_scores,
 )
 from dri.store.sqlite_store.connection import SQLiteConnection
@@ -159,8 +160,7 @@ class SQLiteComparisons(SQLiteConnection):
                 params,
             )
             for r in pair_rows:
-                pair = dict(zip(PAIR_FIELDS, r[3:]))
-                pair["lin"] = stored_number(self.location, f"{_row(r)}, a pair's lin", pair["lin"])
+                pair = stored_pair(self.location, _row(r), dict(zip(PAIR_FIELDS, r[3:])))
                 by_key[r[:3]].pairs.append(pair)
             inference_rows = self._query(
                 f"SELECT i.source_id, i.target_id, i.run_id, "

@@ -5,6 +5,7 @@ write transactions that take the file's lock up front.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from dri.store.records import StoreError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SQLiteConnection"]
 
@@ -65,6 +68,7 @@ class SQLiteConnection:
                 self._db = _read_only_connection(self.path, timeout)
                 self.writable = False
                 self._refuse_foreign()
+                self._refuse_or_close(create)
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the threads of this process, serialised by _lock.
@@ -72,6 +76,8 @@ class SQLiteConnection:
                 self.path, timeout=timeout, check_same_thread=False, isolation_level=None
             )
             self._refuse_foreign()
+            # Before the WAL mode, which changes the file: a file refused is left as it was.
+            self._refuse_or_close(create)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -89,6 +95,20 @@ class SQLiteConnection:
                 self.location,
                 f"not a dri store (a SQLite database of other tables: {others}); left unchanged",
             )
+
+    def _refuse_or_close(self, create: bool) -> None:
+        """:meth:`_refuse_unusable`, the file closed if it is refused (held open,
+        it kept its folder busy, and a refused store cannot be used anyway)."""
+        try:
+            self._refuse_unusable(create)
+        except BaseException:
+            self.close()
+            raise
+
+    def _refuse_unusable(self, create: bool) -> None:
+        """A :class:`StoreError` for a file this store cannot use as it is (the
+        store's schema checks); run before anything is written to it, and on a
+        file opened read-only too. Nothing here: a connection has no schema."""
 
     @contextmanager
     def _opening(self) -> Iterator[None]:
@@ -150,17 +170,32 @@ def _has_content(path: Path) -> bool:
 
 
 def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
-    """``path`` opened for reading, in a folder this process cannot write to.
-    A WAL database needs its shared-memory file, which cannot be made there,
-    so the file is then read as immutable: nobody can change it meanwhile."""
-    db = sqlite3.connect(
-        f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=False
-    )
-    try:
-        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return db
-    except sqlite3.Error:
-        db.close()
+    """``path`` opened for reading, when it or its folder cannot be written to.
+
+    Read as immutable (nobody can change it meanwhile), so that looking makes
+    no file beside it: SQLite's read-only mode makes the WAL's shared-memory
+    file, with the store file's own mode, and a store made writable again then
+    failed every write ("attempt to write a readonly database"). Changes still
+    in a ``-wal`` file beside it are read through that mode when SQLite can
+    make or use the shared-memory file; when it cannot, the store is read
+    without them, with a warning (they were left out without a word).
+    """
+    wal = Path(f"{path}-wal")
+    if _has_content(wal):
+        db = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=False
+        )
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.Error:
+            db.close()
+        log.warning(
+            "%s: changes in %s are not yet in the store file and cannot be read from a "
+            "read-only folder; shown without them (a dri command that can write there keeps them)",
+            path,
+            wal.name,
+        )
     return sqlite3.connect(
         f"{path.resolve().as_uri()}?mode=ro&immutable=1",
         uri=True,

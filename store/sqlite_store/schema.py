@@ -10,7 +10,7 @@ import sqlite3
 from dri.store.records import StoreError
 from dri.store.sqlite_store.connection import SQLiteConnection
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "create_schema", "refuse_no_tables"]
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "create_schema", "refuse_no_tables", "refuse_unusable"]
 
 SCHEMA_VERSION = 2
 
@@ -212,6 +212,28 @@ def _refuse_other_versions(conn: SQLiteConnection, db: sqlite3.Connection) -> No
     )
     if row is not None and _version(row[0]) not in (1, SCHEMA_VERSION):
         raise StoreError(conn.location, f"store schema version {row[0]}, this dri reads {SCHEMA_VERSION}")
+
+
+def refuse_unusable(conn: SQLiteConnection, *, create: bool, writable: bool) -> None:
+    """The checks made before anything is written to a store file, and on a file
+    opened read-only (which skipped them all: a store of version 99 was read,
+    and one with a table dropped said SQLite's "no such table"): without
+    ``create``, a file without tables is no store; a version this dri neither
+    reads nor migrates, or tables dropped, are refused. A store of version 1
+    is migrated when it is first written; read-only, it is refused."""
+    with conn._lock:
+        db = conn._open_db()
+        if not create:
+            refuse_no_tables(conn)
+        _refuse_other_versions(conn, db)
+        _refuse_missing_tables(conn, db)
+        tables = _tables(db)
+        if not writable and _stored_version(db, tables) != SCHEMA_VERSION and tables:
+            raise StoreError(
+                conn.location,
+                f"a store of an earlier version, which a dri command that can write to it "
+                f"brings up to version {SCHEMA_VERSION}; it is read-only",
+            )
 
 
 def create_schema(conn: SQLiteConnection) -> None:

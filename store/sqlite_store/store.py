@@ -10,7 +10,7 @@ from dri.store.base import Store
 from dri.store.sqlite_store.comparisons import SQLiteComparisons
 from dri.store.sqlite_store.evaluations import SQLiteEvaluations
 from dri.store.sqlite_store.members import SQLiteMembers
-from dri.store.sqlite_store.schema import create_schema, refuse_no_tables
+from dri.store.sqlite_store.schema import create_schema, refuse_unusable
 from dri.store.sqlite_store.search import SQLiteSearch
 
 __all__ = ["SQLiteStore"]
@@ -24,10 +24,16 @@ class SQLiteStore(SQLiteSearch, SQLiteComparisons, SQLiteMembers, SQLiteEvaluati
     def __init__(self, path: str | Path, *, timeout: float = 60.0, create: bool = True):
         super().__init__(path, timeout=timeout, create=create)
         if self.writable:
-            with self._opening():
-                if not create:
-                    refuse_no_tables(self)
-                create_schema(self)
+            try:
+                with self._opening():
+                    create_schema(self)
+            except BaseException:
+                self.close()
+                raise
+
+    def _refuse_unusable(self, create: bool) -> None:
+        with self._opening():
+            refuse_unusable(self, create=create, writable=self.writable)
 
     # -- housekeeping ----------------------------------------------------------------
 

@@ -135,6 +135,8 @@ def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, 
         # No scheme at all: read as a SQLite file's name, "no store here" showed the password.
         ("user:pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
         ("user:pw/Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
+        # "unknown store URI scheme 'sqlite'; use … sqlite:///FILE".
+        ("sqlite:/tmp/x.sqlite", "sqlite:/tmp/x.sqlite: a SQLite URI starts sqlite:// ; use sqlite:///FILE"),
     ],
 )
 def test_store_bad_uris_are_one_line(capsys, uri, says):
@@ -213,6 +215,43 @@ def test_report_with_a_summary_over_the_limit_is_one_line_not_read(capsys, tmp_p
     assert err.splitlines() == [
         f"error: {summary}: cannot read the report summary: too large (20000001 bytes; the limit is 20000000)"
     ]
+
+
+def test_report_open_of_a_page_that_is_a_loop_of_links_prints_the_summary(capsys, tmp_path, monkeypatch):
+    # Path.resolve raised RuntimeError on the loop: a traceback, exit 70.
+    monkeypatch.setenv("BROWSER", "true")
+    (tmp_path / "summary.md").write_text("# Report\r\n\r\n\tAS 0.5\r\n", encoding="utf-8")
+    (tmp_path / "index.html").symlink_to(tmp_path / "index.html")
+    code, out, err = _run(capsys, "report", "--open", str(tmp_path))
+    assert code == 0 and err.splitlines() == [
+        f"note: {tmp_path / 'index.html'}: a loop of symbolic links, not a page to open; "
+        "printing the summary instead"
+    ]
+    # Windows line ends and a tab were shown as \u000d and \u0009 in every line.
+    assert out.splitlines()[:3] == ["# Report", "", "        AS 0.5"]
+
+
+def test_report_of_an_empty_summary_says_so(capsys, tmp_path):
+    (tmp_path / "summary.md").write_text(" \n", encoding="utf-8")
+    code, out, err = _run(capsys, "report", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [f"error: {tmp_path / 'summary.md'}: an empty report summary"]
+
+
+def test_report_path_of_the_newest_passes_over_a_folder_it_cannot_look_into(capsys, tmp_path, monkeypatch):
+    # A folder whose summary could not be looked at (EACCES, a loop) stopped the search.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    reports = tmp_path / "data" / "reports"
+    (reports / "old").mkdir(parents=True)
+    (reports / "old" / "summary.md").write_text("# Old\n", encoding="utf-8")
+    (reports / "zz\nnew").mkdir()
+    (reports / "zz\nnew" / "summary.md").symlink_to(reports / "zz\nnew" / "summary.md")
+    code, out, _ = _run(capsys, "report", "--path")
+    assert code == 0 and out.splitlines() == [str(reports / "old")]
+    (reports / "zz\nnew" / "summary.md").unlink()
+    (reports / "zz\nnew" / "summary.md").write_text("# New\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "report", "--path")
+    assert code == 0 and out.splitlines() == [f"{reports}/zz\\u000anew"]  # one line, the break shown
 
 
 def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys, tmp_path):

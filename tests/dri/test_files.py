@@ -18,7 +18,7 @@ from dri.corpora.manifest import read_manifest
 from dri.corpora.ratings import read_ratings
 from dri.corpora.text import CorpusError, read_table_text, read_text
 from dri.extract import DocumentError, read_document
-from dri.files import FileRefused, read_limited
+from dri.files import FileRefused, decode_text, read_limited
 from dri.literal import printable
 
 
@@ -143,3 +143,10 @@ def test_a_refused_name_is_shown_as_every_message_shows_names(tmp_path):
         read_limited(path, 10)
     assert str(err.value) == f"{printable(path)}: no such file"
     assert "\n" not in str(err.value) and "'" not in str(err.value)
+
+
+def test_utf8_cut_inside_its_last_character_is_read_as_utf8():
+    # Read as Windows-1252, with a warning: "RÃ©sumÃ© cafÃ".
+    assert decode_text("# Résumé café".encode()[:-1]) == ("# Résumé caf", "utf-8")
+    # One accented letter at the end, and no other: Windows-1252, as before.
+    assert decode_text("café".encode("cp1252")) == ("café", "cp1252")

@@ -8,9 +8,17 @@ survives other processes creating it at the same moment.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import shutil
 import socket
+import sqlite3
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -216,35 +224,33 @@ def test_the_drivers_words_are_said_as_a_user_can_act_on_them():
     assert _message(late) == "Timed out trying to establish connection"
 
 
+@contextlib.contextmanager
+def _read_only(path: Path) -> Iterator[None]:
+    """``path`` (a file or a folder) read-only while the block runs. Root ignores
+    permission bits: a read-only bind mount of it then."""
+    if os.geteuid() == 0 and shutil.which("mount"):
+        subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True)
+            yield
+        finally:
+            subprocess.run(["umount", str(path)], check=True)
+    else:
+        mode = path.stat().st_mode & 0o777
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+
+
 def test_a_read_only_store_file_is_refused_for_writing_and_opened_for_reading(tmp_path):
     # Its folder writable, a run opened it, then failed every document and pair one by one.
-    import contextlib
-    import os
-    import shutil
-    import subprocess
-
     path = tmp_path / "dri.sqlite"
     with open_store(str(path)) as store:
         assert store.counts()["documents"] == 0
-
-    @contextlib.contextmanager
-    def read_only_file():
-        # Root ignores permission bits: a read-only bind mount of the file itself.
-        if os.geteuid() == 0 and shutil.which("mount"):
-            subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
-            try:
-                subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True)
-                yield
-            finally:
-                subprocess.run(["umount", str(path)], check=True)
-        else:
-            path.chmod(0o444)
-            try:
-                yield
-            finally:
-                path.chmod(0o644)
-
-    with read_only_file():
+    beside = sorted(p.name for p in tmp_path.iterdir())
+    with _read_only(path):
         with pytest.raises(StoreError) as refused:
             open_store(str(path))
         assert str(refused.value) == f"{path}: cannot write to the file (read-only)"
@@ -253,6 +259,51 @@ def test_a_read_only_store_file_is_refused_for_writing_and_opened_for_reading(tm
             with pytest.raises(StoreError) as cleared:  # SQLite's "attempt to write a readonly database"
                 store.clear()
             assert str(cleared.value) == f"{path}: cannot write to the file (read-only)"
+    # Looking made a -shm with the file's read-only mode: the store, writable again, failed every write.
+    assert sorted(p.name for p in tmp_path.iterdir()) == beside
+
+
+def test_a_store_in_a_read_only_folder_is_checked_as_any_other(tmp_path):
+    # Opened read-only, a store skipped every check: version 99 was read with exit 0.
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "dri.sqlite"
+    with open_store(str(path)):
+        pass
+    db = sqlite3.connect(path)  # closed: held open, it kept the folder's mount busy
+    db.execute("UPDATE store_info SET value = '99' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    with _read_only(folder), pytest.raises(StoreError) as refused:
+        open_store(str(path), create=False)
+    assert str(refused.value) == f"{path}: store schema version 99, this dri reads 2"
+
+
+def test_changes_left_in_the_wal_of_a_read_only_folder_are_named_not_dropped_silently(tmp_path, caplog):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "dri.sqlite"
+    with open_store(str(path)) as store:
+        assert store.corpora() == []
+    # A writer killed before its log was folded into the file: the change is only in dri.sqlite-wal.
+    script = (
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "db.execute(\"INSERT INTO corpora VALUES ('only_in_wal')\")\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True)
+    Path(f"{path}-shm").unlink()
+    assert Path(f"{path}-wal").stat().st_size > 0
+    with _read_only(folder), open_store(str(path), create=False) as store:
+        assert store.corpora() == []
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{path}: changes in dri.sqlite-wal are not yet in the store file and cannot be read from a "
+        "read-only folder; shown without them (a dri command that can write there keeps them)"
+    ]
+    with open_store(str(path), create=False) as store:  # where it can write, they are read
+        assert store.corpora() == ["only_in_wal"]
 
 
 def test_a_line_break_in_a_store_path_is_shown_escaped(tmp_path):

@@ -289,6 +289,7 @@ _READS = {**READS, "vectors": lambda s: s.content_vectors("c")}
             "analogy_similarity: 'high' is not a",
         ),
         ("MATCH (p:Pair) SET p.lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
+        ("MATCH (p:Pair) SET p.kind = 3", "comparison", "run-1, a pair's kind: int 3, not text"),
         (
             "MATCH (d:Document {id: 'solar'}) SET d.graph = '{bad'",
             "graph",

@@ -238,6 +238,10 @@ def _stored_pair(path: Path) -> None:
             "run-1, scores' content: 'x' is not a number",
         ),
         ("UPDATE pairs SET lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
+        # A BLOB kind was bytes.__format__'s TypeError in dri store mapping (exit 70).
+        ("UPDATE pairs SET kind = x'41'", "comparison", "run-1, a pair's kind: bytes b'A', not text"),
+        ("UPDATE pairs SET generic = x'42'", "comparison", "run-1, a pair's generic space: bytes b'B', not text"),
+        ("UPDATE pairs SET evidence = 'x'", "comparison", "run-1, a pair's evidence: 'x' is not a number"),
         (
             "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",
             "graph",
@@ -352,3 +356,25 @@ def test_a_store_locked_past_the_wait_says_what_holds_it_without_an_exception_na
     )
     assert error_line(err.value) == f"error: {err.value}"
     assert one_line(err.value) == str(err.value)  # "StoreError: …" in a run's failure line before
+
+
+@pytest.mark.parametrize(
+    "schema, says",
+    [
+        ("CREATE VIEW v AS SELECT 1", "no store here (a SQLite file without tables"),
+        (
+            "CREATE TABLE documents (x); CREATE TABLE graphs (x); CREATE TABLE comparisons (x)",
+            "damaged store: no table",
+        ),
+    ],
+)
+def test_a_file_refused_when_looked_into_is_left_as_it_was(tmp_path, schema, says):
+    # Switched to the WAL mode before it was refused: someone else's file changed.
+    path = tmp_path / "other.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.executescript(schema)
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as refused:
+        SQLiteStore(path, create=False)
+    assert says in str(refused.value)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]

@@ -58,6 +58,7 @@ from dri.corpora.text import (
     read_text,
     refuse_repeated_columns,
 )
+from dri.errors import json_reason
 from dri.files import FileRefused, read_limited
 from dri.literal import lone_surrogate_problem, printable
 
@@ -402,9 +403,7 @@ def load_choice(path: str | Path) -> ChoiceSet:
         try:
             record = json.loads(text)
         except json.JSONDecodeError as err:
-            # json's "Unterminated string starting at" took a second "at".
-            what = err.msg.removesuffix(" at")
-            problems.append(f"{path}: line {line}: not valid JSON ({what} at column {err.colno})")
+            problems.append(f"{path}: line {line}: not valid JSON ({json_reason(err, line=False)})")
             continue
         except ValueError:  # an integer of more digits than Python converts
             problems.append(f"{path}: line {line}: a number too long to read (over 4,300 digits)")

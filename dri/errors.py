@@ -14,6 +14,7 @@ nothing of ours, so every layer may use it.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "SettingsError",
     "error_line",
     "joined_reasons",
+    "json_reason",
     "one_line",
     "os_reason",
     "pair_failure_lines",
@@ -209,3 +211,12 @@ class Failure:
     def to_dict(self) -> dict[str, str]:
         """The record, and its one line as ``message``, for JSON."""
         return {**asdict(self), "message": str(self)}
+
+
+def json_reason(err: json.JSONDecodeError, *, line: bool = True) -> str:
+    """What is wrong with a JSON text, in json's words and where (``line``: its
+    line too, else the column of a one-line text): "Unterminated string
+    starting at line 1, column 36" (json's own ends in "at", which the place
+    doubled)."""
+    where = f"line {err.lineno}, column {err.colno}" if line else f"column {err.colno}"
+    return f"{err.msg.removesuffix(' at')} at {where}"

@@ -215,11 +215,7 @@ def _cut_in_a_character(data: bytes, err: UnicodeDecodeError) -> bool:
     an incomplete character at the end, and the rest holds UTF-8's own
     characters of several bytes (a Windows-1252 file whose one accented letter
     is its last, ``caf\\xe9``, stays Windows-1252)."""
-    return (
-        err.end == len(data)
-        and err.reason == "unexpected end of data"
-        and not data[: err.start].isascii()
-    )
+    return err.end == len(data) and err.reason == "unexpected end of data" and not data[: err.start].isascii()
 
 
 #: Hex digits of a document's id: the start of its bytes' sha256.

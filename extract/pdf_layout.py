@@ -17,6 +17,15 @@ bounds keep any page within seconds:
   as the page's characters pass the bound, so memory stays bounded too (a
   25 KB PDF whose page holds 6 million characters took over 20 GB).
 
+The page's drawing is bounded before its layout: lines and shapes are not
+kept (a text reader has no use for them; a 26 KB page of a million
+rectangles took 1.8 GB and 69 s), a page's content streams, with the forms
+they draw, may hold :data:`MAX_PAGE_TOKENS` operators and operands (five
+million empty ``q Q`` took 56 s), and one string of them
+:data:`MAX_STRING_BYTES` (pdfminer builds a string piece by piece, in time
+that grows with its square: one of 60 MB in a 59 KB file took 314 s). Past
+either bound, :class:`PageTooLarge` stops the document too.
+
 An object that is only a reference to another (``6 0 obj 7 0 R endobj``) is
 followed by pdfminer in a loop without end (``pdftypes.resolve1``): two such
 objects naming each other, as a stream's ``/Length``, spun forever. The
@@ -46,12 +55,13 @@ import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pdfminer.pdfinterp
 import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
 from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
 from pdfminer.lzw import CorruptDataError, LZWDecoder
 from pdfminer.pdfdocument import PDFDocument
-from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfinterp import PDFContentParser, PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFObjRef
@@ -60,6 +70,8 @@ __all__ = [
     "FLOW_MAX_BOXES",
     "MAX_DECODED_BYTES",
     "MAX_PAGE_CHARS",
+    "MAX_PAGE_TOKENS",
+    "MAX_STRING_BYTES",
     "DecodedTooLarge",
     "PageTooLarge",
     "layout_pages",
@@ -72,11 +84,22 @@ FLOW_MAX_BOXES = 300
 MAX_PAGE_CHARS = 100_000
 
 
-class PageTooLarge(Exception):
-    """A page holds more than :data:`MAX_PAGE_CHARS` characters."""
+#: Operators and operands of a page's content streams (with the forms they draw)
+#: above which the document is refused: a page of a paper has a few thousand,
+#: a page with a dense vector plot a few hundred thousand; pdfminer reads about
+#: 200,000 a second.
+MAX_PAGE_TOKENS = 1_000_000
+#: The longest string of a content stream, in bytes (a page shows at most
+#: :data:`MAX_PAGE_CHARS` characters).
+MAX_STRING_BYTES = 10 * MAX_PAGE_CHARS
 
-    def __init__(self, page: int) -> None:
-        super().__init__(f"page {page} holds over {MAX_PAGE_CHARS:,} characters, more than a page of text")
+
+class PageTooLarge(Exception):
+    """A page holds more than :data:`MAX_PAGE_CHARS` characters, or its drawing
+    more than :data:`MAX_PAGE_TOKENS` tokens or a string of over :data:`MAX_STRING_BYTES`."""
+
+    def __init__(self, page: int, holds: str = f"over {MAX_PAGE_CHARS:,} characters") -> None:
+        super().__init__(f"page {page} holds {holds}, more than a page of text")
         self.page = page
 
 
@@ -191,11 +214,41 @@ pdfminer.pdftypes.lzwdecode = _bounded_lzwdecode  # type: ignore[attr-defined]
 pdfminer.pdftypes.rldecode = _bounded_rldecode  # type: ignore[attr-defined]
 
 
+#: The page being read in this thread (``number``) and the tokens its content has
+#: taken so far (``tokens``); set by :class:`_BoundedAggregator` at each page.
+_page = threading.local()
+
+
+class _BoundedContentParser(PDFContentParser):
+    """pdfminer's content-stream parser, counting the page's tokens and bounding
+    the length of a string (:data:`MAX_PAGE_TOKENS`, :data:`MAX_STRING_BYTES`)."""
+
+    def nexttoken(self) -> tuple[int, Any]:
+        token = super().nexttoken()
+        tokens = getattr(_page, "tokens", None)
+        if tokens is not None:
+            _page.tokens = tokens + 1
+            if tokens >= MAX_PAGE_TOKENS:
+                raise PageTooLarge(_page.number, f"over {MAX_PAGE_TOKENS:,} drawing instructions")
+        return token
+
+    def _parse_string(self, s: bytes, i: int) -> int:
+        at = super()._parse_string(s, i)
+        if len(self._curtoken) > MAX_STRING_BYTES:
+            raise PageTooLarge(getattr(_page, "number", 0), f"a string of over {MAX_STRING_BYTES:,} bytes")
+        return at
+
+
+# The interpreter makes its parser by this name of its module.
+pdfminer.pdfinterp.PDFContentParser = _BoundedContentParser  # type: ignore[misc]
+
+
 class _BoundedAggregator(PDFPageAggregator):
-    """pdfminer's page aggregator with the two bounds of the module docstring."""
+    """pdfminer's page aggregator with the bounds of the module docstring."""
 
     def begin_page(self, page: PDFPage, ctm: Any) -> None:
         super().begin_page(page, ctm)
+        _page.number, _page.tokens = self.pageno, 0
         self.chars_on_page = 0
         layout = self.cur_item
         merge_pairs = layout.group_textboxes
@@ -207,6 +260,9 @@ class _BoundedAggregator(PDFPageAggregator):
 
         # The page's analysis calls this method of its own instance.
         layout.group_textboxes = group_textboxes  # type: ignore[method-assign]
+
+    def paint_path(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: lines and shapes are not text (pdfminer kept an object for each)."""
 
     def render_char(self, *args: Any, **kwargs: Any) -> float:
         self.chars_on_page += 1
@@ -242,6 +298,7 @@ def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
         yield from _layout_pages(data, laparams)
     finally:
         _inflating.left = None
+        _page.tokens = None
 
 
 def _layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:

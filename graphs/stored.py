@@ -21,6 +21,7 @@ from typing import Any
 
 import networkx as nx
 
+from dri.errors import json_reason
 from dri.files import read_limited
 from dri.graphs.ros import CONCEPT, OBJ, RELATION, SCHEMA_VERSION, SUBJ, from_json
 from dri.literal import lone_surrogate, lone_surrogate_problem, storable
@@ -187,7 +188,7 @@ def load_json(path: str | Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> nx.DiGra
     except UnicodeDecodeError:
         raise NotAGraph("not UTF-8 text") from None
     except json.JSONDecodeError as err:
-        raise NotAGraph(f"not JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+        raise NotAGraph(f"not JSON ({json_reason(err)})") from None
     except ValueError as err:  # e.g. a number of more digits than Python converts
         raise NotAGraph(f"not JSON the graph reader accepts ({' '.join(str(err).split())})") from None
     except RecursionError:

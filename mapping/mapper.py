@@ -99,7 +99,8 @@ from typing import Any
 
 import networkx as nx
 
-from dri.graphs.ros import CONCEPT, RELATION
+from dri.errors import ProjectError
+from dri.graphs.ros import CONCEPT, RELATION, relation_nodes
 from dri.mapping.abstract_sentences import clause_context, concept_context
 from dri.mapping.evaluation import loose_concept_pairs, structural_evaluation
 from dri.mapping.matrices import ConceptMatrix, LabelMatrix
@@ -111,7 +112,29 @@ from dri.mapping.senses import generics_in_context
 from dri.mapping.sides import Side
 from dri.mapping.wordnet import RULES, similarity_functions
 
-__all__ = ["SIMILARITIES", "Generic", "MappedPair", "Mapping", "Similarity", "map_graphs"]
+__all__ = [
+    "MAX_RELATION_PAIRS",
+    "SIMILARITIES",
+    "Generic",
+    "MappedPair",
+    "Mapping",
+    "MappingTooLarge",
+    "Similarity",
+    "map_graphs",
+]
+
+#: Relation pairs (source relations x target relations) above which a mapping
+#: is refused: its seed tables grow with the product (two texts of 5,000 short
+#: sentences took 2.25 GB and 78 s, of 10,000 11.8 GB), where two whole papers
+#: of a few hundred relations each make some 100,000 pairs.
+MAX_RELATION_PAIRS = 4_000_000
+
+
+class MappingTooLarge(ProjectError, ValueError):
+    """Two graphs whose relations make more than :data:`MAX_RELATION_PAIRS` pairs."""
+
+    advice = "compare shorter documents, or some of their sections (dri run and dri evaluate analogy take --sections)"
+
 
 Similarity = Callable[[str, str, str], float]
 Generic = Callable[[str, str, str], "str | None"]
@@ -210,7 +233,9 @@ def map_graphs(
     feasibility checks they may spend in all (a count, not a clock, so
     results do not depend on the machine).
 
-    Raises :class:`TypeError` for a side that is not a directed graph.
+    Raises :class:`TypeError` for a side that is not a directed graph, and
+    :class:`MappingTooLarge` for two whose relations make more than
+    :data:`MAX_RELATION_PAIRS` pairs.
     """
     for side, graph in (("source", source), ("target", target)):
         # A path, a text or an undirected graph failed deep inside with an
@@ -220,8 +245,23 @@ def map_graphs(
                 f"map_graphs: {side} must be a ROS graph (networkx.DiGraph, e.g. from "
                 f"dri.graph_from_text or dri.graph_from_path), not {type(graph).__name__}"
             )
+    _refuse_too_large(source, target)
     with _collector_paused():
         return _map_graphs(source, target, profile, similarity, generic, restarts, work_limit)
+
+
+def _refuse_too_large(source: nx.DiGraph, target: nx.DiGraph) -> None:
+    """:class:`MappingTooLarge` if the two graphs' relations make too many pairs."""
+    sizes = len(relation_nodes(source)), len(relation_nodes(target))
+    if sizes[0] * sizes[1] > MAX_RELATION_PAIRS:
+        names = [
+            str(g.graph.get("name") or g.graph.get("doc_id") or side)
+            for g, side in ((source, "source"), (target, "target"))
+        ]
+        raise MappingTooLarge(
+            f"{names[0]} ({sizes[0]:,} relations) against {names[1]} ({sizes[1]:,}): "
+            f"{sizes[0] * sizes[1]:,} relation pairs, over the {MAX_RELATION_PAIRS:,} a mapping takes"
+        )
 
 
 @contextmanager

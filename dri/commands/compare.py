@@ -40,7 +40,7 @@ from dri.errors import ProjectError, SettingsError
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.extract.document import content_ids
 from dri.extract.kept_graphs import GraphCache
-from dri.extract.reader import DEFAULT_MAX_BYTES
+from dri.extract.reader import DEFAULT_MAX_BYTES, refuse_too_long
 from dri.files import FileRefused, read_limited
 from dri.graphs import NotAGraph, load_json
 from dri.literal import echo, printable, storable
@@ -117,11 +117,18 @@ class _Loaded:
 def _load(path: Path, kept: GraphCache | None) -> _Loaded:
     if path.suffix.lower() == ".json":
         try:
-            return _Loaded(load_json(path))
+            graph = load_json(path)
+            text = graph.graph.get("text")
+            # The text a stored graph carries is read as a document's is (the
+            # encoder ran over 2.7 MB of it for a minute, whatever DRI_MAX_TEXT_CHARS said).
+            refuse_too_long(printable(path), text if isinstance(text, str) else "")
+            return _Loaded(graph)
         except FileRefused as err:
             raise InputError(str(err)) from None
         except NotAGraph as err:
             raise InputError(f"{printable(path)}: not a stored ROS graph ({err.reason})") from None
+        except DocumentError as err:
+            raise InputError(str(err)) from None
     graph = _kept_graph(path, kept) if kept is not None else None
     if graph is not None:
         return _Loaded(graph)

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dri.commands.folders import (
     file_in_the_way,
@@ -25,6 +26,9 @@ from dri.graphs import save_json, summary
 from dri.graphs.export import draw_png, write_graphml
 from dri.literal import echo, printable
 from dri.settings import max_text_chars
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["register", "run_graph"]
 
@@ -155,19 +159,34 @@ def run_graph(args: argparse.Namespace) -> int:
                 raise _InputInTheWay(
                     f"{printable(picture)}: --png names the graph file of --out; choose another"
                 )
-            if target is not None:
-                save_json(g, target) if args.format == "json" else write_graphml(g, target)
-            if picture is not None:
-                target = picture
-                draw_png(g, picture)
         except _InputInTheWay as err:
             echo(f"error: {doc.path}: not written: {err}", file=sys.stderr, one_line=True)
             failed += 1
-        except OSError as err:  # a full disk, a read-only folder: the next document may fit
+            continue
+        failed += not _write_outputs(g, target, picture, args.format)
+    return 1 if failed else 141 if gone else 0
+
+
+def _write_outputs(g: nx.DiGraph, target: Path | None, picture: Path | None, form: str) -> bool:
+    """Write the graph file and the picture asked for; whether every one was
+    written. Each is tried on its own: a graph file that cannot be written
+    (a folder in its place, a full disk) kept its picture from being drawn."""
+    written = True
+    for output in (target, picture):
+        if output is None:
+            continue
+        try:
+            if output is picture:
+                draw_png(g, output)
+            elif form == "json":
+                save_json(g, output)
+            else:
+                write_graphml(g, output)
+        except OSError as err:  # a full disk, a read-only folder: the next output may fit
             echo(
-                f"error: {err.filename or target}: cannot write: {err.strerror or err}",
+                f"error: {err.filename or output}: cannot write: {err.strerror or err}",
                 file=sys.stderr,
                 one_line=True,
             )
-            failed += 1
-    return 1 if failed else 141 if gone else 0
+            written = False
+    return written

@@ -305,3 +305,40 @@ def test_a_page_in_a_missing_folder_is_refused_before_comparing(tmp_path, capsys
     assert capsys.readouterr().err.endswith(
         f"--svg names a file in {tmp_path / 'file'}, which is not a folder\n"
     )
+
+
+def test_graphs_of_more_relation_pairs_than_a_mapping_takes_are_one_line(tmp_path, capsys, monkeypatch):
+    # Two texts of 5,000 short sentences took 2.25 GB and 78 s, of 10,000 11.8 GB
+    # (the seed tables grow with the product of the relations). A smaller bound here.
+    from dri.mapping import mapper
+
+    monkeypatch.setattr(mapper, "MAX_RELATION_PAIRS", 3)
+    a, b = _graphs(tmp_path)
+    assert main(["compare", str(a), str(b)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "error: solar (2 relations) against atom (2): 4 relation pairs, over the 3 a mapping takes; "
+        "what to do: compare shorter documents, or some of their sections (dri run and dri evaluate analogy take --sections)"
+    ]
+    monkeypatch.setattr(mapper, "MAX_RELATION_PAIRS", 4)
+    assert main(["compare", str(a), str(b)]) == 0
+
+
+def test_a_stored_graphs_text_is_held_to_the_text_limit(tmp_path, capsys, monkeypatch):
+    # The same documents as text were refused; as graph JSON they were compared.
+    a, b = _graphs(tmp_path)
+    graph = json.loads(a.read_text(encoding="utf-8"))
+    graph["graph"]["text"] = "The sun attracts the planet. " * 4
+    a.write_text(json.dumps(graph), encoding="utf-8")
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", "50")
+    assert main(["compare", str(a), str(b)]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {a}: too long: 116 characters")
+
+
+def test_a_graph_json_cut_inside_a_string_says_where_once(tmp_path, capsys):
+    a, b = _graphs(tmp_path)
+    a.write_text('{"schema_version":1,"nodes":[{"id":"c:a', encoding="utf-8")
+    assert main(["compare", str(a), str(b)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {a}: not a stored ROS graph (not JSON (Unterminated string starting at line 1, column 36))"
+    ]

@@ -160,3 +160,15 @@ def test_graph_writes_every_graph_when_the_reader_of_the_output_went_away(tmp_pa
         monkeypatch.setattr(sys, "stdout", ClosedPipe(sink.fileno()))
         assert main(["graph", *map(str, texts), "--out", str(out)]) == 141
     assert sorted(p.name for p in out.iterdir()) == ["atom.json", "heart.json", "solar.json"]
+
+
+def test_a_graph_file_that_cannot_be_written_keeps_its_picture(tmp_path, capsys):
+    # A folder where the graph file goes failed the document whole: no picture either.
+    src = tmp_path / "a.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    (tmp_path / "out" / "a.json").mkdir(parents=True)
+    png = tmp_path / "pic.png"
+    assert main(["graph", str(src), "--out", str(tmp_path / "out"), "--png", str(png)]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: {tmp_path / 'out' / 'a.json'}: cannot write: ")
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 from fpdf import FPDF
-from pdfminer.layout import LTLayoutContainer
+from pdfminer.layout import LAParams, LTLayoutContainer
 
-from dri.extract import DocumentError, read_document
+from dri.extract import DocumentError, pdf_layout, read_document
 from dri.extract.pdf_layout import FLOW_MAX_BOXES, MAX_DECODED_BYTES, MAX_PAGE_CHARS
 
 
@@ -189,3 +189,40 @@ def test_a_run_length_bomb_is_one_line_naming_it(tmp_path):
             continue
         with pytest.raises(DocumentError, match="its compressed streams inflate to over 100,000,000 bytes"):
             read_document(path)
+
+
+def _plain(contents: bytes) -> bytes:
+    return _one_page(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(contents), contents))
+
+
+def test_a_page_of_more_drawing_than_a_page_of_text_is_one_line_naming_it(tmp_path, monkeypatch):
+    # Five million empty "q Q" in a 20 KB file took 56 s; a string of 60 MB in a
+    # 59 KB file 314 s, which pdfminer built piece by piece. Smaller bounds here, the same code.
+    monkeypatch.setattr(pdf_layout, "MAX_PAGE_TOKENS", 1_000)
+    monkeypatch.setattr(pdf_layout, "MAX_STRING_BYTES", 2_000)
+    path = tmp_path / "bomb.pdf"
+    cases = {
+        b"q Q " * 501 + TEXT: "over 1,000 drawing instructions",  # 1,002 tokens
+        b"BT /F1 12 Tf 72 720 Td (" + b"a " * 1_001 + b") Tj ET": "a string of over 2,000 bytes",
+    }
+    for contents, holds in cases.items():
+        path.write_bytes(_plain(contents))
+        with pytest.raises(DocumentError) as err:
+            read_document(path)
+        assert (
+            str(err.value)
+            == f"{path}: not a PDF of text pages: page 1 holds {holds}, more than a page of text"
+        )
+    # Within the bounds, the text is read; the next document starts its count afresh.
+    for _ in range(2):
+        path.write_bytes(_plain(b"q Q " * 480 + TEXT))
+        assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+def test_lines_and_shapes_are_not_kept(tmp_path):
+    # A page of a million rectangles took 1.8 GB: pdfminer kept an object for each.
+    path = tmp_path / "shapes.pdf"
+    path.write_bytes(_plain(b"0 0 1 1 re f\n" * 200 + b"10 10 m 20 20 l S\n" + TEXT))
+    pages = list(pdf_layout.layout_pages(path.read_bytes(), LAParams()))
+    assert [type(item).__name__ for item in pages[0]] == ["LTTextBoxHorizontal"]
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]

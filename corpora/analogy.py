@@ -68,9 +68,10 @@ class AnalogyCorpus:
 
 
 def read_list(path: Path) -> list[str]:
-    """Non-empty lines of ``path`` with ``#`` comments removed."""
+    """Non-empty lines of ``path`` with ``#`` comments removed; ``path`` is a
+    corpus's own file, refused if it leads out of the corpus folder."""
     lines = []
-    for raw in file_lines(read_table_text(path, "list file")):
+    for raw in file_lines(read_table_text(path, "list file", inside=path.parent.resolve())):
         line = raw.split("#", 1)[0].strip()
         if line:
             lines.append(line)
@@ -169,7 +170,9 @@ def load_analogy(
     if targets is None:
         listed = root / TARGETS_FILE
         if not listed.is_file():
-            raise CorpusError(listed, "missing: name the target documents here, one a line (or pass targets)")
+            # A folder of that name, or a link to nothing, said "missing".
+            what = "not a file" if os.path.lexists(listed) else "missing"
+            raise CorpusError(listed, f"{what}: name the target documents here, one a line (or pass targets)")
         targets = read_list(listed)
         if not targets:
             raise CorpusError(listed, "names no target")

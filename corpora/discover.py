@@ -245,7 +245,8 @@ FORMATS: tuple[tuple[str, str, Callable[[Path], tuple[list[ManifestPair], list[s
 def corpus_format(corpus_dir: str | Path) -> str | None:
     """The name of the first of :data:`FORMATS` whose marker ``corpus_dir`` holds, else ``None``."""
     root = Path(corpus_dir)
-    return next((name for name, marker, _ in FORMATS if (root / marker).exists()), None)
+    # lexists: a manifest.csv that is a link to nothing ran the corpus as all pairs, without a word.
+    return next((name for name, marker, _ in FORMATS if os.path.lexists(root / marker)), None)
 
 
 def has_manifest(corpus_dir: str | Path) -> bool:

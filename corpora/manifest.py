@@ -96,7 +96,8 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
     """
     path = Path(path)
     base = path.parent
-    records = csv_rows(path, "manifest")
+    # The corpus's own file: one that leads out of its folder is refused.
+    records = csv_rows(path, "manifest", inside=base.resolve())
     header = named_columns((header_record(records) or (1, []))[1], MANIFEST_COLUMNS)  # in any case
     if not any(header):
         raise CorpusError(path, "empty file: a manifest starts with the header source,target,group")

@@ -104,7 +104,7 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
         raise CorpusError(
             info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
-    records = csv_rows(info, INFO_FILE)
+    records = csv_rows(info, INFO_FILE, inside=root.resolve())
     first = header_record(records)
     if first is None:  # blank lines only: said "lacks column(s) file, task, category"
         raise CorpusError(

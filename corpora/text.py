@@ -16,6 +16,7 @@ import codecs
 import csv
 import io
 import logging
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -100,16 +101,17 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
 
 
-def read_text(path: str | Path) -> str:
+def read_text(path: str | Path, inside: str | os.PathLike[str] | None = None) -> str:
     """The text of ``path`` with line ends normalised to ``\\n``.
 
     Raises :class:`CorpusError` for a missing, unreadable, empty or oversized
     file (:data:`MAX_TEXT_BYTES`), for anything that is not a regular file,
-    and for bytes the extractor does not read as text either.
+    for bytes the extractor does not read as text either, and, with
+    ``inside`` (a resolved folder), for a file that leads out of it.
     """
     path = Path(path)
     try:
-        data = read_limited(path, MAX_TEXT_BYTES)
+        data = read_limited(path, MAX_TEXT_BYTES, inside=inside)
     except FileRefused as err:
         raise CorpusError(path, err.reason) from None
     try:
@@ -124,17 +126,22 @@ def read_text(path: str | Path) -> str:
     return text
 
 
-def read_table_text(path: str | Path, what: str = "CSV file") -> str:
+def read_table_text(
+    path: str | Path, what: str = "CSV file", inside: str | os.PathLike[str] | None = None
+) -> str:
     """The text of a CSV or JSONL index file: UTF-8 (with or without a BOM),
     UTF-16 or UTF-32 with a BOM, else Windows-1252 with a warning.
 
     Raises :class:`CorpusError` (one line naming the file) for a missing,
-    unreadable, oversized (:data:`MAX_TABLE_BYTES`) or binary file and for
-    anything that is not a regular file (:func:`dri.files.read_limited`).
+    unreadable, oversized (:data:`MAX_TABLE_BYTES`) or binary file, for
+    anything that is not a regular file (:func:`dri.files.read_limited`),
+    and, with ``inside`` (a corpus's resolved folder, for the corpus's own
+    files), for one that leads out of it: a ``manifest.csv`` linked to a
+    file of secrets was read, and its first line quoted in the error.
     """
     path = Path(path)
     try:
-        data = read_limited(path, MAX_TABLE_BYTES, what=what)
+        data = read_limited(path, MAX_TABLE_BYTES, what=what, inside=inside)
     except FileRefused as err:
         raise CorpusError(path, err.reason) from None
     # UTF-32 first: its little-endian mark begins with UTF-16's (FF FE).
@@ -170,10 +177,13 @@ def read_table_text(path: str | Path, what: str = "CSV file") -> str:
     return text
 
 
-def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, list[str]]]:
+def csv_rows(
+    path: str | Path, what: str = "CSV file", inside: str | os.PathLike[str] | None = None
+) -> Iterator[tuple[int, list[str]]]:
     """``(line, fields)`` of each record of a CSV file after its header, which
     comes first as line 1; errors of the csv module become one-line
-    :class:`CorpusError` naming the file and line.
+    :class:`CorpusError` naming the file and line (``inside``: as
+    :func:`read_table_text`).
 
     The reader is strict: a quote that opens a field and is not closed where
     the field ends (``"unterminated,text``) is an error at its line, where the
@@ -185,7 +195,7 @@ def csv_rows(path: str | Path, what: str = "CSV file") -> Iterator[tuple[int, li
     # limit, 131,072 characters, refused a valid file as "not valid CSV". The file
     # itself is bounded (MAX_TABLE_BYTES), so a field is too.
     csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_BYTES))
-    reader = csv.reader(io.StringIO(read_table_text(path, what), newline=""), strict=True)
+    reader = csv.reader(io.StringIO(read_table_text(path, what, inside), newline=""), strict=True)
     ended = 0  # the last line of the record before: an error is named by its record's first line
     try:
         for fields in reader:

@@ -71,7 +71,13 @@ class TranslationCorpus:
 
 
 def _texts(folder: Path) -> dict[str, Path]:
-    return {p.stem: p for p in sorted(folder.iterdir()) if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES}
+    """The texts of ``folder`` by name; hidden files are not texts of the corpus
+    (an editor's ``.~lock.bees.txt`` was an original missing from every language)."""
+    return {
+        p.stem: p
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES and not p.name.startswith(".")
+    }
 
 
 def _left_out(orig_dir: Path, rt_dir: Path, languages: list[str]) -> list[str]:
@@ -111,7 +117,8 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
     originals = _texts(orig_dir)
     if not originals:
         raise CorpusError(orig_dir, "no .txt originals")
-    languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir())
+    # Hidden folders are no languages (".ipynb_checkpoints" had no round trip of anything).
+    languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not languages:
         raise CorpusError(rt_dir, "no language folders")
     problems = _left_out(orig_dir, rt_dir, languages)

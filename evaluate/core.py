@@ -23,6 +23,7 @@ import contextlib
 import functools
 import logging
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -259,18 +260,22 @@ def _pair_error(
     A document that failed is the whole reason: the lines of the pairs the
     flow skipped for it (``source -> target: skipped, no graph for ...``, this
     pair's and the document's other pairs') add nothing to it."""
-    ends = (resolved_path(pair.source), resolved_path(pair.target))
-    documents = [f for f in failures if f.scope == "document" and f.path in ends]
-    own = [f for f in failures if f.scope == "pair" and (f.path, f.target) == ends]
-    mentioned = [f for f in failures if any(f.mentions(e) for e in ends)]
+    # Each end as resolved and as given: a document that is a link failed under
+    # its own name, and its pair took every failure naming the other end instead.
+    source, target = ({resolved_path(p), os.path.abspath(p)} for p in (pair.source, pair.target))
+    documents = [f for f in failures if f.scope == "document" and f.path in source | target]
+    own = [f for f in failures if f.scope == "pair" and f.path in source and f.target in target]
+    mentioned = [f for f in failures if any(f.mentions(e) for e in source | target)]
     found = documents or own or mentioned
     if found:
-        return "; ".join(dict.fromkeys(" ".join(str(f).split()) for f in found))
+        # Sorted: failures arrive as batches end, and the stored rows must not differ by it.
+        return "; ".join(sorted(dict.fromkeys(" ".join(str(f).split()) for f in found)))
     # A batch lost whole (its worker killed) names no document: its reason is the pair's.
     lost = list(dict.fromkeys(" ".join(f.reason.split()) for f in failures if f.scope == "batch"))
     why = f": {lost[0]}" if lost else ""
     if len(lost) > 1:
         why += " (and other batches: see the log)"
+    ends = (resolved_path(pair.source), resolved_path(pair.target))
     if not lost and listed is not None and ends not in listed[1]:
         return f"not listed in {printable(listed[0])}, the pairs the corpus flow compares"
     return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
@@ -313,11 +318,13 @@ def _listed_pairs(root: Path) -> tuple[Path, frozenset[tuple[str, str]]] | None:
     return root / "manifest.csv", frozenset((source, target) for source, target, _ in listed)
 
 
-def _plain_text(path: Path) -> str:
-    """The plain text of ``path`` for the baselines (PDFs through the extractor)."""
+def _plain_text(path: Path, inside: Path) -> str:
+    """The plain text of ``path`` for the baselines (PDFs through the extractor),
+    read as the flow reads it: a file that leads out of the corpus folder
+    ``inside`` is refused (its pair was scored on ``/etc/hostname``)."""
     if path.suffix.lower() == ".pdf":
-        return "\n".join(s.text for s in read_document(path).sentences)
-    text = read_text(path)
+        return "\n".join(s.text for s in read_document(path, inside=inside).sentences)
+    text = read_text(path, inside=inside)
     # A text the extractor refuses as too long has no baselines either: the
     # encoder's windows over 2.6 million characters took many minutes.
     refuse_too_long(str(path), text)
@@ -460,8 +467,10 @@ def _baseline_scores(
 def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
     """Save the rows with ``Store.save_evaluation``; the store's name, or ``None``.
 
-    Per-row timings are left out: the evaluation's id is a hash of its
-    content, so the same results saved again are stored once.
+    Per-row timings are left out, and the corpus and the documents are named
+    by absolute paths: the evaluation's id is a hash of its content, so the
+    same results saved again are stored once (``corpus``, ``./corpus`` and
+    ``/home/me/corpus`` were three records of one evaluation).
     """
     try:
         store = open_store()
@@ -471,8 +480,15 @@ def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
     try:
         store.save_evaluation(
             kind,
-            str(corpus),
-            [{k: v for k, v in r.items() if not k.startswith("_") and k != MAPPING_SECONDS} for r in rows],
+            os.path.abspath(corpus),
+            [
+                {
+                    k: os.path.abspath(v) if k in ("source", "target") and isinstance(v, str) and v else v
+                    for k, v in r.items()
+                    if not k.startswith("_") and k != MAPPING_SECONDS
+                }
+                for r in rows
+            ],
         )
         return type(store).__name__
     except Exception as err:
@@ -515,12 +531,14 @@ def evaluate(
     corpus = summaries[0].corpus
     ids = doc_ids(p for pair in pairs for p in (pair.source, pair.target))
     grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
-    chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures)
+    searching = kinds.kind(evaluation.kind).console == "search"
+    chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures, searching)
     rows = _rows(evaluation, chosen, failures, run_ids)
     if on_compared is not None:
         on_compared(rows)
     # Fitted after the rows are handed on, so a search's pictures are drawn meanwhile.
-    text = functools.cache(_plain_text)  # each text is read once per evaluation
+    # Each text is read once per evaluation.
+    text = functools.cache(functools.partial(_plain_text, inside=evaluation.root.resolve()))
     fitted = _fit_baselines(pairs, text) if baselines else None
     baseline_seconds = _score_baselines(chosen, rows, fitted, text, ids)
     if evaluation.names:
@@ -646,17 +664,21 @@ def _chosen_pairs(
     ids: dict[str, str],
     summaries: Sequence[RunSummary],
     failures: Sequence[Failure],
+    searching: bool = False,
 ) -> tuple[list[tuple[int, ManifestPair, ComparisonRecord | None]], int]:
     """The pairs that become rows (numbered from 1, with their stored comparison
     if any), and how many stage 1 of the two-stage search did not choose
-    (those are not rows, nor is a copy of a search's target)."""
+    (those are not rows, nor is a copy of a search's target: ``searching``
+    leaves it out even when it was mapped, as targets named in ``targets.txt``
+    have it mapped, and it ranked first with AS 1.000)."""
     pruned = any(s.stage1.get("kept", 0) < s.stage1.get("planned", 0) for s in summaries)
     not_candidates = 0
     chosen: list[tuple[int, ManifestPair, ComparisonRecord | None]] = []
     for i, pair in enumerate(pairs, start=1):
         source_id, target_id = (ids.get(resolved_path(p), "") for p in (pair.source, pair.target))
         record = stored.get((source_id, target_id))
-        if record is None and source_id and source_id == target_id and _not_failed(pair, failures):
+        copy = bool(source_id) and source_id == target_id
+        if copy and (searching or (record is None and _not_failed(pair, failures))):
             # The target's own bytes under another name: a search compares them never
             # (dri run leaves them out too); it was a failed row, "not compared".
             continue

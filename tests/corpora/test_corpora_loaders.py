@@ -357,3 +357,40 @@ def test_an_analogy_target_may_be_named_by_its_doc_id(tmp_path):
     assert [t.name for t in load_analogy(tmp_path, targets=[doc_id]).targets] == ["b.txt"]
     with pytest.raises(CorpusError, match="is not a document of the corpus"):
         load_analogy(tmp_path, targets=["f" * 32])
+
+
+def test_hidden_files_and_folders_are_not_part_of_a_translation_corpus(tmp_path: Path):
+    # An editor's lock file was an original missing from every language, and a
+    # notebook's checkpoint folder a language with no round trip of anything.
+    (tmp_path / "originals").mkdir()
+    (tmp_path / "roundtrip" / "spa").mkdir(parents=True)
+    (tmp_path / "originals" / "bees.txt").write_text("Bees make honey.", encoding="utf-8")
+    (tmp_path / "roundtrip" / "spa" / "bees.txt").write_text("Bees do honey.", encoding="utf-8")
+    (tmp_path / "originals" / ".~lock.bees.txt").write_text("junk", encoding="utf-8")
+    (tmp_path / "roundtrip" / ".ipynb_checkpoints").mkdir()
+    corpus = load_translation(tmp_path)
+    assert corpus.languages == ["spa"] and list(corpus.originals) == ["bees"] and corpus.problems == []
+
+
+def test_corpus_files_that_lead_out_of_the_corpus_or_to_nothing_are_refused(tmp_path: Path):
+    from dri.corpora.discover import corpus_manifest
+
+    secret = tmp_path / "secret.env"
+    secret.write_text("source,target,group\nAPI_KEY=sk-live-123456,b,c\n", encoding="utf-8")
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("The sun attracts the planet.", encoding="utf-8")
+    (corpus / "manifest.csv").symlink_to(secret)
+    with pytest.raises(CorpusError, match="outside the folder") as err:
+        corpus_manifest(corpus)
+    assert "sk-live" not in str(err.value)
+    # A link to nothing ran the corpus as all pairs, without a word.
+    (corpus / "manifest.csv").unlink()
+    (corpus / "manifest.csv").symlink_to(corpus / "gone.csv")
+    with pytest.raises(CorpusError, match="manifest.csv: no such manifest"):
+        corpus_manifest(corpus)
+    (corpus / "manifest.csv").unlink()
+    (corpus / "targets.txt").mkdir()
+    (corpus / "b.txt").write_text("The nucleus attracts the electron.", encoding="utf-8")
+    with pytest.raises(CorpusError, match="targets.txt: not a file: name the target documents"):
+        load_analogy(corpus)

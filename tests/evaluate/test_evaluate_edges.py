@@ -367,3 +367,75 @@ def test_a_users_file_of_a_report_files_name_or_a_link_to_the_input_in_out_is_re
             "would write over; choose another --out"
         )
     assert rated.read_bytes() == kept and (mine / "scatter.png").read_bytes() == b"my picture"
+
+
+def _small_plagiarism(root: Path) -> Path:
+    root.mkdir()
+    (root / "orig_taska.txt").write_text("The cat chased the mouse across the kitchen.\n", encoding="utf-8")
+    (root / "taska_cut.txt").write_text("The cat chased the mouse across the hall.\n", encoding="utf-8")
+    (root / "taska_non.txt").write_text("A dog slept in the garden all afternoon.\n", encoding="utf-8")
+    (root / "file_information.csv").write_text(
+        "File,Task,Category\ntaska_cut.txt,a,cut\ntaska_non.txt,a,non\norig_taska.txt,a,orig\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_a_document_linked_out_of_the_corpus_gets_no_baselines_and_its_own_reason(tmp_path, capsys):
+    # /etc/hostname was read and scored by the baselines of a pair whose document
+    # the flow refused, and the row's error took another pair's skip line too.
+    corpus = _small_plagiarism(tmp_path / "p")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("The cat chased the mouse across the kitchen.\n", encoding="utf-8")
+    (corpus / "taska_light.txt").symlink_to(outside)
+    (corpus / "empty.txt").write_text("")
+    with (corpus / "file_information.csv").open("a", encoding="utf-8") as fh:
+        fh.write("taska_light.txt,a,light\nempty.txt,a,heavy\n")
+    out = tmp_path / "report"
+    assert main(["evaluate", "plagiarism", str(corpus), "--out", str(out), "-q"]) == 1
+    capsys.readouterr()
+    rows = {
+        r["target"].rsplit("/", 1)[-1]: r for r in csv.DictReader((out / "scores.csv").open(encoding="utf-8"))
+    }
+    light = rows["taska_light.txt"]
+    assert light["tfidf_cosine"] == light["chrf"] == light["encoder"] == ""
+    assert "refused" in light["error"] and "empty.txt" not in light["error"]
+    assert rows["taska_cut.txt"]["tfidf_cosine"] and not rows["taska_cut.txt"]["error"]
+
+
+def test_a_corpus_file_linked_out_of_the_corpus_is_refused_without_quoting_it(tmp_path, capsys):
+    # A manifest.csv linked to a file of secrets was read and its first line quoted.
+    secret = tmp_path / "secret.env"
+    secret.write_text("API_KEY=sk-live-123456\n", encoding="utf-8")
+    corpus = _small_plagiarism(tmp_path / "p")
+    (corpus / "file_information.csv").unlink()
+    (corpus / "file_information.csv").symlink_to(secret)
+    assert main(["evaluate", "plagiarism", str(corpus), "-q", "--out", str(tmp_path / "r")]) != 0
+    err = capsys.readouterr().err
+    assert "sk-live" not in err and "outside the folder" in err
+
+
+def test_a_copy_of_the_target_named_in_targets_txt_is_no_hit_and_a_rerun_is_stored_once(
+    tmp_path, capsys, monkeypatch
+):
+    # With --target the copy was left out; with targets.txt it ranked first, AS 1.000.
+    # The same evaluation from another spelling of the corpus path was a second record.
+    corpus = tmp_path / "a"
+    corpus.mkdir()
+    (corpus / "atom.txt").write_text("The electron orbits the nucleus. The nucleus attracts the electron.\n")
+    (corpus / "atom-copy.txt").write_bytes((corpus / "atom.txt").read_bytes())
+    (corpus / "solar.txt").write_text("The planet orbits the sun. The sun attracts the planet.\n")
+    (corpus / "targets.txt").write_text("atom.txt\n")
+    monkeypatch.chdir(tmp_path)
+    from dri.store import open_store
+
+    counts = []
+    for given in ("a", str(corpus), "./a/"):
+        out = tmp_path / "report"
+        assert main(["evaluate", "analogy", given, "--out", str(out), "--force", "-q", "--no-baselines"]) == 0
+        with open_store() as store:  # the session's evaluation store (tests/conftest.py)
+            counts.append(store.counts()["evaluations"])
+    capsys.readouterr()
+    rows = list(csv.DictReader((out / "scores.csv").open(encoding="utf-8")))
+    assert [r["source"].rsplit("/", 1)[-1] for r in rows] == ["solar.txt"]
+    assert counts[0] == counts[1] == counts[2]

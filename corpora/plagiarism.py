@@ -39,6 +39,7 @@ from dri.corpora.text import (
     no_corpus_folder,
     refuse_repeated_columns,
 )
+from dri.files import what_is_there
 from dri.literal import printable
 
 log = logging.getLogger(__name__)
@@ -196,7 +197,10 @@ def _pairs(
         if original is None or not _is_file(original):
             problems.append(f"{printable(answer)}: no original for task {task!r} (line {line})")
         elif not _is_file(answer):
-            problems.append(f"{printable(answer)}: listed on line {line} of {INFO_FILE} but missing")
+            # A folder, a FIFO or a loop of links was "missing" too.
+            problems.append(
+                f"{printable(answer)}: listed on line {line} of {INFO_FILE} but {what_is_there(answer)}"
+            )
         elif answer == original:
             problems.append(
                 f"{info}: line {line}: {printable(name)} is the original of task {printable(task)}, "

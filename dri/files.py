@@ -39,6 +39,7 @@ __all__ = [
     "document_id",
     "name_that_fits",
     "read_limited",
+    "what_is_there",
 ]
 
 #: The longest file name most file systems take, in bytes.
@@ -69,6 +70,23 @@ def _kind(mode: int) -> str | None:
     return next(
         (name for test, name in _KINDS if test(mode)), None if stat.S_ISREG(mode) else "something else"
     )
+
+
+def what_is_there(path: str | os.PathLike[str]) -> str:
+    """What stands at ``path`` where a regular file was expected, for a message:
+    "missing", "a symbolic link to nothing", "a loop of symbolic links",
+    "a folder", "a FIFO (named pipe)", … ("a regular file" if it is one)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symbolic link to nothing" if os.path.islink(path) else "missing"
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        return f"not to be looked at ({err.strerror or err})"
+    except ValueError:  # a NUL in the name
+        return "not a name the system takes"
+    return _kind(mode) or "a regular file"
 
 
 def _open_reason(err: OSError, what: str) -> str:

@@ -394,3 +394,27 @@ def test_corpus_files_that_lead_out_of_the_corpus_or_to_nothing_are_refused(tmp_
     (corpus / "b.txt").write_text("The nucleus attracts the electron.", encoding="utf-8")
     with pytest.raises(CorpusError, match="targets.txt: not a file: name the target documents"):
         load_analogy(corpus)
+
+
+def test_a_listed_answer_that_is_no_file_is_called_what_it_is(tmp_path: Path):
+    # A folder, a FIFO and a loop of links were each "listed … but missing".
+    import os
+
+    (tmp_path / "orig_taska.txt").write_text("The sun attracts the planet.", encoding="utf-8")
+    (tmp_path / "ok.txt").write_text("The moon attracts the sea.", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "loop.txt").symlink_to(tmp_path / "loop.txt")
+    (tmp_path / "file_information.csv").write_text(
+        "File,Task,Category\nsub,a,non\npipe.txt,a,cut\nloop.txt,a,light\ngone.txt,a,heavy\n"
+        "ok.txt,a,cut\norig_taska.txt,a,orig\n",
+        encoding="utf-8",
+    )
+    corpus = load_plagiarism(tmp_path)
+    assert [p.split(" of file_information.csv but ")[1] for p in corpus.problems] == [
+        "a folder",
+        "a FIFO (named pipe)",
+        "a loop of symbolic links",
+        "missing",
+    ]
+    assert len(corpus.pairs) == 1

@@ -240,7 +240,11 @@ def _stored_pair(path: Path) -> None:
         ("UPDATE pairs SET lin = 'x'", "comparison", "run-1, a pair's lin: 'x' is not a number"),
         # A BLOB kind was bytes.__format__'s TypeError in dri store mapping (exit 70).
         ("UPDATE pairs SET kind = x'41'", "comparison", "run-1, a pair's kind: bytes b'A', not text"),
-        ("UPDATE pairs SET generic = x'42'", "comparison", "run-1, a pair's generic space: bytes b'B', not text"),
+        (
+            "UPDATE pairs SET generic = x'42'",
+            "comparison",
+            "run-1, a pair's generic space: bytes b'B', not text",
+        ),
         ("UPDATE pairs SET evidence = 'x'", "comparison", "run-1, a pair's evidence: 'x' is not a number"),
         (
             "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",

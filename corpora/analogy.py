@@ -179,7 +179,8 @@ def load_analogy(
     listed_in = root / TARGETS_FILE if from_file else None
     problems: list[str] = []
     chosen = _choose_targets(root, documents, targets, listed_in, problems)
-    if sections is None and (root / SECTIONS_FILE).is_file():
+    # lexists: a link to nothing, or a folder, compared whole documents without a word.
+    if sections is None and os.path.lexists(root / SECTIONS_FILE):
         sections = read_list(root / SECTIONS_FILE)
     chosen_sections = tuple(s.lower() for s in sections) if sections else None
     return AnalogyCorpus(root, documents, chosen, chosen_sections, problems)

@@ -373,7 +373,16 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     if isinstance(group, bool) or not isinstance(group, (str, int)):
         raise ValueError(f'"group" must be a string or a whole number, not {json.dumps(group)[:80]}')
     sides = [_side(o, base) for o in options]
-    twin = next((i for i, side in enumerate(sides) if i != answer and side == sides[answer]), None)
+    answer_bytes = _side_bytes(sides[answer])
+    twin = next(
+        (
+            i
+            for i, side in enumerate(sides)
+            if i != answer
+            and (side == sides[answer] or (answer_bytes is not None and _side_bytes(side) == answer_bytes))
+        ),
+        None,
+    )
     if twin is not None:
         # Every score ties the two, and a tie for the top counts as wrong.
         raise ValueError(f"option {twin} repeats the answer, option {answer}: no score can pick it alone")
@@ -387,6 +396,17 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
         types=types,
         group=str(group),
     )
+
+
+def _side_bytes(side: str | Path) -> bytes | None:
+    """The bytes a side becomes as a document (a file's, a text's UTF-8; a copy of
+    a file or a text of its bytes is one document), or None if it cannot be read."""
+    if isinstance(side, str):
+        return side.encode("utf-8", "surrogatepass")
+    try:
+        return read_limited(side, MAX_TEXT_BYTES)
+    except FileRefused:
+        return None
 
 
 def load_choice(path: str | Path) -> ChoiceSet:

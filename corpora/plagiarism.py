@@ -101,7 +101,7 @@ def _index_rows(root: Path) -> tuple[Path, list[tuple[int, dict[str, str]]], lis
         raise no_corpus_folder(root)
     info = root / INFO_FILE
     if not info.is_file():
-        what = "missing" if not info.exists() else "not a file"  # a folder of that name said "missing"
+        what = what_is_there(info)  # a folder of that name, or a link to nothing, said "missing"
         raise CorpusError(
             info, f"{what}: a plagiarism corpus needs file_information.csv (File,Task,Category)"
         )
@@ -189,7 +189,7 @@ def _pairs(
     """Each answer with its task's original, when both files are there."""
     for task, path in sorted(originals.items()):
         if not _is_file(path):
-            problems.append(f"{printable(path)}: original of task {printable(task)} is missing")
+            problems.append(f"{printable(path)}: original of task {printable(task)} is {what_is_there(path)}")
     pairs = []
     seen_answers: set[Path] = set()
     for line, name, task, category in answers:

@@ -537,7 +537,7 @@ def build_translation_corpus(
     out.parent.mkdir(parents=True, exist_ok=True)
     # mkdir, not mkdtemp: the corpus keeps the folder mode of any other (mkdtemp's is 0700).
     remove_abandoned(out.parent)  # earlier builds stopped by kill -9
-    staging = out.parent / staging_name(out.name[:100])
+    staging = out.parent / staging_name(out.name)
     staging.mkdir()
     moved = False
     try:

@@ -208,10 +208,11 @@ def decode_text(data: bytes) -> tuple[str, str]:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        if encoding == "utf-8" and _cut_in_a_character(data, err):
+        body = data[len(codecs.BOM_UTF8) :] if encoding == "utf-8-sig" else data
+        if encoding in ("utf-8", "utf-8-sig") and _cut_in_a_character(body, err):
             # UTF-8 cut short inside its last character (a copy stopped part-way): read
             # as Windows-1252, every accented letter of the file was two signs.
-            return decode_text(data[: err.start])
+            return decode_text(data[: len(data) - len(body) + err.start])
         if encoding != "utf-8":
             raise NotText(f"binary data, not text (invalid {encoding})") from None
         try:

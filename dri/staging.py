@@ -61,7 +61,9 @@ RECORD_BYTES = 1 << 20
 
 def staging_name(label: str = "") -> str:
     """A new staging folder's name: :data:`STAGING_PREFIX`, this process's id,
-    ``label`` (what is built, for a reader of the folder) and a random part."""
+    ``label`` (what is built, for a reader of the folder; its first 100 bytes)
+    and a random part."""
+    label = label.encode("utf-8", "surrogateescape")[:100].decode("utf-8", "ignore")
     return f"{STAGING_PREFIX}{os.getpid()}-{label}{'-' if label else ''}{os.urandom(6).hex()}"
 
 

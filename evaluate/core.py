@@ -468,9 +468,9 @@ def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
     """Save the rows with ``Store.save_evaluation``; the store's name, or ``None``.
 
     Per-row timings are left out, and the corpus and the documents are named
-    by absolute paths: the evaluation's id is a hash of its content, so the
-    same results saved again are stored once (``corpus``, ``./corpus`` and
-    ``/home/me/corpus`` were three records of one evaluation).
+    by their real paths: the evaluation's id is a hash of its content, so the
+    same results saved again are stored once (``corpus``, ``./corpus``,
+    ``/home/me/corpus`` and a link to it were four records of one evaluation).
     """
     try:
         store = open_store()
@@ -480,10 +480,10 @@ def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
     try:
         store.save_evaluation(
             kind,
-            os.path.abspath(corpus),
+            os.path.realpath(corpus),
             [
                 {
-                    k: os.path.abspath(v) if k in ("source", "target") and isinstance(v, str) and v else v
+                    k: os.path.realpath(v) if k in ("source", "target") and isinstance(v, str) and v else v
                     for k, v in r.items()
                     if not k.startswith("_") and k != MAPPING_SECONDS
                 }

@@ -21,10 +21,11 @@ The page's drawing is bounded before its layout: lines and shapes are not
 kept (a text reader has no use for them; a 26 KB page of a million
 rectangles took 1.8 GB and 69 s), a page's content streams, with the forms
 they draw, may hold :data:`MAX_PAGE_TOKENS` operators and operands (five
-million empty ``q Q`` took 56 s), and one string of them
-:data:`MAX_STRING_BYTES` (pdfminer builds a string piece by piece, in time
-that grows with its square: one of 60 MB in a 59 KB file took 314 s). Past
-either bound, :class:`PageTooLarge` stops the document too.
+million empty ``q Q`` took 56 s), a document's pages
+:data:`MAX_DOCUMENT_TOKENS`, and one token of them :data:`MAX_STRING_BYTES`
+(pdfminer builds a token piece by piece, in time that grows with its
+square: a string of 60 MB in a 59 KB file took 314 s, a hex string of 32 MB
+76 s). Past any of these bounds, :class:`PageTooLarge` stops the document too.
 
 An object that is only a reference to another (``6 0 obj 7 0 R endobj``) is
 followed by pdfminer in a loop without end (``pdftypes.resolve1``): two such
@@ -69,10 +70,12 @@ from pdfminer.pdftypes import PDFObjRef
 __all__ = [
     "FLOW_MAX_BOXES",
     "MAX_DECODED_BYTES",
+    "MAX_DOCUMENT_TOKENS",
     "MAX_PAGE_CHARS",
     "MAX_PAGE_TOKENS",
     "MAX_STRING_BYTES",
     "DecodedTooLarge",
+    "DrawingTooLarge",
     "PageTooLarge",
     "layout_pages",
 ]
@@ -89,9 +92,13 @@ MAX_PAGE_CHARS = 100_000
 #: a page with a dense vector plot a few hundred thousand; pdfminer reads about
 #: 200,000 a second.
 MAX_PAGE_TOKENS = 1_000_000
-#: The longest string of a content stream, in bytes (a page shows at most
-#: :data:`MAX_PAGE_CHARS` characters).
+#: The longest token (a string, a hex string, a name) of a content stream, in
+#: bytes (a page shows at most :data:`MAX_PAGE_CHARS` characters).
 MAX_STRING_BYTES = 10 * MAX_PAGE_CHARS
+#: Operators and operands of a whole document's pages: a paper of 200 pages has
+#: a few million; a file of many pages each just under :data:`MAX_PAGE_TOKENS`
+#: took 7 s a page.
+MAX_DOCUMENT_TOKENS = 10 * MAX_PAGE_TOKENS
 
 
 class PageTooLarge(Exception):
@@ -101,6 +108,13 @@ class PageTooLarge(Exception):
     def __init__(self, page: int, holds: str = f"over {MAX_PAGE_CHARS:,} characters") -> None:
         super().__init__(f"page {page} holds {holds}, more than a page of text")
         self.page = page
+
+
+class DrawingTooLarge(Exception):
+    """A document's pages hold more than :data:`MAX_DOCUMENT_TOKENS` tokens."""
+
+    def __init__(self, page: int) -> None:
+        super().__init__(f"its pages hold over {MAX_DOCUMENT_TOKENS:,} drawing instructions (by page {page})")
 
 
 #: Bytes that a document's compressed streams may inflate to, in all (a paper's
@@ -228,15 +242,19 @@ class _BoundedContentParser(PDFContentParser):
         tokens = getattr(_page, "tokens", None)
         if tokens is not None:
             _page.tokens = tokens + 1
+            _page.document_tokens += 1
             if tokens >= MAX_PAGE_TOKENS:
                 raise PageTooLarge(_page.number, f"over {MAX_PAGE_TOKENS:,} drawing instructions")
+            if _page.document_tokens > MAX_DOCUMENT_TOKENS:
+                raise DrawingTooLarge(_page.number)
         return token
 
-    def _parse_string(self, s: bytes, i: int) -> int:
-        at = super()._parse_string(s, i)
+    def fillbuf(self) -> bool:
+        # Before each next piece of the stream: a token still growing (a string, a
+        # hex string, a keyword, a name of megabytes) grows by copying itself whole.
         if len(self._curtoken) > MAX_STRING_BYTES:
-            raise PageTooLarge(getattr(_page, "number", 0), f"a string of over {MAX_STRING_BYTES:,} bytes")
-        return at
+            raise PageTooLarge(getattr(_page, "number", 0), f"a token of over {MAX_STRING_BYTES:,} bytes")
+        return super().fillbuf()
 
 
 # The interpreter makes its parser by this name of its module.
@@ -294,6 +312,7 @@ def layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     gives them, within the bounds above; raises :class:`PageTooLarge` or
     :class:`DecodedTooLarge`."""
     _inflating.left = MAX_DECODED_BYTES
+    _page.document_tokens = 0
     try:
         yield from _layout_pages(data, laparams)
     finally:

@@ -201,6 +201,8 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
 
     def where() -> tuple[str, int] | None:
         _, location = parse_address(address)
+        if location.endswith(":"):  # int('') said "invalid literal for int() with base 10: ''"
+            raise ValueError("no port after the ':'")
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")

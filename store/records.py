@@ -184,7 +184,7 @@ def stored_pair(where: str, what: str, pair: Mapping[str, Any]) -> dict[str, Any
     out["lin"] = stored_number(where, f"{what}, a pair's lin", out["lin"])
     if out["generic"] is not None:
         out["generic"] = stored_text(where, f"{what}, a pair's generic space", out["generic"])
-    if out["loose"] is not None and not isinstance(out["loose"], (bool, int)):  # Neo4j's bool, SQLite's 0/1
+    if out["loose"] is not None and out["loose"] not in (0, 1):  # Neo4j's bool, SQLite's 0/1
         raise DamagedRow(
             where, f"damaged row: {what}, a pair's loose: {str(out['loose'])[:40]!r} is not 0 or 1"
         )

@@ -46,6 +46,7 @@ from dri.graphs import NotAGraph, load_json
 from dri.literal import echo, printable, storable
 from dri.mapping.content import FAR_CONTENT
 from dri.mapping.encoder import MODEL_SHA256, load_in_background
+from dri.mapping.mapper import MappingTooLarge
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
 from dri.mapping.wordnet import WordNetSetupError
 from dri.metrics import compare
@@ -294,6 +295,13 @@ def run_compare(args: argparse.Namespace) -> int:
         comparison = compare(*graphs, profile=args.profile)
     except WordNetSetupError as err:
         echo(f"error: {err}", file=sys.stderr, one_line=True)
+        return 1
+    except MappingTooLarge as err:
+        echo(
+            f"error: {args.source} -> {args.target}: {err}; what to do: {err.advice}",
+            file=sys.stderr,
+            one_line=True,
+        )
         return 1
     if kept is not None:
         # After the comparison, so the graphs keep the encoder vectors it computed.

@@ -5,6 +5,7 @@ write transactions that take the file's lock up front.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -182,6 +183,7 @@ def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
     """
     wal = Path(f"{path}-wal")
     if _has_content(wal):
+        _shared_memory_file(path)
         db = sqlite3.connect(
             f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=False
         )
@@ -203,6 +205,16 @@ def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
         check_same_thread=False,
         isolation_level=None,
     )
+
+
+def _shared_memory_file(path: Path) -> None:
+    """Make the WAL's shared-memory file (``-shm``) beside ``path`` with the
+    folder's usual mode, if it is missing and the folder can be written to:
+    made by SQLite for a read-only store file, it took that file's read-only
+    mode, and the store made writable again failed every write."""
+    # There already, or the folder is read-only: SQLite does as it can.
+    with contextlib.suppress(OSError):
+        os.close(os.open(f"{path}-shm", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
 
 
 def _reason(err: sqlite3.Error, timeout: float) -> str:

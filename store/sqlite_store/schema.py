@@ -189,15 +189,29 @@ def refuse_no_tables(conn: SQLiteConnection) -> None:
             )
 
 
+#: Columns a store of this version made before them lacks, added when it is
+#: next opened for writing (:func:`create_schema`).
+ADDED_LATER = {"graphs": {"features", "encoder"}, "pairs": {"loose", "evidence"}}
+
+
+def _missing_columns(db: sqlite3.Connection, tables: set[str]) -> dict[str, set[str]]:
+    """Each table's columns of :data:`SCHEMA` that the store's table lacks."""
+    return {
+        table: set(expected - _columns(db, table))
+        for table, expected in _columns_of_schema().items()
+        if table in tables
+    }
+
+
 def _refuse_missing_columns(conn: SQLiteConnection, db: sqlite3.Connection) -> None:
     """A :class:`StoreError` for a store whose columns were dropped (a query of one
     failed with SQLite's own ``no such column``); run once :data:`SCHEMA` made
     every table and the migrations added their columns."""
-    tables = _tables(db)
-    for table, expected in _columns_of_schema().items():
-        if table in tables and (gone := sorted(expected - _columns(db, table))):
+    for table, gone in _missing_columns(db, _tables(db)).items():
+        if gone:
             raise StoreError(
-                conn.location, f"damaged store: table {table} has no column {', '.join(gone)}; {_ADVICE}"
+                conn.location,
+                f"damaged store: table {table} has no column {', '.join(sorted(gone))}; {_ADVICE}",
             )
 
 
@@ -228,7 +242,19 @@ def refuse_unusable(conn: SQLiteConnection, *, create: bool, writable: bool) -> 
         _refuse_other_versions(conn, db)
         _refuse_missing_tables(conn, db)
         tables = _tables(db)
-        if not writable and _stored_version(db, tables) != SCHEMA_VERSION and tables:
+        current = _stored_version(db, tables) == SCHEMA_VERSION
+        gone: dict[str, set[str]] = {}
+        if current:
+            # Before the WAL mode (a damaged store refused after it had changed) and read-only too.
+            gone = _missing_columns(db, tables)
+            dropped = {table: names - ADDED_LATER.get(table, set()) for table, names in gone.items()}
+            for table, names in dropped.items():
+                if names:
+                    raise StoreError(
+                        conn.location,
+                        f"damaged store: table {table} has no column {', '.join(sorted(names))}; {_ADVICE}",
+                    )
+        if not writable and tables and (not current or any(gone.values())):
             raise StoreError(
                 conn.location,
                 f"a store of an earlier version, which a dri command that can write to it "

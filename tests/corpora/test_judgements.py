@@ -581,3 +581,23 @@ def test_a_document_that_is_a_link_to_nothing_is_called_so(tmp_path: Path):
         f"{csv_file}: line 2: no such document 'gone.txt' "
         f"(a symbolic link to {tmp_path / 'missing.txt'}, which is not there)"
     ]
+
+
+def test_a_choice_whose_answer_is_another_options_document_is_left_out(tmp_path: Path):
+    # A copy of the answer's file, or a text of its bytes, is one document: a tie, counted wrong.
+    (tmp_path / "a.txt").write_text("The cat sat on the mat.", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("The cat sat on the mat.", encoding="utf-8")
+    (tmp_path / "c.txt").write_text("A dog ran.", encoding="utf-8")
+    jsonl = tmp_path / "c.jsonl"
+    items = [
+        {"query": "q", "options": ["a.txt", "b.txt", "c.txt"], "answer": 0},
+        {"query": "q", "options": ["c.txt", "The cat sat on the mat.", "a.txt"], "answer": 1},
+        {"query": "q", "options": ["c.txt", "a.txt"], "answer": 1},
+    ]
+    jsonl.write_text("\n".join(json.dumps(i) for i in items), encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [item.line for item in data.items] == [3]
+    assert [p.split(": ", 2)[2] for p in data.problems] == [
+        "option 1 repeats the answer, option 0: no score can pick it alone",
+        "option 2 repeats the answer, option 1: no score can pick it alone",
+    ]

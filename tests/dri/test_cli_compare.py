@@ -316,7 +316,7 @@ def test_graphs_of_more_relation_pairs_than_a_mapping_takes_are_one_line(tmp_pat
     a, b = _graphs(tmp_path)
     assert main(["compare", str(a), str(b)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        "error: solar (2 relations) against atom (2): 4 relation pairs, over the 3 a mapping takes; "
+        f"error: {a} -> {b}: 2 relations against 2: 4 relation pairs, over the 3 a mapping takes; "
         "what to do: compare shorter documents, or some of their sections (dri run and dri evaluate analogy take --sections)"
     ]
     monkeypatch.setattr(mapper, "MAX_RELATION_PAIRS", 4)

@@ -203,7 +203,10 @@ def test_a_page_of_more_drawing_than_a_page_of_text_is_one_line_naming_it(tmp_pa
     path = tmp_path / "bomb.pdf"
     cases = {
         b"q Q " * 501 + TEXT: "over 1,000 drawing instructions",  # 1,002 tokens
-        b"BT /F1 12 Tf 72 720 Td (" + b"a " * 1_001 + b") Tj ET": "a string of over 2,000 bytes",
+        # Longer than a read of the stream (4,096 bytes): the bound is checked between reads.
+        b"BT /F1 12 Tf 72 720 Td (" + b"a " * 5_000 + b") Tj ET": "a token of over 2,000 bytes",
+        b"BT /F1 12 Tf 72 720 Td <" + b"41" * 5_000 + b"> Tj ET": "a token of over 2,000 bytes",
+        b"q " + b"a" * 10_000 + b" Q " + TEXT: "a token of over 2,000 bytes",
     }
     for contents, holds in cases.items():
         path.write_bytes(_plain(contents))
@@ -226,3 +229,15 @@ def test_lines_and_shapes_are_not_kept(tmp_path):
     pages = list(pdf_layout.layout_pages(path.read_bytes(), LAParams()))
     assert [type(item).__name__ for item in pages[0]] == ["LTTextBoxHorizontal"]
     assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+def test_a_document_of_more_drawing_than_its_bound_is_one_line_naming_it(tmp_path, monkeypatch):
+    # Pages each just under the page bound took 7 s a page, without end.
+    monkeypatch.setattr(pdf_layout, "MAX_DOCUMENT_TOKENS", 500)
+    path = tmp_path / "pages.pdf"
+    path.write_bytes(_plain(b"q Q " * 300 + TEXT))
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value) == (
+        f"{path}: not a PDF of text pages: its pages hold over 500 drawing instructions (by page 1)"
+    )

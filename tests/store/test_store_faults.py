@@ -277,6 +277,15 @@ def test_a_store_in_a_read_only_folder_is_checked_as_any_other(tmp_path):
     with _read_only(folder), pytest.raises(StoreError) as refused:
         open_store(str(path), create=False)
     assert str(refused.value) == f"{path}: store schema version 99, this dri reads 2"
+    # A column dropped: SQLite's own "no such column: d.title", read-only.
+    db = sqlite3.connect(path)
+    db.execute("UPDATE store_info SET value = '2' WHERE key = 'schema_version'")
+    db.execute("ALTER TABLE documents DROP COLUMN title")
+    db.commit()
+    db.close()
+    with _read_only(folder), pytest.raises(StoreError) as refused:
+        open_store(str(path), create=False)
+    assert "damaged store: table documents has no column title" in str(refused.value)
 
 
 def test_changes_left_in_the_wal_of_a_read_only_folder_are_named_not_dropped_silently(tmp_path, caplog):

@@ -382,3 +382,18 @@ def test_a_file_refused_when_looked_into_is_left_as_it_was(tmp_path, schema, say
         SQLiteStore(path, create=False)
     assert says in str(refused.value)
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]
+
+
+def test_a_store_with_a_column_dropped_is_refused_unchanged(tmp_path):
+    # Refused after the WAL mode had been set (the file changed), and read-only
+    # it was SQLite's own "no such column: d.title".
+    path = tmp_path / "s.sqlite"
+    _stored_pair(path)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+        db.execute("ALTER TABLE documents DROP COLUMN title")
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as refused:
+        SQLiteStore(path, create=False)
+    assert "damaged store: table documents has no column title" in str(refused.value)
+    assert path.read_bytes() == before

@@ -134,15 +134,15 @@ def read_limited(
             reason += f" (a symbolic link to {printable(os.readlink(path))})"
         raise FileRefused(path, reason) from None
     try:
+        mode, size = (info := os.fstat(fd)).st_mode, info.st_size
+        kind = _kind(mode)
+        if kind is not None:  # what it is says more than where it is (a link to /dev/zero)
+            link = " (through a symbolic link)" if os.path.islink(path) else ""
+            raise FileRefused(path, f"is {kind}{link}, not a regular {what}")
         if inside is not None and not Path(opened := _opened_path(fd, path)).is_relative_to(inside):
             raise FileRefused(
                 path, f"refused, it leads to {printable(opened)}, outside the folder {printable(inside)}"
             )
-        mode, size = (info := os.fstat(fd)).st_mode, info.st_size
-        kind = _kind(mode)
-        if kind is not None:
-            link = " (through a symbolic link)" if os.path.islink(path) else ""
-            raise FileRefused(path, f"is {kind}{link}, not a regular {what}")
         if size > limit:
             raise FileRefused(path, f"too large ({size} bytes; the limit is {limit})")
         chunks: list[bytes] = []

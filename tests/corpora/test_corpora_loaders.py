@@ -175,7 +175,7 @@ def test_translation_loader_needs_layout(tmp_path):
     with pytest.raises(CorpusError, match="roundtrip: not a folder: a translation corpus needs roundtrip/"):
         load_translation(tmp_path)
     (tmp_path / "file_information.csv").mkdir()
-    with pytest.raises(CorpusError, match="file_information.csv: not a file: a plagiarism corpus needs"):
+    with pytest.raises(CorpusError, match="file_information.csv: a folder: a plagiarism corpus needs"):
         load_plagiarism(tmp_path)
 
 
@@ -390,8 +390,14 @@ def test_corpus_files_that_lead_out_of_the_corpus_or_to_nothing_are_refused(tmp_
     with pytest.raises(CorpusError, match="manifest.csv: no such manifest"):
         corpus_manifest(corpus)
     (corpus / "manifest.csv").unlink()
-    (corpus / "targets.txt").mkdir()
     (corpus / "b.txt").write_text("The nucleus attracts the electron.", encoding="utf-8")
+    (corpus / "targets.txt").write_text("a.txt\n", encoding="utf-8")
+    (corpus / "sections.txt").symlink_to(corpus / "gone.txt")  # compared whole documents, without a word
+    with pytest.raises(CorpusError, match="sections.txt: no such list file"):
+        load_analogy(corpus)
+    (corpus / "sections.txt").unlink()
+    (corpus / "targets.txt").unlink()
+    (corpus / "targets.txt").mkdir()
     with pytest.raises(CorpusError, match="targets.txt: not a file: name the target documents"):
         load_analogy(corpus)
 

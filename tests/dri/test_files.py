@@ -148,5 +148,6 @@ def test_a_refused_name_is_shown_as_every_message_shows_names(tmp_path):
 def test_utf8_cut_inside_its_last_character_is_read_as_utf8():
     # Read as Windows-1252, with a warning: "RÃ©sumÃ© cafÃ".
     assert decode_text("# Résumé café".encode()[:-1]) == ("# Résumé caf", "utf-8")
+    assert decode_text("\ufeff# Résumé café".encode()[:-1]) == ("# Résumé caf", "utf-8-sig")
     # One accented letter at the end, and no other: Windows-1252, as before.
     assert decode_text("café".encode("cp1252")) == ("café", "cp1252")

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from dri.staging import STAGING_PREFIX, files_together
+from dri.staging import STAGING_PREFIX, files_together, staging_name
 
 
 def test_the_files_appear_when_the_block_ends(tmp_path):
@@ -207,3 +207,9 @@ def test_a_staging_folder_whose_writer_is_gone_is_removed_by_the_next_writer(tmp
         (staging / "summary.md").write_text("new", encoding="utf-8")
     assert not dead.exists() and alive.is_dir() and unnamed.is_dir()
     assert (tmp_path / "summary.md").read_text(encoding="utf-8") == "new"
+
+
+def test_a_staging_label_of_many_bytes_is_cut_to_fit_a_file_name():
+    # A corpus of 60 emoji (240 bytes) made a staging name over 255 bytes: "File name too long".
+    name = staging_name("\U0001f600" * 60)
+    assert len(name.encode()) < 160 and name.startswith(f"{STAGING_PREFIX}{os.getpid()}-\U0001f600")

@@ -124,6 +124,12 @@ def test_a_dask_port_out_of_range_is_one_settings_error(address, says) -> None:
     assert str(caught.value) == f"Dask at {address}: cannot connect: {says}"
 
 
+def test_a_dask_address_ending_in_a_colon_says_so() -> None:
+    # int('') said "invalid literal for int() with base 10: ''".
+    with pytest.raises(SettingsError, match="cannot connect: no port after the ':'$"):
+        check_dask_address("tcp://127.0.0.1:")
+
+
 @pytest.mark.parametrize("address", ["tcp://user:S3cretPW@127.0.0.1:1", "user:S3cretPW@127.0.0.1:1"])
 def test_a_dask_address_with_a_login_is_refused_without_showing_it(address) -> None:
     # Dask's own message quoted the address, password and all, twice.

@@ -246,6 +246,7 @@ def _stored_pair(path: Path) -> None:
             "run-1, a pair's generic space: bytes b'B', not text",
         ),
         ("UPDATE pairs SET evidence = 'x'", "comparison", "run-1, a pair's evidence: 'x' is not a number"),
+        ("UPDATE pairs SET loose = 7", "comparison", "run-1, a pair's loose: '7' is not 0 or 1"),
         (
             "UPDATE graphs SET data = '{bad' WHERE doc_id = 'solar'",
             "graph",

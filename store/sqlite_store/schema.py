@@ -138,6 +138,7 @@ _ADVICE = "restore the file from a backup, or move it away (the next `dri run` s
 
 
 @functools.cache
+@functools.cache
 def _columns_of_schema() -> dict[str, frozenset[str]]:
     """Each table's columns as :data:`SCHEMA` makes them."""
     db = sqlite3.connect(":memory:")

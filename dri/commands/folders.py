@@ -23,6 +23,7 @@ from pathlib import Path
 
 from dri import atomic
 from dri.atomic import database_at
+from dri.files import what_is_there
 from dri.literal import printable
 from dri.settings import data_dir
 from dri.staging import REPORT_RECORD
@@ -34,6 +35,7 @@ __all__ = [
     "file_in_the_way",
     "given_file",
     "given_path",
+    "not_a_folder",
     "output_file",
     "output_folder",
     "output_name",
@@ -99,9 +101,16 @@ def output_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{printable(text)}: not a folder (a file of that name is there)")
     if blocker is not None:
         raise argparse.ArgumentTypeError(
-            f"{printable(text)}: cannot be a folder, {printable(blocker)} is a file"
+            f"{printable(text)}: cannot be a folder, {printable(blocker)} is {not_a_folder(blocker)}"
         )
     return path
+
+
+def not_a_folder(path: Path) -> str:
+    """What ``path`` is, where a folder was to be: "a file", "a symbolic link to
+    nothing", "a loop of symbolic links" (each was "a file")."""
+    there = what_is_there(path)
+    return "a file" if there == "a regular file" else there
 
 
 def given_path(text: str) -> Path:

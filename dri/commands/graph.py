@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from dri.commands.folders import (
     file_in_the_way,
     given_file,
+    not_a_folder,
     output_folder,
     output_name,
     overwrites_a_database,
@@ -105,7 +106,10 @@ def _png_folder_refusal(args: argparse.Namespace) -> str | None:
     folder = len(args.files) > 1 or args.png.endswith(("/", os.sep))
     in_the_way = file_in_the_way(target.parent)
     if in_the_way is not None:  # "Not a directory", once a document, after the work
-        return f"{printable(args.png)}: --png cannot be made: {printable(in_the_way)} is a file, not a folder"
+        return (
+            f"{printable(args.png)}: --png cannot be made: {printable(in_the_way)} is "
+            f"{not_a_folder(in_the_way)}, not a folder"
+        )
     if folder and (target.is_symlink() or target.exists()) and not target.is_dir():
         what = "a link to nothing" if not target.exists() else "a file"
         return f"{printable(args.png)}: --png must be a folder for the pictures, and {what} is in the way"

@@ -86,6 +86,11 @@ def test_graph_png_folder_where_a_file_is_is_one_line_before_any_work(tmp_path, 
             "--png must be a folder for the pictures, and a link to nothing is in the way",
         ),
         (picture / "sub", f"--png cannot be made: {picture} is a file, not a folder"),
+        # Each was "is a file, not a folder".
+        (
+            tmp_path / "dangling" / "p.png",
+            f"--png cannot be made: {tmp_path / 'dangling'} is a symbolic link to nothing, not a folder",
+        ),
     ]:
         assert main(["graph", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--png", str(png)]) == 2
         assert capsys.readouterr().err.splitlines() == [f"error: {png}: {says}"]

@@ -205,7 +205,7 @@ def discover(
             if not target.is_relative_to(root):
                 problems.append(
                     f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
-                    "(dri run --allow-outside-links allows it)"
+                    "(only dri run --allow-outside-links follows such links)"
                 )
                 continue
         found.append(str(path))

@@ -105,7 +105,7 @@ def test_links_leaving_the_corpus_are_refused_unless_allowed(tmp_path):
     assert [Path(p).name for p in paths] == ["alias.txt", "inside.txt"]
     assert problems == [
         f"{root.resolve() / 'passwd.txt'}: refused, a symbolic link to /etc/passwd, outside the corpus folder "
-        "(dri run --allow-outside-links allows it)"
+        "(only dri run --allow-outside-links follows such links)"
     ]
     paths, problems = discover(root, allow_outside_links=True)
     assert [Path(p).name for p in paths] == ["alias.txt", "inside.txt", "passwd.txt"] and problems == []

@@ -201,15 +201,17 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
 
     def where() -> tuple[str, int] | None:
         _, location = parse_address(address)
-        if location.endswith(":"):  # int('') said "invalid literal for int() with base 10: ''"
+        given = location.rpartition("]")[2] if location.startswith("[") else location
+        digits = given.rpartition(":")[2] if ":" in given else "8786"
+        if not digits:  # int('') said "invalid literal for int() with base 10: ''"
             raise ValueError("no port after the ':'")
+        if not (
+            digits.isascii() and digits.isdigit()
+        ):  # int() took "+80" and "８０" as 80; "abc" was int()'s words
+            raise ValueError(f"port {digits} is not a number")
         host, port = parse_host_port(location, 8786)
         if not host:
             raise ValueError("no host")
-        given = location.rpartition("]")[2] if location.startswith("[") else location
-        digits = given.rpartition(":")[2] if ":" in given else "8786"
-        if not (digits.isascii() and digits.isdigit()):  # int() took "+80" and "８０" as 80
-            raise ValueError(f"port {digits} is not a number")
         if not 0 < port < 65536:  # 70000 was taken as port 4464, the remainder
             raise ValueError(f"port {port} is out of range (1-65535)")
         return host, port

@@ -278,10 +278,11 @@ def create_schema(conn: SQLiteConnection) -> None:
         if "encoder" not in columns:  # a store made before encoder vectors: they come with new graphs
             db.execute("ALTER TABLE graphs ADD COLUMN encoder BLOB")
         columns = {r[1] for r in db.execute("PRAGMA table_info(pairs)")}
-        if (
-            "loose" not in columns
-        ):  # a store made before loose pairs and evidence were kept: NULL in its pairs
+        # A store made before loose pairs and evidence were kept: NULL in its pairs. Each
+        # on its own (one dropped alone was "duplicate column name: evidence").
+        if "loose" not in columns:
             db.execute("ALTER TABLE pairs ADD COLUMN loose INTEGER")
+        if "evidence" not in columns:
             db.execute("ALTER TABLE pairs ADD COLUMN evidence REAL")
         _refuse_missing_columns(conn, db)
         row = db.execute("SELECT value FROM store_info WHERE key = 'schema_version'").fetchone()

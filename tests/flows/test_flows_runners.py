@@ -93,7 +93,7 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
         SettingsError, match=f"^Dask at tcp://127.0.0.1:{port}: cannot connect: Connection refused$"
     ):
         check_dask_address(f"tcp://127.0.0.1:{port}")
-    for address, reason in (("tcp://h:abc", "invalid literal"), ("tcp://", "no host")):
+    for address, reason in (("tcp://h:abc", "port abc is not a number"), ("tcp://", "no host")):
         with pytest.raises(SettingsError, match=reason):
             check_dask_address(address)
     # inproc:// (no other process reaches it) and ucx:// (not in this install) failed inside
@@ -115,6 +115,7 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
         ("tcp://127.0.0.1:0", "port 0 is out of range (1-65535)"),
         # int() read both as port 80.
         ("tcp://127.0.0.1:+80", "port +80 is not a number"),
+        ("tcp://127.0.0.1:abc", "port abc is not a number"),  # int()'s "invalid literal for int()"
         ("tcp://127.0.0.1:\uff18\uff10", "port \uff18\uff10 is not a number"),
     ],
 )

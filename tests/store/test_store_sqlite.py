@@ -398,3 +398,16 @@ def test_a_store_with_a_column_dropped_is_refused_unchanged(tmp_path):
         SQLiteStore(path, create=False)
     assert "damaged store: table documents has no column title" in str(refused.value)
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("gone", ["loose", "evidence"])
+def test_a_store_lacking_one_later_column_gets_it_back(tmp_path, gone):
+    # Added only together: a store lacking "loose" alone was "duplicate column name: evidence".
+    path = tmp_path / "s.sqlite"
+    _stored_pair(path)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(f"ALTER TABLE pairs DROP COLUMN {gone}")
+    with SQLiteStore(path, create=False) as store:
+        assert store.counts()["pairs"] > 0
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert gone in {row[1] for row in db.execute("PRAGMA table_info(pairs)")}

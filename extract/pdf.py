@@ -117,7 +117,13 @@ def pdf_lines(data: bytes, path: str, max_chars: int | None = None) -> list[PdfL
     from pdfminer.layout import LAParams, LTChar, LTTextBox, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
-    from dri.extract.pdf_layout import DecodedTooLarge, DrawingTooLarge, PageTooLarge, layout_pages
+    from dri.extract.pdf_layout import (
+        DecodedTooLarge,
+        DrawingTooLarge,
+        PageTooLarge,
+        TokenTooLarge,
+        layout_pages,
+    )
 
     lines: list[PdfLine] = []
     pages = 0
@@ -146,7 +152,7 @@ def pdf_lines(data: bytes, path: str, max_chars: int | None = None) -> list[PdfL
                     raise TooMuchText(chars, page_no + 1)
     except TooMuchText:
         raise
-    except (PageTooLarge, DrawingTooLarge, DecodedTooLarge) as err:
+    except (PageTooLarge, DrawingTooLarge, TokenTooLarge, DecodedTooLarge) as err:
         raise DocumentError(path, f"not a PDF of text pages: {err}") from None
     except PDFPasswordIncorrect:
         raise DocumentError(path, "encrypted PDF (a password is needed to read it)") from None

@@ -25,7 +25,10 @@ million empty ``q Q`` took 56 s), a document's pages
 :data:`MAX_DOCUMENT_TOKENS`, and one token of them :data:`MAX_STRING_BYTES`
 (pdfminer builds a token piece by piece, in time that grows with its
 square: a string of 60 MB in a 59 KB file took 314 s, a hex string of 32 MB
-76 s). Past any of these bounds, :class:`PageTooLarge` stops the document too.
+76 s; an inline image's data, which pdfminer copied whole at each byte, is
+bounded so too). Past any of these bounds, :class:`PageTooLarge` stops the
+document too, and a token of the document's own objects past the same length
+(a string of an object stream) :class:`TokenTooLarge`.
 
 An object that is only a reference to another (``6 0 obj 7 0 R endobj``) is
 followed by pdfminer in a loop without end (``pdftypes.resolve1``): two such
@@ -51,11 +54,13 @@ This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 from __future__ import annotations
 
 import io
+import re
 import threading
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pdfminer.pdfdocument
 import pdfminer.pdfinterp
 import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
@@ -64,7 +69,7 @@ from pdfminer.lzw import CorruptDataError, LZWDecoder
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFContentParser, PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
-from pdfminer.pdfparser import PDFParser, PDFSyntaxError
+from pdfminer.pdfparser import PDFParser, PDFStreamParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFObjRef
 
 __all__ = [
@@ -77,6 +82,7 @@ __all__ = [
     "DecodedTooLarge",
     "DrawingTooLarge",
     "PageTooLarge",
+    "TokenTooLarge",
     "layout_pages",
 ]
 
@@ -256,9 +262,67 @@ class _BoundedContentParser(PDFContentParser):
             raise PageTooLarge(getattr(_page, "number", 0), f"a token of over {MAX_STRING_BYTES:,} bytes")
         return super().fillbuf()
 
+    def get_inline_data(self, pos: int, target: bytes = b"EI") -> tuple[int, bytes]:
+        """pdfminer's reading of an inline image's data up to ``target``, into a
+        buffer that grows in place and within :data:`MAX_STRING_BYTES` (pdfminer's
+        copied its data whole at each byte: 1.6 MB of it in a 2 KB file took 35 s)."""
+        self.seek(pos)
+        i = 0
+        data = bytearray()
+        while i <= len(target):
+            self.fillbuf()
+            if len(data) > MAX_STRING_BYTES:
+                raise PageTooLarge(
+                    getattr(_page, "number", 0), f"an inline image of over {MAX_STRING_BYTES:,} bytes"
+                )
+            if i:
+                c = self.buf[self.charpos : self.charpos + 1]
+                data += c
+                self.charpos += 1
+                if (len(target) <= i and c.isspace()) or (i < len(target) and c == target[i : i + 1]):
+                    i += 1
+                else:
+                    i = 0
+            else:
+                try:
+                    j = self.buf.index(target[0], self.charpos)
+                    data += self.buf[self.charpos : j + 1]
+                    self.charpos = j + 1
+                    i = 1
+                except ValueError:
+                    data += self.buf[self.charpos :]
+                    self.charpos = len(self.buf)
+        found = bytes(data[: -(len(target) + 1)])
+        return (pos, re.sub(rb"(\x0d\x0a|[\x0d\x0a])$", b"", found))
+
 
 # The interpreter makes its parser by this name of its module.
 pdfminer.pdfinterp.PDFContentParser = _BoundedContentParser  # type: ignore[misc]
+
+
+class TokenTooLarge(Exception):
+    """A token of the document's own objects is longer than :data:`MAX_STRING_BYTES`."""
+
+    def __init__(self) -> None:
+        super().__init__(f"an object holds a token of over {MAX_STRING_BYTES:,} bytes")
+
+
+class _BoundedParser(PDFParser):
+    """pdfminer's parser of the document's objects, with the token bound of the
+    content streams (a 32 MB string in an object stream took 83 s)."""
+
+    def fillbuf(self) -> bool:
+        if len(self._curtoken) > MAX_STRING_BYTES:
+            raise TokenTooLarge()
+        return super().fillbuf()
+
+
+class _BoundedStreamParser(PDFStreamParser, _BoundedParser):
+    """pdfminer's parser of an object stream, bounded as :class:`_BoundedParser`."""
+
+
+# The document parses its object streams by this name of its module.
+pdfminer.pdfdocument.PDFStreamParser = _BoundedStreamParser  # type: ignore[attr-defined]
 
 
 class _BoundedAggregator(PDFPageAggregator):
@@ -326,7 +390,7 @@ def _layout_pages(data: bytes, laparams: LAParams) -> Iterator[LTPage]:
     interpreter = PDFPageInterpreter(resources, device)
     # PDFPage.get_pages, with the document above (and without its warning on a
     # "no text extraction" flag, which it ignores, as this reader does).
-    document = _AcyclicDocument(PDFParser(io.BytesIO(data)), caching=True)
+    document = _AcyclicDocument(_BoundedParser(io.BytesIO(data)), caching=True)
     for page in PDFPage.create_pages(document):
         interpreter.process_page(page)
         yield device.get_result()

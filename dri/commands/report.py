@@ -46,7 +46,7 @@ def _page(path: Path) -> Path | None:
         return None
 
 
-def file_text_for_terminal(text: str) -> str:
+def _for_terminal(text: str) -> str:
     """``text`` with its line ends as ``\\n`` and its tabs as spaces to the next
     stop of 8, which :func:`dri.literal.echo` would otherwise show escaped."""
     return "\n".join(line.expandtabs() for line in file_lines(text))
@@ -105,7 +105,7 @@ def run_report(args: argparse.Namespace) -> int:
         echo(f"error: {summary}: an empty report summary", file=sys.stderr, one_line=True)
         return 1
     # Windows line ends and tabs are layout, not control characters to show escaped.
-    echo(file_text_for_terminal(text))
+    echo(_for_terminal(text))
     echo()
     echo(f"(report folder: {folder})", one_line=True)
     return 0

@@ -265,11 +265,10 @@ def refuse_unusable(conn: SQLiteConnection, *, create: bool, writable: bool) -> 
 
 def create_schema(conn: SQLiteConnection) -> None:
     """The tables and indexes, after migrating a store of an older version;
-    a :class:`StoreError` for a store whose tables or columns were removed."""
+    a :class:`StoreError` for a store whose columns were removed. Run on a
+    store :func:`refuse_unusable` let through (its version and tables)."""
     with conn._lock:
         db = conn._open_db()
-        _refuse_other_versions(conn, db)
-        _refuse_missing_tables(conn, db)
         _migrate(conn)
         db.executescript(SCHEMA)
         columns = {r[1] for r in db.execute("PRAGMA table_info(graphs)")}

@@ -186,7 +186,7 @@ def _nul_reason(data: bytes) -> str:
             units = [sample[i : i + width] for i in range(0, len(sample), width)]
             for order, zeros in (("little-endian", slice(1, None)), ("big-endian", slice(None, -1))):
                 if all(u[zeros] == b"\x00" * (width - 1) and u != b"\x00" * width for u in units):
-                    return f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
+                    return f"{name} text ({order}) without a byte-order mark: save it as UTF-8"
     return "binary data, not text (contains NUL bytes)"
 
 
@@ -220,7 +220,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             # Shift-JIS or GB18030 text lands here too: the encoding is the likely fault.
             raise NotText(
-                "neither UTF-8 nor Windows-1252 text (another encoding, or binary data); save it as UTF-8"
+                "neither UTF-8 nor Windows-1252 text (another encoding, or binary data): save it as UTF-8"
             ) from None
         encoding = "cp1252"
     share = _control_share(text)

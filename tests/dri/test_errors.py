@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import errno
 
+import pytest
+
 from dri.errors import Failure, joined_reasons, one_line, os_reason, pair_failure_lines
 from dri.extract.document import DocumentError
+from dri.files import NotText, decode_text
 
 
 def test_a_failure_of_a_path_with_a_line_break_names_it_once():
@@ -82,3 +85,14 @@ def test_a_reason_holding_a_semicolon_in_brackets_stays_whole():
     assert joined_reasons(f"{long}; /c/b.txt: empty file") == [long, "/c/b.txt: empty file"]
     assert joined_reasons("one") == ["one"] and joined_reasons("a (b; c]; d") == ["a (b; c]", "d"]
     assert pair_failure_lines([("/c/a.txt", "/c/b.txt", long), ("/c/a.txt", "/c/d.txt", long)]) == [long]
+
+
+@pytest.mark.parametrize(
+    "data", ["太陽は惑星を引き付ける。".encode("shift_jis"), "The sun attracts.\n".encode("utf-16-le") * 3]
+)
+def test_a_reason_for_text_that_cannot_be_read_is_one_reason(data):
+    # "...; save it as UTF-8" was split where rows join their reasons: two Problems lines.
+    with pytest.raises(NotText) as caught:
+        decode_text(data)
+    reason = f"/c/a.txt: {caught.value}"
+    assert joined_reasons(f"{reason}; /c/b.txt: empty file") == [reason, "/c/b.txt: empty file"]

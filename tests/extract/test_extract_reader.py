@@ -130,7 +130,7 @@ def test_utf16_and_utf32_without_a_byte_order_mark_are_named_not_binary(tmp_path
     path = tmp_path / "wide.txt"
     path.write_bytes("The sun attracts the planets.\n".encode(encoding) * 3)
     name, order = encoding[:6].upper(), "little-endian" if encoding.endswith("le") else "big-endian"
-    assert _error(path).reason == f"{name} text ({order}) without a byte-order mark; save it as UTF-8"
+    assert _error(path).reason == f"{name} text ({order}) without a byte-order mark: save it as UTF-8"
 
 
 def test_text_headings_open_sections_and_references_are_dropped(tmp_path):
@@ -215,7 +215,7 @@ def test_binary_junk(tmp_path):
     # Text in another encoding was called binary data.
     (tmp_path / "sjis.txt").write_bytes("太陽は惑星を引き付ける。The sun attracts.".encode("shift_jis"))
     assert _error(tmp_path / "sjis.txt").reason == (
-        "neither UTF-8 nor Windows-1252 text (another encoding, or binary data); save it as UTF-8"
+        "neither UTF-8 nor Windows-1252 text (another encoding, or binary data): save it as UTF-8"
     )
 
 

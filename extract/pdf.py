@@ -18,6 +18,10 @@ does the same from the page layout that pdfminer.six computes:
   section name ("Abstract", "3 Results"). An inline "Abstract -- We ..." opens
   the abstract too. The references section is dropped up to the next heading
   set in a heading font.
+* **Text drawn as a form** (an XObject: a page wrapped whole by ``pdfpages``
+  or a PDF printer, pages printed several to a sheet) is read as the page's
+  text when the form covers most of its page or holds a few hundred
+  characters; a smaller form is a figure, whose labels stay out of the text.
 * **De-hyphenation**: a line ending in a hyphen after a letter, followed by
   a line starting in lower case, is joined without the hyphen ("extrac-" +
   "tion"); soft hyphens are removed and ligatures are unfolded (NFKC).
@@ -48,6 +52,12 @@ __all__ = ["PdfLine", "TooMuchText", "pdf_blocks", "pdf_lines"]
 #: How many times the text limit a PDF's lines may hold before its reading stops:
 #: the lines still hold the running headers and the references that the text drops.
 _LINES_OVER_LIMIT = 2
+
+
+#: The share of its page a form XObject covers when it is the page drawn as a form.
+_PAGE_FORM_SHARE = 0.6
+#: The characters a smaller form holds when it is text, not a figure's labels.
+_FORM_TEXT_CHARS = 300
 
 
 class TooMuchText(Exception):
@@ -132,9 +142,10 @@ def pdf_lines(data: bytes, path: str, max_chars: int | None = None) -> list[PdfL
     chars = 0
     try:
         with _pdfminer_warnings(path):
-            for page_no, page in enumerate(layout_pages(data, LAParams())):
+            laparams = LAParams()
+            for page_no, page in enumerate(layout_pages(data, laparams)):
                 pages += 1
-                for item in page:
+                for item in _page_items(page, page.width * page.height, laparams):
                     if isinstance(item, LTTextBox):
                         box_no += 1
                         facts = (
@@ -237,6 +248,31 @@ def _merge_baselines(lines: list[PdfLine]) -> list[PdfLine]:
             first.text = " ".join(line.text for line in group)
         merged.append(first)
     return merged
+
+
+def _page_items(container: Iterable[Any], page_area: float, laparams: Any) -> Iterator[Any]:
+    """The items of a page, with the items of a form XObject that holds the page's
+    text in place of the form (pdfminer leaves a form's characters loose in an
+    ``LTFigure``, so text drawn as a form was no text at all).
+
+    A form holds the page's text when it covers :data:`_PAGE_FORM_SHARE` of the
+    page (a page drawn whole as a form: ``pdfpages``, some PDF printers) or
+    holds :data:`_FORM_TEXT_CHARS` characters (pages printed several to a
+    sheet); a figure's labels are fewer, and stay out of the text."""
+    from pdfminer.layout import LTChar, LTFigure
+
+    from dri.extract.pdf_layout import lay_out_form
+
+    for item in container:
+        if isinstance(item, LTFigure):
+            chars = sum(1 for c in _walk(item) if isinstance(c, LTChar))
+            if chars and (
+                item.width * item.height >= _PAGE_FORM_SHARE * page_area or chars >= _FORM_TEXT_CHARS
+            ):
+                lay_out_form(item, laparams)
+                yield from _page_items(item, page_area, laparams)
+                continue
+        yield item
 
 
 def _walk(item: Iterable[Any]) -> Iterator[Any]:

@@ -64,7 +64,15 @@ import pdfminer.pdfdocument
 import pdfminer.pdfinterp
 import pdfminer.pdftypes
 from pdfminer.converter import PDFPageAggregator
-from pdfminer.layout import LAParams, LTPage, LTTextBox, LTTextGroup, LTTextGroupLRTB
+from pdfminer.layout import (
+    LAParams,
+    LTFigure,
+    LTLayoutContainer,
+    LTPage,
+    LTTextBox,
+    LTTextGroup,
+    LTTextGroupLRTB,
+)
 from pdfminer.lzw import CorruptDataError, LZWDecoder
 from pdfminer.pdfdocument import PDFDocument
 from pdfminer.pdfinterp import PDFContentParser, PDFPageInterpreter, PDFResourceManager
@@ -83,6 +91,7 @@ __all__ = [
     "DrawingTooLarge",
     "PageTooLarge",
     "TokenTooLarge",
+    "lay_out_form",
     "layout_pages",
 ]
 
@@ -325,6 +334,27 @@ class _BoundedStreamParser(PDFStreamParser, _BoundedParser):
 pdfminer.pdfdocument.PDFStreamParser = _BoundedStreamParser  # type: ignore[attr-defined]
 
 
+def _bound_reading_order(layout: LTLayoutContainer) -> None:
+    """Read a container of over :data:`FLOW_MAX_BOXES` text boxes top-left to bottom-right."""
+    merge_pairs = layout.group_textboxes
+
+    def group_textboxes(laparams: LAParams, boxes: Sequence[LTTextBox]) -> list[LTTextGroup]:
+        if len(boxes) <= FLOW_MAX_BOXES:
+            return merge_pairs(laparams, boxes)
+        return [LTTextGroupLRTB(boxes)]
+
+    # The container's analysis calls this method of its own instance.
+    layout.group_textboxes = group_textboxes  # type: ignore[method-assign]
+
+
+def lay_out_form(form: LTFigure, laparams: LAParams) -> None:
+    """Lay out the characters of a form XObject into lines and text boxes, as a
+    page's are, within the same bounds (pdfminer leaves them loose unless
+    ``LAParams.all_texts``, which would do so for every figure's labels)."""
+    _bound_reading_order(form)
+    LTLayoutContainer.analyze(form, laparams)
+
+
 class _BoundedAggregator(PDFPageAggregator):
     """pdfminer's page aggregator with the bounds of the module docstring."""
 
@@ -332,16 +362,7 @@ class _BoundedAggregator(PDFPageAggregator):
         super().begin_page(page, ctm)
         _page.number, _page.tokens = self.pageno, 0
         self.chars_on_page = 0
-        layout = self.cur_item
-        merge_pairs = layout.group_textboxes
-
-        def group_textboxes(laparams: LAParams, boxes: Sequence[LTTextBox]) -> list[LTTextGroup]:
-            if len(boxes) <= FLOW_MAX_BOXES:
-                return merge_pairs(laparams, boxes)
-            return [LTTextGroupLRTB(boxes)]
-
-        # The page's analysis calls this method of its own instance.
-        layout.group_textboxes = group_textboxes  # type: ignore[method-assign]
+        _bound_reading_order(self.cur_item)
 
     def paint_path(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: lines and shapes are not text (pdfminer kept an object for each)."""

@@ -264,3 +264,85 @@ def test_an_inline_image_or_an_objects_token_past_the_bound_is_one_line(tmp_path
     with pytest.raises(DocumentError) as err:
         read_document(path)
     assert str(err.value) == f"{path}: not a PDF of text pages: an object holds a token of over 2,000 bytes"
+
+
+def _page_drawing_forms(forms: dict[int, tuple[bytes, bytes]], page_text: bytes = b"") -> bytes:
+    """A page that draws the first of the forms ``number: (its /BBox, its content)``
+    after its own text; a form may draw the others by their names ``/X<number>``."""
+    names = b" ".join(b"/X%d %d 0 R" % (n, n) for n in forms)
+    contents = page_text + b" q /X%d Do Q" % next(iter(forms))
+    return _raw_pdf(
+        {
+            1: b"<< /Type /Catalog /Pages 2 0 R >>",
+            2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 4 0 R >> /XObject << " + names + b" >> >> /Contents 5 0 R >>",
+            4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            5: b"<< /Length %d >>\nstream\n%s\nendstream" % (len(contents), contents),
+            **{
+                n: b"<< /Type /XObject /Subtype /Form /BBox %s /Resources << /Font << /F1 4 0 R >> "
+                b"/XObject << %s >> >> /Length %d >>\nstream\n%s\nendstream" % (box, names, len(body), body)
+                for n, (box, body) in forms.items()
+            },
+        }
+    )
+
+
+def test_a_page_drawn_whole_as_a_form_is_read(tmp_path):
+    # pdfminer leaves a form's characters loose in a figure: the page was "no text
+    # outside dropped parts", though pdfminer's own extract_text reads it.
+    path = tmp_path / "wrapped.pdf"
+    path.write_bytes(_page_drawing_forms({6: (b"[0 0 612 792]", TEXT)}))
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+    # A page wrapped twice (a form drawing a form) is read too.
+    inner = b"BT /F1 12 Tf 72 650 Td (The moon circles the earth.) Tj ET"
+    path.write_bytes(_page_drawing_forms({6: (b"[0 0 612 792]", b"q /X7 Do Q"), 7: (b"[0 0 612 792]", inner)}))
+    assert [s.text for s in read_document(path).sentences] == ["The moon circles the earth."]
+
+
+def test_a_small_forms_labels_stay_out_of_the_text_and_a_form_of_text_is_read(tmp_path):
+    path = tmp_path / "figure.pdf"
+    label = b"BT /F1 8 Tf 100 100 Td (Axis of time) Tj ET"
+    path.write_bytes(_page_drawing_forms({6: (b"[90 90 200 200]", label)}, page_text=TEXT))
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+    # A small form holding a page's worth of characters (pages printed several to a sheet) is text.
+    words = b" ".join([b"The sun attracts the planet."] * 12)
+    column = b"BT /F1 6 Tf 100 150 Td (%s) Tj ET" % words
+    path.write_bytes(_page_drawing_forms({6: (b"[90 90 200 200]", column)}))
+    assert len(read_document(path).sentences) == 12
+
+
+def test_a_form_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_path, monkeypatch):
+    merge_pairs = LTLayoutContainer.group_textboxes
+    merged: list[int] = []
+
+    def counted(self, laparams, boxes):
+        merged.append(len(boxes))
+        return merge_pairs(self, laparams, boxes)
+
+    monkeypatch.setattr(LTLayoutContainer, "group_textboxes", counted)
+    names = [f"w{n:05d}" for n in range(2 * FLOW_MAX_BOXES)]
+    spacing = (8000 - 40) / len(names)
+    body = b" ".join(
+        b"BT /F1 8 Tf %d %.1f Td (%s) Tj ET" % (20 + (n % 5) * 110, 20 + n * spacing, name.encode())
+        for n, name in enumerate(names)
+    )
+    form = b"<< /Type /XObject /Subtype /Form /BBox [0 0 600 8000] /Resources << /Font << /F1 4 0 R >> >> "
+    page = b"q /X6 Do Q"
+    path = tmp_path / "index.pdf"
+    path.write_bytes(
+        _raw_pdf(
+            {
+                1: b"<< /Type /Catalog /Pages 2 0 R >>",
+                2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 8000] "
+                b"/Resources << /XObject << /X6 6 0 R >> >> /Contents 5 0 R >>",
+                4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                5: b"<< /Length %d >>\nstream\n%s\nendstream" % (len(page), page),
+                6: form + b"/Length %d >>\nstream\n%s\nendstream" % (len(body), body),
+            }
+        )
+    )
+    words = " ".join(s.text for s in read_document(path).sentences).split()
+    assert sorted(words) == names  # every word, once
+    assert merged == []  # never merged pair by pair, in the form as on a page

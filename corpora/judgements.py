@@ -151,7 +151,8 @@ class ChoiceSet:
 
 
 def _side(value: str, base: Path) -> str | Path:
-    """A cell as a document path if it names an existing .txt/.pdf file, else as text."""
+    """A cell as a document path if it names an existing .txt/.pdf file, else as
+    text (not empty: :func:`_side_in` says where it is)."""
     text = value.strip()
     if text.lower().endswith(DOCUMENT_SUFFIXES) and "\n" not in text and len(text) < 4096:
         try:
@@ -173,9 +174,15 @@ def _side(value: str, base: Path) -> str | Path:
         if found:
             raise ValueError(f"the document {text!r} is not a regular file")
         raise ValueError(f"no such document {text!r}")
-    if not text:
-        raise ValueError("empty text")
     return value
+
+
+def _side_in(value: str, base: Path, where: str) -> str | Path:
+    """:func:`_side` of the cell or field ``where`` (``column a``, ``option 2``),
+    whose empty text the problem names ("line 2: empty text" said not which)."""
+    if not value.strip():
+        raise ValueError(f"empty text in {where}")
+    return _side(value, base)
 
 
 def _read(path: Path) -> str:
@@ -215,7 +222,7 @@ def _number(text: str, name: str = "score") -> float:
 
 def _judgement(row: dict[str, str], line: int, base: Path) -> Judgement:
     score = _number(row["score"])
-    a, b = _side(row["a"], base), _side(row["b"], base)
+    a, b = _side_in(row["a"], base, "column a"), _side_in(row["b"], base, "column b")
     extra = {k: v for k, v in row.items() if k not in JUDGEMENT_COLUMNS}
     return Judgement(a, b, score, line, extra)
 
@@ -372,7 +379,7 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     group = record.get("group", record.get("variant", ""))
     if isinstance(group, bool) or not isinstance(group, (str, int)):
         raise ValueError(f'"group" must be a string or a whole number, not {json.dumps(group)[:80]}')
-    sides = [_side(o, base) for o in options]
+    sides = [_side_in(o, base, f"option {i}") for i, o in enumerate(options)]
     twin = next(
         (i for i, side in enumerate(sides) if i != answer and _one_document(side, sides[answer])), None
     )
@@ -382,7 +389,7 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
     return ChoiceItem(
         # A null id is no id ("None" merged every item that had one).
         id=str(record["id"]) if record.get("id") is not None else f"line-{line}",
-        query=_side(record["query"], base),
+        query=_side_in(record["query"], base, '"query"'),
         options=sides,
         answer=answer,
         line=line,

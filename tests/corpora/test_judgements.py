@@ -54,6 +54,7 @@ def test_judgements_bad_rows_are_one_line_problems_and_the_rest_loads(tmp_path: 
     assert all(p.startswith(str(csv_file)) and "\n" not in p for p in data.problems)
     assert "'high' is not a number" in data.problems[0]
     assert "no such document 'missing.txt'" in data.problems[1]
+    assert data.problems[2] == f"{csv_file}: line 5: empty text in column a"  # was "line 5: empty text"
 
 
 def test_judgements_header_and_empty_files_fail_with_one_line(tmp_path: Path):
@@ -139,16 +140,20 @@ def test_choice_malformed_lines(tmp_path: Path):
                 # Shown as "None" and "{'t': 1}" in the report's table of picked types before.
                 json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "types": [None, {"t": 1}]}),
                 json.dumps({"query": "q", "options": ["a", "b"], "answer": 0, "group": {"g": 1}}),
+                json.dumps({"query": "q", "options": ["a", " "], "answer": 0}),
+                json.dumps({"query": "", "options": ["a", "b"], "answer": 0}),
             ]
         ),
         encoding="utf-8",
     )
     data = load_choice(jsonl)
     assert len(data.items) == 1
-    assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 10)]
+    assert [p.split(": ")[1] for p in data.problems] == [f"line {n}" for n in range(2, 12)]
     assert "one label (a string) per option" in data.problems[6]
     assert '"group" must be a string or a whole number, not {"g": 1}' in data.problems[7]
     assert "not valid JSON" in data.problems[0] and "option index 0-1, not 2" in data.problems[1]
+    assert data.problems[8].endswith("line 10: empty text in option 1")  # was "empty text"
+    assert data.problems[9].endswith('line 11: empty text in "query"')
     empty = tmp_path / "empty.jsonl"
     empty.write_text("{oops\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=r"empty\.jsonl: no usable items .*line 1: not valid JSON"):

@@ -296,7 +296,9 @@ def test_a_page_drawn_whole_as_a_form_is_read(tmp_path):
     assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
     # A page wrapped twice (a form drawing a form) is read too.
     inner = b"BT /F1 12 Tf 72 650 Td (The moon circles the earth.) Tj ET"
-    path.write_bytes(_page_drawing_forms({6: (b"[0 0 612 792]", b"q /X7 Do Q"), 7: (b"[0 0 612 792]", inner)}))
+    path.write_bytes(
+        _page_drawing_forms({6: (b"[0 0 612 792]", b"q /X7 Do Q"), 7: (b"[0 0 612 792]", inner)})
+    )
     assert [s.text for s in read_document(path).sentences] == ["The moon circles the earth."]
 
 

@@ -9,7 +9,10 @@ reads them, and is used only while its key matches: the snapshot format, the
 code of the reader and the size and modification time of every file read.
 Any other snapshot, a damaged one included, is ignored and the files are
 read as before; a snapshot that cannot be written (a read-only folder, a
-full disk) is not written, silently. The files are the user's own setup
+full disk) is not written, silently. Loading makes nothing but the tables'
+containers, strings, numbers and paths: a pickle that names any other class
+or function (one written by another user who can write into the folder) is
+ignored like a damaged one, and nothing in it runs. The files are the user's own setup
 (``scripts/setup-wordnet``), read from the same place as the text files.
 
 >>> from pathlib import Path
@@ -47,12 +50,28 @@ def _key(corpora: Path) -> str:
     return digest.hexdigest()
 
 
+#: The only classes a snapshot names: the tables are built-in containers, strings and numbers, and paths.
+_ALLOWED_CLASSES = {("pathlib", "PosixPath"), ("pathlib", "PurePosixPath")}
+
+
+class _TablesUnpickler(pickle.Unpickler):
+    """An unpickler that makes nothing but the tables' own kinds of object: a
+    pickle can name any function to call, and ``DRI_NLTK_DATA`` may be a folder
+    another user can write to."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_CLASSES:
+            raise pickle.UnpicklingError(f"{module}.{name} is not a part of WordNet's tables")
+        return super().find_class(module, name)
+
+
 def load_snapshot(corpora: Path) -> dict[str, Any] | None:
-    """The tables saved from the files under ``corpora``, or None (none, stale or damaged)."""
+    """The tables saved from the files under ``corpora``, or None (none, stale,
+    damaged, or naming any class but a path)."""
     try:
         key = _key(corpora)
         with (corpora / "wordnet" / _NAME).open("rb") as fh:
-            saved = pickle.load(fh)
+            saved = _TablesUnpickler(fh).load()
     except Exception:  # missing, unreadable or damaged: the files are read instead
         return None
     if not isinstance(saved, dict) or saved.get("key") != key or not isinstance(saved.get("tables"), dict):

@@ -59,3 +59,27 @@ def test_a_snapshot_that_cannot_be_written_is_not_written_and_the_files_still_lo
     assert _scores(wn)[0] > 0.5
     assert load_snapshot(corpora) is None
     assert not [p for p in (corpora / "wordnet").iterdir() if p.name.startswith(".dri-tables")]
+
+
+class _Calls:
+    """A pickle that calls a function when loaded."""
+
+    def __init__(self, ran: Path) -> None:
+        self.ran = ran
+
+    def __reduce__(self):
+        return (Path.touch, (self.ran,))
+
+
+def test_a_snapshot_that_would_call_a_function_is_not_loaded(tmp_path):
+    # A pickle names any function to call: another user able to write into
+    # DRI_NLTK_DATA ran their code in every dri process that mapped.
+    corpora = _linked_corpora(tmp_path)
+    WordNet.load(corpora)
+    snapshot = corpora / "wordnet" / "dri-tables.pickle"
+    saved = pickle.loads(snapshot.read_bytes())
+    ran = tmp_path / "ran"
+    snapshot.write_bytes(pickle.dumps({**saved, "tables": {**saved["tables"], "x": _Calls(ran)}}))
+    assert load_snapshot(corpora) is None
+    assert not ran.exists()
+    assert _scores(WordNet.load(corpora))[0] > 0.5

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from dri.errors import SettingsError
 
 __all__ = [
+    "DEBIAN_WORDNET",
     "DEFAULT_CANDIDATES",
     "HOST_NAME_RULE",
     "INLINE_MAX_PAIRS",
@@ -47,6 +48,7 @@ __all__ = [
     "prefect_api_url_problem",
     "prefect_defaults",
     "uri_port_problem",
+    "wordnet_source_dir",
 ]
 
 #: Documents with more text are refused: a whole graph takes about 2 to 5 minutes
@@ -145,6 +147,15 @@ def incoming_dir() -> Path:
 
 def nltk_data_dir() -> Path:
     return _env_path("DRI_NLTK_DATA") or _default_data_dir() / "nltk_data"
+
+
+#: Where Debian's ``wordnet-base`` and ``wordnet-sense-index`` put WordNet 3.0's files.
+DEBIAN_WORDNET = Path("/usr/share/wordnet")
+
+
+def wordnet_source_dir() -> Path:
+    """The folder WordNet is set up from: ``DRI_WORDNET_SOURCE``, or :data:`DEBIAN_WORDNET`."""
+    return _env_path("DRI_WORDNET_SOURCE") or DEBIAN_WORDNET
 
 
 def max_text_chars() -> int:

@@ -84,12 +84,13 @@ from typing import Any
 
 import numpy as np
 
-from dri.errors import one_line
+from dri.errors import one_line, os_reason
 from dri.literal import printable
 from dri.mapping.wordnet_data import (
     IC_FILE,
     ForeignWordNet,
     WordNetSetupError,
+    WordNetSourceError,
     build_wordnet,
     is_built,
     wordnet_root,
@@ -813,6 +814,34 @@ _instance: WordNet | None = None
 _instance_lock = threading.Lock()
 
 
+def _set_up() -> None:
+    """Build WordNet in the project's data folder on first use. A folder that
+    ``DRI_NLTK_DATA`` names is the user's choice: one without WordNet is refused,
+    as the extractor refuses it, and any failure there names the variable."""
+    chosen = (os.environ.get("DRI_NLTK_DATA") or "").strip()
+    named = f"DRI_NLTK_DATA={printable(chosen)}"
+    if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):
+        raise WordNetSetupError(
+            f"{named}: a file, not a folder; point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+        )
+    if chosen and not any((wordnet_root() / name).exists() for name in ("wordnet", "wordnet_ic")):
+        # dri graph refused such a folder while dri compare built 47 MB of WordNet in it.
+        raise WordNetSetupError(
+            f"{named}: no WordNet there (no {printable(wordnet_root() / 'wordnet')}); "
+            "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+        )
+    try:
+        build_wordnet()
+    except (ForeignWordNet, WordNetSourceError):
+        raise
+    except (WordNetSetupError, OSError) as err:
+        reason = os_reason(err) if isinstance(err, OSError) else str(err)
+        where = f"{named} ({wordnet_root()})" if chosen else str(wordnet_root())
+        raise WordNetSetupError(
+            f"WordNet is not set up in {where}: run scripts/setup-wordnet ({reason})"
+        ) from err
+
+
 def wordnet() -> WordNet:
     """The process-wide :class:`WordNet`, loaded on first use."""
     global _instance
@@ -820,20 +849,7 @@ def wordnet() -> WordNet:
         with _instance_lock:
             if _instance is None:
                 if not is_built():
-                    try:
-                        build_wordnet()
-                    except ForeignWordNet:
-                        raise
-                    except (WordNetSetupError, OSError) as err:
-                        chosen = os.environ.get("DRI_NLTK_DATA")
-                        if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):
-                            raise WordNetSetupError(
-                                f"DRI_NLTK_DATA={printable(chosen)}: a file, not a folder; point it at the "
-                                "nltk_data folder scripts/setup-wordnet made, or unset it"
-                            ) from err
-                        raise WordNetSetupError(
-                            f"WordNet is not set up in {wordnet_root()}: run scripts/setup-wordnet ({err})"
-                        ) from err
+                    _set_up()
                 _instance = WordNet.load(wordnet_root())
     return _instance
 

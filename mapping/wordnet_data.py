@@ -34,10 +34,12 @@ import shutil
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
-from dri.errors import ProjectError
-from dri.settings import nltk_data_dir
+from dri.errors import ProjectError, one_line, os_reason
+from dri.settings import DEBIAN_WORDNET, nltk_data_dir, wordnet_source_dir
 
 __all__ = [
     "DEBIAN_WORDNET",
@@ -45,13 +47,12 @@ __all__ = [
     "LEXNAMES",
     "ForeignWordNet",
     "WordNetSetupError",
+    "WordNetSourceError",
     "build_wordnet",
     "is_built",
     "wordnet_root",
 ]
 
-# An empty value is unset, as for every other variable (Path("") is the current folder).
-DEBIAN_WORDNET = Path(os.environ.get("DRI_WORDNET_SOURCE") or "/usr/share/wordnet")
 IC_FILE = "ic-semcor-cntlist.dat"
 BUILD_VERSION = 1
 _STAMP = ".dri-build.json"
@@ -175,51 +176,148 @@ def is_built(nltk_data: Path | None = None) -> bool:
     return isinstance(data, dict) and data.get("version") == BUILD_VERSION
 
 
-def _read_hypernyms(data_file: Path) -> dict[int, list[int]]:
-    """offset -> hypernym and instance-hypernym offsets of one data.<pos> file."""
+class WordNetSourceError(WordNetSetupError):
+    """A file of the folder WordNet is set up from that is not WordNet 3.0's (empty,
+    cut short, junk); the message names it, and ``DRI_WORDNET_SOURCE`` if that
+    chose the folder. Before, a parser's ValueError (exit 70), or, for an empty
+    or truncated data file, a WordNet without its synsets, kept as built."""
+
+
+def _source_problem(source: Path, name: str, reason: str) -> WordNetSourceError:
+    """The error of the source file ``name``, with what to do: Debian's packages
+    reinstalled, the variable that chose the folder pointed elsewhere, or another folder."""
+    where, advice = str(source), "set WordNet up from a folder of WordNet 3.0's files"
+    if source == DEBIAN_WORDNET:
+        advice = "reinstall the Debian packages wordnet-base and wordnet-sense-index"
+    elif source == wordnet_source_dir():
+        where = f"DRI_WORDNET_SOURCE={source}"
+        advice = "point DRI_WORDNET_SOURCE at WordNet 3.0's files, or unset it"
+    return WordNetSourceError(f"{where}: {name}: {reason}; {advice}")
+
+
+_T = TypeVar("_T")
+
+
+def _parsed(source: Path, name: str, parse: Callable[[Iterator[str]], _T]) -> _T:
+    """``parse`` of the lines of the source file ``name``; a
+    :class:`WordNetSourceError` naming the file and line it could not read."""
+    at = [0]
+
+    def lines() -> Iterator[str]:
+        with (source / name).open(encoding="utf-8") as fh:
+            for at[0], line in enumerate(fh, start=1):
+                yield line
+
+    try:
+        return parse(lines())
+    except UnicodeDecodeError as err:
+        reason = f"not UTF-8 text ({err.reason}), after line {at[0]}"
+    except (ValueError, IndexError) as err:
+        reason = f"line {at[0]}: not as WordNet 3.0 writes it ({one_line(err)[:200]})"
+    except OSError as err:
+        reason = f"cannot be read ({os_reason(err)})"
+    raise _source_problem(source, name, reason)
+
+
+def _entries(lines: Iterator[str]) -> Iterator[str]:
+    """The lines of a data or index file past its licence header."""
+    return (line for line in lines if not line.startswith("  "))
+
+
+def _hypernyms(lines: Iterator[str]) -> dict[int, list[int]]:
+    """offset -> hypernym and instance-hypernym offsets, of a data.<pos> file's lines."""
     parents: dict[int, list[int]] = {}
-    with data_file.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("  "):  # licence header
-                continue
-            fields = line.split(" ")
-            offset = int(fields[0])
-            words = int(fields[3], 16)
-            at = 4 + 2 * words
-            n_pointers = int(fields[at])
-            ups = []
-            for k in range(n_pointers):
-                symbol, target = fields[at + 1 + 4 * k], fields[at + 2 + 4 * k]
-                if symbol in ("@", "@i"):
-                    ups.append(int(target))
-            parents[offset] = ups
+    for line in _entries(lines):
+        fields = line.split(" ")
+        offset = int(fields[0])
+        words = int(fields[3], 16)
+        at = 4 + 2 * words
+        n_pointers = int(fields[at])
+        ups = []
+        for k in range(n_pointers):
+            symbol, target = fields[at + 1 + 4 * k], fields[at + 2 + 4 * k]
+            if symbol in ("@", "@i"):
+                ups.append(int(target))
+        parents[offset] = ups
     return parents
 
 
-def _read_sense_counts(source: Path) -> dict[str, dict[int, int]]:
-    """pos -> synset offset -> summed SemCor count of its senses."""
+def _offsets(lines: Iterator[str]) -> set[int]:
+    """The synset offsets of a data.<pos> file's lines."""
+    return {int(line.split(" ", 1)[0]) for line in _entries(lines)}
+
+
+def _indexed(lines: Iterator[str]) -> set[int]:
+    """The synset offsets an index.<pos> file's lines name (each line's last ``synset_cnt`` fields)."""
+    named: set[int] = set()
+    for line in _entries(lines):
+        fields = line.split()
+        synsets = int(fields[2])
+        if not 0 < synsets < len(fields):
+            raise ValueError(f"{synsets} synsets in a line of {len(fields)} fields")
+        named.update(int(offset) for offset in fields[-synsets:])
+    return named
+
+
+def _sense_keys(lines: Iterator[str]) -> dict[str, tuple[str, int]]:
+    """sense key -> (pos, synset offset) of index.sense's noun and verb senses."""
     key_offset: dict[str, tuple[str, int]] = {}
-    with (source / "index.sense").open(encoding="utf-8") as fh:
-        for line in fh:
-            key, offset, _ = line.split(" ", 2)
-            pos = _SS_TYPE_POS.get(key.split("%", 1)[1][0])
-            if pos:
-                key_offset[key] = (pos, int(offset))
+    for line in lines:
+        key, offset, _ = line.split(" ", 2)
+        pos = _SS_TYPE_POS.get(key.split("%", 1)[1][0])
+        if pos:
+            key_offset[key] = (pos, int(offset))
+    return key_offset
+
+
+def _sense_counts(lines: Iterator[str], key_offset: dict[str, tuple[str, int]]) -> dict[str, dict[int, int]]:
+    """pos -> synset offset -> summed SemCor count of its senses, from cntlist's lines."""
     counts: dict[str, dict[int, int]] = {"n": defaultdict(int), "v": defaultdict(int)}
-    with (source / "cntlist").open(encoding="utf-8") as fh:
-        for line in fh:
-            count, key, _ = line.split(" ", 2)
-            hit = key_offset.get(key)
-            if hit:
-                counts[hit[0]][hit[1]] += int(count)
+    for line in lines:
+        count, key, _ = line.split(" ", 2)
+        hit = key_offset.get(key)
+        if hit:
+            counts[hit[0]][hit[1]] += int(count)
     return counts
 
 
-def _information_content_lines(source: Path) -> list[str]:
-    counts = _read_sense_counts(source)
+_POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+
+
+def _read_sources(source: Path) -> tuple[dict[str, dict[int, list[int]]], dict[str, dict[int, int]]]:
+    """The noun and verb hypernyms and SemCor counts of the source folder, after
+    checking that no file is empty and that every synset an index names is in
+    its data file (an empty or truncated data file built a WordNet without
+    them, and was kept as built); a :class:`WordNetSourceError` otherwise."""
+    empty = next((name for name in WORDNET_FILES if (source / name).stat().st_size == 0), None)
+    if empty:
+        raise _source_problem(source, empty, "an empty file")
+    parents: dict[str, dict[int, list[int]]] = {}
+    for pos, word in _POS_FILES.items():
+        data = f"data.{word}"
+        if pos in _SS_TYPE_POS.values():
+            parents[pos] = _parsed(source, data, _hypernyms)
+            offsets = set(parents[pos])
+        else:
+            offsets = _parsed(source, data, _offsets)
+        lacking = _parsed(source, f"index.{word}", _indexed) - offsets
+        if lacking:
+            raise _source_problem(
+                source,
+                data,
+                f"lacks {len(lacking):,} synsets index.{word} names (cut short, or of another WordNet)",
+            )
+    key_offset = _parsed(source, "index.sense", _sense_keys)
+    counts = _parsed(source, "cntlist", lambda lines: _sense_counts(lines, key_offset))
+    return parents, counts
+
+
+def _information_content_lines(
+    every_parents: dict[str, dict[int, list[int]]], counts: dict[str, dict[int, int]]
+) -> list[str]:
     lines = ["wnver::dri-semcor-cntlist add-one smoothing, propagated to all hypernyms\n"]
-    for pos, data in (("n", "data.noun"), ("v", "data.verb")):
-        parents = _read_hypernyms(source / data)
+    for pos in ("n", "v"):
+        parents = every_parents[pos]
         freq = dict.fromkeys(parents, 0.0)
         for offset in parents:
             own = 1.0 + counts[pos].get(offset, 0)
@@ -245,10 +343,10 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
     Raises :class:`WordNetSetupError` naming the missing Debian files when the
     sources are absent.
     """
-    source = Path(source or DEBIAN_WORDNET)
     corpora = wordnet_root(nltk_data)
     if is_built(nltk_data) and not force:
         return corpora
+    source = Path(source) if source else wordnet_source_dir()
     missing = [name for name in WORDNET_FILES if not (source / name).is_file()]
     if missing:
         raise WordNetSetupError(
@@ -256,6 +354,7 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
             "install the Debian packages wordnet-base and wordnet-sense-index, then run scripts/setup-wordnet"
         )
     _refuse_foreign(corpora)
+    parents, counts = _read_sources(source)
     corpora.mkdir(parents=True, exist_ok=True)
     # Build in a temporary folder and rename, so a concurrent reader never
     # sees half a WordNet.
@@ -269,7 +368,7 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
         (wn_tmp / "lexnames").write_text(
             "".join(f"{i:02d}\t{name}\t{cat}\n" for i, (name, cat) in enumerate(LEXNAMES)), encoding="utf-8"
         )
-        (ic_tmp / IC_FILE).write_text("".join(_information_content_lines(source)), encoding="utf-8")
+        (ic_tmp / IC_FILE).write_text("".join(_information_content_lines(parents, counts)), encoding="utf-8")
         (wn_tmp / _STAMP).write_text(
             json.dumps(
                 {"version": BUILD_VERSION, "source": str(source), "files": _sources_signature(source)}
@@ -294,7 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the project's offline WordNet 3.0 and its IC file.")
     parser.add_argument("--force", action="store_true", help="rebuild even when already built")
     parser.add_argument(
-        "--source", type=Path, default=None, help=f"Debian WordNet folder (default {DEBIAN_WORDNET})"
+        "--source",
+        type=Path,
+        default=None,
+        help=f"Debian WordNet folder (default $DRI_WORDNET_SOURCE, else {DEBIAN_WORDNET})",
     )
     args = parser.parse_args(argv)
     try:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
 import random
-import subprocess
-import sys
 import threading
 import warnings
 from pathlib import Path
@@ -40,12 +37,15 @@ from dri.mapping.wordnet import (
 from dri.mapping.wordnet_data import (
     IC_FILE,
     LEXNAMES,
+    WORDNET_FILES,
     ForeignWordNet,
     WordNetSetupError,
+    WordNetSourceError,
     build_wordnet,
     is_built,
     wordnet_root,
 )
+from dri.settings import wordnet_source_dir
 
 
 @pytest.fixture(scope="module")
@@ -527,17 +527,87 @@ def test_has_lemma_reads_the_word_itself_without_morphology() -> None:
     assert not wn.has_lemma("crime", "v")
 
 
-def test_an_empty_wordnet_source_is_unset_not_the_current_folder(tmp_path):
-    # Path("") is "."; the setup then looked for WordNet's files in the current folder.
-    shown = subprocess.run(
-        [sys.executable, "-c", "from dri.mapping.wordnet_data import DEBIAN_WORDNET; print(DEBIAN_WORDNET)"],
-        env={**os.environ, "DRI_WORDNET_SOURCE": ""},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_wordnet_source_is_unset_not_the_current_folder(monkeypatch, blank):
+    # Path("") is "."; the setup then looked for WordNet's files in the current folder
+    # (and in a folder named by the blanks).
+    monkeypatch.setenv("DRI_WORDNET_SOURCE", blank)
+    assert wordnet_source_dir() == Path("/usr/share/wordnet")
+    monkeypatch.setenv("DRI_WORDNET_SOURCE", " /srv/wordnet ")
+    assert wordnet_source_dir() == Path("/srv/wordnet")
+
+
+def _source_copy(tmp_path: Path) -> Path:
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in WORDNET_FILES:
+        (source / name).symlink_to(Path("/usr/share/wordnet") / name)
+    return source
+
+
+def _damaged(source: Path, name: str, data: bytes) -> None:
+    (source / name).unlink()
+    (source / name).write_bytes(data)
+
+
+@pytest.mark.parametrize(
+    "name, damage, reason",
+    [
+        (
+            "data.noun",
+            b"garbage\n",
+            "data.noun: line 1: not as WordNet 3.0 writes it (ValueError: invalid literal for int()",
+        ),
+        ("data.noun", b"\xff\xfe junk\n", "data.noun: not UTF-8 text (invalid start byte), after line 0"),
+        ("data.noun", b"", "data.noun: an empty file"),
+        ("index.sense", b"one-field\n", "index.sense: line 1: not as WordNet 3.0 writes it (ValueError: "),
+        (
+            "data.verb",
+            b"00001740 03 n 01 entity 0 003\n",
+            "data.verb: line 1: not as WordNet 3.0 writes it (",
+        ),
+    ],
+)
+def test_a_damaged_wordnet_source_is_one_line_naming_the_file(tmp_path, monkeypatch, name, damage, reason):
+    # A file of junk was a ValueError or IndexError from the parser (exit 70); an
+    # empty data file built a WordNet without nouns, kept as built (AS 0.17 for 0.28).
+    source = _source_copy(tmp_path)
+    _damaged(source, name, damage)
+    with pytest.raises(WordNetSourceError) as err:
+        build_wordnet(tmp_path / "nltk_data", source=source)
+    assert str(err.value).startswith(f"{source}: {reason}")
+    assert str(err.value).endswith("; set WordNet up from a folder of WordNet 3.0's files")
+    assert not is_built(tmp_path / "nltk_data")
+    # Chosen by the variable, the message names it and what to do about it.
+    monkeypatch.setenv("DRI_WORDNET_SOURCE", str(source))
+    with pytest.raises(WordNetSourceError) as err:
+        build_wordnet(tmp_path / "nltk_data")
+    assert str(err.value).startswith(f"DRI_WORDNET_SOURCE={source}: {reason}")
+    assert str(err.value).endswith("; point DRI_WORDNET_SOURCE at WordNet 3.0's files, or unset it")
+
+
+def test_a_wordnet_source_cut_short_is_refused(tmp_path):
+    source = _source_copy(tmp_path)
+    whole = (Path("/usr/share/wordnet") / "data.noun").read_bytes()
+    _damaged(source, "data.noun", whole[: len(whole) // 2].rsplit(b"\n", 1)[0] + b"\n")
+    with pytest.raises(
+        WordNetSourceError, match=r": data\.noun: lacks [\d,]+ synsets index\.noun names \(cut short"
+    ):
+        build_wordnet(tmp_path / "nltk_data", source=source)
+
+
+def test_a_chosen_nltk_data_folder_without_wordnet_is_refused_not_built_in(tmp_path, monkeypatch):
+    # dri graph refused it; dri compare built 47 MB of WordNet there, and made missing folders.
+    chosen = tmp_path / "nowhere" / "nltk_data"
+    monkeypatch.setenv("DRI_NLTK_DATA", str(chosen))
+    monkeypatch.setattr(wordnet_module, "_instance", None)  # as in a fresh process
+    with pytest.raises(WordNetSetupError) as err:
+        wordnet_module.wordnet()
+    assert str(err.value) == (
+        f"DRI_NLTK_DATA={chosen}: no WordNet there (no {chosen / 'corpora' / 'wordnet'}); "
+        "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
     )
-    assert shown.stdout.strip() == "/usr/share/wordnet"
+    assert not (tmp_path / "nowhere").exists()
 
 
 def test_a_wordnet_variable_naming_a_file_is_named(tmp_path, monkeypatch):

@@ -23,12 +23,15 @@ no text, and the PDF failures listed in :mod:`extract.pdf`.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import json
 import logging
 import os
 import re
 from pathlib import Path
 
+from dri.errors import json_reason
 from dri.extract.document import Document, DocumentError, Sentence, content_ids
 from dri.extract.pdf import TooMuchText, pdf_blocks
 from dri.extract.sections import is_known_section, is_reference_section, looks_numbered, section_name
@@ -311,18 +314,53 @@ def document_from_text(text: str, name: str = "text") -> Document:
     )
 
 
-def _is_graph_json(path: Path, data: bytes) -> bool:
-    """A file holding a ROS graph as JSON (``dri graph --format json``, networkx's
-    node-link form), whatever its name ends in, as GraphML is known by its
-    content: read as prose, its labels made a graph of their own, warned of
-    only as "not English". Only text that starts as a JSON object is parsed."""
+#: The byte-order marks of UTF-32 and UTF-16 (UTF-32's first: its little-endian mark begins with UTF-16's).
+_WIDE_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _graph_json_problem(data: bytes) -> str | None:
+    """Whether a file holds a ROS graph as JSON (``dri graph --format json``,
+    networkx's node-link form), whatever its name ends in, as GraphML is known
+    by its content: ``""`` for a graph, why it cannot be read for one that is
+    damaged (cut short, in UTF-16, a number or nesting JSON cannot read), None
+    for anything else. Read as prose, its labels made a graph of their own,
+    warned of only as "not English". Only text that starts as a JSON object is
+    parsed."""
+    for mark, encoding in _WIDE_MARKS:
+        if data.startswith(mark):
+            with contextlib.suppress(UnicodeDecodeError):
+                text = data.decode(encoding)
+                if text.lstrip()[:1] == "{" and _names_a_graph(text):
+                    return f"in {encoding.upper()}; dri writes it in UTF-8"
+            return None
     if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
-        return False
+        return None
     try:
         value = json.loads(data)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
+    except json.JSONDecodeError as err:
+        reason = f"not JSON ({json_reason(err)})"
+    except RecursionError:
+        reason = "nested too deeply to read"
+    except ValueError:  # an integer of more digits than Python converts
+        reason = "a number too long to read (over 4,300 digits)"
+    else:
+        graph = isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
+        return "" if graph else None
+    return reason if _names_a_graph(data.decode("utf-8", "replace")) else None
+
+
+def _names_a_graph(text: str) -> bool:
+    """Whether JSON text that does not parse names a graph's keys: "nodes", and
+    "links" or "edges", or, cut short before them, dri's "schema_version" or
+    networkx's "directed"."""
+    return '"nodes"' in text and any(
+        key in text for key in ('"links"', '"edges"', '"schema_version"', '"directed"')
+    )
 
 
 def _is_graphml(data: bytes) -> bool:
@@ -367,7 +405,10 @@ def _too_long(text: str, limit: int) -> str:
 
 def _refuse_graphs(where: str, path: Path, data: bytes) -> None:
     """A :class:`DocumentError` for a graph file given as a document."""
-    if _is_graph_json(path, data):
+    problem = _graph_json_problem(data)
+    if problem:
+        raise DocumentError(where, f"a damaged graph JSON ({problem}), not a text or PDF")
+    if problem == "":
         named = "" if path.suffix.lower() == ".json" else " named .json"
         raise DocumentError(
             where,

@@ -96,6 +96,39 @@ def test_a_graph_json_file_is_refused_as_a_document_but_other_json_is_text(tmp_p
     assert read_document(braces).sentences
 
 
+def test_a_damaged_graph_json_file_is_refused_as_one_not_read_as_text(tmp_path):
+    # dri compare refused it ("not a stored ROS graph"); dri graph read its keys and
+    # brackets as prose, exit 0 (100,000 nested brackets for 40 s).
+    from dri.extract import graph_from_text
+    from dri.graphs import save_json
+
+    graph = tmp_path / "solar.json"
+    save_json(graph_from_text(ENGLISH), graph)
+    text = graph.read_text(encoding="utf-8")
+    damaged = {
+        "extra.json": (text + "xx").encode(),
+        "short.json": text[: len(text) // 2].encode(),
+        "wide.json": text.encode("utf-16"),
+        "deep.json": b'{"nodes": [' + b"[" * 100_000 + b"]" * 100_000 + b'], "links": []}',
+        "digits.json": b'{"nodes": [], "links": [], "n": ' + b"9" * 5000 + b"}",
+    }
+    reasons = {
+        "extra.json": r"not JSON \(Extra data at line \d+, column \d+\)",
+        "short.json": r"not JSON \(.* at line \d+, column \d+\)",
+        "wide.json": r"in UTF-16; dri writes it in UTF-8",
+        "deep.json": r"nested too deeply to read",
+        "digits.json": r"a number too long to read \(over 4,300 digits\)",
+    }
+    for name, data in damaged.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(
+            DocumentError, match=rf"^{tmp_path / name}: a damaged graph JSON \({reasons[name]}\), "
+        ):
+            read_document(tmp_path / name)
+    # JSON that is not a graph's, damaged or not, is still text.
+    assert read_document(_write(tmp_path / "half.json", '{"said": "The sun attracts the planets."')).sentences
+
+
 @pytest.mark.parametrize("name", ["solar.graphml", "solar.xml", "solar.txt"])
 def test_a_graphml_file_is_refused_as_a_document_whatever_its_name(tmp_path, name):
     # dri graph --format graphml wrote it; given back to dri compare, its tags were read

@@ -53,9 +53,10 @@ __all__ = [
 
 # "scheme:..." with a scheme of a store or a web server, e.g. "neo4j:secret@host:7687".
 _LOOKS_LIKE_URI = re.compile(r"^(bolt|neo4j|sqlite|https?|postgres(ql)?|mysql)(\+[a-z]+)?:", re.IGNORECASE)
-#: ``user:password@host[:port]``: a user without "/", a colon, anything (a
-#: password may hold "/"), then an "@" and a host without "/".
-_LOOKS_LIKE_LOGIN = re.compile(r"^[^/:@]+:.*@[^/@]+$")
+#: ``user:password@host[:port][/database]``: a user without "/", a colon,
+#: anything (a password may hold "/"), then an "@", a host without "/" and
+#: perhaps a path without "@".
+_LOOKS_LIKE_LOGIN = re.compile(r"^[^/:@]+:.*@[^/@]+(/[^@]*)?$")
 
 
 def open_store(uri: str | None = None, *, create: bool = True) -> Store:
@@ -71,6 +72,8 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
     """
 
     if uri:
+        if "://" in uri:  # blanks around a URI, not a file name, were part of its port
+            uri = uri.strip()
         scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
         if scheme in NEO4J_SCHEMES:
             return Neo4jStore(Neo4jSettings.from_env(uri))  # type: ignore[arg-type]
@@ -79,7 +82,7 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
             if not target.strip():
                 # Path("") is ".": the message was ".: no store here".
                 raise StoreError(safe_uri(uri), "names no file; use sqlite:///FILE (or sqlite://:memory:)")
-            if "@" in target.split("/", 1)[0]:
+            if "@" in target and not target.startswith("/"):
                 # sqlite://user:password@/file: a file has no login, and the words
                 # before "@" would be shown as part of its path in every message.
                 raise StoreError(
@@ -89,6 +92,10 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
         if not scheme and uri.lower().startswith("sqlite:"):
             # "unknown store URI scheme 'sqlite'" contradicted its own advice to use sqlite:///.
             raise StoreError(safe_uri(uri), "a SQLite URI starts sqlite:// ; use sqlite:///FILE")
+        named = uri.split(":", 1)[0].lower()
+        if not scheme and named in NEO4J_SCHEMES:
+            # "bolt:/host" was "unknown store URI scheme 'bolt'", a scheme it knows.
+            raise StoreError(safe_uri(uri), f"a Neo4j URI starts {named}:// ; use {named}://HOST:PORT")
         if scheme or _LOOKS_LIKE_URI.match(uri):
             # Also "neo4j:user:password@host" without "//": never a file name to create.
             raise StoreError(

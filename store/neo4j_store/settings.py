@@ -162,6 +162,8 @@ def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:
     except ValueError:
         return uri, None, None
     clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    if not host:  # urlunsplit drops the "//" of an empty host: "bolt:" was "not a Neo4j URI"
+        clean = clean.replace(":", "://", 1)
     return clean, unquote(user) if user else None, unquote(password) if password else None
 
 

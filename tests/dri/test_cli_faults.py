@@ -131,10 +131,25 @@ def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, 
     [
         ("bolt://127.0.0.1:notaport", "the port must be a number"),
         ("http://neo4j:pw-Secret9@127.0.0.1:7474", "unknown store URI scheme 'http'"),
-        ("neo4j:pw-Secret9@127.0.0.1:7711", "unknown store URI scheme 'neo4j'"),
+        # "unknown store URI scheme 'neo4j'", a scheme it knows.
+        (
+            "neo4j:pw-Secret9@127.0.0.1:7711",
+            "***@127.0.0.1:7711: a Neo4j URI starts neo4j:// ; use neo4j://HOST:PORT",
+        ),
+        ("bolt:/user:pw-Secret9@h", "***@h: a Neo4j URI starts bolt:// ; use bolt://HOST:PORT"),
+        # "'bolt:' is not a Neo4j URI".
+        ("bolt://user:pw-Secret9@", "'bolt://' names no host"),
+        # The blank after it was read as part of the port: "the port must be a number".
+        ("bolt://127.0.0.1:0 ", "'bolt://127.0.0.1:0': the port must be a number from 1 to 65535"),
         # No scheme at all: read as a SQLite file's name, "no store here" showed the password.
         ("user:pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
         ("user:pw/Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
+        # With a database after the host, the login was shown as part of a file name.
+        (
+            "user:pw-Secret9@127.0.0.1:7711/neo4j",
+            "***@127.0.0.1:7711/neo4j: a login and a host without a scheme",
+        ),
+        ("sqlite://u:pw-Secret9/x@/f.sqlite", "sqlite:///f.sqlite: a SQLite store takes no user or password"),
         # "unknown store URI scheme 'sqlite'; use … sqlite:///FILE".
         ("sqlite:/tmp/x.sqlite", "sqlite:/tmp/x.sqlite: a SQLite URI starts sqlite:// ; use sqlite:///FILE"),
     ],

@@ -324,7 +324,7 @@ def test_a_sqlite_uri_without_a_file_says_so(tmp_path, monkeypatch, uri):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(StoreError) as err:
         open_store(uri, create=True)
-    assert str(err.value) == f"{uri}: names no file; use sqlite:///FILE (or sqlite://:memory:)"
+    assert str(err.value) == f"{uri.strip()}: names no file; use sqlite:///FILE (or sqlite://:memory:)"
     assert list(tmp_path.iterdir()) == []
 
 

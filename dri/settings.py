@@ -47,6 +47,7 @@ __all__ = [
     "nltk_data_dir",
     "prefect_api_url_problem",
     "prefect_defaults",
+    "setting",
     "uri_port_problem",
     "wordnet_source_dir",
 ]
@@ -83,6 +84,13 @@ def _default_data_dir() -> Path:
         return checkout / "data"
     xdg = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(xdg) / "dri"
+
+
+def setting(name: str) -> str:
+    """The variable ``name`` with the blanks around it dropped, ``""`` when unset:
+    a blank ``DRI_DASK_ADDRESS=" "`` counted as a choice of runner, and
+    ``DRI_TASK_RUNNER=" inline"`` was no inline run."""
+    return (os.environ.get(name) or "").strip()
 
 
 def _env_path(name: str) -> Path | None:

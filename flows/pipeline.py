@@ -46,7 +46,7 @@ from dri.literal import storable
 from dri.mapping.profiles import get_profile
 from dri.metrics.scores import SCORES_VERSION
 from dri.quiet_logs import FAILURE
-from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE
+from dri.settings import INLINE_MAX_PAIRS, INLINE_MAX_PARSE, setting
 from dri.store import StoreError
 
 __all__ = [
@@ -652,7 +652,7 @@ def run_corpus(
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
-    if runner is None and os.environ.get("DRI_TASK_RUNNER") == "inline":
+    if runner is None and setting("DRI_TASK_RUNNER") == "inline":
         runner = "inline"  # as --runner inline: no Prefect
     settings = CorpusSettings(corpus_dir=str(corpus_dir), **parameters)
     # A folder without documents is an error here, at once, on every runner.
@@ -660,9 +660,9 @@ def run_corpus(
     explicit = (
         runner
         or workers
-        or dask_address
-        or os.environ.get("DRI_TASK_RUNNER")
-        or os.environ.get("DRI_DASK_ADDRESS")
+        or (dask_address or "").strip()
+        or setting("DRI_TASK_RUNNER")
+        or setting("DRI_DASK_ADDRESS")
     )
     if runner == "inline" or (not explicit and small_job(settings)):
         return run_inline(settings)

@@ -67,7 +67,7 @@ from dri.flows.execution import MAX_WORKERS, local_workers
 from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
-from dri.settings import prefect_api_url_problem
+from dri.settings import prefect_api_url_problem, setting
 from dri.signals import signals_held, taken_again_later
 from dri.store.records import redact, safe_uri
 
@@ -122,12 +122,12 @@ def runner_config(
     runner other than Dask takes no ``DRI_DASK_ADDRESS`` (``--runner threads``
     ran on the cluster that variable named)."""
     address_from = ""
-    if kind in (None, "dask") and not dask_address and os.environ.get("DRI_DASK_ADDRESS"):
-        dask_address, address_from = os.environ["DRI_DASK_ADDRESS"], "DRI_DASK_ADDRESS"
+    if kind in (None, "dask") and not dask_address and setting("DRI_DASK_ADDRESS"):
+        dask_address, address_from = setting("DRI_DASK_ADDRESS"), "DRI_DASK_ADDRESS"
     dask_address = dask_address.strip() if dask_address is not None else None
     from_variable = False
-    if not kind and not dask_address and os.environ.get("DRI_TASK_RUNNER"):
-        kind, from_variable = os.environ["DRI_TASK_RUNNER"], True
+    if not kind and not dask_address and setting("DRI_TASK_RUNNER"):
+        kind, from_variable = setting("DRI_TASK_RUNNER"), True
     kind = kind or ("dask" if dask_address else "processes")
     named = f"DRI_TASK_RUNNER={printable(kind)}: " if from_variable else ""
     if kind == "inline":  # dri run and the evaluations take it (flows.pipeline.run_corpus); a flow cannot
@@ -186,6 +186,14 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
         raise SettingsError(
             f"{where_from}Dask at {shown}: a run cannot use {printable(scheme)}://; "
             "give the scheduler's tcp://HOST:PORT (or tls://HOST:PORT)"
+        )
+    if any(ch.isspace() or not ch.isprintable() for ch in address):
+        # The address shown without its login had lost the line break ("tcp://badhost:1"),
+        # naming a host other than the one tried.
+        login_hidden = f"***@{address.rsplit('@', 1)[1]}" if "@" in address else address
+        raise SettingsError(
+            f"{where_from}Dask at {printable(login_hidden)}: a blank or control character inside "
+            "the address; give tcp://HOST:PORT (or tls://HOST:PORT)"
         )
     if "?" in address or "#" in address:
         # A token after "?" was quoted back in the parser's words ("invalid literal … '1?token=…'").

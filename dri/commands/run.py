@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +43,7 @@ from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
 from dri.literal import echo
 from dri.quiet_logs import fold_failures, log_failures
-from dri.settings import max_text_chars, prefect_defaults
+from dri.settings import max_text_chars, prefect_defaults, setting
 
 if TYPE_CHECKING:
     from dri.flows.tasks import RunSummary
@@ -267,7 +266,7 @@ def _runner_config(args: argparse.Namespace) -> RunnerConfig | int:
     try:
         # --dask given is a Dask run, whatever DRI_TASK_RUNNER says (arguments first).
         inline = args.runner == "inline" or (
-            args.runner is None and not args.dask and os.environ.get("DRI_TASK_RUNNER") == "inline"
+            args.runner is None and not args.dask and setting("DRI_TASK_RUNNER") == "inline"
         )
         # Inline, the kind is not used: only the worker count and Dask address are checked.
         return runner_config(

@@ -41,6 +41,19 @@ def test_dri_task_runner_inline_is_the_inline_runner_and_a_flow_refuses_it(corpu
         runner_config()
 
 
+def test_blank_runner_variables_are_unset_and_blanks_around_inline_are_dropped(corpus, data_dir, monkeypatch):
+    # DRI_DASK_ADDRESS=" " asked for a flow on a temporary Prefect server with local
+    # workers (4 s for two documents), though runner_config read it as unset.
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("DRI_DASK_ADDRESS", "  ")
+    monkeypatch.setenv("DRI_TASK_RUNNER", " ")
+    state, summary = run_corpus(str(corpus))
+    assert state.is_completed() and summary.worker_pids == [os.getpid()]
+    monkeypatch.setenv("DRI_TASK_RUNNER", " inline ")
+    state, summary = run_corpus(str(corpus), workers=2)
+    assert state.is_completed() and summary.worker_pids == [os.getpid()]
+
+
 def test_stage_one_leaves_out_all_but_the_candidates(corpus, data_dir, monkeypatch):
     monkeypatch.delenv("DRI_TASK_RUNNER", raising=False)
     state, summary = run_corpus(str(corpus), runner="inline", mode="target", target="atom.txt", candidates=1)

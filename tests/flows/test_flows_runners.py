@@ -158,6 +158,21 @@ def test_a_blank_before_a_dask_address_is_dropped() -> None:
         check_dask_address(" tcp://127.0.0.1:70000")
 
 
+@pytest.mark.parametrize(
+    "address, shown",
+    [("tcp://bad\nhost:1", "tcp://bad\\u000ahost:1"), ("tcp://u:pw@bad\thost:1", "***@bad\\u0009host:1")],
+)
+def test_a_control_character_inside_a_dask_address_is_shown_escaped(address, shown) -> None:
+    # The address shown without its login had lost the line break: "Dask at
+    # tcp://badhost:1: cannot connect", a host other than the one tried.
+    with pytest.raises(SettingsError) as caught:
+        check_dask_address(address, named="DRI_DASK_ADDRESS")
+    assert str(caught.value) == (
+        f"DRI_DASK_ADDRESS: Dask at {shown}: a blank or control character inside the address; "
+        "give tcp://HOST:PORT (or tls://HOST:PORT)"
+    )
+
+
 def test_a_blank_dask_address_is_called_empty() -> None:
     # It was "Dask at : cannot connect: Name or service not known".
     with pytest.raises(SettingsError, match="^DRI_DASK_ADDRESS: Dask at an empty address: cannot connect"):

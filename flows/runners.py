@@ -69,7 +69,7 @@ from dri.process_pools import tolerate_cancelled_futures
 from dri.quiet_logs import forward_to_parent
 from dri.settings import prefect_api_url_problem, setting
 from dri.signals import signals_held, taken_again_later
-from dri.store.records import redact, safe_uri
+from dri.store.records import redact, register_secret, safe_uri
 
 __all__ = [
     "RUNNER_KINDS",
@@ -80,6 +80,7 @@ __all__ = [
     "check_prefect_api_url",
     "deferred_task_runner",
     "end_workers_on_signals",
+    "hide_prefect_api_secrets",
     "interrupted_by",
     "local_cluster",
     "make_task_runner",
@@ -250,6 +251,32 @@ def check_prefect_api(url: str, timeout: float = 10.0) -> None:
     )
     if reason is not None:
         raise SettingsError(f"PREFECT_API_URL {printable(safe_uri(url))}: cannot connect: {reason}")
+
+
+class _Redacted(logging.Filter):
+    """Log records with every registered secret hidden (:func:`dri.store.records.redact`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = redact(message)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        return True
+
+
+def hide_prefect_api_secrets(url: str) -> None:
+    """Hide the login and query of ``PREFECT_API_URL`` from this process's
+    messages and from the log records of Prefect's event client, which quoted
+    the URL whole ("Unable to connect to 'ws://user:pw@…'") when its server
+    went away; a user without a password is a token too."""
+    safe_uri(url)  # registers user:password and the password
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    for secret in (userinfo, parts.query, parts.fragment):
+        register_secret(secret)
+    events = logging.getLogger("prefect.events.clients")
+    if not any(isinstance(f, _Redacted) for f in events.filters):
+        events.addFilter(_Redacted())
 
 
 def check_prefect_api_url(url: str | None) -> None:

@@ -46,10 +46,12 @@ from prefect.utilities.asyncutils import run_coro_as_sync
 
 from dri import atomic
 from dri.corpora.text import is_document
-from dri.errors import ProjectError, one_line, os_reason
+from dri.errors import ProjectError, one_line
+from dri.files import NAME_BYTES, FileRefused, name_that_fits, read_limited
 from dri.flows.failures import ReportedFailure
 from dri.literal import printable
 from dri.settings import data_dir, incoming_dir
+from dri.store.records import redact
 
 __all__ = [
     "EVENT_NAME",
@@ -102,13 +104,20 @@ class SensorResult:
     errors: list[str] = field(default_factory=list)
 
 
+#: Bytes the seen-state file may hold: a record is about 200 bytes, so half a million folders.
+MAX_STATE_BYTES = 100_000_000
+
+
 def state_path(root: str | Path, state_dir: str | Path | None = None) -> Path:
-    """The seen-state file for ``root``: one per watched root, keyed by its path."""
+    """The seen-state file for ``root``: one per watched root, keyed by its path,
+    and named by it as far as a file name allows (a root of a 250-byte name
+    could not be watched: "File name too long" for its lock)."""
     if state_dir is None:
         state_dir = data_dir() / "sensor"
     root = Path(root).resolve()
     key = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
-    return Path(state_dir) / f"seen-{root.name or 'root'}-{key}.json"
+    fixed = len(f"seen--{key}.json.lock")
+    return Path(state_dir) / f"seen-{name_that_fits(root.name or 'root', NAME_BYTES - fixed)}-{key}.json"
 
 
 class SeenRecord(TypedDict, total=False):
@@ -122,17 +131,18 @@ class SeenRecord(TypedDict, total=False):
 
 def load_seen(path: Path) -> dict[str, SeenRecord]:
     """Folders already announced, ``{absolute path: record}``; empty if none."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        if path.is_symlink():
-            # A link to nothing is not "no state": every corpus was announced again,
-            # and saving the state then failed on the link ("No such file or directory").
-            raise SensorStateError(path, "a symbolic link to a file that is not there") from None
+    if not os.path.lexists(path):
         return {}
-    except OSError as err:
+    if not path.exists():
+        # A link to nothing is not "no state": every corpus was announced again,
+        # and saving the state then failed on the link ("No such file or directory").
+        raise SensorStateError(path, "a symbolic link to a file that is not there")
+    try:
+        # Read within bounds: a link to /dev/zero grew until the process was killed, a FIFO waited for ever.
+        data = json.loads(read_limited(path, MAX_STATE_BYTES).decode("utf-8"))
+    except FileRefused as err:
         # Starting over would re-announce every corpus; refuse instead.
-        raise SensorStateError(path, os_reason(err)) from err
+        raise SensorStateError(path, err.reason) from err
     except ValueError as err:
         raise SensorStateError(path, one_line(err)) from err
     except RecursionError:
@@ -276,7 +286,8 @@ def scan(
             try:
                 emit(folder, n, changed=changed)
             except Exception as err:
-                result.errors.append(f"{folder}: not announced: {one_line(err)}")
+                # Redacted: the words of Prefect's client may quote PREFECT_API_URL's login.
+                result.errors.append(redact(f"{folder}: not announced: {one_line(err)}"))
                 continue
             seen[folder] = {
                 "announced": datetime.now(UTC).isoformat(),

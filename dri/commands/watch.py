@@ -108,6 +108,14 @@ def run_watch(args: argparse.Namespace) -> int:
         )
         return 2
     else:
+        from dri.flows.runners import check_prefect_api, hide_prefect_api_secrets
+
+        hide_prefect_api_secrets(str(PREFECT_API_URL.value()))
+        try:  # a server that is not there is one line naming it, not a warning per folder
+            check_prefect_api(str(PREFECT_API_URL.value()))
+        except SettingsError as err:
+            echo(f"error: {err}", file=sys.stderr, one_line=True)
+            return 1
 
         def announce(folder: str, n: int, *, changed: bool = False) -> None:
             prefect_emitter(folder, n, changed=changed)

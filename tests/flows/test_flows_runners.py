@@ -12,7 +12,13 @@ import pytest
 from streams import ClosedPipe
 
 from dri.errors import SettingsError
-from dri.flows.runners import check_dask_address, check_prefect_api, local_cluster, quiet_broken_pipes
+from dri.flows.runners import (
+    check_dask_address,
+    check_prefect_api,
+    hide_prefect_api_secrets,
+    local_cluster,
+    quiet_broken_pipes,
+)
 
 
 def _undone_after_the_test(monkeypatch, name: str) -> None:
@@ -171,6 +177,25 @@ def test_a_control_character_inside_a_dask_address_is_shown_escaped(address, sho
         f"DRI_DASK_ADDRESS: Dask at {shown}: a blank or control character inside the address; "
         "give tcp://HOST:PORT (or tls://HOST:PORT)"
     )
+
+
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("http://user:s3cret-pw@127.0.0.1:9/api", "ws://***@127.0.0.1:9/api/events/in"),
+        ("http://s3cret-token@127.0.0.1:9/api", "ws://***@127.0.0.1:9/api/events/in"),
+        ("http://127.0.0.1:9/api?token=s3cret-tok", "ws://127.0.0.1:9/api?***/events/in"),
+    ],
+)
+def test_prefect_api_secrets_are_hidden_from_the_event_clients_log(caplog, url, shown) -> None:
+    # dri watch printed Prefect's "Unable to connect to 'ws://user:s3cret@…'" whole.
+    hide_prefect_api_secrets(url)
+    quoted = url.replace("http://", "ws://").replace("/api", "/api/events/in")
+    if "?" in url:
+        quoted = url.replace("http://", "ws://") + "/events/in"
+    with caplog.at_level(logging.WARNING, logger="prefect.events.clients"):
+        logging.getLogger("prefect.events.clients").warning("Unable to connect to %r.", quoted)
+    assert caplog.messages == [f"Unable to connect to '{shown}'."]
 
 
 def test_a_blank_dask_address_is_called_empty() -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
+import sys
 import time
 import types
 
@@ -230,10 +233,36 @@ def test_a_state_file_that_cannot_be_read_is_one_line_with_what_to_do(tmp_path):
     with pytest.raises(SensorStateError) as err:
         load_seen(path)
     assert str(err.value) == (
-        f"{path}: unreadable sensor state (Is a directory); restore it, or move it away to start over "
-        "(every corpus folder is then announced again)"
+        f"{path}: unreadable sensor state (is a folder, not a regular file); restore it, or move it away "
+        "to start over (every corpus folder is then announced again)"
     )
     assert one_line(err.value) == str(err.value)  # named by its path, not its type
+
+
+@pytest.mark.timeout(30)
+def test_a_state_file_that_never_ends_or_blocks_is_refused_at_once(tmp_path):
+    # A link to /dev/zero grew until the process was killed (a MemoryError, exit 70,
+    # under a memory limit); a FIFO waited for a writer for ever.
+    path = tmp_path / "seen.json"
+    path.symlink_to("/dev/zero")
+    with pytest.raises(SensorStateError, match=r"unreadable sensor state \(is a character device"):
+        load_seen(path)
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(SensorStateError, match=r"unreadable sensor state \(is a FIFO"):
+        load_seen(path)
+
+
+def test_a_root_of_a_long_name_is_watched(tmp_path):
+    # "seen-<250 bytes>-<key>.json.lock: File name too long": the root could not be watched.
+    root, state = tmp_path / ("L" * 250), tmp_path / "state"
+    write_corpus(root / "c")
+    rec = Recorder()
+    scan(root, rec, state_dir=state)
+    assert rec.calls and len(state_path(root, state).name.encode()) <= 255 - len(".lock")
+    assert state_path(root, state) != state_path(tmp_path / ("L" * 251), state)
+    scan(root, rec, state_dir=state)
+    assert len(rec.calls) == 1  # remembered
 
 
 def test_watch_names_a_file_where_the_sensor_folder_should_be(tmp_path, monkeypatch, capsys):
@@ -248,6 +277,28 @@ def test_watch_names_a_file_where_the_sensor_folder_should_be(tmp_path, monkeypa
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"error: {tmp_path / 'data' / 'sensor'}: not a folder (a file of that name is in the way)"
     )
+
+
+def test_watch_names_a_prefect_server_that_is_not_there_without_its_login(tmp_path):
+    # Each folder was "not announced: ConnectionRefusedError: …" after Prefect's
+    # warning, which quoted the URL with its password.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    write_corpus(tmp_path / "incoming" / "a")
+    env = {**os.environ, "DRI_DATA_DIR": str(tmp_path / "data")}
+    env["PREFECT_API_URL"] = f"http://user:s3cret-pw@127.0.0.1:{port}/api"
+    done = subprocess.run(
+        [sys.executable, "-m", "dri.cli", "watch", str(tmp_path / "incoming"), "--once", "--min-age", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"error: PREFECT_API_URL http://127.0.0.1:{port}/api: cannot connect: Connection refused"
+    ]
 
 
 def test_a_watch_says_a_lasting_error_once_not_every_scan(tmp_path, monkeypatch, capsys):

@@ -21,12 +21,20 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri import atomic
-from dri.corpora.text import CorpusError, csv_rows, header_record, header_rows, refuse_repeated_columns
+from dri.corpora.text import (
+    MAX_TABLE_BYTES,
+    CorpusError,
+    csv_rows,
+    header_record,
+    header_rows,
+    refuse_repeated_columns,
+)
 from dri.settings import data_dir
 
 __all__ = [
@@ -132,8 +140,10 @@ def _stored_ratings(path: Path) -> list[dict[str, object]]:
     """The rows of the ratings store ``path`` (none if it is absent); a
     :class:`CorpusError` if any row is not a valid rating (edited by hand, say):
     the file is rewritten with the valid rows only, so importing would drop it."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
+    # Anything else there is read to be refused: a link to /dev/zero was "no ratings",
+    # and the import then wrote into the device and said it had stored them.
     rows, problems = read_ratings(path)
     if problems:
         reason = problems[0].removeprefix(f"{path}: ")
@@ -154,7 +164,15 @@ def import_ratings(path: str | Path, store_path: str | Path | None = None) -> Im
         merged = {(str(r["rater"]), str(r["pair"])): r for r in _stored_ratings(target)}
         for r in rows:
             merged[(str(r["rater"]), str(r["pair"]))] = r
-        atomic.write_text(target, _ratings_csv(merged.values()), newline="")
+        text = _ratings_csv(merged.values())
+        if (size := len(text.encode("utf-8"))) > MAX_TABLE_BYTES:
+            # Written, every later ratings command refused the store as too large to read.
+            raise CorpusError(
+                target,
+                f"would hold {size:,} bytes with these ratings, over the {MAX_TABLE_BYTES:,} a ratings "
+                "file may; nothing imported",
+            )
+        atomic.write_text(target, text, newline="")
     return ImportResult(Path(path), target, len(rows), len(merged), problems)
 
 

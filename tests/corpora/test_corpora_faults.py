@@ -197,6 +197,42 @@ def test_an_import_beside_a_stored_row_that_is_not_a_rating_keeps_the_store_as_i
     assert import_ratings(new, store).total_stored == 3
 
 
+def test_an_import_into_a_store_that_is_a_device_or_a_folder_is_refused(tmp_path):
+    # A link to /dev/zero was "no ratings yet": "4 ratings imported ... 4 stored",
+    # written into the device.
+    store = tmp_path / "ratings" / "ratings.csv"
+    store.parent.mkdir()
+    store.symlink_to("/dev/zero")
+    new = tmp_path / "new.csv"
+    new.write_text("rater,pair,novelty,usefulness,challenge\nr2,p,1,1,1\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"ratings\.csv: is a character device"):
+        import_ratings(new, store)
+    store.unlink()
+    store.mkdir()
+    with pytest.raises(CorpusError, match=r"ratings\.csv: is a folder"):
+        import_ratings(new, store)
+
+
+def test_an_import_that_would_make_the_store_too_large_to_read_is_refused(tmp_path, monkeypatch):
+    # Written, every later ratings command refused the store ("too large (119617821 bytes ...").
+    from dri.corpora import ratings
+
+    monkeypatch.setattr(ratings, "MAX_TABLE_BYTES", 200)
+    store = tmp_path / "ratings.csv"
+    new = tmp_path / "new.csv"
+    new.write_text("rater,pair,novelty,usefulness,challenge\n" + "r,p,1,1,1\n", encoding="utf-8")
+    assert import_ratings(new, store).total_stored == 1
+    stored = store.read_bytes()
+    new.write_text(
+        "rater,pair,novelty,usefulness,challenge\n" + "".join(f"r{n},p,1,1,1\n" for n in range(40)),
+        encoding="utf-8",
+    )
+    with pytest.raises(CorpusError) as err:
+        import_ratings(new, store)
+    assert str(err.value).startswith(f"{store}: would hold ") and "nothing imported" in str(err.value)
+    assert store.read_bytes() == stored
+
+
 def test_a_manifest_and_a_plagiarism_index_name_their_columns_in_any_case(tmp_path):
     # "SOURCE,TARGET,GROUP" and "file,task,category" were refused: "lacks column(s)".
     (tmp_path / "a.txt").write_text("The sun attracts the planets.\n")

@@ -14,8 +14,10 @@ only after delivery is confirmed by the server, and only once nothing in it
 has changed for ``min_age`` seconds, so a corpus that is still being copied
 is not run half finished.
 
-A folder's record keeps a signature of its files (each one's path, size and
-modification time, :func:`folder_state`). A folder announced before whose
+A folder's record keeps a signature of its files (each one's path, size,
+modification time and status-change time, :func:`folder_state`: the last
+changes with a file's permissions or owner too, so a document that failed
+as unreadable is tried again once it is made readable). A folder announced before whose
 signature has changed since, because a writer paused longer than
 ``min_age`` or a file was edited, added or removed, is announced again
 (``changed=True``, payload ``"changed": true``) once it has settled: its run
@@ -104,6 +106,10 @@ class SensorResult:
     errors: list[str] = field(default_factory=list)
 
 
+#: What a signature is made of: 2 since status-change times are in it (1: path, size
+#: and modification time). A record of another kind takes the folder as it is.
+SIGNATURE_KIND = 2
+
 #: Bytes the seen-state file may hold: a record is about 200 bytes, so half a million folders.
 MAX_STATE_BYTES = 100_000_000
 
@@ -127,6 +133,7 @@ class SeenRecord(TypedDict, total=False):
     announced: str  # ISO time of the announcement
     documents: int
     signature: str  # FolderState.signature
+    signature_kind: int  # SIGNATURE_KIND of the signature; absent: 1
 
 
 def load_seen(path: Path) -> dict[str, SeenRecord]:
@@ -177,7 +184,7 @@ class FolderState:
 
     documents: int
     age: float  # seconds since anything in it last changed
-    signature: str  # of every file's path, size and modification time
+    signature: str  # of every file's path, size, modification and status-change times
 
 
 #: Seconds a modification time may lie ahead of this clock (another machine's,
@@ -217,7 +224,11 @@ def folder_state(folder: Path, now: float) -> FolderState:
             newest = max(newest, info.st_mtime)
         if not stat.S_ISDIR(info.st_mode):
             # fsencode: a file name that is not UTF-8 is its own bytes here.
-            digest.update(os.fsencode(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n"))
+            digest.update(
+                os.fsencode(
+                    f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\n"
+                )
+            )
         if (path.is_file() or path.is_symlink()) and is_document(path):
             n += 1
     return FolderState(n, max(0.0, now - newest), digest.hexdigest()[:32])
@@ -277,9 +288,15 @@ def scan(
         ready, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
         result.already_seen = len(seen)
         for folder, n, signature in ready:
-            if folder in seen and "signature" not in seen[folder]:
-                # Recorded before signatures were kept: its content then is unknown, take it as is.
+            if (
+                folder in seen
+                and seen[folder].get("signature_kind", 1 if "signature" in seen[folder] else 0)
+                != SIGNATURE_KIND
+            ):
+                # Recorded before signatures were kept, or of another kind: what its content was
+                # then cannot be told, so it is taken as it is (not every folder run again).
                 seen[folder]["signature"] = signature
+                seen[folder]["signature_kind"] = SIGNATURE_KIND
                 _save_seen(path, root_path, seen)
                 continue
             changed = folder in seen
@@ -293,6 +310,7 @@ def scan(
                 "announced": datetime.now(UTC).isoformat(),
                 "documents": n,
                 "signature": signature,
+                "signature_kind": SIGNATURE_KIND,
             }
             # Saved per folder: a crash later in the loop must not re-announce this one.
             _save_seen(path, root_path, seen)

@@ -6,7 +6,8 @@ seconds) and announces each once with the Prefect event ``corpus.arrived``,
 which the ``on-new-corpus`` deployment turns into a corpus run (see
 docs/prefect.md). The folders already announced are remembered in
 ``data_dir()/sensor/``, so a restart does not announce them again; a folder
-whose files change after its run (size or modification time) is announced
+whose files change after its run (size, modification time, or permissions:
+a document that could not be read is tried again once readable) is announced
 again once it has settled, and its run redoes the documents that changed
 and forgets the files deleted or renamed (a renamed one keeps its results
 under its new name).

@@ -226,6 +226,29 @@ def test_a_record_from_before_signatures_is_taken_as_is(tmp_path):
     assert rec.changed == ["c"]
 
 
+def test_a_file_whose_permissions_change_is_a_change_and_an_older_record_is_taken_as_is(tmp_path):
+    # A document that failed as unreadable was never tried again once made readable:
+    # chmod changes neither its size nor its modification time.
+    root, state = tmp_path / "incoming", tmp_path / "state"
+    folder = write_corpus(root / "c")
+    rec = Recorder()
+    scan(root, rec, state_dir=state)
+    document = next(folder.glob("*.txt"))
+    time.sleep(0.01)
+    document.chmod(0o600)
+    scan(root, rec, state_dir=state)
+    assert rec.changed == ["c"]
+    # A record whose signature was made without status-change times (kind 1) is not a change.
+    path = state_path(root, state)
+    saved = json.loads(path.read_text())
+    record = saved["seen"][str(folder.resolve())]
+    del record["signature_kind"]
+    record["signature"] = "made-of-path-size-and-time"
+    path.write_text(json.dumps(saved))
+    scan(root, rec, state_dir=state)
+    assert rec.changed == ["c"] and load_seen(path)[str(folder.resolve())]["signature_kind"] == 2
+
+
 def test_a_state_file_that_cannot_be_read_is_one_line_with_what_to_do(tmp_path):
     # A folder in its place said "RuntimeError: …: unreadable sensor state ([Errno 21] Is a directory: '…')".
     path = tmp_path / "seen.json"

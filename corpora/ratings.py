@@ -110,7 +110,7 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
                 number = math.nan
             # nan and inf are not ratings (and int() of them would raise).
             if not math.isfinite(number) or number != int(number) or int(number) not in SCALE:
-                reason = reason or f"{prop} must be a whole number from 1 to 5, not {value!r}"
+                reason = reason or f"{prop} must be a whole number from 1 to 5, not {_cell(value)}"
             else:
                 out[prop] = int(number)
         if reason is None and all(out[p] is None for p in PROPERTIES):
@@ -125,6 +125,12 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
             first[key] = (line, len(rows))
             rows.append(out)
     return rows, problems
+
+
+def _cell(value: str) -> str:
+    """A cell for a message: quoted, and its start only if long (a number of
+    5,000 digits was a line of 5,000 characters)."""
+    return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value):,} characters)"
 
 
 def load_ratings(path: str | Path | None = None) -> list[dict[str, object]]:

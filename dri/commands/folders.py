@@ -40,6 +40,7 @@ __all__ = [
     "output_folder",
     "output_name",
     "overwrites_a_database",
+    "why_not_a_folder",
 ]
 
 
@@ -111,6 +112,14 @@ def not_a_folder(path: Path) -> str:
     nothing", "a loop of symbolic links" (each was "a file")."""
     there = what_is_there(path)
     return "a file" if there == "a regular file" else there
+
+
+def why_not_a_folder(path: Path) -> str:
+    """Why the folder a command reads is not one: "no such folder", or "not a
+    folder (a regular file)" (a folder not there was "not a folder" too, as if
+    something else stood in its place)."""
+    there = what_is_there(path)
+    return "no such folder" if there == "missing" else f"not a folder ({there})"
 
 
 def given_path(text: str) -> Path:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dri.commands.compare import add_profile_option
-from dri.commands.folders import given_path
+from dri.commands.folders import given_path, why_not_a_folder
 from dri.commands.search_options import (
     add_search_arguments,
     candidates_given,
@@ -211,7 +211,7 @@ def run_run(args: argparse.Namespace) -> int:
 def _argument_error(args: argparse.Namespace) -> int | None:
     """The exit status for arguments that cannot make a run, after saying why; else ``None``."""
     if not args.corpus_dir.is_dir():
-        echo(f"error: {args.corpus_dir}: not a folder", file=sys.stderr)
+        echo(f"error: {args.corpus_dir}: {why_not_a_folder(args.corpus_dir)}", file=sys.stderr, one_line=True)
         return 1
     if args.mode == "target" and not args.target:
         echo("error: --mode target needs --target NAME", file=sys.stderr)

@@ -23,7 +23,7 @@ import logging
 import os
 import sys
 
-from dri.commands.folders import given_path
+from dri.commands.folders import given_path, why_not_a_folder
 from dri.commands.search_options import worker_count
 from dri.errors import ProjectError, SettingsError, one_line, os_reason
 from dri.literal import echo
@@ -72,12 +72,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _what(n: int, changed: bool) -> str:
-    return f"changed since its last run, {n} documents" if changed else f"new corpus of {n} documents"
+    documents = "1 document" if n == 1 else f"{n:,} documents"
+    return f"changed since its last run, {documents}" if changed else f"new corpus of {documents}"
 
 
 def run_watch(args: argparse.Namespace) -> int:
     if not args.root.is_dir():
-        echo(f"error: {args.root}: not a folder", file=sys.stderr, one_line=True)
+        echo(f"error: {args.root}: {why_not_a_folder(args.root)}", file=sys.stderr, one_line=True)
         return 1
     if args.run:
         # A bad limit failed every document of a folder's run, and the folder was then

@@ -197,6 +197,18 @@ def test_an_import_beside_a_stored_row_that_is_not_a_rating_keeps_the_store_as_i
     assert import_ratings(new, store).total_stored == 3
 
 
+def test_a_long_rating_value_is_shown_by_its_start(tmp_path):
+    # A 5,000-digit number was echoed whole: an "error:" line of 5,000 characters.
+    rated = tmp_path / "r.csv"
+    rated.write_text(
+        "rater,pair,novelty,usefulness,challenge\nr,p," + "9" * 5000 + ",1,1\n", encoding="utf-8"
+    )
+    _, problems = read_ratings(rated)
+    assert problems == [
+        f"{rated}: line 2: novelty must be a whole number from 1 to 5, not '{'9' * 40}'... (5,000 characters)"
+    ]
+
+
 def test_an_import_into_a_store_that_is_a_device_or_a_folder_is_refused(tmp_path):
     # A link to /dev/zero was "no ratings yet": "4 ratings imported ... 4 stored",
     # written into the device.

@@ -40,7 +40,10 @@ def test_dri_run_in_a_flow_stops_at_sections_no_document_has(
 
 def test_dri_run_names_a_missing_folder(tmp_path, capsys):
     assert main(["run", str(tmp_path / "nowhere")]) == 1
-    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nowhere'}: not a folder"
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nowhere'}: no such folder"
+    (tmp_path / "file").write_text("x")
+    assert main(["run", str(tmp_path / "file")]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'file'}: not a folder (a regular file)"
 
 
 def test_a_sigterm_that_a_library_wrapped_is_still_an_interrupt(corpus, data_dir, capsys, monkeypatch):

@@ -147,6 +147,14 @@ def _runs(store: Any, args: argparse.Namespace) -> int:
 def _find(store: Any, text: str, corpus: str | None) -> Any:
     found = store.find_document(text, corpus)
     if found is None:
+        if corpus is not None and corpus not in store.corpora():
+            # "no document 'x' in corpus 'nope'" sent the user looking for the document.
+            echo(
+                f"error: {store.location}: no corpus {corpus!r} (dri store corpora lists them)",
+                file=sys.stderr,
+                one_line=True,
+            )
+            return None
         where = f" in corpus {corpus!r}" if corpus is not None else ""
         echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr, one_line=True)
     return found
@@ -184,13 +192,18 @@ def _top(store: Any, args: argparse.Namespace) -> int:
 
 
 def _mapping(store: Any, args: argparse.Namespace) -> int:
-    source, target = _find(store, args.source, args.corpus), _find(store, args.target, args.corpus)
-    if source is None or target is None:
+    source = _find(store, args.source, args.corpus)
+    target = source and _find(store, args.target, args.corpus)
+    if source is None or target is None or not _known_run(store, args.run):
         return 1
     result = store.get_comparison(source.doc_id, target.doc_id, args.run)
     if result is None:
+        # The other way round is a common slip: say so, rather than "no comparison" alone.
+        stored = store.get_comparison(target.doc_id, source.doc_id, args.run) is not None
+        other_way = f" ({target.name} -> {source.name} is: give them in that order)" if stored else ""
         echo(
-            f"error: {store.location}: no comparison of {source.name} with {target.name} in run {args.run!r}",
+            f"error: {store.location}: no comparison of {source.name} with {target.name} "
+            f"in run {args.run!r}{other_way}",
             file=sys.stderr,
             one_line=True,
         )

@@ -55,14 +55,36 @@ def test_top_of_a_run_or_corpus_the_store_lacks_is_one_line(uri, capsys):
     assert out == "" and err.splitlines() == [
         f"error: {_location(uri)}: no run 'run-2' (dri store runs lists them)"
     ]
+    # It said "no document 'solar.txt' in corpus 'nowhere'", sending the user after the document.
     assert main(["store", "--uri", uri, "top", "solar.txt", "--corpus", "nowhere"]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {_location(uri)}: no document 'solar.txt' in corpus 'nowhere'"
+        f"error: {_location(uri)}: no corpus 'nowhere' (dri store corpora lists them)"
+    ]
+    assert main(["store", "--uri", uri, "top", "nope.txt", "--corpus", "tiny"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {_location(uri)}: no document 'nope.txt' in corpus 'tiny'"
     ]
     with pytest.raises(SystemExit) as usage:  # an empty name is a usage error, before any lookup
         main(["store", "--uri", uri, "top", "solar.txt", "--corpus", ""])
     assert usage.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith("error: argument --corpus: an empty name")
+
+
+def test_a_mapping_asked_the_other_way_round_or_of_an_unknown_run_says_so(uri, capsys):
+    # Both were "no comparison of solar.txt with atom.txt in run ...".
+    assert main(["store", "--uri", uri, "mapping", "solar.txt", "atom.txt", "--run", "run-1"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {_location(uri)}: no comparison of solar.txt with atom.txt in run 'run-1' "
+        "(atom.txt -> solar.txt is: give them in that order)"
+    ]
+    assert main(["store", "--uri", uri, "mapping", "atom.txt", "solar.txt", "--run", "nope"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {_location(uri)}: no run 'nope' (dri store runs lists them)"
+    ]
+    assert main(["store", "--uri", uri, "mapping", "atom.txt", "water.txt", "--run", "run-1"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {_location(uri)}: no comparison of atom.txt with water.txt in run 'run-1'"
+    ]
 
 
 def _location(uri: str) -> str:

@@ -113,7 +113,14 @@ def _png_folder_refusal(args: argparse.Namespace) -> str | None:
     if folder and (target.is_symlink() or target.exists()) and not target.is_dir():
         what = "a link to nothing" if not target.exists() else "a file"
         return f"{printable(args.png)}: --png must be a folder for the pictures, and {what} is in the way"
+    if not folder and not target.is_dir() and target.suffix.lower() in _OTHER_PICTURES:
+        # PNG bytes in "pic.svg": a file no SVG reader opens.
+        return f"{printable(args.png)}: --png writes a PNG picture; give a name ending in .png"
     return None
+
+
+#: Names of pictures in another format than the PNG that ``--png`` writes.
+_OTHER_PICTURES = {".svg", ".jpg", ".jpeg", ".gif", ".pdf", ".eps", ".ps", ".tif", ".tiff", ".bmp", ".webp"}
 
 
 def run_graph(args: argparse.Namespace) -> int:
@@ -133,13 +140,16 @@ def run_graph(args: argparse.Namespace) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     many = len(args.files) > 1
-    named: dict[str, str] = {}  # output name -> the document written under it
+    named: dict[str, str] = {}  # output name -> the document written under it, as given
+    written_from: dict[str, str] = {}  # output name -> that document's real path
     inputs = {os.path.realpath(p) for p in args.files}
     gone = False  # the reader of stdout went away
     for doc, g in zip(documents, build_graphs(documents)):
         stem = Path(doc.path).stem
         gone = _show(f"{doc.path}: {summary(g)}", gone)
-        if (args.out or (args.png and many)) and named.setdefault(stem, str(doc.path)) != str(doc.path):
+        real = os.path.realpath(doc.path)  # a/x.txt and a/../a/x.txt are one file, not two of one name
+        named.setdefault(stem, str(doc.path))
+        if (args.out or (args.png and many)) and written_from.setdefault(stem, real) != real:
             # a/x.txt and b/x.txt (or x.txt and x.pdf): the second file overwrote the first's graph.
             reason = f"its files would replace those of {named[stem]}, of the same name {stem!r}"
             echo(

@@ -42,6 +42,19 @@ def test_graph_png(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_graph_png_named_as_another_format_is_refused_before_any_work(tmp_path, capsys):
+    # PNG bytes were written into "solar.svg", which no SVG reader opens.
+    src = tmp_path / "solar.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    picture = tmp_path / "solar.SVG"
+    assert main(["graph", str(src), "--png", str(picture)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {picture}: --png writes a PNG picture; give a name ending in .png"
+    ]
+    assert not picture.exists()
+    assert main(["graph", str(src), "--png", str(tmp_path / "solar.picture")]) == 0
+
+
 def test_graph_png_in_a_folder_not_made_yet(tmp_path):
     # It was "cannot write: No such file or directory" after the graph was built.
     src = tmp_path / "solar.txt"
@@ -112,6 +125,9 @@ def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_sec
     ]
     lemmas = {n["lemma"] for n in json.loads((out / "x.json").read_text())["nodes"]}
     assert "sun" in lemmas and "pump" not in lemmas
+    # One file by two spellings is one file: it was "would replace those of a/x.txt".
+    again = tmp_path / "a" / ".." / "a" / "x.txt"
+    assert main(["graph", str(first), str(again), "--out", str(out)]) == 0
 
 
 def test_graph_never_writes_over_a_document_it_was_given(tmp_path, capsys):

@@ -77,6 +77,13 @@ def run_report(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 one_line=True,
             )
+        elif not page.is_relative_to(_page(folder) or folder):
+            # A link to /etc/passwd was opened in the browser as the report's page.
+            echo(
+                f"note: {folder / 'index.html'}: leads to {page}, outside the report; printing the summary instead",
+                file=sys.stderr,
+                one_line=True,
+            )
         elif not webbrowser.open(page.as_uri()):
             echo(
                 f"note: {page}: no browser to open it with; printing instead", file=sys.stderr, one_line=True

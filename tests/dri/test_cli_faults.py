@@ -246,6 +246,23 @@ def test_report_open_of_a_page_that_is_a_loop_of_links_prints_the_summary(capsys
     assert out.splitlines()[:3] == ["# Report", "", "        AS 0.5"]
 
 
+def test_report_open_of_a_page_that_leads_out_of_the_report_prints_the_summary(capsys, tmp_path, monkeypatch):
+    # An index.html linked to /etc/passwd was opened in the browser as the report's page.
+    opened = tmp_path / "opened"
+    monkeypatch.setenv("BROWSER", f"touch {opened} %s")
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "summary.md").write_text("# Report\n", encoding="utf-8")
+    (tmp_path / "secret.html").write_text("<p>not the report</p>", encoding="utf-8")
+    (report / "index.html").symlink_to(tmp_path / "secret.html")
+    code, out, err = _run(capsys, "report", "--open", str(report))
+    assert code == 0 and out.splitlines()[0] == "# Report" and not opened.exists()
+    assert err.splitlines() == [
+        f"note: {report / 'index.html'}: leads to {tmp_path / 'secret.html'}, outside the report; "
+        "printing the summary instead"
+    ]
+
+
 def test_report_of_an_empty_summary_says_so(capsys, tmp_path):
     (tmp_path / "summary.md").write_text(" \n", encoding="utf-8")
     code, out, err = _run(capsys, "report", str(tmp_path))

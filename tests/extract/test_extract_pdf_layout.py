@@ -24,8 +24,8 @@ def _scattered_words(path: Path, words: int) -> list[str]:
     return names
 
 
-def test_a_page_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_path, monkeypatch):
-    # Merged pair by pair, 2,500 such boxes took over 5 minutes and 700 MB.
+def _merges_counted(monkeypatch) -> list[int]:
+    """The sizes of the groups of text boxes pdfminer merges pair by pair from now on."""
     merge_pairs = LTLayoutContainer.group_textboxes
     merged: list[int] = []
 
@@ -34,6 +34,12 @@ def test_a_page_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_pat
         return merge_pairs(self, laparams, boxes)
 
     monkeypatch.setattr(LTLayoutContainer, "group_textboxes", counted)
+    return merged
+
+
+def test_a_page_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_path, monkeypatch):
+    # Merged pair by pair, 2,500 such boxes took over 5 minutes and 700 MB.
+    merged = _merges_counted(monkeypatch)
     path = tmp_path / "index.pdf"
     names = _scattered_words(path, 4 * FLOW_MAX_BOXES)
     words = " ".join(s.text for s in read_document(path).sentences).split()
@@ -315,14 +321,7 @@ def test_a_small_forms_labels_stay_out_of_the_text_and_a_form_of_text_is_read(tm
 
 
 def test_a_form_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_path, monkeypatch):
-    merge_pairs = LTLayoutContainer.group_textboxes
-    merged: list[int] = []
-
-    def counted(self, laparams, boxes):
-        merged.append(len(boxes))
-        return merge_pairs(self, laparams, boxes)
-
-    monkeypatch.setattr(LTLayoutContainer, "group_textboxes", counted)
+    merged = _merges_counted(monkeypatch)
     names = [f"w{n:05d}" for n in range(2 * FLOW_MAX_BOXES)]
     spacing = (8000 - 40) / len(names)
     body = b" ".join(

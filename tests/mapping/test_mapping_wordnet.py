@@ -596,14 +596,19 @@ def test_a_wordnet_source_cut_short_is_refused(tmp_path):
         build_wordnet(tmp_path / "nltk_data", source=source)
 
 
-def test_a_chosen_nltk_data_folder_without_wordnet_is_refused_not_built_in(tmp_path, monkeypatch):
-    # dri graph refused it; dri compare built 47 MB of WordNet there, and made missing folders.
-    chosen = tmp_path / "nowhere" / "nltk_data"
-    monkeypatch.setenv("DRI_NLTK_DATA", str(chosen))
+def _setup_error(monkeypatch, nltk_data: Path) -> str:
+    """The error of the first use of WordNet in a fresh process with ``DRI_NLTK_DATA=nltk_data``."""
+    monkeypatch.setenv("DRI_NLTK_DATA", str(nltk_data))
     monkeypatch.setattr(wordnet_module, "_instance", None)  # as in a fresh process
     with pytest.raises(WordNetSetupError) as err:
         wordnet_module.wordnet()
-    assert str(err.value) == (
+    return str(err.value)
+
+
+def test_a_chosen_nltk_data_folder_without_wordnet_is_refused_not_built_in(tmp_path, monkeypatch):
+    # dri graph refused it; dri compare built 47 MB of WordNet there, and made missing folders.
+    chosen = tmp_path / "nowhere" / "nltk_data"
+    assert _setup_error(monkeypatch, chosen) == (
         f"DRI_NLTK_DATA={chosen}: no WordNet there (no {chosen / 'corpora' / 'wordnet'}); "
         "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
     )
@@ -614,11 +619,7 @@ def test_a_wordnet_variable_naming_a_file_is_named(tmp_path, monkeypatch):
     # It said "WordNet is not set up in /some/file/corpora: … ([Errno 20] …)", not the variable.
     in_the_way = tmp_path / "nltk_data"
     in_the_way.write_text("x", encoding="utf-8")
-    monkeypatch.setenv("DRI_NLTK_DATA", str(in_the_way))
-    monkeypatch.setattr(wordnet_module, "_instance", None)  # as in a fresh process
-    with pytest.raises(WordNetSetupError) as err:
-        wordnet_module.wordnet()
-    assert str(err.value) == (
+    assert _setup_error(monkeypatch, in_the_way) == (
         f"DRI_NLTK_DATA={in_the_way}: a file, not a folder; point it at the nltk_data folder "
         "scripts/setup-wordnet made, or unset it"
     )

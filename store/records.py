@@ -557,6 +557,8 @@ def safe_uri(uri: str) -> str:
     try:
         parts = urlsplit(uri)
         host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address keeps its brackets: "bolt://::1:7790" is no URI
+            host = f"[{host}]"
         if parts.port is not None:  # port 0 too: a message about it named the host alone
             host = f"{host}:{parts.port}"
     except ValueError:

@@ -97,6 +97,13 @@ class Neo4jConnection:
         except StoreError:
             raise
         except (ex.AuthError, ex.ClientError) as err:
+            if (err.code or "").endswith("DatabaseNotFound"):
+                # "Graph not found: neo4j" named neither the variable nor what to do.
+                raise StoreError(
+                    self.location,
+                    f"no database {self.settings.database!r} on this server ({self.settings.database_from} "
+                    "names it); create it, or set NEO4J_DATABASE to one that is there",
+                ) from None
             # Neo4j refuses a password tried too often with a rate limit, not an AuthError.
             if not isinstance(err, ex.AuthError) and "Security.Authentication" not in (err.code or ""):
                 raise StoreError(self.location, f"{err.code or 'error'}: {_message(err)}") from None

@@ -55,6 +55,8 @@ class Neo4jSettings:
     batch_size: int = 10_000
     #: Where the login came from, for the advice of a failed authentication.
     login_from: str = "NEO4J_USER and NEO4J_PASSWORD"
+    #: Where the database name came from, for the message of a database not there.
+    database_from: str = "the default"
 
     @classmethod
     def from_env(cls, uri: str | None = None) -> Neo4jSettings | None:
@@ -78,12 +80,19 @@ class Neo4jSettings:
             if uri_password
             else "the Secret block's user and password"
         )
+        # Blanks around the name ("neo4j ") made "Graph not found: neo4j" of a database that is there.
+        database, database_from = (env("NEO4J_DATABASE") or "").strip(), "NEO4J_DATABASE"
+        if not database:
+            database, database_from = str(secret.get("database") or ""), "the Secret block's database"
+        if not database:
+            database_from = "the default"
         return cls(
             uri=uri,
             user=env("NEO4J_USER") or uri_user or secret.get("user") or secret.get("username"),
             password=password,
             login_from=login_from,
-            database=env("NEO4J_DATABASE") or secret.get("database") or "neo4j",
+            database=database or "neo4j",
+            database_from=database_from,
             retry_seconds=_env_seconds("DRI_NEO4J_RETRY_SECONDS", DEFAULT_RETRY_SECONDS, zero=True),
             connection_timeout=_env_seconds("DRI_NEO4J_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT),
         )
@@ -141,6 +150,11 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
         raise StoreError(where, f"{shown!r}: {HOST_NAME_RULE}")
     if port == 0:
         raise StoreError(where, f"{shown!r}: the port must be a number from 1 to 65535")
+    if scheme.startswith("neo4j") and (problem := _routing_context_problem(parts.query)):
+        # The server answered such a context with "50N42: Unexpected error ... see debug log".
+        raise StoreError(
+            where, f"{shown!r}: {problem}; a neo4j:// URI takes ?key=value&key2=value2 (or nothing)"
+        )
     if scheme.startswith("bolt") and (parts.path not in ("", "/") or parts.query or parts.fragment):
         # The server answers a direct connection given a routing context with its
         # "50N42: Unexpected error ... see debug log", which says nothing to fix.
@@ -148,6 +162,23 @@ def check_uri(uri: str, where: str = "NEO4J_URI") -> None:
             where,
             f"{shown!r}: a bolt:// URI takes no path or ?query (a routing context is for neo4j://); {hint}",
         )
+
+
+def _routing_context_problem(query: str) -> str | None:
+    """Why the query of a ``neo4j://`` URI is no routing context, or None: the
+    driver sends it to the server as pairs of a key and a value, each key once,
+    and ``address`` is the driver's own."""
+    seen: set[str] = set()
+    for part in query.split("&") if query else []:
+        key, equals, value = part.partition("=")
+        if not key or not equals or not value:
+            return f"the routing context {part!r} is not key=value"
+        if key in seen:
+            return f"the routing context names {key!r} twice"
+        if key == "address":
+            return "the routing context names 'address', which the driver sets itself"
+        seen.add(key)
+    return None
 
 
 def split_userinfo(uri: str) -> tuple[str, str | None, str | None]:

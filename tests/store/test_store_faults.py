@@ -24,6 +24,7 @@ import pytest
 
 from dri.store import StoreError, StoreUnavailable, open_store
 from dri.store.neo4j_store import SCHEMA_STATEMENTS, Neo4jSettings, Neo4jStore, schema_name
+from dri.store.records import safe_uri
 
 PASSWORD = "Sup3r-Secret-Pw"
 
@@ -51,6 +52,10 @@ def _one_line_without_password(err: BaseException) -> str:
         # A routing context on a direct connection: the server's "50N42: Unexpected error" before.
         (f"bolt://neo4j:{PASSWORD}@127.0.0.1:7711?routing=x", "takes no path or ?query"),
         ("bolt+s://127.0.0.1:7711/db", "takes no path or ?query"),
+        # A routing context the server cannot take: "50N42: Unexpected error", the query not shown.
+        (f"neo4j://neo4j:{PASSWORD}@127.0.0.1:7711?foo", "the routing context 'foo' is not key=value"),
+        ("neo4j://127.0.0.1:7711?a=1&a=2", "the routing context names 'a' twice"),
+        ("neo4j+s://127.0.0.1:7711?address=x", "names 'address', which the driver sets itself"),
         # A "/" in the password ends the host part there: the rest was read as a port.
         (f"bolt://neo4j:ab/{PASSWORD}@127.0.0.1:7711", "written percent-encoded: / as %2F"),
         # ... and shown with its login hidden: the host alone, with its right port, read as a contradiction.
@@ -165,6 +170,29 @@ def _open_and_count(uri: str, barrier) -> int:
     barrier.wait(60)
     with open_store(uri) as store:
         return store.counts()["nodes"]
+
+
+def test_a_routing_context_of_pairs_is_taken_and_an_ipv6_host_keeps_its_brackets(monkeypatch):
+    monkeypatch.setenv("NEO4J_URI", "neo4j://127.0.0.1:7711?region=eu&zone=a")
+    assert Neo4jSettings.from_env() is not None
+    # It was shown as "bolt://::1:7711", which is no URI.
+    assert safe_uri(f"bolt://neo4j:{PASSWORD}@[::1]:7711") == "bolt://[::1]:7711"
+
+
+def test_a_database_that_is_not_there_names_the_variable_and_blanks_around_one_are_dropped(
+    neo4j_uri, monkeypatch
+):
+    # "DatabaseNotFound: Graph not found: nosuch", and "neo4j " was not found though there.
+    monkeypatch.setenv("NEO4J_DATABASE", "nosuch")
+    with pytest.raises(StoreError) as err, open_store(neo4j_uri) as store:
+        store.corpora()
+    assert str(err.value).endswith(
+        ": no database 'nosuch' on this server (NEO4J_DATABASE names it); create it, "
+        "or set NEO4J_DATABASE to one that is there"
+    )
+    monkeypatch.setenv("NEO4J_DATABASE", " neo4j ")
+    with open_store(neo4j_uri) as store:
+        assert isinstance(store.corpora(), list)
 
 
 def test_schema_creation_is_safe_when_processes_race_for_it(neo4j_uri):

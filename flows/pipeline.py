@@ -85,6 +85,11 @@ _TOP = 10
 TopPairs = list[tuple[float, str, str, dict[str, float]]]
 
 
+#: Bytes of a default run id before its digest: the stores index the id, with two
+#: document ids after it, in a key of at most about 8 KB.
+_RUN_ID_NAME_BYTES = 1000
+
+
 def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str, Any]) -> str:
     """``<corpus>-<mode>[-<target>]-<hash>``; the hash covers everything that
     changes the results, so equal inputs give the same id. The mapping
@@ -99,8 +104,12 @@ def default_run_id(corpus: str, mode: str, target: str | None, params: dict[str,
     versions = {"extractor": EXTRACTOR_VERSION, "scores": SCORES_VERSION}
     key = json.dumps({**fields, **versions}, sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
-    parts = [corpus, mode] + ([storable(Path(target).stem)] if target else []) + [digest]
-    return "-".join(parts)
+    named = "-".join([storable(corpus), mode] + ([storable(Path(target).stem)] if target else []))
+    # Cut to fit an index key with the ids a comparison adds (the digest keeps it one
+    # run's): a long corpus name and target name made one of 7,519 characters, which
+    # Neo4j refused for every pair ("Property value is too large to index").
+    named = named.encode("utf-8")[:_RUN_ID_NAME_BYTES].decode("utf-8", "ignore")
+    return f"{named}-{digest}"
 
 
 def _batches(items: Sequence[T], batch_size: int | None, workers: int, largest: int) -> list[list[T]]:

@@ -41,7 +41,7 @@ from dri.corpora.discover import has_manifest, target_problem
 from dri.errors import Interrupted
 from dri.flows.progress import Progress, listening
 from dri.flows.runners import RunnerConfig, end_workers_on_signals, interrupted_by, runner_config
-from dri.literal import echo
+from dri.literal import echo, storable
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import max_text_chars, prefect_defaults, setting
 
@@ -78,9 +78,11 @@ def _name(text: str) -> str:
     failed every document or pair with "Property value is too large to index"."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name")
-    if len(text) > MAX_NAME_CHARS:
+    # As stored: a byte that is not UTF-8 is kept as its escape (\udcff), six characters.
+    if (length := len(storable(text))) > MAX_NAME_CHARS:
+        stored = "" if length == len(text) else " as stored"
         raise argparse.ArgumentTypeError(
-            f"a name of {len(text):,} characters; at most {MAX_NAME_CHARS:,} (the stores index it)"
+            f"a name of {length:,} characters{stored}; at most {MAX_NAME_CHARS:,} (the stores index it)"
         )
     return text
 

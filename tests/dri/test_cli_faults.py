@@ -3,6 +3,7 @@ naming the option or file, and exit status 1 or 2, never a traceback."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -470,6 +471,11 @@ def test_run_a_name_too_long_for_the_stores_index_is_a_usage_error(capsys, tmp_p
 
     args = build_parser(["run"]).parse_args(["run", str(tmp_path), option, "\U0001f600" * 1000])
     assert len(args.corpus or args.run_id) == 1000
+    # Counted as stored: 200 bytes that are not UTF-8 are 1,200 characters of escapes.
+    code, _, err = _run(capsys, "run", str(tmp_path), option, os.fsdecode(b"\xff" * 200))
+    assert code == 2 and err.splitlines()[-1] == (
+        f"dri run: error: argument {option}: a name of 1,200 characters as stored; at most 1,000 (the stores index it)"
+    )
 
 
 def test_run_section_names_lose_the_spaces_around_them(tmp_path):

@@ -131,6 +131,16 @@ def test_a_profile_counts_by_its_fields_in_the_run_id(monkeypatch):
     assert changed != base and changed.startswith("tiny-manifest-")
 
 
+def test_a_default_run_id_of_long_names_fits_an_index_key():
+    # A 1,000-character corpus and a 250-byte target name made an id of 7,519
+    # characters, refused by Neo4j's index for every pair.
+    corpus, target = "\udcff" * 1000, os.fsdecode(b"\xff" * 250) + ".txt"
+    run_id = default_run_id(corpus, "target", target, {})
+    assert len(run_id.encode()) <= 1000 + 11 and run_id.startswith("\\udcff")
+    assert run_id != default_run_id(corpus + "x", "target", target, {})
+    assert default_run_id("tiny", "target", "/c/a.txt", {}).startswith("tiny-target-a-")
+
+
 def test_a_new_definition_of_the_scores_is_a_new_result_set(monkeypatch):
     params = {"sections": None, "mapping": {"profile": "sme"}}
     base = default_run_id("tiny", "manifest", None, params)

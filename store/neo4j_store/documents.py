@@ -17,6 +17,7 @@ from dri.mapping.abstract_sentences import abstract_sentence_vectors
 from dri.store.base import now, resolved_path, to_json_text
 from dri.store.encoder_vectors import attach_vector, graph_json, graph_vector
 from dri.store.neo4j_store.connection import Neo4jConnection
+from dri.store.neo4j_store.members import settle_name
 from dri.store.neo4j_store.rows import (
     DOCUMENT_PROPS,
     document_record,
@@ -55,9 +56,16 @@ class Neo4jDocuments(Neo4jConnection):
         name = member_name(fields)
 
         def work(tx: Any) -> DocumentRecord:
+            held_before = tx.run(
+                "MATCH (:Corpus {name: $corpus})-[:CONTAINS {name: $name}]->(d:Document) RETURN d.id AS id",
+                corpus=corpus,
+                name=name,
+            ).single()
             newest = self._merge_document(
                 tx, corpus, graph, fields, meta, graph_attrs, [n["key"] for n in nodes]
             )
+            for moved in {doc_id, *([held_before["id"]] if held_before else [])}:
+                settle_name(tx, moved, corpus)
             if newest:
                 self._merge_graph(tx, doc_id, nodes, edges)
             return self._document_in(tx, doc_id, name, fields["path"])

@@ -17,7 +17,7 @@ from dri.store.neo4j_store.comparisons import delete_comparisons
 from dri.store.neo4j_store.connection import Neo4jConnection
 from dri.store.records import MembersDropped, merged_meta
 
-__all__ = ["Neo4jMembers"]
+__all__ = ["Neo4jMembers", "settle_name"]
 
 
 class Neo4jMembers(Neo4jConnection):
@@ -84,13 +84,30 @@ def _drop_unheld(tx: Any, ids: list[str]) -> tuple[list[str], int]:
 def _rename(tx: Any, doc_id: str, gone: set[str], corpus: str) -> None:
     """A document named by a membership that went takes the name and path of
     one it keeps (of ``corpus`` first), so no listing shows a file that is gone."""
+    _take_a_members_name(tx, doc_id, corpus, "d.name IN $gone", gone=sorted(gone))
+
+
+def settle_name(tx: Any, doc_id: str, corpus: str) -> None:
+    """A document whose own path no membership holds any more (two files that
+    swapped names: each name now holds the other's content) takes the name
+    and path of one it keeps (of ``corpus`` first): listed under its old
+    name, a search showed a file as its own analogue, and its path named two
+    documents."""
+    _take_a_members_name(
+        tx, doc_id, corpus, "NOT EXISTS { MATCH (:Corpus)-[held:CONTAINS]->(d) WHERE held.path = d.path }"
+    )
+
+
+def _take_a_members_name(tx: Any, doc_id: str, corpus: str, when: str, **params: Any) -> None:
+    """Give ``doc_id``, if it is as ``when`` says, the name and path of one of its
+    memberships (of ``corpus`` first)."""
     row = tx.run(
-        "MATCH (c:Corpus)-[m:CONTAINS]->(d:Document {id: $id}) WHERE d.name IN $gone "
+        f"MATCH (c:Corpus)-[m:CONTAINS]->(d:Document {{id: $id}}) WHERE {when} "
         "RETURN m.name AS name, m.path AS path, d.meta AS meta "
         "ORDER BY c.name <> $corpus, c.name, m.name LIMIT 1",
         id=doc_id,
-        gone=sorted(gone),
         corpus=corpus,
+        **params,
     ).single()
     if row is None:
         return

@@ -25,6 +25,7 @@ from dri.store.records import (
     version_key,
 )
 from dri.store.sqlite_store.connection import SQLiteConnection
+from dri.store.sqlite_store.members import settle_name
 from dri.store.sqlite_store.rows import DOC_COLUMNS, document
 from dri.store.vectors import encode_features
 
@@ -78,12 +79,17 @@ class SQLiteDocuments(SQLiteConnection):
                     "UPDATE documents SET meta=?, updated=? WHERE doc_id=?",
                     (to_json_text(merged), stamp, fields["doc_id"]),
                 )
+            held_before = db.execute(
+                "SELECT doc_id FROM members WHERE corpus = ? AND name = ?", (corpus, member_name(fields))
+            ).fetchone()
             db.execute(
                 "INSERT INTO members (corpus, name, doc_id, path, meta) VALUES (?,?,?,?,?) "
                 "ON CONFLICT (corpus, name) DO UPDATE SET "
                 "doc_id = excluded.doc_id, path = excluded.path, meta = excluded.meta",
                 (corpus, member_name(fields), fields["doc_id"], fields["path"], to_json_text(meta)),
             )
+            for moved in {fields["doc_id"], *(held_before or ())}:
+                settle_name(db, moved, corpus)
             db.execute(
                 "INSERT INTO graphs (graph_id, doc_id, extractor_version, data, stored, features, encoder) "
                 "VALUES (?,?,?,?,?,?,?) "

@@ -17,7 +17,7 @@ from dri.store.records import MembersDropped, merged_meta
 from dri.store.sqlite_store.comparisons import delete_comparisons
 from dri.store.sqlite_store.connection import SQLiteConnection
 
-__all__ = ["SQLiteMembers"]
+__all__ = ["SQLiteMembers", "settle_name"]
 
 
 class SQLiteMembers(SQLiteConnection):
@@ -76,14 +76,33 @@ def _member(db: sqlite3.Connection, where: str, params: tuple[str, ...]) -> bool
 def _rename(db: sqlite3.Connection, doc_id: str, gone: set[str], corpus: str) -> None:
     """A document named by a membership that went takes the name and path of
     one it keeps (of ``corpus`` first), so no listing shows a file that is gone."""
-    row = db.execute("SELECT name, meta FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-    if row is None or row[0] not in gone:
-        return
-    name, path = db.execute(
+    row = db.execute("SELECT name FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if row is not None and row[0] in gone:
+        _take_a_members_name(db, doc_id, corpus)
+
+
+def settle_name(db: sqlite3.Connection, doc_id: str, corpus: str) -> None:
+    """A document whose own path no membership holds any more (two files that
+    swapped names: each name now holds the other's content) takes the name
+    and path of one it keeps (of ``corpus`` first): listed under its old
+    name, a search showed a file as its own analogue, and its path named two
+    documents."""
+    row = db.execute("SELECT path FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if row is not None and not _member(db, "doc_id = ? AND path = ?", (doc_id, row[0])):
+        _take_a_members_name(db, doc_id, corpus)
+
+
+def _take_a_members_name(db: sqlite3.Connection, doc_id: str, corpus: str) -> None:
+    """Give ``doc_id`` the name and path of one of its memberships (of ``corpus`` first), if any."""
+    kept = db.execute(
         "SELECT name, path FROM members WHERE doc_id = ? ORDER BY corpus <> ?, corpus, name LIMIT 1",
         (doc_id, corpus),
     ).fetchone()
-    meta = merged_meta(row[1])  # a damaged one is written again whole below
+    row = db.execute("SELECT meta FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if kept is None or row is None:
+        return
+    name, path = kept
+    meta = merged_meta(row[0])  # a damaged one is written again whole below
     meta.update({k: v for k, v in (("name", name), ("path", path)) if k in meta})
     db.execute(
         "UPDATE documents SET name = ?, path = ?, meta = ? WHERE doc_id = ?",

@@ -125,3 +125,26 @@ def test_a_content_no_corpus_holds_goes_with_its_graph_and_every_comparison(stor
     assert store.find_document("water.txt").doc_id == "water2"  # one document of that name, not two
     assert ("water", "solar", "run-1") not in _stored(store)["comparisons"]
     assert store.drop_unheld([]).documents == 0
+
+
+def test_two_files_that_swap_names_are_listed_and_found_by_their_new_names(store):
+    # Each document kept the name and path it was first stored under: a search listed
+    # b.txt as its own analogue, and b.txt's path named two documents.
+    store.put_document("c", make_graph("first", "a.txt", SOLAR))
+    store.put_document("c", make_graph("second", "b.txt", ATOM))
+    store.put_comparison(comparison("first", "second", "run-1", 0.7))
+    # The swap, as a run stores it: each content put again under the other's name.
+    store.put_document("c", make_graph("second", "a.txt", ATOM))
+    store.put_document("c", make_graph("first", "b.txt", SOLAR))
+    assert {d.name: d.doc_id for d in store.documents("c")} == {"a.txt": "second", "b.txt": "first"}
+    assert (store.get_document("first").name, store.get_document("first").path) == ("b.txt", "/corpus/b.txt")
+    assert store.get_document("second").name == "a.txt"
+    assert store.find_document("/corpus/b.txt").doc_id == "first"
+    assert [a.name for a in store.top_analogues("first")] == ["a.txt"]
+    # A content held by a second corpus too: while its name holds it, it keeps that
+    # name; once the name holds another content, it takes the other corpus's.
+    store.put_document("d", make_graph("first", "x.txt", SOLAR))
+    assert store.get_document("first").name == "b.txt"
+    store.put_document("c", make_graph("third", "b.txt", SOLAR + ATOM))
+    assert (store.get_document("first").name, store.get_document("first").path) == ("x.txt", "/corpus/x.txt")
+    assert store.find_document("/corpus/b.txt").doc_id == "third"

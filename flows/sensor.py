@@ -76,9 +76,10 @@ EVENT_NAME = "corpus.arrived"
 
 class Emitter(Protocol):
     """``emit(corpus_dir, n_documents, changed=False)``; must raise if the event was
-    not delivered. ``changed``: the folder was announced before and has changed since."""
+    not delivered. ``changed``: the folder was announced before and has changed since.
+    What it returns, if anything, is kept in the folder's record (:class:`SeenRecord`)."""
 
-    def __call__(self, folder: str, n_documents: int, /, *, changed: bool = False) -> None: ...
+    def __call__(self, folder: str, n_documents: int, /, *, changed: bool = False) -> SeenRecord | None: ...
 
 
 class MissingRoot(ReportedFailure, ProjectError, NotADirectoryError):
@@ -134,6 +135,7 @@ class SeenRecord(TypedDict, total=False):
     documents: int
     signature: str  # FolderState.signature
     signature_kind: int  # SIGNATURE_KIND of the signature; absent: 1
+    stored: bool  # dri watch --run: whether the run stored the corpus
 
 
 def load_seen(path: Path) -> dict[str, SeenRecord]:
@@ -275,9 +277,17 @@ def find_new_corpora(
 
 
 def scan(
-    root: str | Path, emit: Emitter, *, min_age: float = 0.0, state_dir: str | Path | None = None
+    root: str | Path,
+    emit: Emitter,
+    *,
+    min_age: float = 0.0,
+    state_dir: str | Path | None = None,
+    gone: Callable[[dict[str, SeenRecord]], set[str]] | None = None,
 ) -> SensorResult:
-    """Announce every new corpus folder under ``root`` once; see the module doc."""
+    """Announce every new corpus folder under ``root`` once; see the module doc.
+    ``gone`` names, of the folders seen before (with their records), those
+    whose results are gone (``dri watch --run``: a store cleared, or another
+    one): they count as new."""
     root_path = Path(root).resolve()
     if not root_path.is_dir():
         raise MissingRoot(root_path)
@@ -285,6 +295,8 @@ def scan(
     result = SensorResult(root=str(root_path))
     with atomic.locked(path):
         seen = load_seen(path)
+        for folder in sorted(gone(seen)) if gone and seen else ():
+            del seen[folder]
         ready, result.waiting, result.errors = find_new_corpora(root_path, seen, min_age)
         result.already_seen = len(seen)
         for folder, n, signature in ready:
@@ -301,7 +313,7 @@ def scan(
                 continue
             changed = folder in seen
             try:
-                emit(folder, n, changed=changed)
+                kept = emit(folder, n, changed=changed)
             except Exception as err:
                 # Redacted: the words of Prefect's client may quote PREFECT_API_URL's login.
                 result.errors.append(redact(f"{folder}: not announced: {one_line(err)}"))
@@ -311,6 +323,7 @@ def scan(
                 "documents": n,
                 "signature": signature,
                 "signature_kind": SIGNATURE_KIND,
+                **(kept or {}),
             }
             # Saved per folder: a crash later in the loop must not re-announce this one.
             _save_seen(path, root_path, seen)
@@ -351,10 +364,11 @@ def watch(
     emit: Emitter = prefect_emitter,
     on_scan: Callable[[SensorResult], None] | None = None,
     state_dir: str | Path | None = None,
+    gone: Callable[[dict[str, SeenRecord]], set[str]] | None = None,
 ) -> SensorResult:
     """Scan ``root`` every ``interval`` seconds (once with ``once``); returns the last scan."""
     while True:
-        result = scan(root, emit, min_age=min_age, state_dir=state_dir)
+        result = scan(root, emit, min_age=min_age, state_dir=state_dir, gone=gone)
         if on_scan:
             on_scan(result)
         if once:

@@ -22,13 +22,18 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dri.commands.folders import given_path, why_not_a_folder
 from dri.commands.search_options import worker_count
 from dri.errors import ProjectError, SettingsError, one_line, os_reason
-from dri.literal import echo
+from dri.literal import echo, storable
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import max_text_chars, prefect_defaults
+
+if TYPE_CHECKING:  # the sensor imports Prefect, which the command loads only when it runs
+    from dri.flows.sensor import SeenRecord
 
 __all__ = ["register", "run_watch"]
 
@@ -119,9 +124,10 @@ def run_watch(args: argparse.Namespace) -> int:
             echo(f"error: {err}", file=sys.stderr, one_line=True)
             return 1
 
-        def announce(folder: str, n: int, *, changed: bool = False) -> None:
+        def announce(folder: str, n: int, *, changed: bool = False) -> SeenRecord | None:
             prefect_emitter(folder, n, changed=changed)
             echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
+            return None  # nothing to keep beside the announcement
 
         emit = announce
 
@@ -146,6 +152,7 @@ def run_watch(args: argparse.Namespace) -> int:
             min_age=args.min_age,
             emit=emit,
             on_scan=on_scan,
+            gone=run_here.gone if run_here is not None else None,
         )
     except (OSError, RuntimeError) as err:
         echo(f"error: {_why(err)}", file=sys.stderr, one_line=True)
@@ -166,7 +173,7 @@ class _RunEach:
         self.workers = workers
         self.failed = 0
 
-    def __call__(self, folder: str, n: int, *, changed: bool = False) -> None:
+    def __call__(self, folder: str, n: int, *, changed: bool = False) -> SeenRecord:
         from dri.flows.pipeline import run_corpus
 
         echo(f"{folder}: {_what(n, changed)}, running it", flush=True, one_line=True)
@@ -184,6 +191,27 @@ class _RunEach:
             # not marked as run, so the next scan, or the same command, runs it
             # again. Marked, it was never stored ("no new or changed corpus").
             raise ProjectError("the store stopped its run; not marked as run, so it runs again")
+        return {"stored": summary.parsed + summary.reused > 0}
+
+    @staticmethod
+    def gone(seen: dict[str, SeenRecord]) -> set[str]:
+        """Those of the folders ``seen`` whose runs here stored their corpus, and
+        whose corpus the store no longer holds: after ``dri store clear``, or
+        with another store, they were "seen before, unchanged" for ever, and the
+        store stayed empty. A store that cannot be asked takes them as there
+        (the run says what is wrong); a folder whose run stored nothing is not
+        run again at every scan."""
+        stored = [folder for folder, record in seen.items() if record.get("stored")]
+        if not stored:
+            return set()
+        from dri.store import StoreError, open_store
+
+        try:
+            with open_store() as store:
+                held = set(store.corpora())
+        except StoreError:
+            return set()
+        return {folder for folder in stored if storable(Path(folder).name) not in held}
 
 
 def _why(err: OSError | RuntimeError) -> str:

@@ -134,3 +134,25 @@ def test_a_deleted_or_renamed_file_leaves_no_old_entries(tmp_path, store_env, ca
     assert main(["run", str(folder), "--runner", "inline"]) == 0
     assert _seen(store_env) == (members, names, stored)
     assert store_env.counts() == counts
+
+
+def test_a_folder_whose_corpus_the_store_lost_is_run_again(tmp_path, store_env, capsys):
+    # After `dri store clear` (or with another store), the folder was "seen before,
+    # unchanged" for ever, and the store stayed empty.
+    root = tmp_path / "incoming"
+    (root / "atoms").mkdir(parents=True)
+    (root / "atoms" / "solar.txt").write_text(SOLAR, encoding="utf-8")
+    (root / "atoms" / "atom.txt").write_text(FIRST_HALF, encoding="utf-8")
+    _age(root)
+    assert "new corpus of 2 documents, running it" in _watch_once(root, capsys)
+    assert "no new or changed corpus (1 seen before, unchanged)" in _watch_once(root, capsys)
+    store_env.clear()
+    assert "new corpus of 2 documents, running it" in _watch_once(root, capsys)
+    assert len(store_env.documents("atoms")) == 2
+    # A folder whose run stored nothing is not run again at every scan.
+    (root / "junk").mkdir()
+    (root / "junk" / "empty.txt").write_bytes(b"")
+    _age(root)
+    assert main(["watch", str(root), "--once", "--run", "--min-age", str(MIN_AGE)]) == 1
+    assert "junk: new corpus of 1 document" in capsys.readouterr().out
+    assert "no new or changed corpus (2 seen before, unchanged)" in _watch_once(root, capsys)

@@ -250,7 +250,9 @@ def _merge_baselines(lines: list[PdfLine]) -> list[PdfLine]:
     return merged
 
 
-def _page_items(container: Iterable[Any], page_area: float, laparams: Any) -> Iterator[Any]:
+def _page_items(
+    container: Iterable[Any], page_area: float, laparams: Any, counted: dict[int, int] | None = None
+) -> Iterator[Any]:
     """The items of a page, with the items of a form XObject that holds the page's
     text in place of the form (pdfminer leaves a form's characters loose in an
     ``LTFigure``, so text drawn as a form was no text at all).
@@ -258,21 +260,36 @@ def _page_items(container: Iterable[Any], page_area: float, laparams: Any) -> It
     A form holds the page's text when it covers :data:`_PAGE_FORM_SHARE` of the
     page (a page drawn whole as a form: ``pdfpages``, some PDF printers) or
     holds :data:`_FORM_TEXT_CHARS` characters (pages printed several to a
-    sheet); a figure's labels are fewer, and stay out of the text."""
-    from pdfminer.layout import LTChar, LTFigure
+    sheet); a figure's labels are fewer, and stay out of the text. ``counted``
+    keeps each form's characters, its forms' included, counted once (counted
+    again at each level, forms 300 deep took minutes)."""
+    from pdfminer.layout import LTFigure
 
     from dri.extract.pdf_layout import lay_out_form
 
+    counted = {} if counted is None else counted
     for item in container:
         if isinstance(item, LTFigure):
-            chars = sum(1 for c in _walk(item) if isinstance(c, LTChar))
+            chars = _form_chars(item, counted)
             if chars and (
                 item.width * item.height >= _PAGE_FORM_SHARE * page_area or chars >= _FORM_TEXT_CHARS
             ):
                 lay_out_form(item, laparams)
-                yield from _page_items(item, page_area, laparams)
+                yield from _page_items(item, page_area, laparams, counted)
                 continue
         yield item
+
+
+def _form_chars(form: Any, counted: dict[int, int]) -> int:
+    """The characters of ``form`` and of the forms it draws, each form counted once."""
+    from pdfminer.layout import LTChar, LTFigure
+
+    if id(form) not in counted:
+        counted[id(form)] = sum(
+            _form_chars(child, counted) if isinstance(child, LTFigure) else isinstance(child, LTChar)
+            for child in form
+        )
+    return counted[id(form)]
 
 
 def _walk(item: Iterable[Any]) -> Iterator[Any]:

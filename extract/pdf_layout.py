@@ -54,6 +54,7 @@ This module imports pdfminer; :mod:`extract.pdf` imports it only for PDFs.
 from __future__ import annotations
 
 import io
+import math
 import re
 import threading
 import zlib
@@ -84,6 +85,7 @@ __all__ = [
     "FLOW_MAX_BOXES",
     "MAX_DECODED_BYTES",
     "MAX_DOCUMENT_TOKENS",
+    "MAX_PAGE_CELLS",
     "MAX_PAGE_CHARS",
     "MAX_PAGE_TOKENS",
     "MAX_STRING_BYTES",
@@ -116,12 +118,31 @@ MAX_STRING_BYTES = 10 * MAX_PAGE_CHARS
 MAX_DOCUMENT_TOKENS = 10 * MAX_PAGE_TOKENS
 
 
+#: Cells of pdfminer's layout grid (squares of :data:`GRID_POINTS`) that a page's
+#: characters may cover, counted a character at a time: the layout indexes each
+#: character, line and box in every cell it covers, so characters scaled up
+#: (a form drawn 10,000 times its size, a font of 10^12 points) took gigabytes
+#: for a line of text; a dense page of a paper covers a few tens of thousands.
+MAX_PAGE_CELLS = 1_000_000
+#: The side of a cell of pdfminer's layout grid (``Plane``'s default), in points.
+GRID_POINTS = 50
+
+
+def _cells(width: float, height: float) -> int:
+    """The grid cells a character of this size covers, at most (any that is not finite: past every bound)."""
+    if not (math.isfinite(width) and math.isfinite(height)):
+        return MAX_PAGE_CELLS + 1
+    return (int(abs(width) // GRID_POINTS) + 2) * (int(abs(height) // GRID_POINTS) + 2)
+
+
 class PageTooLarge(Exception):
     """A page holds more than :data:`MAX_PAGE_CHARS` characters, or its drawing
     more than :data:`MAX_PAGE_TOKENS` tokens or a string of over :data:`MAX_STRING_BYTES`."""
 
-    def __init__(self, page: int, holds: str = f"over {MAX_PAGE_CHARS:,} characters") -> None:
-        super().__init__(f"page {page} holds {holds}, more than a page of text")
+    def __init__(
+        self, page: int, holds: str = f"over {MAX_PAGE_CHARS:,} characters", than: str = "a page of text"
+    ) -> None:
+        super().__init__(f"page {page} holds {holds}, more than {than}")
         self.page = page
 
 
@@ -361,7 +382,7 @@ class _BoundedAggregator(PDFPageAggregator):
     def begin_page(self, page: PDFPage, ctm: Any) -> None:
         super().begin_page(page, ctm)
         _page.number, _page.tokens = self.pageno, 0
-        self.chars_on_page = 0
+        self.chars_on_page = self.cells_on_page = 0
         _bound_reading_order(self.cur_item)
 
     def paint_path(self, *args: Any, **kwargs: Any) -> None:
@@ -372,6 +393,10 @@ class _BoundedAggregator(PDFPageAggregator):
         if self.chars_on_page > MAX_PAGE_CHARS:
             raise PageTooLarge(self.pageno)
         advance: float = super().render_char(*args, **kwargs)
+        char = self.cur_item._objs[-1]  # the LTChar just made, on the page or in a form
+        self.cells_on_page += _cells(char.width, char.height)
+        if self.cells_on_page > MAX_PAGE_CELLS:
+            raise PageTooLarge(self.pageno, "characters scaled up past any print", "its layout can take")
         return advance
 
 

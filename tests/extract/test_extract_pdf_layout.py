@@ -347,3 +347,32 @@ def test_a_form_of_more_boxes_than_the_reading_order_takes_is_read_whole(tmp_pat
     words = " ".join(s.text for s in read_document(path).sentences).split()
     assert sorted(words) == names  # every word, once
     assert merged == []  # never merged pair by pair, in the form as on a page
+
+
+def test_a_form_scaled_up_past_any_print_is_one_line_not_gigabytes(tmp_path):
+    # The layout indexes a character in every 50-point cell it covers: a form drawn
+    # 10,000 times its size took 4 GB in 20 s for one line of text.
+    path = tmp_path / "scaled.pdf"
+    path.write_bytes(_page_drawing_forms({6: (b"[0 0 612 792] /Matrix [10000 0 0 10000 0 0]", TEXT)}))
+    with pytest.raises(DocumentError) as err:
+        read_document(path)
+    assert str(err.value) == (
+        f"{path}: not a PDF of text pages: page 1 holds characters scaled up past any print, "
+        "more than its layout can take"
+    )
+    # Drawn at twice its size, it is read.
+    path.write_bytes(_page_drawing_forms({6: (b"[0 0 612 792] /Matrix [2 0 0 2 -300 -700]", TEXT)}))
+    assert [s.text for s in read_document(path).sentences] == ["The sun attracts the planet."]
+
+
+@pytest.mark.timeout(60)
+def test_forms_nested_deeply_are_read_with_each_counted_once(tmp_path):
+    # Each level counted the characters of every form below it again: 300 levels
+    # over a column of words took minutes.
+    depth, first = 150, 6
+    words = b" ".join([b"The sun attracts the planet."] * 400)
+    forms = {n: (b"[0 0 612 792]", b"q /X%d Do Q" % (n + 1)) for n in range(first, first + depth)}
+    forms[first + depth] = (b"[0 0 612 792]", b"BT /F1 2 Tf 10 700 Td (%s) Tj ET" % words)
+    path = tmp_path / "nested.pdf"
+    path.write_bytes(_page_drawing_forms(forms))
+    assert len(read_document(path).sentences) == 400

@@ -23,8 +23,6 @@ no text, and the PDF failures listed in :mod:`extract.pdf`.
 
 from __future__ import annotations
 
-import codecs
-import contextlib
 import json
 import logging
 import os
@@ -314,53 +312,40 @@ def document_from_text(text: str, name: str = "text") -> Document:
     )
 
 
-#: The byte-order marks of UTF-32 and UTF-16 (UTF-32's first: its little-endian mark begins with UTF-16's).
-_WIDE_MARKS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
 def _graph_json_problem(data: bytes) -> str | None:
     """Whether a file holds a ROS graph as JSON (``dri graph --format json``,
     networkx's node-link form), whatever its name ends in, as GraphML is known
     by its content: ``""`` for a graph, why it cannot be read for one that is
     damaged (cut short, in UTF-16, a number or nesting JSON cannot read), None
     for anything else. Read as prose, its labels made a graph of their own,
-    warned of only as "not English". Only text that starts as a JSON object is
-    parsed."""
-    for mark, encoding in _WIDE_MARKS:
-        if data.startswith(mark):
-            with contextlib.suppress(UnicodeDecodeError):
-                text = data.decode(encoding)
-                if text.lstrip()[:1] == "{" and _names_a_graph(text):
-                    return f"in {encoding.upper()}; dri writes it in UTF-8"
-            return None
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
-        return None
+    warned of only as "not English". Only text that opens as a graph's JSON
+    does (``{"schema_version":``, ``{"directed":``, ...) is parsed: prose that
+    opens with a brace is prose."""
+    encoding = json.detect_encoding(data)  # UTF-8, or UTF-16 or UTF-32 by their marks or NULs
     try:
-        value = json.loads(data)
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    if not _GRAPH_JSON_OPENING.match(text):
+        return None
+    if not encoding.startswith("utf-8"):
+        # json reads it; dri compare's graph reader takes UTF-8 only.
+        return f"in UTF-{encoding.split('-')[1]}; dri writes it in UTF-8"
+    try:
+        value = json.loads(text)
     except json.JSONDecodeError as err:
-        reason = f"not JSON ({json_reason(err)})"
+        return f"not JSON ({json_reason(err)})"
     except RecursionError:
-        reason = "nested too deeply to read"
+        return "nested too deeply to read"
     except ValueError:  # an integer of more digits than Python converts
-        reason = "a number too long to read (over 4,300 digits)"
-    else:
-        graph = isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
-        return "" if graph else None
-    return reason if _names_a_graph(data.decode("utf-8", "replace")) else None
+        return "a number too long to read (over 4,300 digits)"
+    graph = isinstance(value, dict) and "nodes" in value and ("links" in value or "edges" in value)
+    return "" if graph else None
 
 
-def _names_a_graph(text: str) -> bool:
-    """Whether JSON text that does not parse names a graph's keys: "nodes", and
-    "links" or "edges", or, cut short before them, dri's "schema_version" or
-    networkx's "directed"."""
-    return '"nodes"' in text and any(
-        key in text for key in ('"links"', '"edges"', '"schema_version"', '"directed"')
-    )
+#: How the JSON of a graph opens: dri's (``schema_version`` first) or networkx's
+#: node-link form (``directed``, ``multigraph``, ``graph``, ``nodes``, in any order).
+_GRAPH_JSON_OPENING = re.compile(r'\A\s*\{\s*"(schema_version|directed|multigraph|graph|nodes)"\s*:')
 
 
 def _is_graphml(data: bytes) -> bool:

@@ -125,8 +125,17 @@ def test_a_damaged_graph_json_file_is_refused_as_one_not_read_as_text(tmp_path):
             DocumentError, match=rf"^{tmp_path / name}: a damaged graph JSON \({reasons[name]}\), "
         ):
             read_document(tmp_path / name)
-    # JSON that is not a graph's, damaged or not, is still text.
+    # JSON that is not a graph's, damaged or not, is still text, and so is prose that
+    # opens with a brace and speaks of nodes and links (it was "a damaged graph JSON").
     assert read_document(_write(tmp_path / "half.json", '{"said": "The sun attracts the planets."')).sentences
+    prose = '{Preface}\nWe call the vertices "nodes" and the edges "links". The sun attracts the planet.\n'
+    assert read_document(_write(tmp_path / "preface.txt", prose)).sentences
+    (tmp_path / "preface16.txt").write_bytes(prose.encode("utf-16"))
+    assert read_document(tmp_path / "preface16.txt").sentences
+    # In UTF-16 without a mark, json reads it but dri compare does not: it was "a ROS graph".
+    (tmp_path / "wide-le.json").write_bytes(text.encode("utf-16-le"))
+    with pytest.raises(DocumentError, match=r"a damaged graph JSON \(in UTF-16; dri writes it in UTF-8\)"):
+        read_document(tmp_path / "wide-le.json")
 
 
 @pytest.mark.parametrize("name", ["solar.graphml", "solar.xml", "solar.txt"])

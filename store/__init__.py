@@ -53,10 +53,10 @@ __all__ = [
 
 # "scheme:..." with a scheme of a store or a web server, e.g. "neo4j:secret@host:7687".
 _LOOKS_LIKE_URI = re.compile(r"^(bolt|neo4j|sqlite|https?|postgres(ql)?|mysql)(\+[a-z]+)?:", re.IGNORECASE)
-#: ``user:password@host[:port][/database]``: a user without "/", a colon,
-#: anything (a password may hold "/"), then an "@", a host without "/" and
-#: perhaps a path without "@".
-_LOOKS_LIKE_LOGIN = re.compile(r"^[^/:@]+:.*@[^/@]+(/[^@]*)?$")
+#: ``user:password@host[:port][/database]``: a user without "/" or ":" (perhaps
+#: empty, perhaps an e-mail address), a colon, anything (a password may hold
+#: "/"), then an "@", a host without "/" and perhaps a path without "@".
+_LOOKS_LIKE_LOGIN = re.compile(r"^[^/:]*:.*@[^/@]+(/[^@]*)?$")
 
 
 def open_store(uri: str | None = None, *, create: bool = True) -> Store:
@@ -82,6 +82,12 @@ def open_store(uri: str | None = None, *, create: bool = True) -> Store:
             if not target.strip():
                 # Path("") is ".": the message was ".: no store here".
                 raise StoreError(safe_uri(uri), "names no file; use sqlite:///FILE (or sqlite://:memory:)")
+            if "?" in target or "#" in target:
+                # "sqlite:///x.sqlite?password=…" was a file of that name: "no store here", the password shown.
+                shown = safe_uri(
+                    re.split("[?#]", uri, maxsplit=1)[0]
+                )  # not the query: it may hold a password
+                raise StoreError(shown, "a SQLite URI takes no ?query or #fragment; use sqlite:///FILE")
             if "@" in target and not target.startswith("/"):
                 # sqlite://user:password@/file: a file has no login, and the words
                 # before "@" would be shown as part of its path in every message.

@@ -151,6 +151,13 @@ def test_a_file_where_the_data_folder_keeps_a_folder_is_named(capsys, tmp_path, 
             "***@127.0.0.1:7711/neo4j: a login and a host without a scheme",
         ),
         ("sqlite://u:pw-Secret9/x@/f.sqlite", "sqlite:///f.sqlite: a SQLite store takes no user or password"),
+        # A user that is an e-mail address, or none: the password was shown as part of a file name.
+        ("me@corp.com:pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
+        (":pw-Secret9@127.0.0.1:7711", "***@127.0.0.1:7711: a login and a host without a scheme"),
+        (
+            "sqlite:///tmp/x.sqlite?password=pw-Secret9",
+            "sqlite:///tmp/x.sqlite: a SQLite URI takes no ?query",
+        ),
         # "unknown store URI scheme 'sqlite'; use … sqlite:///FILE".
         ("sqlite:/tmp/x.sqlite", "sqlite:/tmp/x.sqlite: a SQLite URI starts sqlite:// ; use sqlite:///FILE"),
     ],

@@ -200,6 +200,29 @@ class _Synset:
     ancestors: frozenset[int]  # hypernyms and instance hypernyms, self included
 
 
+#: The tables the reader makes from WordNet's files, which a snapshot must hold.
+_TABLE_NAMES = frozenset(
+    {
+        "_adj_attributes",
+        "_adj_head",
+        "_closure",
+        "_exceptions",
+        "_first_word",
+        "_freq",
+        "_ic_max",
+        "_icv",
+        "_index",
+        "_information",
+        "_parents",
+        "_sense_counts",
+        "_synsets",
+        "_total",
+        "_weights",
+        "_words",
+    }
+)
+
+
 class WordNet:
     """The noun and verb hierarchies of WordNet 3.0 with SemCor IC, read from ``corpora``."""
 
@@ -242,6 +265,8 @@ class WordNet:
         """The tables of ``corpora``, from their snapshot when it is current
         (:mod:`mapping.wordnet_snapshot`), else read from the files and saved as one."""
         tables = load_snapshot(Path(corpora))
+        if tables is not None and not cls.fits(tables):
+            tables = None  # a snapshot of other tables (edited, or of another reader): read the files
         if tables is None:
             read = cls(corpora, cache_size)
             save_snapshot(Path(corpora), read._tables())
@@ -251,6 +276,14 @@ class WordNet:
         loaded.corpora = Path(corpora)
         loaded._add_caches(cache_size)
         return loaded
+
+    @staticmethod
+    def fits(tables: dict[str, Any]) -> bool:
+        """Whether ``tables`` are this reader's: its table names, each a dict (one
+        with the right key but other tables was an AttributeError, exit 70)."""
+        return set(tables) == _TABLE_NAMES | {"corpora"} and all(
+            isinstance(tables[name], dict) for name in _TABLE_NAMES
+        )
 
     def _tables(self) -> dict[str, Any]:
         """What the files gave (the caches filled on use are left out)."""

@@ -83,3 +83,14 @@ def test_a_snapshot_that_would_call_a_function_is_not_loaded(tmp_path):
     assert load_snapshot(corpora) is None
     assert not ran.exists()
     assert _scores(WordNet.load(corpora))[0] > 0.5
+
+
+def test_a_snapshot_of_other_tables_under_the_right_key_is_read_again(tmp_path):
+    # {"key": <the right key>, "tables": {}} was an AttributeError at the first lookup: exit 70.
+    corpora = _linked_corpora(tmp_path)
+    WordNet.load(corpora)
+    snapshot = corpora / "wordnet" / "dri-tables.pickle"
+    saved = pickle.loads(snapshot.read_bytes())
+    for tables in ({}, {**saved["tables"], "_index": 7}):
+        snapshot.write_bytes(pickle.dumps({**saved, "tables": tables}))
+        assert _scores(WordNet.load(corpora))[0] > 0.5

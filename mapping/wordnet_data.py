@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dri.errors import ProjectError, one_line, os_reason
+from dri.files import what_is_there
 from dri.settings import DEBIAN_WORDNET, nltk_data_dir, wordnet_source_dir
 
 __all__ = [
@@ -275,10 +276,27 @@ def _sense_counts(lines: Iterator[str], key_offset: dict[str, tuple[str, int]]) 
     counts: dict[str, dict[int, int]] = {"n": defaultdict(int), "v": defaultdict(int)}
     for line in lines:
         count, key, _ = line.split(" ", 2)
+        if not 0 <= int(count) <= _MAX_SENSE_COUNT:
+            # A negative count built an IC file every load refused; 4,000 digits overflowed a float.
+            raise ValueError(f"a sense count of {count[:20]!r}, not 0 to {_MAX_SENSE_COUNT:,}")
         hit = key_offset.get(key)
         if hit:
             counts[hit[0]][hit[1]] += int(count)
     return counts
+
+
+#: The largest SemCor count of a sense that is taken (WordNet 3.0's is a few thousand).
+_MAX_SENSE_COUNT = 1_000_000_000
+#: Bytes a source file may hold (WordNet 3.0's largest, data.noun, holds 15 MB).
+MAX_SOURCE_BYTES = 100_000_000
+
+
+def _exceptions(lines: Iterator[str]) -> None:
+    """Check an exception list's lines: each an inflected form and its base form(s)
+    (a blank line built a WordNet every load refused as damaged)."""
+    for line in lines:
+        if len(line.split()) < 2:
+            raise ValueError("not a form and its base form")
 
 
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
@@ -289,9 +307,12 @@ def _read_sources(source: Path) -> tuple[dict[str, dict[int, list[int]]], dict[s
     checking that no file is empty and that every synset an index names is in
     its data file (an empty or truncated data file built a WordNet without
     them, and was kept as built); a :class:`WordNetSourceError` otherwise."""
-    empty = next((name for name in WORDNET_FILES if (source / name).stat().st_size == 0), None)
-    if empty:
-        raise _source_problem(source, empty, "an empty file")
+    for name in WORDNET_FILES:
+        size = (source / name).stat().st_size
+        if size == 0 or size > MAX_SOURCE_BYTES:
+            # A sparse file of 500 MB without a line end was read whole as one line (2.6 GB).
+            too_large = f"{size:,} bytes, larger than any of WordNet 3.0's files"
+            raise _source_problem(source, name, "an empty file" if size == 0 else too_large)
     parents: dict[str, dict[int, list[int]]] = {}
     for pos, word in _POS_FILES.items():
         data = f"data.{word}"
@@ -307,6 +328,11 @@ def _read_sources(source: Path) -> tuple[dict[str, dict[int, list[int]]], dict[s
                 data,
                 f"lacks {len(lacking):,} synsets index.{word} names (cut short, or of another WordNet)",
             )
+        # A pointer to a synset the file lacks was a KeyError in the counts' propagation.
+        if dangling := {up for ups in parents.get(pos, {}).values() for up in ups} - offsets:
+            raise _source_problem(source, data, f"points to {len(dangling):,} synsets it lacks")
+    for word in _POS_FILES.values():
+        _parsed(source, f"{word}.exc", _exceptions)
     key_offset = _parsed(source, "index.sense", _sense_keys)
     counts = _parsed(source, "cntlist", lambda lines: _sense_counts(lines, key_offset))
     return parents, counts
@@ -347,12 +373,16 @@ def build_wordnet(nltk_data: Path | None = None, source: Path | None = None, *, 
     if is_built(nltk_data) and not force:
         return corpora
     source = Path(source) if source else wordnet_source_dir()
-    missing = [name for name in WORDNET_FILES if not (source / name).is_file()]
+    there = {name: what_is_there(source / name) for name in WORDNET_FILES}
+    missing = [name for name, what in there.items() if what == "missing"]
     if missing:
         raise WordNetSetupError(
             f"{source}: missing WordNet files {', '.join(missing)}; "
             "install the Debian packages wordnet-base and wordnet-sense-index, then run scripts/setup-wordnet"
         )
+    # A FIFO, a folder or a link to /dev/zero was called missing, with advice to install packages.
+    if other := next((name for name, what in there.items() if what != "a regular file"), None):
+        raise _source_problem(source, other, f"{there[other]}, not a regular file")
     _refuse_foreign(corpora)
     parents, counts = _read_sources(source)
     corpora.mkdir(parents=True, exist_ok=True)

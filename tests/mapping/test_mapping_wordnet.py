@@ -586,6 +586,61 @@ def test_a_damaged_wordnet_source_is_one_line_naming_the_file(tmp_path, monkeypa
     assert str(err.value).endswith("; point DRI_WORDNET_SOURCE at WordNet 3.0's files, or unset it")
 
 
+def _edited(source: Path, name: str, edit) -> None:
+    text = (Path("/usr/share/wordnet") / name).read_text(encoding="utf-8")
+    _damaged(source, name, edit(text).encode("utf-8"))
+
+
+@pytest.mark.parametrize(
+    "name, edit, reason",
+    [
+        # A traceback (KeyError) while the counts went up the hierarchy.
+        (
+            "data.noun",
+            lambda t: t.replace("@ 00001740 n", "@ 99999999 n", 1),
+            "data.noun: points to 1 synsets it lacks",
+        ),
+        # OverflowError; and a negative count built an IC file every load refused.
+        (
+            "cntlist",
+            lambda t: "9" * 4000 + t[t.index(" ") :],
+            "cntlist: line 1: not as WordNet 3.0 writes it (",
+        ),
+        (
+            "cntlist",
+            lambda t: "-100000000" + t[t.index(" ") :],
+            "cntlist: line 1: not as WordNet 3.0 writes it (",
+        ),
+        # A blank line built a WordNet every load refused as damaged.
+        ("noun.exc", lambda t: "\n" + t, "noun.exc: line 1: not as WordNet 3.0 writes it ("),
+    ],
+)
+def test_a_wordnet_source_that_would_build_a_wordnet_no_load_takes_is_refused(tmp_path, name, edit, reason):
+    source = _source_copy(tmp_path)
+    _edited(source, name, edit)
+    with pytest.raises(WordNetSourceError) as err:
+        build_wordnet(tmp_path / "nltk_data", source=source)
+    assert str(err.value).startswith(f"{source}: {reason}")
+    assert not is_built(tmp_path / "nltk_data")
+
+
+def test_a_wordnet_source_file_that_is_not_a_file_or_too_large_is_named(tmp_path):
+    # A FIFO, a folder or a link to /dev/zero was "missing WordNet files ...; install
+    # the Debian packages"; a sparse 500 MB file was read whole as one line.
+    source = _source_copy(tmp_path)
+    (source / "data.adv").unlink()
+    (source / "data.adv").symlink_to("/dev/zero")
+    with pytest.raises(WordNetSourceError, match=r": data\.adv: a character device, not a regular file;"):
+        build_wordnet(tmp_path / "nltk_data", source=source)
+    (source / "data.adv").unlink()
+    with (source / "data.adv").open("wb") as sparse:
+        sparse.truncate(200_000_000)
+    with pytest.raises(
+        WordNetSourceError, match=r": data\.adv: 200,000,000 bytes, larger than any of WordNet"
+    ):
+        build_wordnet(tmp_path / "nltk_data", source=source)
+
+
 def test_a_wordnet_source_cut_short_is_refused(tmp_path):
     source = _source_copy(tmp_path)
     whole = (Path("/usr/share/wordnet") / "data.noun").read_bytes()

@@ -113,14 +113,10 @@ def _png_folder_refusal(args: argparse.Namespace) -> str | None:
     if folder and (target.is_symlink() or target.exists()) and not target.is_dir():
         what = "a link to nothing" if not target.exists() else "a file"
         return f"{printable(args.png)}: --png must be a folder for the pictures, and {what} is in the way"
-    if not folder and not target.is_dir() and target.suffix.lower() in _OTHER_PICTURES:
-        # PNG bytes in "pic.svg": a file no SVG reader opens.
+    if not folder and not target.is_dir() and target.suffix and target.suffix.lower() != ".png":
+        # PNG bytes in "pic.svg" or "pic.json": a file no reader of its kind opens.
         return f"{printable(args.png)}: --png writes a PNG picture; give a name ending in .png"
     return None
-
-
-#: Names of pictures in another format than the PNG that ``--png`` writes.
-_OTHER_PICTURES = {".svg", ".jpg", ".jpeg", ".gif", ".pdf", ".eps", ".ps", ".tif", ".tiff", ".bmp", ".webp"}
 
 
 def run_graph(args: argparse.Namespace) -> int:

@@ -52,7 +52,9 @@ def test_graph_png_named_as_another_format_is_refused_before_any_work(tmp_path, 
         f"error: {picture}: --png writes a PNG picture; give a name ending in .png"
     ]
     assert not picture.exists()
-    assert main(["graph", str(src), "--png", str(tmp_path / "solar.picture")]) == 0
+    assert main(["graph", str(src), "--png", str(tmp_path / "solar.json")]) == 2
+    capsys.readouterr()
+    assert main(["graph", str(src), "--png", str(tmp_path / "solar")]) == 0  # no suffix: a PNG by that name
 
 
 def test_graph_png_in_a_folder_not_made_yet(tmp_path):
@@ -131,7 +133,7 @@ def test_graph_batch_of_two_files_of_one_name_writes_the_first_and_names_the_sec
 
 
 def test_graph_never_writes_over_a_document_it_was_given(tmp_path, capsys):
-    text = tmp_path / "solar.txt"
+    text = tmp_path / "solar"  # a text without a suffix, which a picture could be named
     text.write_text(TEXT, encoding="utf-8")
     named_json = tmp_path / "notes" / "atom.json"  # a text file with a misleading suffix
     named_json.parent.mkdir()
@@ -155,14 +157,14 @@ def test_graph_never_writes_its_picture_over_its_graph_file_or_a_database(tmp_pa
     text = tmp_path / "x.txt"
     text.write_text(TEXT, encoding="utf-8")
     out = tmp_path / "po"
-    store = tmp_path / "dri.sqlite"
+    store = tmp_path / "dri-store"  # a store named without a suffix, which a picture could be
     sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.close()
     kept = store.read_bytes()
-    assert main(["graph", str(text), "--out", str(out), "--png", str(out / "x.json")]) == 1
+    assert main(["graph", str(text), "--out", str(out), "--png", str(out / "x.json")]) == 2
     assert main(["graph", str(text), "--png", str(store)]) == 1
     errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert errors == [
-        f"error: {text}: not written: {out / 'x.json'}: --png names the graph file of --out; choose another",
+        f"error: {out / 'x.json'}: --png writes a PNG picture; give a name ending in .png",
         f"error: {text}: not written: {store}: a SQLite database (a store or a cache) is there; "
         "choose another output",
     ]

@@ -49,7 +49,7 @@ from prefect.utilities.asyncutils import run_coro_as_sync
 from dri import atomic
 from dri.corpora.text import is_document
 from dri.errors import ProjectError, one_line
-from dri.files import NAME_BYTES, FileRefused, name_that_fits, read_limited
+from dri.files import NAME_BYTES, FileRefused, name_that_fits, read_limited, what_is_there
 from dri.flows.failures import ReportedFailure
 from dri.literal import printable
 from dri.settings import data_dir, incoming_dir
@@ -143,9 +143,13 @@ def load_seen(path: Path) -> dict[str, SeenRecord]:
     if not os.path.lexists(path):
         return {}
     if not path.exists():
-        # A link to nothing is not "no state": every corpus was announced again,
-        # and saving the state then failed on the link ("No such file or directory").
-        raise SensorStateError(path, "a symbolic link to a file that is not there")
+        # A link to nothing (or a loop of links) is not "no state": every corpus was announced
+        # again, and saving the state then failed on the link ("No such file or directory").
+        there = what_is_there(path)
+        raise SensorStateError(
+            path,
+            "a symbolic link to a file that is not there" if there == "a symbolic link to nothing" else there,
+        )
     try:
         # Read within bounds: a link to /dev/zero grew until the process was killed, a FIFO waited for ever.
         data = json.loads(read_limited(path, MAX_STATE_BYTES).decode("utf-8"))

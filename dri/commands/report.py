@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dri.commands.folders import given_path
 from dri.corpora.text import MAX_TEXT_BYTES, file_lines
-from dri.files import FileRefused, NotText, decode_text, read_limited
+from dri.files import FileRefused, NotText, decode_text, read_limited, what_is_there
 from dri.literal import echo
 from dri.metrics.report import find_report
 from dri.settings import data_dir
@@ -72,8 +72,10 @@ def run_report(args: argparse.Namespace) -> int:
                 one_line=True,
             )
         elif not page.is_file():
+            there = what_is_there(page)  # a folder or a FIFO was "no such page" too
+            why = "no such page to open" if there == "missing" else f"{there}, not a page to open"
             echo(
-                f"note: {page}: no such page to open; printing the summary instead",
+                f"note: {page}: {why}; printing the summary instead",
                 file=sys.stderr,
                 one_line=True,
             )

@@ -271,6 +271,17 @@ def test_report_open_of_a_page_that_leads_out_of_the_report_prints_the_summary(c
     ]
 
 
+def test_report_open_of_a_page_that_is_a_folder_says_what_it_is(capsys, tmp_path, monkeypatch):
+    # It said "no such page to open" of a folder, a FIFO or a link to /dev/zero.
+    monkeypatch.setenv("BROWSER", "true")
+    (tmp_path / "summary.md").write_text("# Report\n", encoding="utf-8")
+    (tmp_path / "index.html").mkdir()
+    code, _, err = _run(capsys, "report", "--open", str(tmp_path))
+    assert code == 0 and err.splitlines() == [
+        f"note: {tmp_path / 'index.html'}: a folder, not a page to open; printing the summary instead"
+    ]
+
+
 def test_report_of_an_empty_summary_says_so(capsys, tmp_path):
     (tmp_path / "summary.md").write_text(" \n", encoding="utf-8")
     code, out, err = _run(capsys, "report", str(tmp_path))

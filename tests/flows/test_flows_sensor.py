@@ -274,6 +274,10 @@ def test_a_state_file_that_never_ends_or_blocks_is_refused_at_once(tmp_path):
     os.mkfifo(path)
     with pytest.raises(SensorStateError, match=r"unreadable sensor state \(is a FIFO"):
         load_seen(path)
+    path.unlink()
+    path.symlink_to(path)  # it was "a symbolic link to a file that is not there"
+    with pytest.raises(SensorStateError, match=r"unreadable sensor state \(a loop of symbolic links\)"):
+        load_seen(path)
 
 
 def test_a_root_of_a_long_name_is_watched(tmp_path):

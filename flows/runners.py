@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn, Self
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     # Prefect is imported when a runner is made, never with this module (make_task_runner).
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     AnyTaskRunner = TaskRunner[Any]
 
 from dri import atomic
-from dri.errors import Interrupted, ProjectError, SettingsError, os_reason
+from dri.errors import Interrupted, ProjectError, SettingsError, one_line, os_reason
 from dri.flows.execution import MAX_WORKERS, local_workers
 from dri.literal import printable
 from dri.process_pools import tolerate_cancelled_futures
@@ -77,6 +77,7 @@ __all__ = [
     "RunnerConfig",
     "check_dask_address",
     "check_prefect_api",
+    "check_prefect_api_answers",
     "check_prefect_api_url",
     "deferred_task_runner",
     "end_workers_on_signals",
@@ -277,6 +278,30 @@ def hide_prefect_api_secrets(url: str) -> None:
     events = logging.getLogger("prefect.events.clients")
     if not any(isinstance(f, _Redacted) for f in events.filters):
         events.addFilter(_Redacted())
+
+
+def check_prefect_api_answers(url: str, timeout: float = 10.0) -> None:
+    """A :class:`SettingsError` naming ``PREFECT_API_URL`` (without its login) if
+    its server accepts a connection but gives no HTTP answer to ``/health``
+    within ``timeout`` seconds: Prefect's event client waited about 2 minutes a
+    folder there. Any HTTP answer will do; what it says is the client's to judge."""
+    import urllib.error
+    import urllib.request
+
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]  # asked without the login, which urllib would not take
+    health = urlunsplit((parts.scheme, netloc, parts.path.rstrip("/") + "/health", "", ""))
+    try:
+        with urllib.request.urlopen(health, timeout=timeout):
+            pass
+    except urllib.error.HTTPError:
+        return
+    except (OSError, ValueError) as err:  # URLError, a timeout, a reset; ValueError: a bad status line
+        reason = getattr(err, "reason", None) or err
+        raise SettingsError(
+            f"PREFECT_API_URL {printable(safe_uri(url))}: no HTTP answer ({redact(one_line(reason))}); "
+            "is a Prefect server there?"
+        ) from None
 
 
 def check_prefect_api_url(url: str | None) -> None:

@@ -115,11 +115,12 @@ def run_watch(args: argparse.Namespace) -> int:
         )
         return 2
     else:
-        from dri.flows.runners import check_prefect_api, hide_prefect_api_secrets
+        from dri.flows.runners import check_prefect_api, check_prefect_api_answers, hide_prefect_api_secrets
 
         hide_prefect_api_secrets(str(PREFECT_API_URL.value()))
         try:  # a server that is not there is one line naming it, not a warning per folder
             check_prefect_api(str(PREFECT_API_URL.value()))
+            check_prefect_api_answers(str(PREFECT_API_URL.value()))
         except SettingsError as err:
             echo(f"error: {err}", file=sys.stderr, one_line=True)
             return 1

@@ -15,6 +15,7 @@ from dri.errors import SettingsError
 from dri.flows.runners import (
     check_dask_address,
     check_prefect_api,
+    check_prefect_api_answers,
     hide_prefect_api_secrets,
     local_cluster,
     quiet_broken_pipes,
@@ -196,6 +197,30 @@ def test_prefect_api_secrets_are_hidden_from_the_event_clients_log(caplog, url, 
     with caplog.at_level(logging.WARNING, logger="prefect.events.clients"):
         logging.getLogger("prefect.events.clients").warning("Unable to connect to %r.", quoted)
     assert caplog.messages == [f"Unable to connect to '{shown}'."]
+
+
+def test_a_prefect_api_url_that_accepts_but_never_answers_is_one_settings_error() -> None:
+    # dri watch waited about 2 minutes a folder on such a listener, a warning each.
+    import http.server
+    import threading
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        with pytest.raises(SettingsError) as caught:
+            check_prefect_api_answers(f"http://user:s3cret-pw@127.0.0.1:{port}/api", timeout=0.5)
+    assert str(caught.value) == (
+        f"PREFECT_API_URL http://127.0.0.1:{port}/api: no HTTP answer (TimeoutError: timed out); is a Prefect server there?"
+    )
+    # Any HTTP answer will do (a 404 is the server's to explain).
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        check_prefect_api_answers(f"http://127.0.0.1:{server.server_port}/api", timeout=5)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_blank_dask_address_is_called_empty() -> None:

@@ -35,6 +35,7 @@ from dri.corpora.text import (
 )
 from dri.corpora.translation import load_translation
 from dri.files import FileRefused, NotText, decode_text, read_limited
+from dri.literal import printable, storable
 
 __all__ = [
     "FORMATS",
@@ -196,7 +197,18 @@ def discover(
                 "%s", line, extra={"warning_kind": _UNREADABLE_KIND, "warning_item": line.split(": ")[0]}
             )
     found, problems = [], []
-    for path in files:
+    stored_as: dict[str, Path] = {}  # each name as the stores keep it -> the file of that name
+    for path in sorted(files):
+        first = stored_as.setdefault(storable(str(path)), path)
+        if first != path:
+            # "\xff.txt" (not UTF-8) is kept as the text "\udcff.txt": a file of that literal
+            # name became the same document, and one of the two was dropped without a word.
+            names = " and ".join(repr(os.fsencode(p.name))[1:] for p in (first, path))
+            problems.append(
+                f"{printable(path)}: refused, the file names {names} are one name in the stores "
+                "(a name that is not UTF-8 is kept as its escape); rename one of them"
+            )
+            continue
         if path.is_symlink() and not allow_outside_links:
             try:
                 target = path.resolve()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -215,3 +216,19 @@ def test_a_manifests_paths_are_one_spelling_and_a_listed_link_stays_itself(tmp_p
         (str(real / "originals" / "out.txt"), str(real / "rt" / "b.txt"), "g"),
     ]
     assert "1 pair(s) listed again under another spelling of their paths" in caplog.text
+
+
+def test_two_files_whose_names_are_one_name_in_the_stores_keep_the_first(tmp_path):
+    # "\xff.txt" (not UTF-8) is stored as the text "\udcff.txt": a file of that literal
+    # name became the same document, and one of the two was dropped without a word.
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / os.fsdecode(b"\xff.txt")).write_text("The queen rules the castle.\n", encoding="utf-8")
+    (corpus / "\\udcff.txt").write_text("The engine drives the wheel.\n", encoding="utf-8")
+    (corpus / "other.txt").write_text("The nurse helps the patient.\n", encoding="utf-8")
+    found, problems = discover(corpus)
+    assert [Path(p).name for p in found] == ["\\udcff.txt", "other.txt"]
+    assert problems == [
+        f"{corpus}/\\udcff.txt: refused, the file names '\\\\udcff.txt' and '\\xff.txt' are one name in "
+        "the stores (a name that is not UTF-8 is kept as its escape); rename one of them"
+    ]

@@ -33,7 +33,7 @@ from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import max_text_chars, prefect_defaults
 
 if TYPE_CHECKING:  # the sensor imports Prefect, which the command loads only when it runs
-    from dri.flows.sensor import SeenRecord
+    from dri.flows.sensor import Emitter, SeenRecord
 
 __all__ = ["register", "run_watch"]
 
@@ -97,40 +97,12 @@ def run_watch(args: argparse.Namespace) -> int:
     except SettingsError as err:
         echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 2
-    # Imported only now: Prefect reads its settings when first imported.
-    from prefect.settings import PREFECT_API_URL
-
-    from dri.flows.sensor import Emitter, SensorResult, prefect_emitter, watch
+    from dri.flows.sensor import SensorResult, watch
 
     run_here = _RunEach(args.workers) if args.run else None
-    emit: Emitter
-    if run_here is not None:
-        emit = run_here
-    elif not PREFECT_API_URL.value():
-        echo(
-            "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
-            "start a Prefect server (docs/prefect.md) or use --run",
-            file=sys.stderr,
-            one_line=True,
-        )
-        return 2
-    else:
-        from dri.flows.runners import check_prefect_api, check_prefect_api_answers, hide_prefect_api_secrets
-
-        hide_prefect_api_secrets(str(PREFECT_API_URL.value()))
-        try:  # a server that is not there is one line naming it, not a warning per folder
-            check_prefect_api(str(PREFECT_API_URL.value()))
-            check_prefect_api_answers(str(PREFECT_API_URL.value()))
-        except SettingsError as err:
-            echo(f"error: {err}", file=sys.stderr, one_line=True)
-            return 1
-
-        def announce(folder: str, n: int, *, changed: bool = False) -> SeenRecord | None:
-            prefect_emitter(folder, n, changed=changed)
-            echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
-            return None  # nothing to keep beside the announcement
-
-        emit = announce
+    emit: Emitter | int = run_here if run_here is not None else _announcer()
+    if isinstance(emit, int):
+        return emit
 
     said: set[str] = set()  # the last scan's errors
 
@@ -164,6 +136,40 @@ def run_watch(args: argparse.Namespace) -> int:
         seen = f" ({result.already_seen} seen before, unchanged)" if result.already_seen else ""
         echo(f"{args.root}: no new or changed corpus{seen}", flush=True, one_line=True)
     return 1 if result.errors or (run_here is not None and run_here.failed) else 0
+
+
+def _announcer() -> Emitter | int:
+    """The emitter that announces each new corpus to ``PREFECT_API_URL``'s server,
+    or the exit status of a server that is not set, not there or silent."""
+    # Imported only now: Prefect reads its settings when first imported.
+    from prefect.settings import PREFECT_API_URL
+
+    from dri.flows.runners import check_prefect_api, check_prefect_api_answers, hide_prefect_api_secrets
+    from dri.flows.sensor import prefect_emitter
+
+    url = str(PREFECT_API_URL.value() or "")
+    if not url:
+        echo(
+            "error: PREFECT_API_URL is not set, so corpus.arrived would reach no deployment; "
+            "start a Prefect server (docs/prefect.md) or use --run",
+            file=sys.stderr,
+            one_line=True,
+        )
+        return 2
+    hide_prefect_api_secrets(url)
+    try:  # a server that is not there is one line naming it, not a warning per folder
+        check_prefect_api(url)
+        check_prefect_api_answers(url)
+    except SettingsError as err:
+        echo(f"error: {err}", file=sys.stderr, one_line=True)
+        return 1
+
+    def announce(folder: str, n: int, *, changed: bool = False) -> SeenRecord | None:
+        prefect_emitter(folder, n, changed=changed)
+        echo(f"{folder}: {_what(n, changed)}, emitted corpus.arrived", flush=True, one_line=True)
+        return None  # nothing to keep beside the announcement
+
+    return announce
 
 
 class _RunEach:

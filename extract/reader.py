@@ -322,11 +322,12 @@ def _graph_json_problem(data: bytes) -> str | None:
     does (``{"schema_version":``, ``{"directed":``, ...) is parsed: prose that
     opens with a brace is prose."""
     encoding = json.detect_encoding(data)  # UTF-8, or UTF-16 or UTF-32 by their marks or NULs
+    # The opening first, from the head alone: every text document passes here.
+    if not _GRAPH_JSON_OPENING.match(data[:_OPENING_BYTES].decode(encoding, "ignore")):
+        return None
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError:
-        return None
-    if not _GRAPH_JSON_OPENING.match(text):
         return None
     if not encoding.startswith("utf-8"):
         # json reads it; dri compare's graph reader takes UTF-8 only.
@@ -343,6 +344,8 @@ def _graph_json_problem(data: bytes) -> str | None:
     return "" if graph else None
 
 
+#: Bytes of a file's head in which a graph's JSON shows how it opens.
+_OPENING_BYTES = 4096
 #: How the JSON of a graph opens: dri's (``schema_version`` first) or networkx's
 #: node-link form (``directed``, ``multigraph``, ``graph``, ``nodes``, in any order).
 _GRAPH_JSON_OPENING = re.compile(r'\A\s*\{\s*"(schema_version|directed|multigraph|graph|nodes)"\s*:')

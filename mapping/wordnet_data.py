@@ -275,13 +275,14 @@ def _sense_counts(lines: Iterator[str], key_offset: dict[str, tuple[str, int]]) 
     """pos -> synset offset -> summed SemCor count of its senses, from cntlist's lines."""
     counts: dict[str, dict[int, int]] = {"n": defaultdict(int), "v": defaultdict(int)}
     for line in lines:
-        count, key, _ = line.split(" ", 2)
-        if not 0 <= int(count) <= _MAX_SENSE_COUNT:
+        count_text, key, _ = line.split(" ", 2)
+        count = int(count_text)
+        if not 0 <= count <= _MAX_SENSE_COUNT:
             # A negative count built an IC file every load refused; 4,000 digits overflowed a float.
-            raise ValueError(f"a sense count of {count[:20]!r}, not 0 to {_MAX_SENSE_COUNT:,}")
+            raise ValueError(f"a sense count of {count_text[:20]!r}, not 0 to {_MAX_SENSE_COUNT:,}")
         hit = key_offset.get(key)
         if hit:
-            counts[hit[0]][hit[1]] += int(count)
+            counts[hit[0]][hit[1]] += count
     return counts
 
 
@@ -304,9 +305,11 @@ _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 
 def _read_sources(source: Path) -> tuple[dict[str, dict[int, list[int]]], dict[str, dict[int, int]]]:
     """The noun and verb hypernyms and SemCor counts of the source folder, after
-    checking that no file is empty and that every synset an index names is in
-    its data file (an empty or truncated data file built a WordNet without
-    them, and was kept as built); a :class:`WordNetSourceError` otherwise."""
+    checking that no file is empty or over :data:`MAX_SOURCE_BYTES`, each reads
+    as WordNet 3.0 writes it, every synset an index names is in its data file
+    (an empty or truncated data file built a WordNet without them, kept as
+    built) and every hypernym a data file points to is in it; a
+    :class:`WordNetSourceError` naming the file otherwise."""
     for name in WORDNET_FILES:
         size = (source / name).stat().st_size
         if size == 0 or size > MAX_SOURCE_BYTES:

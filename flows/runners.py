@@ -40,6 +40,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -149,14 +150,21 @@ def runner_config(
     return RunnerConfig(kind=kind, workers=workers, dask_address=dask_address, dask_address_from=address_from)
 
 
-def _why_unreachable(where: Callable[[], tuple[str, int] | None], timeout: float) -> str | None:
+def _why_unreachable(
+    where: Callable[[], tuple[str, int] | None],
+    timeout: float,
+    then: Callable[[socket.socket], None] | None = None,
+) -> str | None:
     """Why nothing answers at the ``(host, port)`` that ``where()`` gives (a ValueError
     of it: why it cannot give one); None if something listens, or if ``where()`` gives
-    None (an address that is not for TCP)."""
+    None (an address that is not for TCP). ``then`` is given the connection, to look
+    at what answers, and its own errors pass through."""
     try:
         address = where()
         if address is not None:
-            socket.create_connection(address, timeout=timeout).close()
+            with socket.create_connection(address, timeout=timeout) as conn:
+                if then is not None:
+                    then(conn)
     except (OSError, ValueError) as err:  # ValueError: a bad port; UnicodeError: a host that is not a name
         return getattr(err, "strerror", None) or str(err) or type(err).__name__
     except OverflowError:  # a port past a C long, from getaddrinfo: was a traceback, exit 70
@@ -226,9 +234,63 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
             raise ValueError(f"port {port} is out of range (1-65535)")
         return host, port
 
-    reason = _why_unreachable(where, timeout)
+    try:
+        # A TLS listener speaks TLS first; Dask's own client checks it.
+        reason = _why_unreachable(where, timeout, then=_greeted_as_dask if scheme == "tcp" else None)
+    except _NotADaskScheduler as err:
+        raise SettingsError(
+            f"{where_from}Dask at {shown}: {err}; give the address of a Dask scheduler"
+        ) from None
     if reason is not None:
         raise SettingsError(f"{where_from}Dask at {shown}: cannot connect: {redact(reason)}")
+
+
+#: The largest first message taken for a Dask scheduler's handshake (it is under 100 bytes).
+DASK_HANDSHAKE_MAX_BYTES = 1 << 16
+
+
+class _NotADaskScheduler(Exception):
+    """What answered at a Dask address is not a scheduler; ``str()`` says how it answered."""
+
+
+def _greeted_as_dask(conn: socket.socket) -> None:
+    """Raises :class:`_NotADaskScheduler` unless ``conn`` is greeted as a Dask scheduler greets.
+
+    A scheduler sends its handshake as soon as it accepts a connection: one
+    message framed as Dask frames it (an 8-byte length, then a count of frames
+    and the frames). Dask's client reads that length and allocates it, so an
+    SSH banner was a MemoryError of exabytes, a short reply a ``struct.error``,
+    and a listener that waits for the client to speak first (a web server) a
+    run that hung: each inside the flow, after a Prefect server was started.
+    The handshake is sent back, as the client's own, so that the scheduler
+    does not log a connection closed half-way.
+    """
+    try:
+        head = _read_exactly(conn, 8)
+    except TimeoutError:
+        timeout = conn.gettimeout()
+        raise _NotADaskScheduler(
+            f"no Dask handshake within {timeout:g} s (a scheduler greets at once)"
+        ) from None
+    (size,) = struct.unpack("Q", head) if len(head) == 8 else (0,)
+    if not head:
+        raise _NotADaskScheduler("it closed at once")
+    body = _read_exactly(conn, size) if 16 <= size <= DASK_HANDSHAKE_MAX_BYTES else b""
+    (frames,) = struct.unpack_from("Q", body) if body and len(body) == size else (0,)
+    if not 1 <= frames <= 64:
+        raise _NotADaskScheduler("it answered, but not as a Dask scheduler does")
+    conn.sendall(head + body)
+
+
+def _read_exactly(conn: socket.socket, size: int) -> bytes:
+    """``size`` bytes from ``conn``, or fewer if it closed first."""
+    got = bytearray()
+    while len(got) < size:
+        piece = conn.recv(size - len(got))
+        if not piece:
+            break
+        got += piece
+    return bytes(got)
 
 
 class PrefectServerError(ProjectError):

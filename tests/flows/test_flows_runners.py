@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 
 import pytest
 from streams import ClosedPipe
@@ -93,9 +97,7 @@ def test_a_dask_address_where_nothing_listens_is_one_settings_error(tmp_path) ->
     # Found inside the flow, it was Dask's traceback after 30 s, then the run's error.
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))
-        listening.listen()
         port = listening.getsockname()[1]
-        check_dask_address(f"tcp://127.0.0.1:{port}")
     with pytest.raises(
         SettingsError, match=f"^Dask at tcp://127.0.0.1:{port}: cannot connect: Connection refused$"
     ):
@@ -417,3 +419,63 @@ def test_a_ctrl_c_while_the_forkserver_loads_its_preload_prints_no_traceback():
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert (done.returncode, done.stdout.strip()) == (0, "True") and "Traceback" not in done.stderr
+
+
+@contextlib.contextmanager
+def _listener(greeting: bytes | None) -> Iterator[int]:
+    """A port where a listener accepts connections and sends ``greeting`` (None: says
+    nothing; empty: closes each connection at once)."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        accepted: list[socket.socket] = []
+
+        def serve() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    conn, _ = listening.accept()
+                    accepted.append(conn)
+                    if greeting:
+                        conn.sendall(greeting)
+                    elif greeting == b"":
+                        conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        try:
+            yield listening.getsockname()[1]
+        finally:
+            for conn in accepted:
+                conn.close()
+
+
+@pytest.mark.parametrize(
+    "greeting, says",
+    [
+        # Dask's client read "SSH-2.0-" as the length of its first message: a MemoryError
+        # for 2.82 EiB, printed with its traceback from inside the flow.
+        (b"SSH-2.0-OpenSSH_9.2p1 Debian\r\n", "it answered, but not as a Dask scheduler does"),
+        # A length, then too little: a struct.error from inside the flow.
+        (b"\x05\x00\x00\x00\x00\x00\x00\x00hello", "it answered, but not as a Dask scheduler does"),
+        (b"", "it closed at once"),
+        # A web server waits for the client to speak first: the run hung.
+        (None, "no Dask handshake within 0.5 s (a scheduler greets at once)"),
+    ],
+)
+def test_a_listener_that_is_not_a_dask_scheduler_is_one_settings_error(greeting, says) -> None:
+    with _listener(greeting) as port, pytest.raises(SettingsError) as caught:
+        check_dask_address(f"tcp://127.0.0.1:{port}", timeout=0.5, named="DRI_DASK_ADDRESS")
+    assert str(caught.value) == (
+        f"DRI_DASK_ADDRESS: Dask at tcp://127.0.0.1:{port}: {says}; give the address of a Dask scheduler"
+    )
+
+
+def test_a_dask_scheduler_passes_the_check_and_logs_no_broken_handshake(caplog) -> None:
+    cluster = local_cluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None)
+    try:
+        with caplog.at_level(logging.INFO, logger="distributed"):
+            check_dask_address(cluster.scheduler_address, timeout=5)
+            check_dask_address(cluster.scheduler_address.replace("tcp://", ""), timeout=5)
+            time.sleep(0.2)  # the scheduler's side of the closed connections
+    finally:
+        cluster.close()
+    assert not [r for r in caplog.records if "handshake" in r.getMessage()]

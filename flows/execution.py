@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from dri.errors import SettingsError
+from dri.literal import printable
+from dri.settings import setting
 
 __all__ = ["MAX_WORKERS", "InProcess", "ProcessPool", "RunLogger", "Runner", "local_workers"]
 
@@ -66,15 +68,15 @@ def local_workers() -> int:
     """``DRI_WORKERS``, else the CPUs of this machine; a :class:`SettingsError`
     naming the variable if it is not a whole number from 1 to
     :data:`MAX_WORKERS` (zero workers would size batches by a division by zero)."""
-    raw = os.environ.get("DRI_WORKERS")
+    raw = setting("DRI_WORKERS")
     if not raw:
         return os.cpu_count() or 1
-    try:
-        workers = int(raw)
-    except ValueError:
-        raise SettingsError(f"DRI_WORKERS must be a whole number, not {raw!r}") from None
+    # int() also took "1_0" as 10 and another script's digits ("٣") as 3, and refuses
+    # 4,300 digits and more.
+    workers = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 0
     if not 1 <= workers <= MAX_WORKERS:
-        raise SettingsError(f"DRI_WORKERS must be a whole number from 1 to {MAX_WORKERS}, not {raw!r}")
+        shown = printable(raw if len(raw) <= 40 else f"{raw[:40]}…")
+        raise SettingsError(f"DRI_WORKERS must be a whole number from 1 to {MAX_WORKERS}, not {shown!r}")
     return workers
 
 

@@ -316,7 +316,9 @@ def test_run_rejects_a_bad_worker_count_from_the_environment(capsys, tmp_path, m
     # A bad setting is exit 1, as in dri evaluate (it was 2, a usage error's).
     monkeypatch.setenv("DRI_WORKERS", "many")
     code, _, err = _run(capsys, "run", str(tmp_path))
-    assert code == 1 and err.splitlines() == ["error: DRI_WORKERS must be a whole number, not 'many'"]
+    assert code == 1 and err.splitlines() == [
+        "error: DRI_WORKERS must be a whole number from 1 to 256, not 'many'"
+    ]
 
 
 @pytest.mark.parametrize("command", ["run", "compare", "evaluate", "watch"])
@@ -524,6 +526,9 @@ def test_watch_seconds_that_are_not_a_time_to_wait_are_usage_errors(capsys, tmp_
         ("0", "must be at least 1, not 0"),
         ("-1", "must be at least 1, not -1"),
         ("x", "must be a whole number, not 'x'"),
+        # int() took them as 10 and 3.
+        ("1_0", "must be a whole number, not '1_0'"),
+        ("\u0663", "must be a whole number, not '\u0663'"),
         # Past a C int it was multiprocessing's OverflowError (exit 70).
         ("99999999999999999999", "must be at most 256, not 99999999999999999999"),
     ],

@@ -13,8 +13,13 @@ from dri.flows.execution import local_workers
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("abc", "DRI_WORKERS must be a whole number, not 'abc'"),
-        ("1.5", "DRI_WORKERS must be a whole number, not '1.5'"),
+        ("abc", "DRI_WORKERS must be a whole number from 1 to 256, not 'abc'"),
+        ("1.5", "DRI_WORKERS must be a whole number from 1 to 256, not '1.5'"),
+        # int() took both, as 10 and 3.
+        ("1_0", "DRI_WORKERS must be a whole number from 1 to 256, not '1_0'"),
+        ("\u0663", "DRI_WORKERS must be a whole number from 1 to 256, not '\u0663'"),
+        # int() refused it with its own words; the message quoted every digit.
+        ("9" * 5000, f"DRI_WORKERS must be a whole number from 1 to 256, not '{'9' * 40}…'"),
         ("0", "DRI_WORKERS must be a whole number from 1 to 256, not '0'"),
         ("-3", "DRI_WORKERS must be a whole number from 1 to 256, not '-3'"),
         # Past a C int it was multiprocessing's OverflowError (exit 70).
@@ -35,6 +40,8 @@ def test_a_bad_worker_count_is_a_settings_error_naming_the_variable(monkeypatch,
 def test_the_worker_count_is_the_variable_else_the_cpus(monkeypatch):
     monkeypatch.setenv("DRI_WORKERS", "3")
     assert local_workers() == 3
+    monkeypatch.setenv("DRI_WORKERS", " 2 ")  # blanks around a value dropped, as for every variable
+    assert local_workers() == 2
     monkeypatch.delenv("DRI_WORKERS")
     assert local_workers() >= 1
 

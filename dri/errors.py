@@ -140,11 +140,15 @@ def os_reason(err: OSError) -> str:
     """The reason of ``err`` for a message: its ``strerror``, except where a file
     stands where a folder is made or written into: the bare "File exists" or
     "Not a directory" of the folder (``data/runs`` a file, a report folder
-    that is a file) then says which file is in the way."""
+    that is a file) then says which file is in the way, or which symbolic link
+    leads nowhere."""
     reason = err.strerror or one_line(err)
     own_words = err.errno is not None and reason != os.strerror(err.errno)  # kept: they say more
     if isinstance(err, (FileExistsError, NotADirectoryError)) and err.filename and not own_words:
         path = Path(os.fsdecode(err.filename))
+        # A link to nothing fails mkdir(exist_ok=True) with a bare "File exists".
+        if path.is_symlink() and not path.exists():
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
         blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
         if blocker == path and isinstance(err, FileExistsError):
             return "not a folder (a file of that name is in the way)"

@@ -25,14 +25,24 @@ def test_a_failure_of_a_path_with_a_line_break_names_it_once():
 
 def test_a_file_where_a_folder_is_made_is_named(tmp_path):
     (tmp_path / "runs").write_text("x")
-    try:
+    with pytest.raises(FileExistsError) as caught:
         (tmp_path / "runs").mkdir(parents=True, exist_ok=True)
-    except FileExistsError as err:
-        assert os_reason(err) == "not a folder (a file of that name is in the way)"
-    try:
+    assert os_reason(caught.value) == "not a folder (a file of that name is in the way)"
+    with pytest.raises((FileExistsError, NotADirectoryError)) as caught:
         (tmp_path / "runs" / "a" / "b").mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError) as err:
-        assert os_reason(err) == f"cannot be made: {tmp_path / 'runs'} is a file, not a folder"
+    assert os_reason(caught.value) == f"cannot be made: {tmp_path / 'runs'} is a file, not a folder"
+
+
+def test_a_symbolic_link_to_nothing_where_a_folder_is_made_is_named(tmp_path):
+    # Both were a bare "File exists" (data/ratings a link to a folder since removed).
+    (tmp_path / "ratings").symlink_to(tmp_path / "gone")
+    with pytest.raises(FileExistsError) as caught:
+        (tmp_path / "ratings").mkdir(parents=True, exist_ok=True)
+    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which does not exist"
+    with pytest.raises(FileExistsError) as caught:
+        (tmp_path / "ratings" / "a").mkdir(parents=True, exist_ok=True)
+    assert caught.value.filename == str(tmp_path / "ratings")
+    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which does not exist"
 
 
 def test_other_errors_keep_their_words(tmp_path):

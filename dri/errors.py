@@ -148,7 +148,7 @@ def os_reason(err: OSError) -> str:
         path = Path(os.fsdecode(err.filename))
         # A link to nothing fails mkdir(exist_ok=True) with a bare "File exists".
         if path.is_symlink() and not path.exists():
-            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+            return f"a symbolic link to {os.readlink(path)}, which is not there"
         blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
         if blocker == path and isinstance(err, FileExistsError):
             return "not a folder (a file of that name is in the way)"

@@ -559,12 +559,16 @@ def test_a_choice_whose_answer_is_repeated_by_another_option_is_left_out(tmp_pat
     items = [
         {"query": "q", "options": ["X", "Y", "X"], "answer": 0},
         {"query": "q", "options": ["X", "X", "Y"], "answer": 2},  # the repeat is not the answer: it stays
+        # Blanks alone apart: each score read them alike, and the tie was silent.
+        {"query": "q", "options": ["The cat  sat.\n", "Y", " The cat sat."], "answer": 0},
+        {"query": "q", "options": ["The cat sat.", "Thecat sat."], "answer": 0},  # a word apart: it stays
     ]
     jsonl.write_text("\n".join(json.dumps(i) for i in items), encoding="utf-8")
     data = load_choice(jsonl)
-    assert [item.line for item in data.items] == [2]
+    assert [item.line for item in data.items] == [2, 4]
     assert data.problems == [
-        f"{jsonl}: line 1: option 2 repeats the answer, option 0: no score can pick it alone"
+        f"{jsonl}: line 1: option 2 repeats the answer, option 0: no score can pick it alone",
+        f"{jsonl}: line 3: option 2 repeats the answer, option 0: no score can pick it alone",
     ]
 
 

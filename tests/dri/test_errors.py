@@ -38,11 +38,11 @@ def test_a_symbolic_link_to_nothing_where_a_folder_is_made_is_named(tmp_path):
     (tmp_path / "ratings").symlink_to(tmp_path / "gone")
     with pytest.raises(FileExistsError) as caught:
         (tmp_path / "ratings").mkdir(parents=True, exist_ok=True)
-    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which does not exist"
+    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which is not there"
     with pytest.raises(FileExistsError) as caught:
         (tmp_path / "ratings" / "a").mkdir(parents=True, exist_ok=True)
     assert caught.value.filename == str(tmp_path / "ratings")
-    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which does not exist"
+    assert os_reason(caught.value) == f"a symbolic link to {tmp_path / 'gone'}, which is not there"
 
 
 def test_other_errors_keep_their_words(tmp_path):

@@ -52,6 +52,7 @@ __all__ = [
     "PrintableFormatter",
     "csv_cell",
     "echo",
+    "from_printable",
     "lone_surrogate",
     "lone_surrogate_problem",
     "markdown_text",
@@ -92,6 +93,22 @@ def printable(text: object, *, newlines: bool = False) -> str:
     keeps line breaks (for several lines of output)."""
     pattern = _UNPRINTABLE_BUT_NEWLINE if newlines else _UNPRINTABLE
     return pattern.sub(_escape, str(text))
+
+
+_ESCAPED = re.compile(r"\\u([0-9a-f]{4})")
+
+
+def from_printable(text: str) -> str:
+    """``text`` with :func:`printable`'s escapes undone, so that a name copied
+    from dri's output finds the name it shows. The escape of a lone surrogate
+    stays: a stored name holds such a character as that text
+    (:func:`storable`)."""
+
+    def undo(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if _UNPRINTABLE.fullmatch(char) and not _SURROGATE.fullmatch(char) else match.group()
+
+    return _ESCAPED.sub(undo, text)
 
 
 def lone_surrogate(text: str) -> str | None:

@@ -2,12 +2,14 @@
 
 Without DIR, the newest report under ``data/reports/`` (``DRI_DATA_DIR``).
 ``--open`` opens ``index.html`` in a web browser instead of printing;
-``--path`` prints only the report folder.
+``--path`` prints only the report folder (to a pipe, its name's own bytes,
+whatever characters it holds, so that a script can use it).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import webbrowser
 from pathlib import Path
@@ -15,7 +17,7 @@ from pathlib import Path
 from dri.commands.folders import given_path
 from dri.corpora.text import MAX_TEXT_BYTES, file_lines
 from dri.files import FileRefused, NotText, decode_text, read_limited, what_is_there
-from dri.literal import echo
+from dri.literal import echo, printable
 from dri.metrics.report import find_report
 from dri.settings import data_dir
 
@@ -60,7 +62,14 @@ def run_report(args: argparse.Namespace) -> int:
         echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr, one_line=True)
         return 1
     if args.path:
-        echo(folder, one_line=True)
+        if sys.stdout.isatty() or printable(folder) == str(folder):
+            echo(folder, one_line=True)
+        else:
+            # For a script (`cd "$(dri report --path)"`) the folder's own bytes, as ls
+            # gives them to a pipe: the name shown escaped named no folder.
+            sys.stdout.flush()
+            sys.stdout.buffer.write(os.fsencode(folder) + b"\n")
+            sys.stdout.buffer.flush()
         return 0
     if args.open:
         page = _page(folder / "index.html")

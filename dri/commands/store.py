@@ -22,7 +22,7 @@ import argparse
 import sys
 from typing import Any
 
-from dri.literal import echo, storable
+from dri.literal import echo, from_printable, storable
 from dri.store import open_store
 
 __all__ = ["MAX_K", "register", "run_store"]
@@ -120,11 +120,17 @@ def _corpora(store: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def _as_stored(text: str, names: list[str]) -> str:
+    """``text``, or the stored name of ``names`` that it shows with
+    :func:`~dri.literal.printable`'s escapes (copied from this command's output)."""
+    return text if text in names or from_printable(text) not in names else from_printable(text)
+
+
 def _documents(store: Any, args: argparse.Namespace) -> int:
-    documents = store.documents(args.corpus)
+    documents = store.documents(_as_stored(args.corpus, store.corpora()))
     if not documents:
         echo(
-            f"error: {store.location}: no corpus {args.corpus!r} (or it is empty)",
+            f"error: {store.location}: no corpus '{args.corpus}' (or it is empty)",
             file=sys.stderr,
             one_line=True,
         )
@@ -145,31 +151,40 @@ def _runs(store: Any, args: argparse.Namespace) -> int:
 
 
 def _find(store: Any, text: str, corpus: str | None) -> Any:
-    found = store.find_document(text, corpus)
+    stored_corpus = _as_stored(corpus, store.corpora()) if corpus is not None else None
+    found = store.find_document(text, stored_corpus)
+    if found is None and from_printable(text) != text:
+        found = store.find_document(from_printable(text), stored_corpus)
     if found is None:
-        if corpus is not None and corpus not in store.corpora():
+        # Quoted as they were typed: a repr doubled each backslash of an escape.
+        if corpus is not None and stored_corpus not in store.corpora():
             # "no document 'x' in corpus 'nope'" sent the user looking for the document.
             echo(
-                f"error: {store.location}: no corpus {corpus!r} (dri store corpora lists them)",
+                f"error: {store.location}: no corpus '{corpus}' (dri store corpora lists them)",
                 file=sys.stderr,
                 one_line=True,
             )
             return None
-        where = f" in corpus {corpus!r}" if corpus is not None else ""
-        echo(f"error: {store.location}: no document {text!r}{where}", file=sys.stderr, one_line=True)
+        where = f" in corpus '{corpus}'" if corpus is not None else ""
+        echo(f"error: {store.location}: no document '{text}'{where}", file=sys.stderr, one_line=True)
     return found
 
 
-def _known_run(store: Any, run_id: str | None) -> bool:
-    """Whether ``run_id`` is ``None`` or a run of the store; a line on stderr if not.
+def _known_run(store: Any, args: argparse.Namespace) -> bool:
+    """Whether ``args.run`` is ``None`` or a run of the store, which ``args.run``
+    then names as stored; a line on stderr if not.
 
     ``top_analogues`` of a run the store does not hold is empty, and a typing
     slip in ``--run`` would read as "0 analogues" with exit 0.
     """
-    if run_id is None or any(r.run_id == run_id for r in store.runs()):
+    if args.run is None:
+        return True
+    runs = [r.run_id for r in store.runs()]
+    if _as_stored(args.run, runs) in runs:
+        args.run = _as_stored(args.run, runs)
         return True
     echo(
-        f"error: {store.location}: no run {run_id!r} (dri store runs lists them)",
+        f"error: {store.location}: no run '{args.run}' (dri store runs lists them)",
         file=sys.stderr,
         one_line=True,
     )
@@ -178,7 +193,7 @@ def _known_run(store: Any, run_id: str | None) -> bool:
 
 def _top(store: Any, args: argparse.Namespace) -> int:
     doc = _find(store, args.document, args.corpus)
-    if doc is None or not _known_run(store, args.run):
+    if doc is None or not _known_run(store, args):
         return 1
     analogues = store.top_analogues(doc.doc_id, k=args.k, run_id=args.run)
     echo(f"{doc.name} ({doc.doc_id}): {len(analogues)} analogues", one_line=True)
@@ -194,7 +209,7 @@ def _top(store: Any, args: argparse.Namespace) -> int:
 def _mapping(store: Any, args: argparse.Namespace) -> int:
     source = _find(store, args.source, args.corpus)
     target = source and _find(store, args.target, args.corpus)
-    if source is None or target is None or not _known_run(store, args.run):
+    if source is None or target is None or not _known_run(store, args):
         return 1
     result = store.get_comparison(source.doc_id, target.doc_id, args.run)
     if result is None:
@@ -203,7 +218,7 @@ def _mapping(store: Any, args: argparse.Namespace) -> int:
         other_way = f" ({target.name} -> {source.name} is: give them in that order)" if stored else ""
         echo(
             f"error: {store.location}: no comparison of {source.name} with {target.name} "
-            f"in run {args.run!r}{other_way}",
+            f"in run '{args.run}'{other_way}",
             file=sys.stderr,
             one_line=True,
         )

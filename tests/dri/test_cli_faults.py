@@ -4,6 +4,8 @@ naming the option or file, and exit status 1 or 2, never a traceback."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -301,8 +303,29 @@ def test_report_path_of_the_newest_passes_over_a_folder_it_cannot_look_into(caps
     assert code == 0 and out.splitlines() == [str(reports / "old")]
     (reports / "zz\nnew" / "summary.md").unlink()
     (reports / "zz\nnew" / "summary.md").write_text("# New\n", encoding="utf-8")
+    # To a pipe, the folder's own bytes, for a script: the name shown escaped named no folder.
     code, out, _ = _run(capsys, "report", "--path")
-    assert code == 0 and out.splitlines() == [f"{reports}/zz\\u000anew"]  # one line, the break shown
+    assert code == 0 and out == f"{reports}/zz\nnew\n"
+    # On a terminal, one line, the break shown.
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = _run(capsys, "report", "--path")
+    assert code == 0 and out.splitlines() == [f"{reports}/zz\\u000anew"]
+
+
+def test_report_path_to_a_pipe_is_the_folders_own_bytes(tmp_path):
+    # `cd "$(dri report --path)"` failed on a name holding bytes that are not UTF-8.
+    reports = tmp_path / "data" / "reports"
+    named = reports / os.fsdecode(b"analogy-h\xff\x01x")
+    named.mkdir(parents=True)
+    (named / "summary.md").write_text("# New\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "dri.cli", "report", "--path"],
+        env={**os.environ, "DRI_DATA_DIR": str(tmp_path / "data")},
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == os.fsencode(named) + b"\n"
 
 
 def test_run_manifest_mode_without_a_manifest_is_one_line_before_any_flow(capsys, tmp_path):

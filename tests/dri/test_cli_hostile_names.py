@@ -119,6 +119,25 @@ def test_a_line_break_in_a_name_does_not_forge_a_row(tmp_path, capsys, monkeypat
         lines = (captured.out + captured.err).splitlines()
         assert not [line for line in lines if line.startswith("forged")], argv
         assert any("\\u000aforged" in line for line in lines), argv
+    # The names as printed, copied into the next command, find what they name ("no corpus").
+    as_printed = [
+        ["store", "documents", "c\\u000aforged"],
+        [
+            "store",
+            "top",
+            "x\\u000aforged  0.999.txt",
+            "--corpus",
+            "c\\u000aforged",
+            "--run",
+            "r\\u000aforged",
+        ],
+        ["store", "mapping", "x\\u000aforged  0.999.txt", "atom.txt", "--run", "r\\u000aforged"],
+    ]
+    for argv in as_printed:
+        assert main(argv) == 0, argv
+        assert "\\u000aforged" in capsys.readouterr().out, argv
+    assert main(["store", "documents", "c\\u000anot"]) == 1
+    assert capsys.readouterr().err.endswith("no corpus 'c\\u000anot' (or it is empty)\n")  # one backslash
 
 
 def test_a_line_break_in_a_language_does_not_forge_a_line_of_the_statistics(tmp_path, capsys, monkeypatch):

@@ -35,6 +35,7 @@ from dri.literal import (
     FORMULA_STARTS,
     csv_cell,
     echo,
+    from_printable,
     markdown_text,
     plot_text,
     printable,
@@ -392,3 +393,11 @@ def test_a_message_line_too_long_keeps_its_start_and_end(capsys):
     assert len(err) < 2100 and err.count("\n") == 1
     assert err.startswith("error: DRI_WORKERS must be a whole number, not 'xxx")
     assert err.endswith("xxx'\n") and "(98,049 characters left out)" in err
+
+
+def test_from_printable_undoes_printables_escapes_but_a_surrogates():
+    # A stored name keeps a lone surrogate as the text "\udcff" (storable), so its escape stays.
+    for name in ["c\nforged", "h<script>&\x01\u2028=x", "plain", "tab\there", "rtl\u202ex"]:
+        assert from_printable(printable(name)) == name
+    assert from_printable("a\\udcffb\\u0001") == "a\\udcffb\x01"
+    assert from_printable("not an escape: \\u0041 \\uzz00") == "not an escape: \\u0041 \\uzz00"

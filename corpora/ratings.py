@@ -86,7 +86,8 @@ def read_ratings(path: str | Path) -> tuple[list[dict[str, object]], list[str]]:
     rows: list[dict[str, object]] = []
     problems: list[str] = []
     first: dict[tuple[str, str], tuple[int, int]] = {}  # (rater, pair) -> its line and row
-    for line, fields_row, problem in header_rows(records, header):
+    # A row cut short is refused: its missing ratings read as "not rated" without a word.
+    for line, fields_row, problem in header_rows(records, header, required=COLUMNS):
         if fields_row is None:
             problems.append(f"{path}: {problem}")
             continue

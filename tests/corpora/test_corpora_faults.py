@@ -125,6 +125,21 @@ def test_ratings_that_are_not_whole_numbers_from_1_to_5_are_problems(tmp_path, v
     assert problems == [f"{path}: line 2: novelty must be a whole number from 1 to 5, not {value!r}"]
 
 
+def test_a_ratings_row_cut_short_is_a_problem(tmp_path):
+    # Its missing ratings read as "not rated": a cut-off export was stored without a word.
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        "rater,pair,novelty,usefulness,challenge\nr1,p,3,3\nr2,p,3\nr3,p,3,,\nr4,p,3,4,5,,\n",
+        encoding="utf-8",
+    )
+    rows, problems = read_ratings(path)
+    assert [(r["rater"], r["usefulness"]) for r in rows] == [("r3", None), ("r4", 4)]
+    assert problems == [
+        f"{path}: line 2: 4 fields, the header has 5",
+        f"{path}: line 3: 3 fields, the header has 5",
+    ]
+
+
 def test_a_rating_under_a_name_too_long_for_a_csv_reader_is_a_problem(tmp_path):
     # Stored as it was, it made a ratings.csv that csv.reader refuses (field limit 131,072).
     path = tmp_path / "ratings.csv"

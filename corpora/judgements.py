@@ -159,7 +159,10 @@ def _side(value: str, base: Path) -> str | Path:
             path = Path(text).expanduser()
             path = path if path.is_absolute() else base / path
             if path.is_file():
-                return path.resolve()
+                # Absolute, but not through its links: the document keeps the .txt or .pdf
+                # of the name given (a link.txt to a file named without one was "not a .txt
+                # or .pdf document", named by the link's target).
+                return Path(os.path.abspath(path))
             found = path.exists()
             dangling = not found and path.is_symlink()
             link = os.readlink(path) if dangling else ""

@@ -592,6 +592,20 @@ def test_a_document_that_is_a_link_to_nothing_is_called_so(tmp_path: Path):
     ]
 
 
+def test_a_document_named_by_a_link_keeps_the_links_suffix(tmp_path: Path):
+    # Followed to its target, "plain" had no suffix: its copy was "not a .txt or .pdf
+    # document", named by the target rather than by the link.txt the user wrote.
+    (tmp_path / "plain").write_text("The moon orbits the earth.", encoding="utf-8")
+    (tmp_path / "link.txt").symlink_to("plain")
+    csv_file = tmp_path / "j.csv"
+    csv_file.write_text("a,b,score\nlink.txt,The sun orbits nothing.,1\n", encoding="utf-8")
+    (pair,) = load_judgements(csv_file).pairs
+    assert pair.a == tmp_path / "link.txt"
+    written = write_documents([(pair.a, pair.b, "g", {})], tmp_path / "corpus", csv_file, [2])
+    assert written.problems == [] and written.pairs[0].source.suffix == ".txt"
+    assert written.names[str(written.pairs[0].source)] == str(tmp_path / "link.txt")
+
+
 def test_a_choice_whose_answer_is_another_options_document_is_left_out(tmp_path: Path):
     # A copy of the answer's file, or a text of its bytes, is one document: a tie, counted wrong.
     (tmp_path / "a.txt").write_text("The cat sat on the mat.", encoding="utf-8")

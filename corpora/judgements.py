@@ -360,6 +360,11 @@ def _item(record: object, line: int, base: Path) -> ChoiceItem:
         problem = next(filter(None, map(_text_problem, texts)), None)
         if problem:
             raise ValueError(f"{json.dumps(key)} {problem}")
+    if "options" in record and "candidates" in record:
+        raise ValueError('both "options" and "candidates"; give the options once')
+    ident = record.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, (str, int, type(None))):
+        raise ValueError(f'"id" must be a string or a whole number, not {json.dumps(ident)[:80]}')
     options = record.get("options", record.get("candidates"))
     if "query" not in record or options is None or "answer" not in record:
         raise ValueError('needs "query", "options" and "answer"')
@@ -439,7 +444,7 @@ def load_choice(path: str | Path) -> ChoiceSet:
     if not raw.strip():  # said "no usable items"
         raise CorpusError(path, 'an empty file; it needs one item a line: {"query", "options", "answer"}')
     items, problems = [], []
-    lines: dict[str, int] = {}  # an item's id -> its line
+    lines: dict[str, int] = {}  # an item's own id -> its line
     for line, text in enumerate(file_lines(raw), start=1):
         if not text.strip():
             continue
@@ -459,17 +464,33 @@ def load_choice(path: str | Path) -> ChoiceSet:
         except ValueError as err:
             problems.append(f"{path}: line {line}: {err}")
             continue
-        if item.id in lines:
+        own_id = record.get("id") is not None
+        if own_id and item.id in lines:
             # Items are told apart by their id: the later one took the earlier one's place.
             problems.append(
                 f"{path}: line {line}: the id {item.id!r} is line {lines[item.id]}'s too; left out"
             )
             continue
-        lines[item.id] = line
+        if own_id:
+            lines[item.id] = line
         items.append(item)
+    _name_unnamed(items, lines)
     if not items:
         raise CorpusError(path, "no usable items" + (f" ({problems[0]})" if problems else ""))
     return ChoiceSet(path, items, problems)
+
+
+def _name_unnamed(items: list[ChoiceItem], named: dict[str, int]) -> None:
+    """Each item without an id of its own named ``line-N`` unless an item's own
+    id is that (then ``line-N (no id)``): an id "line-2" on line 1 left out the
+    item of line 2, which had none."""
+    for item in items:
+        if named.get(item.id) == item.line:
+            continue
+        name, more = f"line-{item.line}", 1
+        while name in named:
+            name, more = f"line-{item.line} (no id{f' {more}' if more > 1 else ''})", more + 1
+        item.id = name
 
 
 def _document(side: str | Path, folder: Path) -> Path:

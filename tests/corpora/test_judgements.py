@@ -434,17 +434,34 @@ def test_numbers_at_the_edge_are_one_problem_per_row(tmp_path):
 
 
 def test_choice_items_of_one_id_are_not_merged(tmp_path: Path):
-    # A later item of the same id (or of the id an item without one gets: line-N)
-    # took the earlier one's place, without a word: items lost.
+    # A later item of the same id took the earlier one's place, without a word: items lost.
     item = {"query": "The wind pushes the hail.", "options": ["A push.", "A coin."], "answer": 0}
     lines = [{**item, "id": "i1"}, {**item, "id": "i1"}, item, {**item, "id": "line-3"}]
     jsonl = tmp_path / "c.jsonl"
     jsonl.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     data = load_choice(jsonl)
-    assert [i.id for i in data.items] == ["i1", "line-3"]
+    # An item without an id is named line-N unless an item's own id is that: the item
+    # with its own id "line-3" was left out as a repeat of the one that had none.
+    assert [(i.line, i.id) for i in data.items] == [(1, "i1"), (3, "line-3 (no id)"), (4, "line-3")]
+    assert data.problems == [f"{jsonl}: line 2: the id 'i1' is line 1's too; left out"]
+
+
+def test_an_own_id_that_is_a_later_items_line_name_leaves_out_nothing(tmp_path: Path):
+    # "line-2" on line 1 left out line 2's item, which had no id.
+    item = {"query": "The wind pushes the hail.", "options": ["A push.", "A coin."], "answer": 0}
+    lines = [{**item, "id": "line-2"}, item, {**item, "id": "line-2 (no id)"}, {**item, "id": [1]}]
+    lines.append({**item, "candidates": ["A push.", "A coin."]})
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    data = load_choice(jsonl)
+    assert [(i.line, i.id) for i in data.items] == [
+        (1, "line-2"),
+        (2, "line-2 (no id 2)"),
+        (3, "line-2 (no id)"),
+    ]
     assert data.problems == [
-        f"{jsonl}: line 2: the id 'i1' is line 1's too; left out",
-        f"{jsonl}: line 4: the id 'line-3' is line 3's too; left out",
+        f'{jsonl}: line 4: "id" must be a string or a whole number, not [1]',
+        f'{jsonl}: line 5: both "options" and "candidates"; give the options once',
     ]
 
 

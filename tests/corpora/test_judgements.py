@@ -363,6 +363,12 @@ def test_ranking_bad_rows_are_one_line_problems(tmp_path: Path):
     single.write_text("a,b,score,query\nx,y,1,q\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="no query with two or more usable candidates"):
         load_ranking(single)
+    # The first problem alone hid the one that mattered (an empty facet behind an empty query).
+    facets = tmp_path / "facets.csv"
+    facets.write_text("a,b,score,query,facet\nx,y,1,,\nx,z,0,,\nx,y,1,q,\nx,w,3,q,\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as caught:
+        load_ranking(facets)
+    assert str(caught.value).endswith(f"({facets}: line 2: empty query; and 3 more)")
 
 
 def test_ranking_reads_csfcube_fold1_as_it_is():

@@ -51,6 +51,7 @@ from typing import TextIO
 __all__ = [
     "PrintableFormatter",
     "csv_cell",
+    "cut_line",
     "echo",
     "from_printable",
     "lone_surrogate",
@@ -195,7 +196,7 @@ def echo(
     forged row."""
     text = " ".join(printable(p, newlines=not one_line) for p in parts)
     if file is sys.stderr and len(text) > MAX_MESSAGE_CHARS:
-        text = "\n".join(map(_cut, text.split("\n")))
+        text = "\n".join(map(cut_line, text.split("\n")))
     print(lead + text, end=end, file=file if file is not None else sys.stdout, flush=flush)
 
 
@@ -203,7 +204,7 @@ def echo(
 MAX_MESSAGE_CHARS = 2000
 
 
-def _cut(line: str) -> str:
+def cut_line(line: str) -> str:
     """``line``, or its start and end around a note of its length when it is longer
     than :data:`MAX_MESSAGE_CHARS`: a message quoting a variable of 100,000
     characters keeps what it is about and its reason."""

@@ -47,7 +47,7 @@ from typing import Any
 
 from dri import atomic
 from dri.errors import pair_failure_lines
-from dri.literal import csv_cell, plot_text, quiet_glyphs
+from dri.literal import csv_cell, cut_line, plot_text, quiet_glyphs
 from dri.metrics.pages import SCORE_LABELS, MappingView, number, render
 from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures
 from dri.metrics.results import (
@@ -368,7 +368,8 @@ def _write_stats_json(
                 "failed": sum(1 for r in result.rows if r.get("error")),
                 "scores": {k: asdict(v) for k, v in stats.items()},
                 "ratings": [asdict(r) for r in ratings] if ratings else None,
-                "problems": result.problems,
+                # Cut as on the terminal: a 10 MB line of targets.txt was copied whole.
+                "problems": [cut_line(p) for p in result.problems],
             },
             ensure_ascii=False,
             default=str,
@@ -442,12 +443,19 @@ def _write_report_files(
         "sections": list(sections),
         "search": list(search),
         "problems": [
-            *result.problems,
-            # By the names the user gave (a judgement file's line, not the copy's hashed name).
-            *pair_failure_lines(
-                (str(r.get("_source_name", r["source"])), str(r.get("_target_name", r["target"])), r["error"])
-                for r in failed
-            ),
+            cut_line(line)
+            for line in (
+                *result.problems,
+                # By the names the user gave (a judgement file's line, not the copy's hashed name).
+                *pair_failure_lines(
+                    (
+                        str(r.get("_source_name", r["source"])),
+                        str(r.get("_target_name", r["target"])),
+                        r["error"],
+                    )
+                    for r in failed
+                ),
+            )
         ],
         "scores_csv": True,
     }

@@ -117,6 +117,21 @@ def test_write_report_files_and_numbers(tmp_path):
     assert "<pre>" not in html and "|---|" not in html and "## " not in html
 
 
+def test_a_long_problem_is_cut_in_the_report_as_on_the_terminal(tmp_path):
+    # A 10 MB line of targets.txt was copied whole into summary.md, index.html and stats.json.
+    long_problem = f"targets.txt: line 1: target {'x' * 10_000_000!r} names no document"
+    result = EvaluationResult(
+        "plagiarism", _rows(), groups=list(LEVELS), levels=LEVELS, negative="non", problems=[long_problem]
+    )
+    files = write_report(result, tmp_path / "rep")
+    stats = json.loads(files.stats_json.read_text(encoding="utf-8"))
+    (shown,) = stats["problems"]
+    assert len(shown) <= 2_100 and shown.startswith("targets.txt: line 1: target 'xxx")
+    assert shown.endswith("' names no document") and "characters left out" in shown
+    for page in (files.summary_md, files.index_html):
+        assert page.stat().st_size < 200_000 and "characters left out" in page.read_text(encoding="utf-8")
+
+
 def test_a_report_written_again_without_baselines_loses_their_box_plot(tmp_path):
     def result(baselines):
         return EvaluationResult(

@@ -62,6 +62,7 @@ __all__ = [
     "quiet_glyphs",
     "storable",
     "storable_json",
+    "whole_number",
 ]
 
 # C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidirectional embeddings, isolates and
@@ -110,6 +111,16 @@ def from_printable(text: str) -> str:
         return char if _UNPRINTABLE.fullmatch(char) and not _SURROGATE.fullmatch(char) else match.group()
 
     return _ESCAPED.sub(undo, text)
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number written in ASCII digits (blanks around it and a
+    leading sign allowed), else None. int() also took ``1_0`` as 10 and another
+    script's digits (``٣``) as 3, and refuses 4,300 digits and more."""
+    digits = text.strip().removeprefix("-").removeprefix("+")
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:
+        return None
+    return int(text)
 
 
 def lone_surrogate(text: str) -> str | None:

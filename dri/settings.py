@@ -29,6 +29,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from dri.errors import SettingsError
+from dri.literal import whole_number
 
 __all__ = [
     "DEBIAN_WORDNET",
@@ -172,10 +173,8 @@ def max_text_chars() -> int:
     raw = os.environ.get("DRI_MAX_TEXT_CHARS")
     if not raw:
         return DEFAULT_MAX_TEXT_CHARS
-    try:
-        value = int(raw.replace("_", "").replace(",", ""))
-    except ValueError:
-        value = 0
+    # Digit groups may be marked ("1_000_000", "1,000,000"); other scripts' digits are refused.
+    value = whole_number(raw.replace("_", "").replace(",", "")) or 0
     if value < 1:
         raise SettingsError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
     return value

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from dri.literal import printable, whole_number
+
 __all__ = ["KINDS", "Argument", "EvaluationKind", "kind"]
 
 
@@ -113,10 +115,10 @@ def _http_url(text: str) -> str:
 
 def _at_least_1(text: str) -> int:
     # -k 0 reported nothing and -k -1 all but the last (a slice), both with exit 0.
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    value = whole_number(text)
+    if value is None:
+        shown = printable(text if len(text) <= 40 else f"{text[:40]}…")
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {shown!r}")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value

@@ -125,7 +125,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--batch-size",
-        type=int,
+        type=positive,
         help="documents or pairs per task (default: four batches per worker, at most 20 documents or 200 pairs)",
     )
     add_search_arguments(p)
@@ -217,9 +217,6 @@ def _argument_error(args: argparse.Namespace) -> int | None:
         return 1
     if args.mode == "target" and not args.target:
         echo("error: --mode target needs --target NAME", file=sys.stderr)
-        return 2
-    if args.batch_size is not None and args.batch_size < 1:
-        echo(f"error: --batch-size must be at least 1, not {args.batch_size}", file=sys.stderr)
         return 2
     conflict = _conflicting_options(args)
     if conflict:

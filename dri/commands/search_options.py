@@ -6,20 +6,19 @@ from __future__ import annotations
 import argparse
 
 from dri.flows.execution import MAX_WORKERS
-from dri.literal import printable
+from dri.literal import printable, whole_number
 from dri.settings import DEFAULT_CANDIDATES
 
 __all__ = ["add_search_arguments", "candidates_given", "positive", "search_conflict", "worker_count"]
 
 
 def positive(text: str) -> int:
-    """An option's whole number of at least 1 (argparse's ``type``), in ASCII digits:
-    int() also took ``1_0`` as 10 and another script's digits (``٣``) as 3."""
-    digits = text.strip().removeprefix("-")
-    if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:  # int() refuses 4,300 digits
+    """An option's whole number of at least 1 (argparse's ``type``), in ASCII digits
+    (:func:`~dri.literal.whole_number`)."""
+    value = whole_number(text)
+    if value is None:
         shown = printable(text if len(text) <= 40 else f"{text[:40]}…")
         raise argparse.ArgumentTypeError(f"must be a whole number, not {shown!r}")
-    value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value

@@ -22,7 +22,7 @@ import argparse
 import sys
 from typing import Any
 
-from dri.literal import echo, from_printable, storable
+from dri.literal import echo, from_printable, printable, storable, whole_number
 from dri.store import open_store
 
 __all__ = ["MAX_K", "register", "run_store"]
@@ -50,10 +50,9 @@ def _uri(text: str) -> str:
 
 def _count(text: str) -> int:
     """``-k``: a whole number from 1 to MAX_K (argparse turns the ValueError into one line)."""
-    try:
-        k = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    k = whole_number(text)
+    if k is None:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {printable(text[:40])!r}")
     if not 1 <= k <= MAX_K:
         raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_K}, not {text}")
     return k

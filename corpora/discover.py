@@ -46,6 +46,8 @@ __all__ = [
     "discover_documents",
     "find_target",
     "has_manifest",
+    "listed_path",
+    "outside_link",
     "target_problem",
 ]
 
@@ -209,21 +211,32 @@ def discover(
                 "(a name that is not UTF-8 is kept as its escape); rename one of them"
             )
             continue
-        if path.is_symlink() and not allow_outside_links:
-            try:
-                target = path.resolve()
-            except (OSError, RuntimeError):  # a loop: listed, and reading it says so
-                target = root
-            if not target.is_relative_to(root):
-                problems.append(
-                    f"{path}: refused, a symbolic link to {target}, outside the corpus folder "
-                    "(only dri run --allow-outside-links follows such links)"
-                )
-                continue
+        refused = None if allow_outside_links else outside_link(path, root)
+        if refused:
+            problems.append(f"{path}: {refused}")
+            continue
         found.append(str(path))
     if not found and not problems:
         raise _empty(root, others, unreadable)
     return sorted(found), sorted(problems)
+
+
+def outside_link(path: Path, root: Path) -> str | None:
+    """Why ``path``, a symbolic link, is refused as a document of the corpus
+    folder ``root`` (resolved): it leads out of it; else ``None`` (not a link,
+    a link inside the folder, a loop, which reading it names)."""
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a loop: listed, and reading it says so
+        return None
+    if target.is_relative_to(root):
+        return None
+    return (
+        f"refused, a symbolic link to {target}, outside the corpus folder "
+        "(only dri run --allow-outside-links follows such links)"
+    )
 
 
 def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:
@@ -282,7 +295,7 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
         )
     read = next(reader for fmt, _, reader in FORMATS if fmt == name)
     rows, problems = read(root)
-    pairs = list(dict.fromkeys((_listed_path(r.source), _listed_path(r.target), r.group) for r in rows))
+    pairs = list(dict.fromkeys((listed_path(r.source), listed_path(r.target), r.group) for r in rows))
     if len(pairs) < len(rows):
         log.warning(
             "%s: %d pair(s) listed again under another spelling of their paths; each compared and counted once",
@@ -292,7 +305,7 @@ def corpus_manifest(corpus_dir: str | Path) -> tuple[list[tuple[str, str, str]],
     return pairs, problems
 
 
-def _listed_path(path: Path) -> str:
+def listed_path(path: Path) -> str:
     """A document's path as the corpus lists it, in one spelling (``./a//b``,
     ``c/../c``), its folders resolved but not the file: a listed link stays the
     document of its own name, as the folder's walk finds it (resolved, it was

@@ -44,12 +44,14 @@ MANIFEST_COLUMNS = ("source", "target", "group")
 
 @dataclass(frozen=True)
 class ManifestPair:
-    """Compare ``source`` with ``target``; ``group`` is what the report groups by."""
+    """Compare ``source`` with ``target``; ``group`` is what the report groups by;
+    ``line`` is the pair's line in the manifest it was read from (0: not read from one)."""
 
     source: Path
     target: Path
     group: str
     extra: dict[str, str] = field(default_factory=dict, compare=False)
+    line: int = field(default=0, compare=False)
 
 
 def _portable(path: Path, base: Path) -> str:
@@ -140,6 +142,7 @@ def read_manifest(path: str | Path) -> list[ManifestPair]:
                 target=Path(os.path.join(base, values["target"])),
                 group=values["group"],
                 extra={k: v for k, v in row.items() if k not in MANIFEST_COLUMNS},
+                line=line,
             )
         )
     if not pairs:  # a run of no pairs ended with exit 0

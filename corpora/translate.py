@@ -390,16 +390,25 @@ class BuildResult:
     seconds: float
 
 
-def _sources(src: str | Path | Iterable[str | Path]) -> list[Path]:
+def _sources(src: str | Path | Iterable[str | Path]) -> tuple[list[Path], Path | None]:
+    """``(files, folder)``: the ``.txt`` names of a folder ``src``, sorted, and the
+    folder resolved, which the files are read inside; or the files of a list, and None.
+
+    Every name ending in ``.txt`` is listed, whatever it is (a FIFO, a folder, a
+    link to nothing or out of the folder), so that reading it says why it is left
+    out: they were left out of the listing without a word."""
     if isinstance(src, (str, Path)):
         folder = Path(src)
         if not folder.is_dir():
             raise CorpusError(folder, "no such folder of English texts")
-        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+        try:
+            files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".txt")
+        except OSError as err:
+            raise CorpusError(folder, f"cannot read the folder: {err.strerror or err}") from None
         if not files:
             raise CorpusError(folder, "no .txt files to translate")
-        return files
-    return [Path(p) for p in src]
+        return files, folder.resolve()
+    return [Path(p) for p in src], None
 
 
 def _refuse_a_built_corpus(out: Path) -> None:
@@ -424,19 +433,23 @@ def _refuse_a_built_corpus(out: Path) -> None:
 
 
 def _source_texts(src: str | Path | Iterable[str | Path], problems: list[str]) -> dict[str, str]:
-    """The texts to translate by name; one that cannot be read, is over the text
-    limit (``DRI_MAX_TEXT_CHARS``, which the evaluation then refuses, after the
-    engine spent minutes on it), or has the name of one before (``a.TXT`` beside
-    ``a.txt``: one of them was left out without a word) is a line of ``problems``."""
+    """The texts to translate by name; one that cannot be read (not a regular
+    file, a link to nothing, a link out of the folder ``src``, as ``dri run``
+    refuses one), is over the text limit (``DRI_MAX_TEXT_CHARS``, which the
+    evaluation then refuses, after the engine spent minutes on it), or has the
+    name of one before (``a.TXT`` beside ``a.txt``: one of them was left out
+    without a word) is a line of ``problems``."""
     limit = max_text_chars()
     texts: dict[str, str] = {}
     first: dict[str, Path] = {}
-    for path in _sources(src):
+    files, inside = _sources(src)
+    for path in files:
         if path.stem in first:
             problems.append(f"{path}: left out: its name is that of {first[path.stem].name}; rename one")
             continue
         try:
-            text = read_text(path)
+            # Read as the flow reads a corpus's file: /etc/hostname was copied and translated.
+            text = read_text(path, inside=inside)
         except CorpusError as err:
             problems.append(str(err))
             continue

@@ -16,7 +16,8 @@ Layout of a corpus folder::
 ``<lang>`` is a short code, for the Apertium builder the ISO 639-3 code of
 the pivot language (``spa``, ``cat``, ``glg``, ``epo``, ``hbs``). The pairs
 come from the folder layout alone, so a corpus made by hand or by another
-tool needs no manifest. :func:`corpora.translate.build_translation_corpus`
+tool needs no manifest (the evaluation names a manifest row that is no pair
+of the layout, :func:`dri.evaluate.translation.manifest_problems`). :func:`corpora.translate.build_translation_corpus`
 writes this layout.
 
 Example

@@ -332,6 +332,37 @@ def test_a_build_leaves_out_what_its_corpus_could_not_hold(libre_server, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "texts"]
 
 
+class _EchoEngine:
+    """Translates by tagging the text: no server, no Apertium."""
+
+    def translate(self, text: str, src: str, dst: str) -> str:
+        return f"[{src}->{dst}] {text}"
+
+
+def test_a_source_that_is_no_text_of_the_folder_is_a_line_of_its_own(tmp_path):
+    # A FIFO, a link to nothing and a folder named .txt vanished without a line, and a
+    # link out of the folder was copied into originals/ and translated (/etc/hostname).
+    outside = tmp_path / "secret.txt"
+    outside.write_text("Not for the translator.", encoding="utf-8")
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "good.txt").write_text("One line.", encoding="utf-8")
+    os.mkfifo(src / "fifo.txt")
+    (src / "dang.txt").symlink_to(tmp_path / "nope")
+    (src / "dir.txt").mkdir()
+    (src / "out.txt").symlink_to(outside)
+    (src / "same.txt").symlink_to("good.txt")  # a link inside the folder is a text of it
+    result = build_translation_corpus(src, tmp_path / "out", ["spa"], _EchoEngine())
+    assert result.problems == [
+        f"{src / 'dang.txt'}: no such file (a symbolic link to {tmp_path / 'nope'})",
+        f"{src / 'dir.txt'}: is a folder, not a regular file",
+        f"{src / 'fifo.txt'}: is a FIFO (named pipe), not a regular file",
+        f"{src / 'out.txt'}: refused, it leads to {outside}, outside the folder {src.resolve()}",
+    ]
+    assert sorted(p.name for p in (tmp_path / "out" / "originals").iterdir()) == ["good.txt", "same.txt"]
+    assert not any("Not for the translator" in p.read_text(encoding="utf-8") for p in result.written)
+
+
 def test_libretranslate_builds_a_corpus(libre_server, tmp_path):
     src = tmp_path / "texts"
     src.mkdir()

@@ -1,0 +1,95 @@
+"""The translation evaluation's reading of a corpus's own ``manifest.csv``
+(``dri.evaluate.translation``): a row that is no pair of the folder's layout
+is named, by the manifest's file and line, and the rest is evaluated."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from dri.cli import main
+from dri.corpora.translation import load_translation
+from dri.evaluate.translation import manifest_problems, translation_evaluation
+
+DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "translation"
+
+#: Rows appended to the demo's manifest, and what each is said to be.
+BAD_ROWS = {
+    "../../etc/passwd,roundtrip/spa/vaccines.txt,spa": "../../etc/passwd: outside the corpus folder",
+    "originals/vaccines.txt,/etc/hostname,spa": "/etc/hostname: outside the corpus folder",
+    "originals/link.txt,roundtrip/spa/vaccines.txt,spa": "originals/link.txt: refused, a symbolic link to "
+    "{outside}, outside the corpus folder (only dri run --allow-outside-links follows such links)",
+    "originals/dang.txt,roundtrip/spa/vaccines.txt,spa": "originals/dang.txt: no such file "
+    "(a symbolic link to {nope})",
+    "originals/nosuch.txt,roundtrip/spa/vaccines.txt,spa": "originals/nosuch.txt: no such file",
+    "originals/vaccines.txt,pivot/spa/vaccines.spa,spa": "pivot/spa/vaccines.spa: not a round trip the "
+    "evaluation compares (roundtrip/<lang>/NAME.txt, of an original)",
+    "originals,roundtrip/spa/vaccines.txt,spa": "originals: a folder, not a text",
+    "originals/vaccines.txt,roundtrip/spa/honeybees.txt,spa": "roundtrip/spa/honeybees.txt is not a round "
+    "trip of originals/vaccines.txt (roundtrip/<lang>/ holds each under its original's name)",
+    "originals/vaccines.txt,roundtrip/spa/vaccines.txt,cat": "its group 'cat' is not the language of its "
+    "round trip, spa",
+}
+
+
+def _bad_corpus(tmp_path: Path) -> tuple[Path, int]:
+    """The demo corpus with links in ``originals/`` and :data:`BAD_ROWS` after
+    its manifest's rows; the line of the first of them."""
+    corpus = tmp_path / "bad"
+    shutil.copytree(DEMO, corpus)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("The sun attracts the planets.\n", encoding="utf-8")
+    (corpus / "originals" / "link.txt").symlink_to(outside)
+    (corpus / "originals" / "dang.txt").symlink_to(tmp_path / "nope")
+    manifest = corpus / "manifest.csv"
+    first = len(manifest.read_text(encoding="utf-8").splitlines()) + 1
+    with manifest.open("a", encoding="utf-8") as fh:
+        fh.writelines(f"{row}\n" for row in BAD_ROWS)
+    return corpus, first
+
+
+def _expected(corpus: Path, first: int, tmp_path: Path) -> list[str]:
+    return [
+        f"{corpus / 'manifest.csv'}: line {first + i}: "
+        + says.format(outside=tmp_path / "outside.txt", nope=tmp_path / "nope")
+        + "; left out of the evaluation"
+        for i, says in enumerate(BAD_ROWS.values())
+    ]
+
+
+def test_each_manifest_row_outside_the_layout_is_a_problem_naming_its_line(tmp_path):
+    # The evaluation compares the layout's pairs, and these rows were left out
+    # without a word, where dri run --mode manifest named each of them.
+    corpus, first = _bad_corpus(tmp_path)
+    assert manifest_problems(load_translation(corpus)) == _expected(corpus, first, tmp_path)
+    evaluation = translation_evaluation(corpus)
+    assert len(evaluation.pairs) == 15  # the demo's pairs, all still compared
+    assert set(_expected(corpus, first, tmp_path)) <= set(evaluation.problems)
+
+
+def test_a_manifest_of_the_layouts_own_pairs_or_none_is_no_problem(tmp_path):
+    assert manifest_problems(load_translation(DEMO)) == []
+    corpus = tmp_path / "c"
+    shutil.copytree(DEMO, corpus)
+    (corpus / "manifest.csv").unlink()
+    assert manifest_problems(load_translation(corpus)) == []
+
+
+def test_a_manifest_that_cannot_be_read_is_one_line_and_the_layout_is_evaluated(tmp_path):
+    corpus = tmp_path / "c"
+    shutil.copytree(DEMO, corpus)
+    (corpus / "manifest.csv").write_text("source,target\nx,y\n", encoding="utf-8")
+    [problem] = manifest_problems(load_translation(corpus))
+    assert problem.startswith(f"{corpus / 'manifest.csv'}: manifest lacks column(s) group")
+    assert problem.endswith("; its rows are not checked against the layout")
+
+
+def test_dri_evaluate_translation_names_the_bad_rows_and_evaluates_the_rest(tmp_path, capsys):
+    corpus, first = _bad_corpus(tmp_path)
+    out = tmp_path / "report"
+    assert main(["evaluate", "translation", str(corpus), "--no-baselines", "-q", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    errors = [line.removeprefix("error: ") for line in captured.err.splitlines()]
+    assert set(_expected(corpus, first, tmp_path)) <= set(errors)
+    assert "translation: 15 of 15 pairs compared" in captured.out
+    assert (out / "scores.csv").is_file()

@@ -347,9 +347,7 @@ def load_ranking(path: str | Path) -> RankingSet:
             problems.append(f"{path}: query {query!r}: one candidate, nothing to rank; left out")
     pairs = [p for p in pairs if pools[p.query] >= 2]
     if not pairs:
-        raise CorpusError(
-            path, "no query with two or more usable candidates" + _first_of(problems)
-        )
+        raise CorpusError(path, "no query with two or more usable candidates" + _first_of(problems))
     return RankingSet(path, pairs, problems)
 
 

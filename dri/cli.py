@@ -176,8 +176,10 @@ def _configure_logging(args: argparse.Namespace) -> None:
         # The driver logs every retry (on two lines) and every lost connection;
         # the store's own error says it once.
         logging.getLogger("neo4j").setLevel(logging.CRITICAL)
-    if not sys.stderr.isatty():
-        # No progress bar off a terminal: long documents report their parsing in the log.
+    if not sys.stderr.isatty() or args.command != "run":
+        # No progress bar off a terminal, nor in the commands without one (dri evaluate
+        # was silent on a terminal while it parsed and encoded long documents): long
+        # documents report their parsing and encoding in the log.
         progress = logging.getLogger("dri.progress")
         progress.setLevel(logging.INFO)
         if not args.verbose and not any(getattr(h, "dri_progress", False) for h in progress.handlers):

@@ -47,7 +47,7 @@ from dri.flows.stage2 import cannot_reach
 from dri.graphs import relation_nodes, restrict_to_sections
 from dri.literal import storable
 from dri.mapping.abstract_sentences import abstract_sentence_vectors
-from dri.mapping.content import content_vector, sentence_vectors
+from dri.mapping.content import content_vector, graph_text, sentence_vectors
 from dri.metrics import compare
 from dri.settings import data_dir
 from dri.store import ComparisonRecord, Store, StoreError, StoreUnavailable, open_store
@@ -235,10 +235,22 @@ def _reuse(
     return Extracted(path, doc_id, graph_id, parsed=False, seconds_store=time.perf_counter() - started)
 
 
+#: Where long documents' work is announced (extract/build.py's progress log).
+progress_log = logging.getLogger("dri.progress")
+#: A document's characters from which its encoding is announced on the progress log
+#: (about 5 s of the encoder; a 78,000-character text took 10 s without a line).
+ENCODING_PROGRESS_CHARS = 40_000
+
+
 def _put(
     path: str, corpus: str, meta: dict[str, Any] | None, graph: nx.DiGraph, seconds_parse: float
 ) -> Extracted:
     t = time.perf_counter()
+    characters = len(graph_text(graph))
+    if characters >= ENCODING_PROGRESS_CHARS:
+        progress_log.info(
+            "%s: %s characters parsed; the sentence encoder reads them", path, f"{characters:,}"
+        )
     # The encoder reads each document once; its vectors are stored with it.
     content_vector(graph)
     sentence_vectors(graph)

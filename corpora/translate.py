@@ -388,6 +388,8 @@ class BuildResult:
     written: list[Path]
     problems: list[str]
     seconds: float
+    #: The source texts read, which the translator was given.
+    sources: int = 0
 
 
 def _sources(src: str | Path | Iterable[str | Path]) -> tuple[list[Path], Path | None]:
@@ -565,7 +567,7 @@ def build_translation_corpus(
         shutil.rmtree(staging, ignore_errors=True)
     # Nothing moved, nothing written (an empty folder given stays empty).
     written = [out / p.relative_to(staging) for p in written] if moved else []
-    return BuildResult(out, languages, written, problems, time.perf_counter() - started)
+    return BuildResult(out, languages, written, problems, time.perf_counter() - started, sources=len(texts))
 
 
 def _write_corpus(

@@ -152,6 +152,11 @@ def _build(args: argparse.Namespace) -> int:
     result = build_translation_corpus(args.build_from, args.corpus, args.languages or list(LANGUAGES), engine)
     for problem in result.problems:
         echo(f"error: {problem}", file=sys.stderr, one_line=True)
+    if not result.written and not result.sources:
+        # "no text came back from any language" blamed the translator, which was never asked.
+        raise ProjectError(
+            f"{args.corpus}: not built: no text of {args.build_from} could be read (the lines above say why)"
+        )
     if not result.written:
         # Evaluated, the folder it did not make was "roundtrip: missing" (exit 2), the server's fault.
         raise ProjectError(

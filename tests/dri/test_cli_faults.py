@@ -851,3 +851,11 @@ def test_a_translation_build_that_built_nothing_leaves_nothing_and_says_so(capsy
         "(the lines above say why); run it again when the translator answers",
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "texts"]
+    # No text to give the translator: it was blamed all the same ("run it again when it answers").
+    (texts / "sun.txt").write_bytes(b"")
+    code, out, err = _run(capsys, *argv, "--libretranslate", url, "-q")
+    assert code == 1 and not corpus.exists()
+    assert err.splitlines() == [
+        f"error: {texts / 'sun.txt'}: empty file",
+        f"error: {corpus}: not built: no text of {texts} could be read (the lines above say why)",
+    ]

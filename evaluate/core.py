@@ -408,17 +408,25 @@ class _UserNames(logging.Filter):
 @contextlib.contextmanager
 def _progress_by_user_names(names: dict[str, str]) -> Iterator[None]:
     """While the block runs, a long document's progress lines in this process
-    (``dri.progress``: "x.txt: 120 of 600 sentences parsed") name the file the
-    user gave, not its hashed copy (``Evaluation.names``)."""
+    (``dri.progress``: "x.txt: 120 of 600 sentences parsed") and the reader's
+    warnings name the file the user gave, not its hashed copy (``Evaluation.names``)."""
     if not names:
         yield
         return
-    progress, renamer = logging.getLogger("dri.progress"), _UserNames(names)
-    progress.addFilter(renamer)
+    renamer = _UserNames(names)
+    loggers = [logging.getLogger(name) for name in _NAMING_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(renamer)
     try:
         yield
     finally:
-        progress.removeFilter(renamer)
+        for logger in loggers:
+            logger.removeFilter(renamer)
+
+
+#: The loggers whose records name a document by its path: the progress lines, and the
+#: reader's warnings ("…/30499ae659cea913.txt: not valid UTF-8" named the copy).
+_NAMING_LOGGERS = ("dri.progress", "dri.extract.reader", "dri.extract.pdf")
 
 
 def _name_by_user(row: dict[str, Any], names: dict[str, str]) -> None:

@@ -150,6 +150,19 @@ def test_a_long_documents_progress_names_the_users_file(data_dir, tmp_path, caps
     assert f"{story}: 2 of 4 sentences parsed" in err and "validity-corpora" not in err
 
 
+def test_a_documents_reading_warning_names_the_users_file(data_dir, tmp_path, capsys):
+    # "…/validity-corpora/judgements-pairs-<hash>/<hash>.txt: not valid UTF-8; read as Windows-1252".
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("The café was full and the waiter ran.".encode("cp1252"))
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        "a,b,score\nlatin.txt,The dog ate the bone.,1\nA cat sat.,A hat sat.,2\n", encoding="utf-8"
+    )
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert f"{latin}: not valid UTF-8; read as Windows-1252" in err and "validity-corpora" not in err
+
+
 def test_a_translation_folder_follows_its_own_manifest_and_says_so(data_dir, tmp_path, capsys):
     # The flow compares what a folder's manifest.csv lists, not the folder's layout:
     # a broken one left every pair "not compared by the corpus flow" and said no more.

@@ -32,6 +32,7 @@ from dri.corpora.text import (
     document_with_id,
     is_document,
     near_miss,
+    outside_link,
 )
 from dri.corpora.translation import load_translation
 from dri.files import FileRefused, NotText, decode_text, read_limited
@@ -219,24 +220,6 @@ def discover(
     if not found and not problems:
         raise _empty(root, others, unreadable)
     return sorted(found), sorted(problems)
-
-
-def outside_link(path: Path, root: Path) -> str | None:
-    """Why ``path``, a symbolic link, is refused as a document of the corpus
-    folder ``root`` (resolved): it leads out of it; else ``None`` (not a link,
-    a link inside the folder, a loop, which reading it names)."""
-    if not path.is_symlink():
-        return None
-    try:
-        target = path.resolve()
-    except (OSError, RuntimeError):  # a loop: listed, and reading it says so
-        return None
-    if target.is_relative_to(root):
-        return None
-    return (
-        f"refused, a symbolic link to {target}, outside the corpus folder "
-        "(only dri run --allow-outside-links follows such links)"
-    )
 
 
 def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -245,7 +246,10 @@ def _loaded(load: Callable[[Path], _Corpus]) -> Callable[[Path], tuple[list[Mani
 FORMATS: tuple[tuple[str, str, Callable[[Path], tuple[list[ManifestPair], list[str]]]], ...] = (
     ("manifest", "manifest.csv", _from_manifest),
     ("plagiarism", "file_information.csv", _loaded(load_plagiarism)),  # Clough & Stevenson
-    ("translation", "originals", _loaded(load_translation)),  # round-trip translations
+    # Round-trip translations. The walk refuses a link out of the folder (unless
+    # --allow-outside-links) and names what cannot be read, so the layout's
+    # unread lines would be said twice.
+    ("translation", "originals", _loaded(partial(load_translation, allow_outside_links=True))),
     ("analogy", "targets.txt", _loaded(load_analogy)),  # analogy search
 )
 

@@ -107,7 +107,7 @@ def translation_evaluation(corpus_dir: str | Path) -> Evaluation:
         corpus.root,
         corpus.manifest(),
         groups=known + sorted(set(corpus.languages) - set(LANGUAGES)),
-        problems=[*corpus.problems, *manifest_problems(corpus)],
+        problems=[*corpus.problems, *corpus.unread, *manifest_problems(corpus)],
         group_key="language",
         report={"rank": True, "group_labels": dict(LANGUAGES.items())},
         meta={"originals": len(corpus.originals)},

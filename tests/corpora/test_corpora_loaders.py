@@ -483,3 +483,23 @@ def test_a_run_allowed_outside_links_pairs_a_link_out_as_before(tmp_path):
     corpus = load_translation(root, allow_outside_links=True)
     assert [(p.name, p.language) for p in corpus.pairs] == [("a", "spa"), ("out", "spa")]
     assert not any("out.txt" in line for line in corpus.unread)
+
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (lambda p, tmp: p.symlink_to(tmp / "nope"), "a symbolic link to nothing"),
+        (lambda p, tmp: os.mkfifo(p), "a FIFO (named pipe)"),
+        (lambda p, tmp: p.mkdir(), "a folder"),
+    ],
+)
+def test_an_unlisted_original_found_by_its_name_but_no_file_is_named(tmp_path, make, what):
+    # The index lists no original of task z, and orig_taskz.txt is no file: its
+    # answers said "no original for task 'z'", the file there never named.
+    root = _plagiarism_fixture(tmp_path / "c")
+    make(root / "orig_taskz.txt", tmp_path)
+    (root / "g4_taskz.txt").write_text("An answer to z.", encoding="utf-8")
+    corpus = load_plagiarism(root)
+    assert f"{root / 'orig_taskz.txt'}: original of task z is {what}" in corpus.problems
+    assert f"{root / 'g4_taskz.txt'}: no original for task 'z' (line 7)" in corpus.problems
+    assert len(corpus.pairs) == 3

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -32,6 +33,7 @@ from dri.corpora.text import (
     document_with_id,
     is_document,
     near_miss,
+    outside_link,
 )
 from dri.corpora.translation import load_translation
 from dri.files import FileRefused, NotText, decode_text, read_limited
@@ -221,24 +223,6 @@ def discover(
     return sorted(found), sorted(problems)
 
 
-def outside_link(path: Path, root: Path) -> str | None:
-    """Why ``path``, a symbolic link, is refused as a document of the corpus
-    folder ``root`` (resolved): it leads out of it; else ``None`` (not a link,
-    a link inside the folder, a loop, which reading it names)."""
-    if not path.is_symlink():
-        return None
-    try:
-        target = path.resolve()
-    except (OSError, RuntimeError):  # a loop: listed, and reading it says so
-        return None
-    if target.is_relative_to(root):
-        return None
-    return (
-        f"refused, a symbolic link to {target}, outside the corpus folder "
-        "(only dri run --allow-outside-links follows such links)"
-    )
-
-
 def _from_manifest(root: Path) -> tuple[list[ManifestPair], list[str]]:
     return read_manifest(root / "manifest.csv"), []
 
@@ -262,7 +246,10 @@ def _loaded(load: Callable[[Path], _Corpus]) -> Callable[[Path], tuple[list[Mani
 FORMATS: tuple[tuple[str, str, Callable[[Path], tuple[list[ManifestPair], list[str]]]], ...] = (
     ("manifest", "manifest.csv", _from_manifest),
     ("plagiarism", "file_information.csv", _loaded(load_plagiarism)),  # Clough & Stevenson
-    ("translation", "originals", _loaded(load_translation)),  # round-trip translations
+    # Round-trip translations. The walk refuses a link out of the folder (unless
+    # --allow-outside-links) and names what cannot be read, so the layout's
+    # unread lines would be said twice.
+    ("translation", "originals", _loaded(partial(load_translation, allow_outside_links=True))),
     ("analogy", "targets.txt", _loaded(load_analogy)),  # analogy search
 )
 

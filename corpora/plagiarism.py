@@ -26,6 +26,7 @@ Example
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,9 +173,10 @@ def _by_category(
             problems.append(
                 f"{info}: line {line}: unknown category {row['Category']!r} for {printable(name)}"
             )
-    # Tasks whose original is not listed fall back to the corpus's naming rule.
+    # Tasks whose original is not listed fall back to the corpus's naming rule; one
+    # there that is no file (a link to nothing, a FIFO) is named by _pairs, not "no original".
     for _, _, task, _ in answers:
-        if task not in originals and _is_file(root / f"orig_task{task}.txt"):
+        if task not in originals and _there(root / f"orig_task{task}.txt"):
             originals[task] = root / f"orig_task{task}.txt"
     return originals, answers
 
@@ -221,6 +223,14 @@ def _is_file(path: Path) -> bool:
     try:
         return path.is_file()
     except (OSError, ValueError):
+        return False
+
+
+def _there(path: Path) -> bool:
+    """Whether anything stands at ``path``, a link to nothing too."""
+    try:
+        return os.path.lexists(path)
+    except ValueError:  # a NUL in the name
         return False
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "named_columns",
     "near_miss",
     "no_corpus_folder",
+    "outside_link",
     "read_table_text",
     "read_text",
     "refuse_repeated_columns",
@@ -88,6 +89,26 @@ def is_document(path: str | Path) -> bool:
         path.suffix.lower() in DOCUMENT_SUFFIXES
         and path.name.lower() not in CONTROL_FILES
         and not path.name.startswith(".")
+    )
+
+
+def outside_link(path: Path, root: Path) -> str | None:
+    """Why ``path``, a symbolic link, is refused as a document of the corpus
+    folder ``root`` (resolved): it leads out of it; else ``None`` (not a link,
+    a link inside the folder, a loop or a link to nothing, which reading it
+    names: "no such file (a symbolic link to /nope)")."""
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a loop: listed, and reading it says so
+        return None
+    # A link to nothing said "outside the corpus folder" of /nope; it leads nowhere.
+    if target.is_relative_to(root) or not os.path.lexists(target):
+        return None
+    return (
+        f"refused, a symbolic link to {target}, outside the corpus folder "
+        "(only dri run --allow-outside-links follows such links)"
     )
 
 

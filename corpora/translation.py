@@ -31,11 +31,13 @@ Example
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, no_corpus_folder
+from dri.corpora.text import CorpusError, no_corpus_folder, outside_link
+from dri.files import what_is_there
 from dri.literal import printable
 
 __all__ = ["ORIGINALS", "PIVOT", "ROUNDTRIP", "TranslationCorpus", "TranslationPair", "load_translation"]
@@ -66,19 +68,45 @@ class TranslationCorpus:
     languages: list[str]
     pairs: list[TranslationPair]
     problems: list[str] = field(default_factory=list)
+    #: One line for each ``.txt`` of the layout that is not read: a link to
+    #: nothing, a FIFO, a loop of links, a link out of the folder. Kept apart
+    #: from ``problems``: a run's walk of the folder names each already.
+    unread: list[str] = field(default_factory=list)
 
     def manifest(self) -> list[ManifestPair]:
         return [p.as_manifest() for p in self.pairs]
 
 
-def _texts(folder: Path) -> dict[str, Path]:
-    """The texts of ``folder`` by name; hidden files are not texts of the corpus
-    (an editor's ``.~lock.bees.txt`` was an original missing from every language)."""
-    return {
-        p.stem: p
-        for p in sorted(folder.iterdir())
-        if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES and not p.name.startswith(".")
-    }
+def _texts(folder: Path, root: Path, allow_outside_links: bool) -> tuple[dict[str, Path], dict[str, str]]:
+    """``(texts, unread)``: the texts of ``folder`` by name, and a line by name
+    for each ``.txt`` that is no text to read (:func:`_unread`). Hidden files are
+    not texts of the corpus (an editor's ``.~lock.bees.txt`` was an original
+    missing from every language); folders are :func:`_left_out`'s to name."""
+    texts, unread = {}, {}
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() not in TEXT_SUFFIXES or p.name.startswith("."):
+            continue
+        why = _unread(p, root, allow_outside_links)
+        if why is None:
+            texts[p.stem] = p
+        elif why:
+            unread[p.stem] = f"{printable(p)}: {why}"
+    return texts, unread
+
+
+def _unread(path: Path, root: Path, allow_outside_links: bool) -> str | None:
+    """Why the ``.txt`` at ``path`` is not read as a text of the corpus folder
+    ``root`` (resolved), as the flow would refuse it; "" for a folder; ``None``
+    for a text. A link to nothing, a FIFO or a loop of links was skipped
+    without a word, and a link out of the folder was read as an original."""
+    there = what_is_there(path)
+    if there == "a regular file":
+        return None if allow_outside_links else outside_link(path, root)
+    if there == "a folder":
+        return ""
+    if there == "a symbolic link to nothing":
+        return f"a symbolic link to {printable(os.readlink(path))}, which is not there; left out"
+    return f"{there}, not a text file; left out"
 
 
 def _left_out(orig_dir: Path, rt_dir: Path, languages: list[str]) -> list[str]:
@@ -99,12 +127,14 @@ def _left_out(orig_dir: Path, rt_dir: Path, languages: list[str]) -> list[str]:
     return problems
 
 
-def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
+def load_translation(corpus_dir: str | Path, *, allow_outside_links: bool = False) -> TranslationCorpus:
     """The original/round-trip pairs of ``corpus_dir``.
 
     Raises :class:`CorpusError` if ``originals/`` or ``roundtrip/`` is missing
     or empty. A round trip without an original, or an original missing from a
-    language, is described in ``problems`` (one line each).
+    language, is described in ``problems`` (one line each); a ``.txt`` that is
+    not read (a link to nothing, a FIFO, a link out of the folder unless
+    ``allow_outside_links``) in ``unread``, and its name is not missing elsewhere.
     """
     root = Path(corpus_dir)
     if not root.is_dir():
@@ -115,22 +145,34 @@ def load_translation(corpus_dir: str | Path) -> TranslationCorpus:
             # A file of that name said "missing", though something was there.
             what = "missing" if not folder.exists() else "not a folder"
             raise CorpusError(folder, f"{what}: a translation corpus needs {needs}")
-    originals = _texts(orig_dir)
+    real = root.resolve()
+    originals, unread = _texts(orig_dir, real, allow_outside_links)
     if not originals:
-        raise CorpusError(orig_dir, "no .txt originals")
+        raise CorpusError(
+            orig_dir, "no .txt originals" + (f" ({next(iter(unread.values()))})" if unread else "")
+        )
     # Hidden folders are no languages (".ipynb_checkpoints" had no round trip of anything).
     languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not languages:
         raise CorpusError(rt_dir, "no language folders")
-    problems = _left_out(orig_dir, rt_dir, languages)
-    pairs = []
+    corpus = TranslationCorpus(root, originals, languages, [], _left_out(orig_dir, rt_dir, languages))
+    corpus.unread = list(unread.values())
     for lang in languages:
-        versions = _texts(rt_dir / lang)
-        for name, path in versions.items():
-            if name not in originals:
-                problems.append(f"{printable(path)}: no original {printable(f'{ORIGINALS}/{name}.txt')}")
-            else:
-                pairs.append(TranslationPair(originals[name], path, name, lang))
-        for name in sorted(set(originals) - set(versions)):
-            problems.append(f"{printable(rt_dir / lang)}: no round trip of {printable(name)}")
-    return TranslationCorpus(root, originals, languages, pairs, problems)
+        _pair_language(corpus, lang, set(unread), allow_outside_links)
+    return corpus
+
+
+def _pair_language(corpus: TranslationCorpus, lang: str, unread_originals: set[str], allow: bool) -> None:
+    """Add the pairs of ``roundtrip/<lang>/`` to ``corpus``, and its problems:
+    a round trip without an original, an original without a round trip (not
+    for a name whose original or round trip is unread: its own line says why)."""
+    folder = corpus.root / ROUNDTRIP / lang
+    versions, unread = _texts(folder, corpus.root.resolve(), allow)
+    corpus.unread += unread.values()
+    for name, path in versions.items():
+        if name in corpus.originals:
+            corpus.pairs.append(TranslationPair(corpus.originals[name], path, name, lang))
+        elif name not in unread_originals:
+            corpus.problems.append(f"{printable(path)}: no original {printable(f'{ORIGINALS}/{name}.txt')}")
+    for name in sorted(set(corpus.originals) - set(versions) - set(unread)):
+        corpus.problems.append(f"{printable(folder)}: no round trip of {printable(name)}")

@@ -157,9 +157,10 @@ def headline_order(kind: str) -> tuple[str, ...]:
 def require_pairs(corpus: CorpusT, what: str) -> CorpusT:
     """``corpus`` if it has pairs to compare, else :class:`CorpusError` naming its
     folder and the first of the loader's ``problems`` (it said no more, though
-    the loader had found why: "roundtrip/spa/bees.txt: no original …")."""
+    the loader had found why: "roundtrip/spa/bees.txt: no original …"); a
+    translation corpus's ``unread`` files come first (a round trip that is a FIFO)."""
     if not corpus.pairs:
-        problems = list(getattr(corpus, "problems", None) or ())
+        problems = [*(getattr(corpus, "unread", None) or ()), *(getattr(corpus, "problems", None) or ())]
         more = f"; and {len(problems) - 1:,} more" if len(problems) > 1 else ""
         why = f" ({problems[0]}{more})" if problems else ""
         raise CorpusError(corpus.root, f"no {what} pairs to compare{why}")

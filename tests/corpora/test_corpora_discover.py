@@ -232,3 +232,25 @@ def test_two_files_whose_names_are_one_name_in_the_stores_keep_the_first(tmp_pat
         f"{corpus}/\\udcff.txt: refused, the file names '\\\\udcff.txt' and '\\xff.txt' are one name in "
         "the stores (a name that is not UTF-8 is kept as its escape); rename one of them"
     ]
+
+
+def test_a_link_to_nothing_is_a_document_whose_reading_says_so_not_a_link_out(tmp_path):
+    # "originals/dang.txt -> /nope" was refused as "outside the corpus folder":
+    # outside_link resolved it without asking whether anything was there.
+    from dri.corpora.text import read_text
+
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "a.txt").write_text("The sun attracts the planets.\n")
+    (root / "dang.txt").symlink_to(tmp_path / "nope")
+    (tmp_path / "outside.txt").write_text("z")
+    (root / "out.txt").symlink_to(tmp_path / "outside.txt")
+    found, problems = discover(root)
+    real = root.resolve()
+    assert found == [str(real / "a.txt"), str(real / "dang.txt")]
+    assert problems == [
+        f"{real / 'out.txt'}: refused, a symbolic link to {tmp_path.resolve() / 'outside.txt'}, "
+        "outside the corpus folder (only dri run --allow-outside-links follows such links)"
+    ]
+    with pytest.raises(CorpusError, match=r"dang.txt: no such file \(a symbolic link to .*/nope\)$"):
+        read_text(real / "dang.txt", inside=real)

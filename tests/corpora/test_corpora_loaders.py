@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -424,3 +425,81 @@ def test_a_listed_answer_that_is_no_file_is_called_what_it_is(tmp_path: Path):
         "missing",
     ]
     assert len(corpus.pairs) == 1
+
+
+def _unread_corpus(tmp_path: Path) -> tuple[Path, Path]:
+    """A translation corpus of one good pair beside ``.txt`` names that are no
+    texts: a link to nothing, a FIFO, a loop of links, a link out of the
+    folder, a folder; and the file outside it."""
+    root = tmp_path / "t"
+    orig, spa = root / "originals", root / "roundtrip" / "spa"
+    spa.mkdir(parents=True)
+    orig.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("The sun attracts the planets.\n", encoding="utf-8")
+    for folder in (orig, spa):
+        (folder / "a.txt").write_text("A text.", encoding="utf-8")
+        (folder / "dang.txt").symlink_to(tmp_path / "nope")
+        os.mkfifo(folder / "fifo.txt")
+        (folder / "out.txt").symlink_to(outside)
+        (folder / "dir.txt").mkdir()
+    (orig / "loop.txt").symlink_to(orig / "loop.txt")
+    (spa / "stray.txt").symlink_to(tmp_path / "nope")  # a round trip of no original
+    return root, outside
+
+
+def test_translation_files_that_are_no_texts_are_named_each_and_the_rest_paired(tmp_path):
+    # A link to nothing, a FIFO or a loop of links in originals/ or roundtrip/<lang>/
+    # was skipped without a word, and a link out of the folder was read as an original.
+    root, outside = _unread_corpus(tmp_path)
+    corpus = load_translation(root)
+    assert [(p.name, p.language) for p in corpus.pairs] == [("a", "spa")]
+    assert sorted(corpus.originals) == ["a"]
+    orig, spa = root / "originals", root / "roundtrip" / "spa"
+    refused = (
+        f"refused, a symbolic link to {outside.resolve()}, outside the corpus folder "
+        "(only dri run --allow-outside-links follows such links)"
+    )
+    assert corpus.unread == [
+        f"{orig / 'dang.txt'}: a symbolic link to {tmp_path / 'nope'}, which is not there; left out",
+        f"{orig / 'fifo.txt'}: a FIFO (named pipe), not a text file; left out",
+        f"{orig / 'loop.txt'}: a loop of symbolic links, not a text file; left out",
+        f"{orig / 'out.txt'}: {refused}",
+        f"{spa / 'dang.txt'}: a symbolic link to {tmp_path / 'nope'}, which is not there; left out",
+        f"{spa / 'fifo.txt'}: a FIFO (named pipe), not a text file; left out",
+        f"{spa / 'out.txt'}: {refused}",
+        f"{spa / 'stray.txt'}: a symbolic link to {tmp_path / 'nope'}, which is not there; left out",
+    ]
+    # A folder named *.txt is named as a folder once; an unread name is missing nowhere else.
+    assert corpus.problems == [
+        f"{orig / 'dir.txt'}: a folder inside originals/, where only texts are read; left out",
+        f"{spa / 'dir.txt'}: a folder inside spa/, where only texts are read; left out",
+    ]
+
+
+def test_a_run_allowed_outside_links_pairs_a_link_out_as_before(tmp_path):
+    # dri run --allow-outside-links maps such a link: its walk, not the layout, refuses it.
+    root, _ = _unread_corpus(tmp_path)
+    corpus = load_translation(root, allow_outside_links=True)
+    assert [(p.name, p.language) for p in corpus.pairs] == [("a", "spa"), ("out", "spa")]
+    assert not any("out.txt" in line for line in corpus.unread)
+
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (lambda p, tmp: p.symlink_to(tmp / "nope"), "a symbolic link to nothing"),
+        (lambda p, tmp: os.mkfifo(p), "a FIFO (named pipe)"),
+        (lambda p, tmp: p.mkdir(), "a folder"),
+    ],
+)
+def test_an_unlisted_original_found_by_its_name_but_no_file_is_named(tmp_path, make, what):
+    # The index lists no original of task z, and orig_taskz.txt is no file: its
+    # answers said "no original for task 'z'", the file there never named.
+    root = _plagiarism_fixture(tmp_path / "c")
+    make(root / "orig_taskz.txt", tmp_path)
+    (root / "g4_taskz.txt").write_text("An answer to z.", encoding="utf-8")
+    corpus = load_plagiarism(root)
+    assert f"{root / 'orig_taskz.txt'}: original of task z is {what}" in corpus.problems
+    assert f"{root / 'g4_taskz.txt'}: no original for task 'z' (line 7)" in corpus.problems
+    assert len(corpus.pairs) == 3

@@ -4,10 +4,14 @@ is named, by the manifest's file and line, and the rest is evaluated."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from dri.cli import main
+from dri.corpora.text import CorpusError
 from dri.corpora.translation import load_translation
 from dri.evaluate.translation import manifest_problems, translation_evaluation
 
@@ -93,3 +97,37 @@ def test_dri_evaluate_translation_names_the_bad_rows_and_evaluates_the_rest(tmp_
     assert set(_expected(corpus, first, tmp_path)) <= set(errors)
     assert "translation: 15 of 15 pairs compared" in captured.out
     assert (out / "scores.csv").is_file()
+
+
+def test_the_evaluation_names_layout_files_that_are_no_texts_and_evaluates_the_rest(tmp_path):
+    # A FIFO or a link to nothing in originals/ or roundtrip/<lang>/ was skipped
+    # without a word; a link out of the folder was an original "with no round trip" in four languages.
+    corpus = tmp_path / "c"
+    shutil.copytree(DEMO, corpus)
+    (corpus / "manifest.csv").unlink()
+    os.mkfifo(corpus / "roundtrip" / "spa" / "fifo.txt")
+    (corpus / "originals" / "dang.txt").symlink_to(tmp_path / "nope")
+    (tmp_path / "outside.txt").write_text("The sun attracts the planets.\n", encoding="utf-8")
+    (corpus / "originals" / "out.txt").symlink_to(tmp_path / "outside.txt")
+    evaluation = translation_evaluation(corpus)
+    assert len(evaluation.pairs) == 15
+    assert evaluation.problems == [
+        f"{corpus / 'originals' / 'dang.txt'}: a symbolic link to {tmp_path / 'nope'}, which is not there; left out",
+        f"{corpus / 'originals' / 'out.txt'}: refused, a symbolic link to {tmp_path.resolve() / 'outside.txt'}, "
+        "outside the corpus folder (only dri run --allow-outside-links follows such links)",
+        f"{corpus / 'roundtrip' / 'spa' / 'fifo.txt'}: a FIFO (named pipe), not a text file; left out",
+    ]
+
+
+def test_a_corpus_whose_round_trips_are_all_unread_says_why_it_has_no_pairs(tmp_path):
+    corpus = tmp_path / "c"
+    (corpus / "originals").mkdir(parents=True)
+    (corpus / "roundtrip" / "spa").mkdir(parents=True)
+    (corpus / "originals" / "a.txt").write_text("A text.", encoding="utf-8")
+    (corpus / "roundtrip" / "spa" / "a.txt").symlink_to(tmp_path / "nope")
+    with pytest.raises(CorpusError) as err:
+        translation_evaluation(corpus)
+    assert str(err.value) == (
+        f"{corpus}: no original/round-trip pairs to compare ({corpus / 'roundtrip' / 'spa' / 'a.txt'}: "
+        f"a symbolic link to {tmp_path / 'nope'}, which is not there; left out)"
+    )

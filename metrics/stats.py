@@ -227,9 +227,15 @@ def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float | N
     """P(positive score > negative score) + 0.5 P(tie): the area under the ROC curve."""
     if not len(positives) or not len(negatives):
         return None
-    pos = np.asarray(positives, dtype=float)[:, None]
-    neg = np.asarray(negatives, dtype=float)[None, :]
-    wins = (pos > neg).sum() + 0.5 * (pos == neg).sum()
+    pos = np.asarray(positives, dtype=float)
+    neg = np.sort(np.asarray(negatives, dtype=float))  # NaN last, where no comparison reaches
+    # Per positive, the negatives below it and those equal to it, counted in the
+    # sorted negatives: the whole numbers the table of every positive against every
+    # negative summed (75,000 x 25,000 pairs took 1.9 GB and 15 s), NaN winning nothing.
+    finite = pos[~np.isnan(pos)]
+    below = np.searchsorted(neg, finite, side="left")
+    equal = np.searchsorted(neg, finite, side="right") - below
+    wins = below.sum(dtype=np.int64) + 0.5 * equal.sum(dtype=np.int64)
     return float(wins / (pos.size * neg.size))
 
 

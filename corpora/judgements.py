@@ -568,9 +568,20 @@ def write_documents(
     problems: list[str] = []
     given: dict[str, dict[str, None]] = {}  # a copy's path -> the paths the user gave for its bytes
     cells: dict[str, str] = {}  # a text's copy -> the file and line it was first read from
+    # Each distinct text or path once: 100,000 rows of a few texts wrote (or read
+    # back and compared) the same copy 200,000 times. A side that fails is tried
+    # again on each of its rows, each of which then says so.
+    copies: dict[tuple[bool, str | Path], Path] = {}
+
+    def document(side: str | Path) -> Path:
+        key = (isinstance(side, Path), side)
+        if key not in copies:
+            copies[key] = _document(side, folder)
+        return copies[key]
+
     for (a, b, group, extra), line in zip(pairs, lines, strict=True):
         try:
-            first, second = _document(a, folder), _document(b, folder)
+            first, second = document(a), document(b)
         except OSError as err:
             if err.filename not in {str(side) for side in (a, b) if isinstance(side, Path)}:
                 raise  # the folder cannot be written to: every row would fail

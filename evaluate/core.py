@@ -24,6 +24,7 @@ import functools
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -174,8 +175,40 @@ def default_report_dir(kind: str, corpus_dir: str | Path) -> Path:
     return data_dir() / "reports" / name_that_fits(f"{kind}-{Path(corpus_dir).resolve().name}")
 
 
+#: The paths resolved so far by the evaluation running in this thread, while
+#: :func:`_resolving_once` holds them: 100,000 rows name a few documents each
+#: many times, and each resolution is a system call per folder of the path.
+_resolved = threading.local()
+
+
+@contextlib.contextmanager
+def _resolving_once() -> Iterator[None]:
+    """While the block runs, :func:`resolved_path` and :func:`_realpath` resolve
+    each path once (the same answers: the evaluation moves no file)."""
+    outer = getattr(_resolved, "paths", None)
+    _resolved.paths = outer if outer is not None else {}
+    try:
+        yield
+    finally:
+        _resolved.paths = outer
+
+
+def _once(key: tuple[str, str], resolve: Callable[[], str]) -> str:
+    paths: dict[tuple[str, str], str] | None = getattr(_resolved, "paths", None)
+    if paths is None:
+        return resolve()
+    found = paths.get(key)
+    if found is None:
+        found = paths[key] = resolve()
+    return found
+
+
 def resolved_path(path: str | Path) -> str:
-    return str(Path(path).resolve())
+    return _once(("resolve", os.fspath(path)), lambda: str(Path(path).resolve()))
+
+
+def _realpath(path: str) -> str:
+    return _once(("realpath", path), lambda: os.path.realpath(path))
 
 
 def doc_ids(paths: Iterable[Path]) -> dict[str, str]:
@@ -492,7 +525,7 @@ def _save(kind: str, corpus: Path, rows: list[dict[str, Any]]) -> str | None:
             os.path.realpath(corpus),
             [
                 {
-                    k: os.path.realpath(v) if k in ("source", "target") and isinstance(v, str) and v else v
+                    k: _realpath(v) if k in ("source", "target") and isinstance(v, str) and v else v
                     for k, v in r.items()
                     if not k.startswith("_") and k != MAPPING_SECONDS
                 }
@@ -529,6 +562,18 @@ def evaluate(
     given the rows with their structure scores before the baselines are added
     to them (in place): an analogy search starts drawing its pictures then.
     """
+    with _resolving_once():
+        return _evaluate(evaluation, baselines, progress, profile, on_compared)
+
+
+def _evaluate(
+    evaluation: Evaluation,
+    baselines: bool,
+    progress: Progress | None,
+    profile: str | None,
+    on_compared: Callable[[list[dict[str, Any]]], None] | None,
+) -> EvaluationResult:
+    """:func:`evaluate`, its paths resolved once each."""
     started = time.perf_counter()
     pairs = evaluation.pairs
     runs = [{**params, "profile": profile} for params in evaluation.runs] if profile else evaluation.runs

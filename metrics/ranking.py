@@ -33,6 +33,7 @@ seed): the queries, not the pairs, are the independent units.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -43,7 +44,7 @@ import numpy as np
 
 from dri.metrics.report import SCORE_LABELS, save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
-from dri.metrics.validity import N_BOOT, SEED, Estimate, bootstrap
+from dri.metrics.validity import N_BOOT, SEED, Estimate, bootstrap_many, tell_progress
 
 __all__ = [
     "QueryMetrics",
@@ -208,14 +209,45 @@ class RankingResult:
         }
 
 
-def _score_ranking(score: str, per_query: list[QueryMetrics], n_boot: int, seed: int) -> ScoreRanking:
-    def mean_of(attr: str) -> Estimate:
-        values = np.array([getattr(q, attr) for q in per_query], dtype=float)
-        return bootstrap(lambda idx: float(values[idx].mean()), values.size, n_boot=n_boot, seed=seed)
+#: The attribute of :class:`QueryMetrics` each metric is the mean of.
+ATTRIBUTES = {"ndcg_pct20": "ndcg_pct20", "ndcg_10": "ndcg_10", "map": "average_precision"}
 
-    return ScoreRanking(
-        score, mean_of("ndcg_pct20"), mean_of("ndcg_10"), mean_of("average_precision"), per_query
-    )
+#: What :func:`rank_pools` tells the listeners of :func:`dri.metrics.validity.statistics_progress` it counts.
+QUERIES_RANKED = "queries ranked"
+
+
+def _score_rankings(
+    per_score: dict[str, list[QueryMetrics]], n_boot: int, seed: int
+) -> dict[str, ScoreRanking]:
+    """Each score's means over the queries with their intervals: one bootstrap
+    for all the scores and metrics, whose estimates are those of one bootstrap
+    each (the same seed, the same number of queries, the same resamples)."""
+    sizes = {len(per_query) for per_query in per_score.values()}
+    statistics = {}
+    for score, per_query in per_score.items():
+        for metric, attr in ATTRIBUTES.items():
+            values = np.array([getattr(q, attr) for q in per_query], dtype=float)
+            statistics[score, metric] = functools.partial(_mean_of, values)
+    found = {}
+    for size in sizes:
+        found.update(
+            bootstrap_many(
+                {key: f for key, f in statistics.items() if len(per_score[key[0]]) == size},
+                size,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        )
+    return {
+        score: ScoreRanking(
+            score, found[score, "ndcg_pct20"], found[score, "ndcg_10"], found[score, "map"], per_query
+        )
+        for score, per_query in per_score.items()
+    }
+
+
+def _mean_of(values: np.ndarray, idx: np.ndarray) -> float:
+    return float(values[idx].mean())
 
 
 def rank_pools(
@@ -245,15 +277,20 @@ def rank_pools(
             facets.setdefault(str(r[facet]), []).append(key)
         pools.setdefault(key, []).append(r)
     gains = {q: [float(r[relevance]) for r in members] for q, members in pools.items()}
-    scores = {}
-    for score in (*structure_scores, *baseline_scores):
-        per_query = [
-            query_metrics(q, [_value(r.get(score)) for r in members], gains[q])
-            for q, members in pools.items()
-        ]
-        scores[score] = _score_ranking(score, per_query, n_boot, seed)
+    names = (*structure_scores, *baseline_scores)
+    per_score: dict[str, list[QueryMetrics]] = {}
+    total, done = len(names) * len(pools), 0
+    tell_progress(0, total, QUERIES_RANKED)
+    for score in names:
+        per_score[score] = []
+        for q, members in pools.items():
+            per_score[score].append(query_metrics(q, [_value(r.get(score)) for r in members], gains[q]))
+            done += 1
+            if done % 1000 == 0:
+                tell_progress(done, total, QUERIES_RANKED)
+    tell_progress(total, total, QUERIES_RANKED)
     return RankingResult(
-        scores,
+        _score_rankings(per_score, n_boot, seed),
         {q: len(members) for q, members in pools.items()},
         tuple(structure_scores),
         tuple(baseline_scores),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -45,6 +45,8 @@ __all__ = [
     "roc_auc",
     "score_stats",
     "spearman",
+    "tau_b_of_counts",
+    "tau_b_of_sorted",
     "unit_alpha",
 ]
 
@@ -136,18 +138,35 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
 
         return float(kendalltau(x, y, variant="b").statistic)
 
-    size = x.size
     perm = np.argsort(y)
     x, y = x[perm], y[perm]
     y = np.r_[True, y[1:] != y[:-1]].cumsum(dtype=np.intp)
     perm = np.argsort(x, kind="mergesort")
     x, y = x[perm], y[perm]
     x = np.r_[True, x[1:] != x[:-1]].cumsum(dtype=np.intp)
-    dis = _kendall_dis(x, y)
+    return tau_b_of_sorted(x, y, _kendall_dis)
+
+
+def tau_b_of_sorted(
+    x: np.ndarray, y: np.ndarray, kendall_dis: Callable[[np.ndarray, np.ndarray], int]
+) -> float:
+    """Kendall's tau-b from whole-number codes (``np.intp``, from 1) of the two
+    values, sorted by ``x`` and then by ``y``: what :func:`kendall_tau_b` computes
+    once it has sorted and coded its floats. Only the codes' order counts, not
+    their gaps: the merge count of discordant pairs (``kendall_dis``, SciPy's)
+    and the counts of ties are the same integers however the codes are spaced."""
+    size = x.size
+    dis = kendall_dis(x, y)
     joint = np.r_[True, (x[1:] != x[:-1]) | (y[1:] != y[:-1]), True]
     cnt = np.diff(np.nonzero(joint)[0]).astype("int64", copy=False)
     ntie = int((cnt * (cnt - 1) // 2).sum())
-    xtie, ytie = _tied_pairs(x), _tied_pairs(y)
+    return tau_b_of_counts(size, dis, ntie, _tied_pairs(x), _tied_pairs(y))
+
+
+def tau_b_of_counts(size: int, dis: int, ntie: int, xtie: int, ytie: int) -> float:
+    """Kendall's tau-b of ``size`` pairs from the counts of pairs of pairs:
+    discordant, tied in both values, tied in x, tied in y (NaN when either
+    value is constant), by :func:`kendall_tau_b`'s float operations."""
     tot = (size * (size - 1)) // 2
     if xtie == tot or ytie == tot:
         return math.nan
@@ -208,9 +227,15 @@ def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float | N
     """P(positive score > negative score) + 0.5 P(tie): the area under the ROC curve."""
     if not len(positives) or not len(negatives):
         return None
-    pos = np.asarray(positives, dtype=float)[:, None]
-    neg = np.asarray(negatives, dtype=float)[None, :]
-    wins = (pos > neg).sum() + 0.5 * (pos == neg).sum()
+    pos = np.asarray(positives, dtype=float)
+    neg = np.sort(np.asarray(negatives, dtype=float))  # NaN last, where no comparison reaches
+    # Per positive, the negatives below it and those equal to it, counted in the
+    # sorted negatives: the whole numbers the table of every positive against every
+    # negative summed (75,000 x 25,000 pairs took 1.9 GB and 15 s), NaN winning nothing.
+    finite = pos[~np.isnan(pos)]
+    below = np.searchsorted(neg, finite, side="left")
+    equal = np.searchsorted(neg, finite, side="right") - below
+    wins = below.sum(dtype=np.int64) + 0.5 * equal.sum(dtype=np.int64)
     return float(wins / (pos.size * neg.size))
 
 

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from dri.metrics.report import save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
-from dri.metrics.stats import average_ranks, kendall_tau_b
+from dri.metrics.stats import average_ranks, kendall_tau_b, tau_b_of_counts, tau_b_of_sorted
 
 __all__ = [
     "ChoiceResult",
@@ -43,12 +44,15 @@ __all__ = [
     "Estimate",
     "JudgementStats",
     "bootstrap",
+    "bootstrap_many",
     "choice_accuracy",
     "choice_section",
     "correlations",
     "judgement_section",
     "plagiarism_stats",
     "plot_scatter",
+    "statistics_progress",
+    "tell_progress",
 ]
 
 #: Bootstrap resamples and seed used unless the caller says otherwise.
@@ -86,22 +90,77 @@ def bootstrap(
     ``statistic`` receives an index array (all items, then each resample) and
     returns a float; NaN results of degenerate resamples are left out.
     """
+    return bootstrap_many({0: statistic}, n, n_boot=n_boot, seed=seed)[0]
+
+
+K = TypeVar("K", bound=Hashable)
+
+#: ``listener(done, total, what)``: ``done`` of ``total`` steps of a statistic's
+#: work (``what``: "bootstrap resamples", "queries ranked") so far (:func:`statistics_progress`).
+StatisticsListener = Callable[[int, int, str], None]
+
+_listeners: list[StatisticsListener] = []
+
+
+@contextmanager
+def statistics_progress(listener: StatisticsListener) -> Iterator[None]:
+    """Call ``listener(done, total, what)`` as the statistics computed inside the
+    block go: a bootstrap when it starts (``done`` 0), every
+    :data:`REPORT_EVERY` resamples and at its last one; a ranking likewise for
+    the queries it ranks. A long statistics phase can then say how far it is."""
+    _listeners.append(listener)
+    try:
+        yield
+    finally:
+        _listeners.remove(listener)
+
+
+#: What :func:`bootstrap_many` tells its listeners it counts.
+RESAMPLES = "bootstrap resamples"
+#: How many resamples a bootstrap draws between two reports to the listeners.
+REPORT_EVERY = 10
+
+
+def tell_progress(done: int, total: int, what: str) -> None:
+    """Report ``done`` of ``total`` steps of ``what`` to the :func:`statistics_progress` listeners."""
+    for listener in list(_listeners):
+        listener(done, total, what)
+
+
+def bootstrap_many(
+    statistics: Mapping[K, Callable[[np.ndarray], float]],
+    n: int,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> dict[K, Estimate]:
+    """:func:`bootstrap` of each of ``statistics`` over the same ``n`` items,
+    each resample drawn once and given to every statistic in turn: the
+    estimates are those of one :func:`bootstrap` per statistic, number for
+    number (the same seed draws the same resamples), without drawing them
+    again for each. Listeners of :func:`statistics_progress` hear how far it is."""
     if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    value = float(statistic(np.arange(n)))
+        return {key: Estimate(math.nan, math.nan, math.nan, 0) for key in statistics}
+    everything = np.arange(n)
+    values = {key: float(statistic(everything)) for key, statistic in statistics.items()}
     rng = np.random.default_rng(seed)
-    draws = np.array([statistic(rng.integers(0, n, n)) for _ in range(n_boot)], dtype=float)
+    draws = np.empty((len(statistics), n_boot), dtype=float)
+    tell_progress(0, n_boot, RESAMPLES)
+    for i in range(n_boot):
+        idx = rng.integers(0, n, n)
+        for j, statistic in enumerate(statistics.values()):
+            draws[j, i] = statistic(idx)
+        if (i + 1) % REPORT_EVERY == 0 or i + 1 == n_boot:
+            tell_progress(i + 1, n_boot, RESAMPLES)
+    return {key: _estimate(values[key], row, n) for key, row in zip(statistics, draws)}
+
+
+def _estimate(value: float, draws: np.ndarray, n: int) -> Estimate:
     draws = draws[~np.isnan(draws)]
     if math.isnan(value) or not draws.size:
         return Estimate(value, math.nan, math.nan, n)
     low, high = np.percentile(draws, [2.5, 97.5])
     return Estimate(value, float(low), float(high), n)
-
-
-def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(a) & np.isfinite(b)
-    return a[keep], b[keep]
 
 
 def _pearson(a: np.ndarray, b: np.ndarray) -> float:
@@ -139,12 +198,119 @@ def correlations(
 
     Pairs where either value is NaN are left out (``n`` says how many remain).
     """
-    a, b = _finite(score, human)
+    keep = _both_finite(score, human)
+    a, b = np.asarray(score, dtype=float)[keep], np.asarray(human, dtype=float)[keep]
+    statistics = _correlation_statistics(a, b, _Coded(b), which, _Shared())
+    return bootstrap_many(statistics, a.size, n_boot=n_boot, seed=seed)
 
-    def on(correlation: Callable[[np.ndarray, np.ndarray], float]) -> Callable[[np.ndarray], float]:
-        return lambda idx: correlation(a[idx], b[idx])
 
-    return {name: bootstrap(on(CORRELATIONS[name]), a.size, n_boot=n_boot, seed=seed) for name in which}
+def _both_finite(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> np.ndarray:
+    both: np.ndarray = np.isfinite(np.asarray(x, dtype=float)) & np.isfinite(np.asarray(y, dtype=float))
+    return both
+
+
+class _Coded:
+    """Values coded for ranking resamples of them without sorting each: equal
+    values share a code, and the codes (from 1) keep the values' order."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        self.codes = inverse.reshape(-1).astype(np.intp) + 1
+        self.levels = int(distinct.size)
+
+    def ranks(self, idx: np.ndarray) -> np.ndarray:
+        """``average_ranks(values[idx])``, float for float: a tie group's rank is
+        half of (its end + its start + 1), the same whole numbers and the same
+        product, its start and end counted from the codes instead of sorted."""
+        codes = self.codes[idx]
+        count = np.bincount(codes, minlength=self.levels + 1)
+        ends = np.cumsum(count)
+        ranks: np.ndarray = (0.5 * (ends + (ends - count) + 1))[codes]
+        return ranks
+
+
+class _Shared:
+    """What the statistics of one resample share (the human score's ranks, the
+    count of each item), computed once for it: by the index array itself."""
+
+    def __init__(self) -> None:
+        self._idx: np.ndarray | None = None
+        self._memo: dict[Hashable, Any] = {}
+
+    def get(self, idx: np.ndarray, key: Hashable, compute: Callable[[], Any]) -> Any:
+        if idx is not self._idx:
+            self._idx, self._memo = idx, {}
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+
+def _kendall_dis() -> Callable[[np.ndarray, np.ndarray], int] | None:
+    try:
+        from scipy.stats._stats import _kendall_dis as dis  # SciPy's merge count of discordant pairs
+    except ImportError:  # another SciPy: kendall_tau_b calls its public function
+        return None
+    found: Callable[[np.ndarray, np.ndarray], int] = dis
+    return found
+
+
+def _pairs_of(counts: np.ndarray) -> int:
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _tau_b_of_table(table: np.ndarray) -> float:
+    """:func:`kendall_tau_b` of the pairs counted in ``table`` (x code by y code):
+    the same whole-number counts of discordant and tied pairs of pairs, the same
+    float operations on them. A discordant pair of pairs is one with a smaller x
+    and a greater y than the other."""
+    size = int(table.sum())
+    rows, columns = table.sum(axis=1), table.sum(axis=0)
+    # _kendall's test: fewer than 3 pairs, or either side constant.
+    if size < 3 or np.count_nonzero(rows) < 2 or np.count_nonzero(columns) < 2:
+        return math.nan
+    before = np.cumsum(table, axis=0) - table  # pairs with a smaller x, by y
+    above = np.cumsum(before[:, ::-1], axis=1)[:, ::-1] - before  # ... and a greater y
+    dis = int((table * above).sum())
+    return tau_b_of_counts(size, dis, _pairs_of(table), _pairs_of(rows), _pairs_of(columns))
+
+
+def _correlation_statistics(
+    a: np.ndarray, b: np.ndarray, human: _Coded, which: Sequence[str], shared: _Shared
+) -> dict[str, Callable[[np.ndarray], float]]:
+    """The statistics of :data:`CORRELATIONS` named ``which`` on a resample of
+    (``a``, ``b``), number for number, faster: Spearman ranks the resample from
+    the codes (:meth:`_Coded.ranks`, ties within the resample); Kendall takes
+    the pairs sorted once and repeats each as often as the resample draws it,
+    the order :func:`kendall_tau_b` sorts the resample into. ``human`` is
+    ``b`` coded, shared by the scores that have the same pairs."""
+    score, dis, n = _Coded(a), _kendall_dis(), a.size
+    order = np.lexsort((human.codes, score.codes))
+    xs, ys = score.codes[order], human.codes[order]
+    # Few distinct values on both sides: Kendall from the table of the pairs' counts.
+    cell = score.codes * (human.levels + 1) + human.codes if score.levels * human.levels <= n else None
+
+    def spearman(idx: np.ndarray) -> float:
+        return _pearson(score.ranks(idx), shared.get(idx, human, lambda: human.ranks(idx)))
+
+    def kendall(idx: np.ndarray) -> float:
+        if dis is None:
+            return _kendall(a[idx], b[idx])
+        if cell is not None:
+            table = np.bincount(cell[idx], minlength=(score.levels + 1) * (human.levels + 1))
+            return _tau_b_of_table(table.reshape(score.levels + 1, human.levels + 1))
+        times = shared.get(idx, "counts", lambda: np.bincount(idx, minlength=n))[order]
+        x, y = np.repeat(xs, times), np.repeat(ys, times)
+        # _kendall's test: fewer than 3 pairs, or either side constant.
+        if idx.size < 3 or x[0] == x[-1] or y.min() == y.max():
+            return math.nan
+        return tau_b_of_sorted(x, y, dis)
+
+    found = {
+        "pearson": lambda idx: _pearson(a[idx], b[idx]),
+        "spearman": spearman,
+        "kendall": kendall,
+    }
+    return {name: found[name] for name in which}
 
 
 @dataclass
@@ -262,13 +428,10 @@ def judgement_section(
 ) -> tuple[ReportSection, JudgementStats]:
     """Report section and statistics: each score's Pearson, Spearman and Kendall
     against ``row[human]`` with 95% intervals."""
-    stats: dict[str, dict[str, Estimate]] = {}
+    stats = _all_correlations(rows, scores, human, n_boot)
     body = []
     for score in scores:
-        xs = [float(r.get(score, math.nan)) for r in rows]
-        ys = [float(r.get(human, math.nan)) for r in rows]
-        res = correlations(xs, ys, n_boot=n_boot)
-        stats[score] = res
+        res = stats[score]
         body.append(
             [
                 _label(score),
@@ -285,6 +448,30 @@ def judgement_section(
         [ReportTable(["score", "n", "Pearson", "Spearman", "Kendall tau-b"], body)],
     )
     return section, JudgementStats(stats)
+
+
+def _all_correlations(
+    rows: Sequence[Mapping[str, Any]], scores: Sequence[str], human: str, n_boot: int
+) -> dict[str, dict[str, Estimate]]:
+    """:func:`correlations` of each score against ``row[human]``, number for
+    number, with one bootstrap for the scores with the same number of pairs:
+    the same seed draws the same resamples of them."""
+    ys = np.array([float(r.get(human, math.nan)) for r in rows], dtype=float)
+    shared, coded = _Shared(), dict[bytes, _Coded]()
+    by_size: dict[int, dict[tuple[str, str], Callable[[np.ndarray], float]]] = {}
+    for score in scores:
+        xs = np.array([float(r.get(score, math.nan)) for r in rows], dtype=float)
+        keep = _both_finite(xs, ys)
+        a, b = xs[keep], ys[keep]
+        # The human score coded once for all the scores with the same pairs.
+        mask = keep.tobytes()
+        coded.setdefault(mask, _Coded(b))
+        named = _correlation_statistics(a, b, coded[mask], tuple(CORRELATIONS), shared)
+        by_size.setdefault(a.size, {}).update({(score, name): f for name, f in named.items()})
+    found: dict[tuple[str, str], Estimate] = {}
+    for size, statistics in by_size.items():
+        found.update(bootstrap_many(statistics, size, n_boot=n_boot))
+    return {score: {name: found[score, name] for name in CORRELATIONS} for score in scores}
 
 
 def choice_section(

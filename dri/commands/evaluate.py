@@ -37,6 +37,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +143,80 @@ def _progress(quiet: bool) -> Progress | None:
             echo(line, file=sys.stderr, one_line=True)
 
     return report
+
+
+#: Seconds a step of an evaluation (parsing, mapping, a bootstrap) runs unseen
+#: before its progress lines start: a short one says nothing.
+QUIET_SECONDS = 3.0
+#: What a progress line calls the corpus flow's stages.
+FLOW_STEPS = {"parse": "documents parsed", "map": "pairs mapped"}
+
+
+def _step_progress() -> Callable[[int, int, str], None]:
+    """``report(done, total, what)`` of the steps of an evaluation other than its
+    rows (the flow's documents parsed and pairs mapped, a bootstrap's
+    resamples, a ranking's queries), once a step has run :data:`QUIET_SECONDS`:
+    ``[done/total] what`` on a line that rewrites itself on a terminal, and off
+    one on a line per tenth of the step and for its last."""
+    terminal = sys.stderr.isatty()
+    # The step shown, when it started, its last tenth shown, when last shown.
+    step, started, tenth, at = [""], [time.monotonic()], [0], [0.0]
+
+    def report(done: int, total: int, what: str) -> None:
+        now = time.monotonic()
+        if done == 0 or what != step[0]:
+            step[0], started[0], tenth[0] = what, now, 0
+        if now - started[0] < QUIET_SECONDS or total <= 0:
+            return
+        line = f"[{done}/{total}] {what}"
+        if terminal:
+            if done < total and now - at[0] < 0.2:
+                return
+            at[0] = now
+            end = "\n" if done >= total else ""
+            echo(line, lead=CLEAR_LINE, end=end, file=sys.stderr, flush=True, one_line=True)
+        elif done * 10 // total > tenth[0]:
+            tenth[0] = done * 10 // total
+            echo(line, file=sys.stderr, one_line=True)
+
+    return report
+
+
+@contextlib.contextmanager
+def _steps_shown(quiet: bool) -> Iterator[None]:
+    """While the block runs, the progress of the corpus flow (documents parsed,
+    pairs mapped, as each finishes) and of the statistics after the rows, as
+    :func:`_step_progress` lines; nothing when ``quiet``."""
+    if quiet:
+        yield
+        return
+    from dri.flows.progress import Progress as FlowProgress
+    from dri.flows.progress import listening
+    from dri.metrics.validity import statistics_progress
+
+    flow, statistics = _step_progress(), _step_progress()
+
+    def flow_step(progress: FlowProgress) -> None:
+        # The failed pairs are told by the rows' lines, each with its reason.
+        flow(progress.done, progress.total, FLOW_STEPS.get(progress.stage, progress.stage))
+
+    with (
+        listening(flow_step),
+        statistics_progress(lambda d, t, what: statistics(d, t, f"statistics: {what}")),
+    ):
+        yield
+
+
+def _summary_line(result: EvaluationResult, failed: int, seconds: float) -> str:
+    """What the evaluation did, in how long: the pairs, the statistics after them
+    if the kind has any, and the whole command."""
+    line = (
+        f"{result.kind}: {len(result.rows) - failed} of {len(result.rows)} pairs compared "
+        f"in {result.meta.get('wall_seconds', 0):.1f} s"
+    )
+    if "statistics_seconds" in result.meta:
+        line += f", statistics in {result.meta['statistics_seconds']:.1f} s"
+    return f"{line} ({seconds:.1f} s in all)"
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -333,10 +409,13 @@ def _evaluate(args: argparse.Namespace) -> int:
             options["candidates"] = candidates_given(args)
         # Imported only now: it imports Prefect, which reads its settings when first imported.
         run = chosen.run_function()
+        listening = _steps_shown(args.quiet)
+        started = time.perf_counter()
         if chosen.console == "search":
             from dri.evaluate.analogy import format_search
 
-            searches, files = run(args.corpus, report_dir=args.out, **options, **common)
+            with listening:
+                searches, files = run(args.corpus, report_dir=args.out, **options, **common)
             echo(format_search(searches))
             if files:
                 echo(f"report: {files.summary_md}", one_line=True)
@@ -348,7 +427,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             for line in errors:
                 echo(f"error: {line}", file=sys.stderr, one_line=True)
             return 1 if errors else 0
-        result, files = run(args.corpus, args.out, **options, **common)
+        with listening:
+            result, files = run(args.corpus, args.out, **options, **common)
     except CorpusError as err:
         echo(f"error: {err}", file=sys.stderr, one_line=True)
         return 2
@@ -362,11 +442,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     ]
     for line in pair_failure_lines(named):
         echo(f"error: {line}", file=sys.stderr, one_line=True)
-    echo(
-        f"{result.kind}: {len(result.rows) - len(failed)} of {len(result.rows)} pairs compared "
-        f"in {result.meta.get('wall_seconds', 0):.1f} s",
-        one_line=True,
-    )
+    echo(_summary_line(result, len(failed), time.perf_counter() - started), one_line=True)
     if chosen.console == "groups":
         _print_stats(result)
     else:

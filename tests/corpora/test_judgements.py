@@ -647,3 +647,20 @@ def test_a_choice_whose_answer_is_another_options_document_is_left_out(tmp_path:
         "option 1 repeats the answer, option 0: no score can pick it alone",
         "option 2 repeats the answer, option 1: no score can pick it alone",
     ]
+
+
+def test_write_documents_copies_each_distinct_text_and_path_once(tmp_path: Path, monkeypatch):
+    from dri.corpora import judgements
+
+    doc = tmp_path / "given.txt"
+    doc.write_text("A given document.", encoding="utf-8")
+    made: list[str | Path] = []
+    real = judgements._document
+    monkeypatch.setattr(judgements, "_document", lambda side, folder: made.append(side) or real(side, folder))
+    rows = [("same text", doc if i % 2 else "other text", "g", {}) for i in range(500)]
+    pairs, problems, _ = write_documents(rows, tmp_path / "corpus", Path("r.csv"), list(range(2, 502)))
+    assert problems == [] and len(pairs) == 500
+    # 1,000 sides, three distinct: a text, another, and a path (not the text "given.txt").
+    assert sorted(map(str, made)) == sorted(["same text", "other text", str(doc)])
+    assert {p.target for p in pairs[1::2]} == {real(doc, tmp_path / "corpus")}
+    assert {p.target for p in pairs[::2]} == {real("other text", tmp_path / "corpus")}

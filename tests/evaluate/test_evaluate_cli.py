@@ -306,3 +306,57 @@ def test_a_translation_corpus_of_no_pairs_says_why(data_dir, tmp_path, capsys):
         f"error: {corpus}: no original/round-trip pairs to compare "
         f"({corpus / 'roundtrip' / 'spa' / 'bees.txt'}: no original originals/bees.txt; and 1 more)"
     ]
+
+
+def test_a_long_statistics_step_says_how_far_it_is_and_the_summary_its_time(
+    data_dir, tmp_path, capsys, monkeypatch
+):
+    from dri.commands import evaluate as command
+
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(
+        "a,b,score\nThe sun attracts the planets.,The nucleus attracts the electrons.,4\n"
+        "The dog ate the bone.,The sun is hot.,1\nThe sun is hot.,The fire is hot.,3\n",
+        encoding="utf-8",
+    )
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "--out", str(tmp_path / "a")]) == 0
+    out, err = capsys.readouterr()
+    # Statistics of 3 pairs are quick: no line says how far they are.
+    assert "statistics:" not in err and "[3/3] line 4 (pairs): AS" in err
+    assert (
+        "judgements: 3 of 3 pairs compared in " in out and ", statistics in " in out and " s in all)" in out
+    )
+    monkeypatch.setattr(command, "QUIET_SECONDS", 0.0)  # every step long enough to be shown
+    assert main(["evaluate", "judgements", str(pairs), "--no-baselines", "--out", str(tmp_path / "b")]) == 0
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    shown = [line for line in lines if "statistics: bootstrap resamples" in line]
+    assert shown[0] == "[100/1000] statistics: bootstrap resamples" and shown[-1].startswith("[1000/1000]")
+    rows = [i for i, line in enumerate(lines) if line.startswith("[3/3] line 4 (pairs): AS ")]
+    assert len(shown) == 10 and rows and lines.index(shown[0]) > rows[0]  # after the rows
+    assert any(line.endswith("pairs mapped") for line in lines[: rows[0]])  # the flow, as it maps
+    assert (
+        main(
+            ["evaluate", "judgements", str(pairs), "--no-baselines", "--quiet", "--out", str(tmp_path / "c")]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err == ""
+
+
+def test_a_step_is_shown_once_it_has_run_a_few_seconds(monkeypatch, capsys):
+    from dri.commands import evaluate as command
+
+    clock = [100.0]
+    monkeypatch.setattr(command.time, "monotonic", lambda: clock[0])
+    report = command._step_progress()
+    for done in range(0, 51, 10):  # a step done within QUIET_SECONDS says nothing
+        clock[0] += 0.1
+        report(done, 50, "queries ranked")
+    assert capsys.readouterr().err == ""
+    for done in range(0, 1001, 10):  # a long one, a second per ten resamples: from its third second
+        report(done, 1000, "statistics: bootstrap resamples")
+        clock[0] += 1.0
+    shown = capsys.readouterr().err.splitlines()
+    assert shown[0] == "[100/1000] statistics: bootstrap resamples" and len(shown) == 10
+    assert shown[-1] == "[1000/1000] statistics: bootstrap resamples"

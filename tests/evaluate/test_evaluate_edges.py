@@ -439,3 +439,27 @@ def test_a_copy_of_the_target_named_in_targets_txt_is_no_hit_and_a_rerun_is_stor
     rows = list(csv.DictReader((out / "scores.csv").open(encoding="utf-8")))
     assert [r["source"].rsplit("/", 1)[-1] for r in rows] == ["solar.txt"]
     assert counts[0] == counts[1] == counts[2]
+
+
+def test_an_evaluation_resolves_each_path_once_and_no_other_call_is_cached(tmp_path, monkeypatch):
+    from dri.evaluate import core
+
+    target = tmp_path / "a.txt"
+    target.write_text("A.", encoding="utf-8")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    calls: list[str] = []
+    real = core.Path.resolve
+    monkeypatch.setattr(
+        core.Path, "resolve", lambda self, *a, **k: calls.append(str(self)) or real(self, *a, **k)
+    )
+    with core._resolving_once():
+        assert {core.resolved_path(link) for _ in range(50)} == {str(target)}
+        assert core.resolved_path(str(link)) == str(target) and core._realpath(str(link)) == str(target)
+    assert calls == [str(link)]
+    # Outside an evaluation nothing is kept: a link pointed elsewhere is seen.
+    other = tmp_path / "b.txt"
+    other.write_text("B.", encoding="utf-8")
+    link.unlink()
+    link.symlink_to(other)
+    assert core.resolved_path(link) == str(other) and core._realpath(str(link)) == str(other)

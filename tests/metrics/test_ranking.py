@@ -21,6 +21,7 @@ from dri.metrics.ranking import (
     ranked_relevance,
     ranking_section,
 )
+from dri.metrics.validity import bootstrap, statistics_progress
 from dri.settings import PROJECT_ROOT
 
 CSFCUBE = PROJECT_ROOT.parent / "shared" / "validity" / "csfcube" / "csfcube_fold1.csv"
@@ -174,3 +175,31 @@ def test_faceted_queries_get_their_means_per_facet():
     assert result.to_dict()["facets"] == {"method": ["q1", "q3"], "result": ["q2"]}
     # Without facets there is no facet section.
     assert len(ranking_section(rank_pools(_rows(), ["good"], n_boot=50))) == 2
+
+
+def test_rank_pools_means_are_one_bootstrap_each_number_for_number_and_report_progress():
+    rng = np.random.default_rng(11)
+    rows = [
+        {
+            "query": f"q{q}",
+            "relevance": float(rng.integers(0, 4)),
+            "s": float(rng.integers(0, 3)),
+            "t": float(rng.normal()),
+        }
+        for q in range(120)
+        for _ in range(int(rng.integers(2, 6)))
+    ]
+    heard: list[tuple[int, int, str]] = []
+    with statistics_progress(lambda *report: heard.append(report)):
+        result = rank_pools(rows, ["s"], ["t"], n_boot=80)
+    for score in ("s", "t"):
+        ranking = result.scores[score]
+        for metric, attr in (
+            ("ndcg_pct20", "ndcg_pct20"),
+            ("ndcg_10", "ndcg_10"),
+            ("map", "average_precision"),
+        ):
+            values = np.array([getattr(q, attr) for q in ranking.queries])
+            alone = bootstrap(lambda idx, v=values: float(v[idx].mean()), values.size, n_boot=80)
+            assert repr(ranking.estimate(metric)) == repr(alone), (score, metric)
+    assert (240, 240, "queries ranked") in heard and heard[-1] == (80, 80, "bootstrap resamples")

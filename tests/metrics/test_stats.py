@@ -182,3 +182,21 @@ def test_rating_stats_of_many_raters_each_rating_one_pair_needs_no_table_of_all(
     assert (novelty.raters, novelty.pairs, novelty.ratings) == (60_001, 60_000, 60_002)
     # Two units rated twice, (1, 2) and (2, 2): the pooled 1, 2, 2, 2.
     assert novelty.alpha == pytest.approx(krippendorff_alpha([[1, 2], [2, 2]]), abs=1e-12)
+
+
+def test_roc_auc_is_the_table_of_every_pair_number_for_number():
+    def every_pair(p: np.ndarray, n: np.ndarray) -> float:
+        wins = (p[:, None] > n[None, :]).sum() + 0.5 * (p[:, None] == n[None, :]).sum()
+        return float(wins / (p.size * n.size))
+
+    rng = np.random.default_rng(4)
+    for trial in range(200):
+        sizes = rng.integers(1, 50, 2)
+        pos, neg = (rng.integers(0, 5, size).astype(float) for size in sizes)
+        if trial % 3 == 0:
+            pos = rng.normal(size=sizes[0])
+        if trial % 5 == 0:
+            pos[0], neg[-1] = math.nan, math.nan  # NaN wins nothing and loses nothing
+        if trial % 7 == 0:
+            pos[0], neg[0] = -0.0, 0.0  # a tie
+        assert repr(roc_auc(pos, neg)) == repr(every_pair(pos, neg)), trial

@@ -7,7 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from dri.metrics.validity import Estimate, bootstrap, choice_accuracy, correlations, plagiarism_stats
+from dri.metrics.validity import (
+    CORRELATIONS,
+    Estimate,
+    bootstrap,
+    bootstrap_many,
+    choice_accuracy,
+    correlations,
+    judgement_section,
+    plagiarism_stats,
+    statistics_progress,
+)
 
 
 def test_correlations_with_intervals():
@@ -63,3 +73,81 @@ def test_plagiarism_stats_rho_and_auc():
     assert res["auc"].value == 1.0 and res["spearman"].value == pytest.approx(1.0)
     reverse = [1 - v for v in perfect]
     assert plagiarism_stats(reverse, levels, codes, "non", n_boot=50)["auc"].value == 0.0
+
+
+def _reference(a: np.ndarray, b: np.ndarray, name: str, n_boot: int, seed: int = 12345) -> Estimate:
+    """The bootstrap as it was: the plain statistic on each resample, drawn one by one."""
+    statistic = CORRELATIONS[name]
+    n = a.size
+    value = float(statistic(a, b))
+    rng = np.random.default_rng(seed)
+    draws = np.array([statistic(a[idx], b[idx]) for idx in (rng.integers(0, n, n) for _ in range(n_boot))])
+    draws = draws[~np.isnan(draws)]
+    if math.isnan(value) or not draws.size:
+        return Estimate(value, math.nan, math.nan, n)
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return Estimate(value, float(low), float(high), n)
+
+
+@pytest.mark.parametrize(
+    "n, score_levels, human_levels",
+    [
+        (400, 3, 6),  # few values on both sides: Kendall from the table of counts
+        (400, None, 6),  # a continuous score: Kendall from the pairs repeated
+        (300, None, None),  # no ties at all
+        (3, 2, 2),
+        (4, 3, 3),
+        (9, 2, None),
+    ],
+)
+def test_correlations_are_the_plain_bootstrap_number_for_number(n, score_levels, human_levels):
+    rng = np.random.default_rng(n)
+
+    def column(levels: int | None) -> np.ndarray:
+        return rng.integers(0, levels, n).astype(float) / 7 if levels else rng.normal(size=n)
+
+    a, b = column(score_levels), column(human_levels)
+    a[0] = -0.0 if score_levels else a[0]  # -0.0 and 0.0 are one value, tied
+    res = correlations(a, b, n_boot=150)
+    for name in ("pearson", "spearman", "kendall"):
+        expected = _reference(a, b, name, 150)
+        # Exactly equal, NaN for NaN: not approximately.
+        assert res[name].to_dict().__repr__() == expected.to_dict().__repr__(), name
+
+
+def test_judgement_section_is_one_bootstrap_per_score_number_for_number():
+    rng = np.random.default_rng(3)
+    rows = [
+        {
+            "human": float(rng.integers(0, 6)),
+            "few": [0.1, 0.4, 0.2][i % 3],
+            "many": float(rng.normal()),
+            "gaps": math.nan if i % 7 == 0 else float(rng.integers(0, 3)),
+            "flat": 0.5,
+        }
+        for i in range(250)
+    ]
+    _, stats = judgement_section(rows, ["few", "many", "gaps", "flat"], n_boot=120)
+    for score in ("few", "many", "gaps", "flat"):
+        keep = [r for r in rows if not math.isnan(r[score])]
+        a = np.array([r[score] for r in keep])
+        b = np.array([r["human"] for r in keep])
+        for name in ("pearson", "spearman", "kendall"):
+            assert repr(stats.scores[score][name]) == repr(_reference(a, b, name, 120)), (score, name)
+    assert stats.scores["gaps"]["pearson"].n < 250 and math.isnan(stats.scores["flat"]["kendall"].value)
+
+
+def test_bootstrap_many_is_each_bootstrap_and_reports_its_progress():
+    values = np.random.default_rng(5).normal(size=60)
+    statistics = {
+        "mean": lambda idx: float(values[idx].mean()),
+        "max": lambda idx: float(values[idx].max()),
+    }
+    heard: list[tuple[int, int, str]] = []
+    with statistics_progress(lambda *report: heard.append(report)):
+        both = bootstrap_many(statistics, 60, n_boot=35, seed=9)
+    assert both == {key: bootstrap(f, 60, n_boot=35, seed=9) for key, f in statistics.items()}
+    assert heard[0] == (0, 35, "bootstrap resamples") and heard[-1] == (35, 35, "bootstrap resamples")
+    assert [done for done, _, _ in heard] == [0, 10, 20, 30, 35]
+    bootstrap_many(statistics, 60, n_boot=5)
+    assert len(heard) == 5  # nobody listens outside the block

@@ -50,6 +50,7 @@ browser tests fail, never skip.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -143,3 +144,24 @@ def chromium() -> Iterator[Chromium]:
         pytest.fail(str(error), pytrace=False)
     yield browser
     browser.close()
+
+
+class _Lines(logging.Handler):
+    """The messages of the records it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def progress_under_test() -> tuple[logging.Logger, list[str]]:
+    """A progress logger of its own and the lines it was given, to put in place of
+    ``dri.progress`` (the suite's may carry Prefect's API handler)."""
+    seen = _Lines()
+    progress = logging.Logger("progress under test", logging.INFO)
+    progress.addHandler(seen)
+    return progress, seen.lines

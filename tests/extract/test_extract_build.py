@@ -95,10 +95,9 @@ def test_batches_are_bounded_by_characters_and_give_the_graphs_of_one_batch(nlp,
     assert all(sum(map(len, call)) <= 100 or len(call) == 1 for call in calls)
 
 
-def test_a_slowly_parsed_document_reports_its_progress_by_time(nlp, monkeypatch):
+def test_a_slowly_parsed_document_reports_its_progress_by_time(nlp, monkeypatch, progress_under_test):
     # Run-on text cut into long pieces parses at seconds a piece: a line every
     # PROGRESS_SECONDS, counted per document, none for a finished one.
-    import logging
     import types
 
     from dri.extract import build
@@ -106,19 +105,7 @@ def test_a_slowly_parsed_document_reports_its_progress_by_time(nlp, monkeypatch)
     clock = iter(range(0, 10_000, 10))  # each look at the clock: 10 s later
     monkeypatch.setattr(build, "time", types.SimpleNamespace(monotonic=lambda: next(clock)))
     monkeypatch.setattr(build, "PROGRESS_SECONDS", 15.0)
-
-    # A logger of its own: the suite's "dri.progress" may carry Prefect's API handler.
-    class Lines(logging.Handler):
-        def __init__(self) -> None:
-            super().__init__()
-            self.lines: list[str] = []
-
-        def emit(self, record: logging.LogRecord) -> None:
-            self.lines.append(record.getMessage())
-
-    seen = Lines()
-    progress = logging.Logger("progress under test", logging.INFO)
-    progress.addHandler(seen)
+    progress, lines = progress_under_test
     monkeypatch.setattr(build, "progress_log", progress)
     six = " ".join(f"The sun attracts planet number {n}." for n in range(6))
     docs = [
@@ -127,7 +114,7 @@ def test_a_slowly_parsed_document_reports_its_progress_by_time(nlp, monkeypatch)
     ]
     graphs = list(build_graphs(iter(docs), nlp=nlp, batch_size=2))
     assert len(graphs) == 2
-    assert seen.lines == [
+    assert lines == [
         "long: 3 of 6 sentences parsed",
         "long: 5 of 6 sentences parsed",
     ]

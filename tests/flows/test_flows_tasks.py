@@ -282,33 +282,23 @@ def test_extract_and_store_parses_once_per_content(corpus, data_dir):
     assert other.doc_id in {d.doc_id for d in worker_store().documents("tiny")}
 
 
-def test_a_long_documents_encoding_is_announced_on_the_progress_log(corpus, data_dir, monkeypatch):
+def test_a_long_documents_encoding_is_announced_on_the_progress_log(
+    corpus, data_dir, monkeypatch, progress_under_test
+):
     # dri evaluate said nothing for the 10 s the encoder read a 78,000-character text.
-    import logging
-
     from dri.flows import tasks
 
-    class Lines(logging.Handler):  # a logger of its own: the suite's may carry Prefect's handler
-        def __init__(self) -> None:
-            super().__init__()
-            self.lines: list[str] = []
-
-        def emit(self, record: logging.LogRecord) -> None:
-            self.lines.append(record.getMessage())
-
-    seen = Lines()
-    progress = logging.Logger("progress under test", logging.INFO)
-    progress.addHandler(seen)
+    progress, lines = progress_under_test
     monkeypatch.setattr(tasks, "progress_log", progress)
     solar, atom = corpus / "solar.txt", corpus / "atom.txt"
     monkeypatch.setattr(tasks, "ENCODING_PROGRESS_CHARS", len(solar.read_text(encoding="utf-8").strip()))
     extract_and_store(str(solar), "tiny")
-    assert seen.lines == [
+    assert lines == [
         f"{solar}: {len(solar.read_text(encoding='utf-8').strip()):,} characters parsed; the sentence encoder reads them"
     ]
     monkeypatch.setattr(tasks, "ENCODING_PROGRESS_CHARS", 10_000)
     extract_and_store(str(atom), "tiny")
-    assert len(seen.lines) == 1
+    assert len(lines) == 1
 
 
 def test_map_and_store_skips_a_stored_pair(corpus, data_dir):

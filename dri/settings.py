@@ -198,6 +198,10 @@ def prefect_defaults(quiet_console: bool) -> None:
     """
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    if "PREFECT_HOME" in os.environ and not os.environ["PREFECT_HOME"].strip():
+        # Empty, Prefect put its database in the current folder; blank, in a folder
+        # named by the blanks. Unset, as every blank variable of dri is.
+        del os.environ["PREFECT_HOME"]
     # Prefect warns, two lines on the terminal, when it imports under a
     # PREFECT_HOME it cannot make; a command that uses the home says so in
     # its own one line (the file in the way), and one that does not need not.

@@ -55,10 +55,16 @@ def _lines(path: Path, what: str) -> list[str]:
     RuntimeError or UnicodeDecodeError in every document's extraction (exit 70)."""
     folder = _wordnet_dir()
     chosen = os.environ.get("DRI_NLTK_DATA")
+    # ": " before the advice, not "; ": a run's failures split their reasons at "; ".
+    if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):
+        raise WordNetFileError(
+            f"DRI_NLTK_DATA={printable(chosen)}: a file, not a folder: "
+            "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+        )
     if chosen and not folder.is_dir():
         # Not a damaged file: the variable names a folder without WordNet.
         raise WordNetFileError(
-            f"DRI_NLTK_DATA={printable(chosen)}: no WordNet there (no {printable(folder)}); "
+            f"DRI_NLTK_DATA={printable(chosen)}: no WordNet there (no {printable(folder)}): "
             "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
         )
     try:

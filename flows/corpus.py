@@ -230,6 +230,16 @@ def run_on_prefect(
             # a full disk, a server gone mid-run): Prefect raises, with a traceback.
             server = safe_uri(api_url or "")  # first: it registers a login's password for redact
             raise PrefectServerError(redact(f"Prefect's server at {server}: {_http_failure(err)}")) from None
+        except RuntimeError as err:
+            # Prefect's client asks the server's version first, and raises this when
+            # the answer is an HTTP error: a traceback, exit 70, whose cause quoted
+            # the URL with its password.
+            if not str(err).startswith("Failed to reach API"):
+                raise
+            server = safe_uri(api_url or "")
+            cause = err.__cause__
+            why = _http_failure(cause) if isinstance(cause, httpx.HTTPError) else one_line(err)
+            raise PrefectServerError(redact(f"Prefect's server at {server}: {why}")) from None
     result = state.result(raise_on_failure=False)
     if isinstance(result, PartialFailure):
         return state, result.summary

@@ -143,7 +143,7 @@ def runner_config(
         what = "unknown task runner" if from_variable else f"unknown task runner {kind!r}"
         also = " (or inline, for dri run and dri evaluate)" if from_variable else ""
         raise SettingsError(f"{named}{what}; expected one of {', '.join(RUNNER_KINDS)}{also}")
-    if workers is None and os.environ.get("DRI_WORKERS"):
+    if workers is None and setting("DRI_WORKERS"):  # blanks are unset: they started a pool
         workers = local_workers()
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         raise SettingsError(f"workers must be a whole number from 1 to {MAX_WORKERS}, not {workers}")
@@ -346,7 +346,9 @@ def check_prefect_api_answers(url: str, timeout: float = 10.0) -> None:
     """A :class:`SettingsError` naming ``PREFECT_API_URL`` (without its login) if
     its server accepts a connection but gives no HTTP answer to ``/health``
     within ``timeout`` seconds: Prefect's event client waited about 2 minutes a
-    folder there. Any HTTP answer will do; what it says is the client's to judge."""
+    folder there. Any HTTP answer will do but 404 (a web server that is not
+    Prefect's: the client then failed on its first call with a traceback, exit
+    70); what else it says (a login refused) is the client's to judge."""
     import urllib.error
     import urllib.request
 
@@ -356,7 +358,12 @@ def check_prefect_api_answers(url: str, timeout: float = 10.0) -> None:
     try:
         with urllib.request.urlopen(health, timeout=timeout):
             pass
-    except urllib.error.HTTPError:
+    except urllib.error.HTTPError as err:
+        if err.code == 404:
+            raise SettingsError(
+                f"PREFECT_API_URL {printable(safe_uri(url))}: not a Prefect server "
+                f"(its /health is {err.code} {printable(err.reason)})"
+            ) from None
         return
     except (OSError, ValueError) as err:  # URLError, a timeout, a reset; ValueError: a bad status line
         reason = getattr(err, "reason", None) or err
@@ -990,6 +997,7 @@ def shared_prefect_api() -> Iterator[str | None]:
     url = get_current_settings().api.url
     if url:
         check_prefect_api(url)
+        check_prefect_api_answers(url)
         yield url
         return
     from dri.flows.prefect_server import PrefectHomeError, PrefectServerStartError, temporary_api

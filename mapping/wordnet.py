@@ -855,12 +855,12 @@ def _set_up() -> None:
     named = f"DRI_NLTK_DATA={printable(chosen)}"
     if chosen and os.path.exists(chosen) and not os.path.isdir(chosen):
         raise WordNetSetupError(
-            f"{named}: a file, not a folder; point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+            f"{named}: a file, not a folder: point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
         )
     if chosen and not any((wordnet_root() / name).exists() for name in ("wordnet", "wordnet_ic")):
         # dri graph refused such a folder while dri compare built 47 MB of WordNet in it.
         raise WordNetSetupError(
-            f"{named}: no WordNet there (no {printable(wordnet_root() / 'wordnet')}); "
+            f"{named}: no WordNet there (no {printable(wordnet_root() / 'wordnet')}): "
             "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
         )
     try:

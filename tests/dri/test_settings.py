@@ -51,3 +51,14 @@ def test_blanks_around_a_folder_are_dropped(tmp_path, monkeypatch):
     monkeypatch.setenv("DRI_DATA_DIR", f"  {tmp_path / 'dri'} \t")
     assert settings.data_dir() == tmp_path / "dri"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dri"]
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_a_blank_prefect_home_is_unset(monkeypatch, value):
+    # Empty, Prefect put its database in the current folder; blank, in a folder named by the blanks.
+    monkeypatch.setenv("PREFECT_HOME", value)
+    settings.prefect_defaults(quiet_console=False)
+    assert "PREFECT_HOME" not in __import__("os").environ
+    monkeypatch.setenv("PREFECT_HOME", "/tmp/chosen")
+    settings.prefect_defaults(quiet_console=False)
+    assert __import__("os").environ["PREFECT_HOME"] == "/tmp/chosen"

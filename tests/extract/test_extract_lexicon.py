@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dri.errors import error_line
+from dri.errors import error_line, joined_reasons
 from dri.extract import lexicon
 from dri.extract.lexicon import WordNetFileError, is_person_noun, is_wordnet_lemma, verb_lemma
 
@@ -65,6 +65,20 @@ def test_a_variable_naming_a_folder_without_wordnet_is_named(wordnet_folder, tmp
     with pytest.raises(WordNetFileError) as err:
         lexicon._verb_exceptions()
     assert error_line(err.value) == (
-        f"error: DRI_NLTK_DATA={tmp_path / 'nowhere'}: no WordNet there (no {tmp_path / 'nowhere' / 'corpora' / 'wordnet'}); "
+        f"error: DRI_NLTK_DATA={tmp_path / 'nowhere'}: no WordNet there (no {tmp_path / 'nowhere' / 'corpora' / 'wordnet'}): "
         "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
     )
+
+
+def test_a_variable_naming_a_file_is_named_as_a_file(wordnet_folder, tmp_path, monkeypatch):
+    # dri graph said "no WordNet there" where dri compare said "a file, not a folder".
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("DRI_NLTK_DATA", str(in_the_way))
+    with pytest.raises(WordNetFileError) as err:
+        lexicon._verb_exceptions()
+    assert str(err.value) == (
+        f"DRI_NLTK_DATA={in_the_way}: a file, not a folder: "
+        "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
+    )
+    assert joined_reasons(str(err.value)) == [str(err.value)]  # one reason, not two

@@ -215,7 +215,7 @@ def test_a_prefect_api_url_that_accepts_but_never_answers_is_one_settings_error(
     assert str(caught.value) == (
         f"PREFECT_API_URL http://127.0.0.1:{port}/api: no HTTP answer (TimeoutError: timed out); is a Prefect server there?"
     )
-    # Any HTTP answer will do (a 404 is the server's to explain).
+    # Any HTTP answer will do (a 501 is the server's to explain)...
     server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -223,6 +223,71 @@ def test_a_prefect_api_url_that_accepts_but_never_answers_is_one_settings_error(
     finally:
         server.shutdown()
         server.server_close()
+
+
+class _HalfPrefect:
+    """An HTTP server whose ``/api/health`` answers as Prefect's does when ``healthy``,
+    and every other path 404, as a web server that is not Prefect's."""
+
+    def __init__(self, healthy: bool) -> None:
+        import http.server
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                ok = healthy and self.path.rstrip("/").endswith("/health")
+                self.send_response(200 if ok else 404)
+                self.end_headers()
+                if ok:
+                    self.wfile.write(b"true")
+
+            do_POST = do_GET
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://user:s3cret-pw@127.0.0.1:{self.server.server_port}/api"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_prefect_api_url_at_a_web_server_that_is_not_prefects_is_one_line(tmp_path) -> None:
+    # Prefect's client failed on its first call: a traceback, exit 70, that quoted the
+    # URL with its password.
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    for name, text in (
+        ("a.txt", "The sun attracts the planet."),
+        ("b.txt", "The nucleus attracts the electron."),
+    ):
+        (corpus / name).write_text(text, encoding="utf-8")
+    for healthy, says in (
+        (
+            False,
+            "PREFECT_API_URL http://127.0.0.1:{port}/api: not a Prefect server (its /health is 404 Not Found)",
+        ),
+        (True, "Prefect's server at http://127.0.0.1:{port}/api: 404 Not Found for GET /api/admin/version"),
+    ):
+        server = _HalfPrefect(healthy)
+        try:
+            env = {**os.environ, "PREFECT_API_URL": server.url, "DRI_DATA_DIR": str(tmp_path / "data")}
+            env.pop("NEO4J_URI", None)
+            done = subprocess.run(
+                [sys.executable, "-m", "dri.cli", "run", str(corpus), "--workers", "2", "--no-progress"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        finally:
+            server.close()
+        assert done.returncode == 1, done.stderr[-3000:]
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("error: " + says.format(port=server.server.server_port))
+        assert "s3cret" not in done.stdout + done.stderr
 
 
 def test_a_blank_dask_address_is_called_empty() -> None:
@@ -479,3 +544,13 @@ def test_a_dask_scheduler_passes_the_check_and_logs_no_broken_handshake(caplog) 
     finally:
         cluster.close()
     assert not [r for r in caplog.records if "handshake" in r.getMessage()]
+
+
+def test_a_blank_worker_count_is_no_choice_of_workers(monkeypatch) -> None:
+    # It was a choice of runner: dri run started Prefect's server and a pool for 3 documents.
+    from dri.flows.runners import runner_config
+
+    monkeypatch.setenv("DRI_WORKERS", "   ")
+    assert runner_config().workers is None
+    monkeypatch.setenv("DRI_WORKERS", " 2 ")
+    assert runner_config().workers == 2

@@ -664,7 +664,7 @@ def test_a_chosen_nltk_data_folder_without_wordnet_is_refused_not_built_in(tmp_p
     # dri graph refused it; dri compare built 47 MB of WordNet there, and made missing folders.
     chosen = tmp_path / "nowhere" / "nltk_data"
     assert _setup_error(monkeypatch, chosen) == (
-        f"DRI_NLTK_DATA={chosen}: no WordNet there (no {chosen / 'corpora' / 'wordnet'}); "
+        f"DRI_NLTK_DATA={chosen}: no WordNet there (no {chosen / 'corpora' / 'wordnet'}): "
         "point it at the nltk_data folder scripts/setup-wordnet made, or unset it"
     )
     assert not (tmp_path / "nowhere").exists()
@@ -675,6 +675,6 @@ def test_a_wordnet_variable_naming_a_file_is_named(tmp_path, monkeypatch):
     in_the_way = tmp_path / "nltk_data"
     in_the_way.write_text("x", encoding="utf-8")
     assert _setup_error(monkeypatch, in_the_way) == (
-        f"DRI_NLTK_DATA={in_the_way}: a file, not a folder; point it at the nltk_data folder "
+        f"DRI_NLTK_DATA={in_the_way}: a file, not a folder: point it at the nltk_data folder "
         "scripts/setup-wordnet made, or unset it"
     )

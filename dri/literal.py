@@ -52,6 +52,7 @@ __all__ = [
     "PrintableFormatter",
     "csv_cell",
     "cut_line",
+    "decimal_number",
     "echo",
     "from_printable",
     "lone_surrogate",
@@ -121,6 +122,18 @@ def whole_number(text: str) -> int | None:
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:
         return None
     return int(text)
+
+
+def decimal_number(text: str) -> float | None:
+    """``text`` as float() reads it (``1.5``, ``2e3``, ``nan``, ``inf``), written in
+    ASCII without ``_``, else None: float() also took another script's digits
+    (``٣``) as 3 and ``1_0`` as 10."""
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def lone_surrogate(text: str) -> str | None:

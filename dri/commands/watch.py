@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from dri.commands.folders import given_path, why_not_a_folder
 from dri.commands.search_options import worker_count
 from dri.errors import ProjectError, SettingsError, one_line, os_reason
-from dri.literal import echo, storable
+from dri.literal import decimal_number, echo, printable, storable
 from dri.quiet_logs import fold_failures, log_failures
 from dri.settings import max_text_chars, prefect_defaults
 
@@ -45,10 +45,9 @@ def _seconds(text: str) -> float:
     """A number of seconds from 0 to :data:`MAX_SECONDS`: nan, -1 or inf
     stopped the sleep between scans with exit 70, and a ``--min-age`` of nan
     let no folder ever count."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
+    value = decimal_number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {printable(text[:40])!r}")
     if not 0 <= value <= MAX_SECONDS:  # false for nan too
         raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SECONDS:g} seconds, not {text}")
     return value

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from dri.literal import decimal_number
 from dri.settings import (
     HOST_NAME_RULE,
     host_name_ok,
@@ -112,10 +113,8 @@ def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
     raw = env(name)
     if raw is None:
         return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
+    number = decimal_number(raw)
+    value = math.nan if number is None else number
     # Under MIN_ENV_SECONDS (1e-300, say) the driver gave up at once with an opaque
     # "50N42: Unexpected error", naming neither the variable nor the cause.
     least_value = 0.0 if zero else MIN_ENV_SECONDS

@@ -528,6 +528,17 @@ def test_run_section_names_lose_the_spaces_around_them(tmp_path):
     assert args.sections == ["Abstract", "background"]
 
 
+@pytest.mark.parametrize("value", ["\u0663", "1_0", "abc"])
+def test_watch_seconds_in_other_digits_are_usage_errors(capsys, tmp_path, value):
+    # float() took "٣" as 3 and "1_0" as 10.
+    code, _, err = _run(capsys, "watch", str(tmp_path), "--run", "--min-age", value)
+    assert code == 2
+    assert (
+        err.splitlines()[-1]
+        == f"dri watch: error: argument --min-age: must be a number of seconds, not '{value}'"
+    )
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [("--interval", "nan"), ("--interval", "-1"), ("--interval", "inf"), ("--min-age", "nan")],

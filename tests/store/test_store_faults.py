@@ -89,7 +89,7 @@ def test_a_malformed_uri_given_explicitly_creates_no_file(tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("name", ["DRI_NEO4J_RETRY_SECONDS", "DRI_NEO4J_CONNECTION_TIMEOUT"])
 # 1e10 was an OverflowError in the driver's socket (exit 70).
-@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf", "1e10", "86401", "1e-300"])
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf", "1e10", "86401", "1e-300", "\u0663", "1_0"])
 def test_a_bad_duration_names_its_variable(monkeypatch, name, value):
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:7687")
     monkeypatch.setenv(name, value)

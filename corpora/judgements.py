@@ -51,6 +51,7 @@ from dri.corpora.text import (
     CorpusError,
     csv_rows,
     file_lines,
+    first_of,
     header_record,
     header_rows,
     named_columns,
@@ -150,15 +151,6 @@ class ChoiceSet:
         return any(item.types for item in self.items)
 
 
-def _first_of(problems: Sequence[str]) -> str:
-    """The first of ``problems`` in brackets, and how many more there are: the
-    first alone hid the one that mattered (an empty facet behind an empty query)."""
-    if not problems:
-        return ""
-    more = f"; and {len(problems) - 1:,} more" if len(problems) > 1 else ""
-    return f" ({problems[0]}{more})"
-
-
 def _side(value: str, base: Path) -> str | Path:
     """A cell as a document path if it names an existing .txt/.pdf file, else as
     text (not empty: :func:`_side_in` says where it is)."""
@@ -251,7 +243,7 @@ def load_judgements(path: str | Path) -> JudgementSet:
         except ValueError as err:
             problems.append(f"{path}: line {line}: {err}")
     if not pairs:
-        raise CorpusError(path, "no usable rows" + _first_of(problems))
+        raise CorpusError(path, "no usable rows" + first_of(problems))
     return JudgementSet(path, pairs, problems)
 
 
@@ -347,7 +339,7 @@ def load_ranking(path: str | Path) -> RankingSet:
             problems.append(f"{path}: query {query!r}: one candidate, nothing to rank; left out")
     pairs = [p for p in pairs if pools[p.query] >= 2]
     if not pairs:
-        raise CorpusError(path, "no query with two or more usable candidates" + _first_of(problems))
+        raise CorpusError(path, "no query with two or more usable candidates" + first_of(problems))
     return RankingSet(path, pairs, problems)
 
 
@@ -483,7 +475,7 @@ def load_choice(path: str | Path) -> ChoiceSet:
         items.append(item)
     _name_unnamed(items, lines)
     if not items:
-        raise CorpusError(path, "no usable items" + _first_of(problems))
+        raise CorpusError(path, "no usable items" + first_of(problems))
     return ChoiceSet(path, items, problems)
 
 
@@ -597,7 +589,7 @@ def write_documents(
             else:
                 cells.setdefault(str(copy), f"{source}: line {line}")
     if not out:
-        raise CorpusError(source, "no usable rows" + _first_of(problems))
+        raise CorpusError(source, "no usable rows" + first_of(problems))
     # The flow compares each pair once: a pair rated twice (two raters, two lines)
     # is one manifest row, and both ratings stay rows of the evaluation.
     distinct: dict[tuple[Path, Path, str], ManifestPair] = {}

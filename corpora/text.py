@@ -34,6 +34,7 @@ __all__ = [
     "decode_bytes",
     "document_with_id",
     "file_lines",
+    "first_of",
     "header_record",
     "header_rows",
     "is_document",
@@ -47,6 +48,17 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+def first_of(problems: Sequence[str]) -> str:
+    """The first of ``problems`` in brackets, and how many more there are, for a
+    message that nothing was usable: the first alone hid the one that mattered
+    (an empty facet behind an empty query); ``""`` without problems."""
+    if not problems:
+        return ""
+    more = f"; and {len(problems) - 1:,} more" if len(problems) > 1 else ""
+    return f" ({problems[0]}{more})"
+
 
 #: The largest CSV or JSON Lines index file read (a corpus index of a million rows is far below it).
 MAX_TABLE_BYTES = 100_000_000

@@ -35,7 +35,7 @@ import numpy as np
 
 from dri.corpora.discover import corpus_format, corpus_manifest
 from dri.corpora.manifest import ManifestPair
-from dri.corpora.text import CorpusError, read_text
+from dri.corpora.text import CorpusError, first_of, read_text
 from dri.errors import Failure, one_line
 from dri.evaluate import kinds
 from dri.extract import read_document
@@ -162,9 +162,7 @@ def require_pairs(corpus: CorpusT, what: str) -> CorpusT:
     translation corpus's ``unread`` files come first (a round trip that is a FIFO)."""
     if not corpus.pairs:
         problems = [*(getattr(corpus, "unread", None) or ()), *(getattr(corpus, "problems", None) or ())]
-        more = f"; and {len(problems) - 1:,} more" if len(problems) > 1 else ""
-        why = f" ({problems[0]}{more})" if problems else ""
-        raise CorpusError(corpus.root, f"no {what} pairs to compare{why}")
+        raise CorpusError(corpus.root, f"no {what} pairs to compare{first_of(problems)}")
     return corpus
 
 

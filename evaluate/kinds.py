@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from dri.literal import printable, whole_number
 
-__all__ = ["KINDS", "Argument", "EvaluationKind", "kind"]
+__all__ = ["KINDS", "Argument", "EvaluationKind", "kind", "positive"]
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,10 @@ def _http_url(text: str) -> str:
     return text
 
 
-def _at_least_1(text: str) -> int:
-    # -k 0 reported nothing and -k -1 all but the last (a slice), both with exit 0.
+def positive(text: str) -> int:
+    """An option's whole number of at least 1 (argparse's ``type``), in ASCII digits
+    (:func:`~dri.literal.whole_number`): ``-k 0`` reported nothing and ``-k -1`` all
+    but the last (a slice), both with exit 0."""
     value = whole_number(text)
     if value is None:
         shown = printable(text if len(text) <= 40 else f"{text[:40]}…")
@@ -197,7 +199,7 @@ KINDS: dict[str, EvaluationKind] = {
                 Argument(
                     ("-k",),
                     {
-                        "type": _at_least_1,
+                        "type": positive,
                         "default": 5,
                         "help": "how many sources to report per target (default 5)",
                     },

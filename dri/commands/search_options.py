@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import argparse
 
+from dri.evaluate.kinds import positive
 from dri.flows.execution import MAX_WORKERS
-from dri.literal import printable, whole_number
 from dri.settings import DEFAULT_CANDIDATES
 
 __all__ = ["add_search_arguments", "candidates_given", "positive", "search_conflict", "worker_count"]
-
-
-def positive(text: str) -> int:
-    """An option's whole number of at least 1 (argparse's ``type``), in ASCII digits
-    (:func:`~dri.literal.whole_number`)."""
-    value = whole_number(text)
-    if value is None:
-        shown = printable(text if len(text) <= 40 else f"{text[:40]}…")
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {shown!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def worker_count(text: str) -> int:

@@ -32,7 +32,15 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["EXCLUDED_COMPONENTS", "MODEL", "build_graphs", "graph_from_path", "graph_from_text", "load_nlp"]
+__all__ = [
+    "EXCLUDED_COMPONENTS",
+    "MODEL",
+    "build_graphs",
+    "document_text",
+    "graph_from_path",
+    "graph_from_text",
+    "load_nlp",
+]
 
 #: Progress of long documents, every PROGRESS_SENTENCES sentences or, for a
 #: document whose sentences parse slowly (run-on text cut into long pieces),
@@ -90,6 +98,11 @@ def _empty_tokenizer() -> Callable[[Language], Any]:
     return make
 
 
+def document_text(document: Document) -> str:
+    """The text a document's graph keeps (its ``text`` attribute): its sentences as read."""
+    return " ".join(sentence.text for sentence in document.sentences)
+
+
 class _GraphBuilder:
     """Accumulates one document's triples into its ROS graph."""
 
@@ -106,7 +119,7 @@ class _GraphBuilder:
             title=document.title,
             # The text as read, for the sentence encoder (mapping/content.py): a
             # graph keeps what its clauses say, not how the document says it.
-            text=" ".join(sentence.text for sentence in document.sentences),
+            text=document_text(document),
         )
         self.previous: list[Antecedent] = []
         #: The relation of the previous sentence's main clause, for connectives opening the next.

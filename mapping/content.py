@@ -77,6 +77,7 @@ __all__ = [
     "content_vector",
     "graph_text",
     "pack_rows",
+    "packed_sentence_vectors",
     "sentence_match",
     "sentence_runs",
     "sentence_vectors",
@@ -196,12 +197,18 @@ def sentence_vectors(graph: nx.DiGraph) -> np.ndarray | None:
     text = graph_text(graph)
     if not text.strip():
         return None
-    from dri.mapping.encoder import sentence_encoder
-
-    packed = pack_rows(sentence_encoder().encode(sentence_runs(text)))
+    packed = packed_sentence_vectors(text)
     graph.graph[SENTENCE_VECTORS] = packed
     # What is kept is what is used, so a stored graph scores as the fresh one.
     return unpack_rows(packed)
+
+
+def packed_sentence_vectors(text: str) -> str:
+    """What :func:`sentence_vectors` keeps for a document of ``text``: its sentence runs'
+    unit vectors, packed (:func:`pack_rows`)."""
+    from dri.mapping.encoder import sentence_encoder
+
+    return pack_rows(sentence_encoder().encode(sentence_runs(text)))
 
 
 @dataclass(frozen=True)

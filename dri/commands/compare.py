@@ -20,6 +20,8 @@ A text or PDF read before (the same bytes, this extractor version) is not
 parsed again: its graph, with the encoder vectors the comparison computed,
 is kept in ``data/cache/graphs.sqlite`` (:mod:`extract.kept_graphs`), so a
 second ``dri compare`` of the same files loads neither spaCy nor the encoder.
+A first read is parsed on the second core (:mod:`extract.parse_ahead`) while
+the command loads WordNet and encodes the documents' sentences.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,20 +40,22 @@ import networkx as nx
 from dri import atomic
 from dri.commands.folders import given_file, output_file, overwrites_a_database
 from dri.errors import ProjectError, SettingsError
-from dri.extract import DocumentError, build_graphs, read_document
+from dri.extract import Document, DocumentError, build_graphs, read_document
+from dri.extract.build import document_text
 from dri.extract.document import content_ids
 from dri.extract.kept_graphs import GraphCache
+from dri.extract.parse_ahead import parse_ahead
 from dri.extract.reader import DEFAULT_MAX_BYTES, refuse_too_long
 from dri.files import FileRefused, read_limited
 from dri.graphs import NotAGraph, load_json
 from dri.literal import echo, printable, storable
-from dri.mapping.content import FAR_CONTENT
+from dri.mapping.content import FAR_CONTENT, SENTENCE_VECTORS, packed_sentence_vectors
 from dri.mapping.encoder import MODEL_SHA256, load_in_background
 from dri.mapping.mapper import MappingTooLarge
 from dri.mapping.profiles import DEFAULT_PROFILE, PROFILES
-from dri.mapping.wordnet import WordNetSetupError
+from dri.mapping.wordnet import WordNetSetupError, wordnet
+from dri.mapping.wordnet_data import is_built as wordnet_is_built
 from dri.metrics import compare
-from dri.metrics.pages import comparison_page, mapping_view
 from dri.settings import data_dir, max_text_chars
 
 if TYPE_CHECKING:
@@ -116,6 +121,18 @@ class _Loaded:
 
 
 def _load(path: Path, kept: GraphCache | None) -> _Loaded:
+    found = _read(path, kept)
+    if isinstance(found, _Loaded):
+        return found
+    # A new document's vectors are encoded by the comparison: the encoder loads
+    # on a second core while spaCy loads and parses on this one.
+    load_in_background()
+    return _parsed([found], build_graphs([found]))[0]
+
+
+def _read(path: Path, kept: GraphCache | None) -> _Loaded | Document:
+    """The graph of a stored graph JSON or of a file read before, else the file's
+    document, to be parsed; :class:`InputError` for a file refused."""
     if path.suffix.lower() == ".json":
         try:
             graph = load_json(path)
@@ -134,14 +151,62 @@ def _load(path: Path, kept: GraphCache | None) -> _Loaded:
     if graph is not None:
         return _Loaded(graph)
     try:
-        document = read_document(path)
-        # A new document's vectors are encoded by the comparison: the encoder loads
-        # on a second core while spaCy loads and parses on this one.
-        load_in_background()
-        graph = next(build_graphs([document]))
+        return read_document(path)
     except DocumentError as err:
         raise InputError(str(err)) from err
-    return _Loaded(graph, None if document.warnings else document.chars)
+
+
+def _parsed(documents: list[Document], graphs: Iterable[nx.DiGraph]) -> list[_Loaded]:
+    return [
+        _Loaded(graph, None if document.warnings else document.chars)
+        for document, graph in zip(documents, graphs, strict=True)
+    ]
+
+
+def _load_all(paths: list[Path], kept: GraphCache | None) -> list[_Loaded] | None:
+    """The graphs of ``paths``, or None after a line for each file refused.
+
+    The files to parse are parsed by a forked child (:mod:`extract.parse_ahead`)
+    while this process loads the sentence encoder and WordNet's tables, which
+    the comparison needs next: 0.2 s of the first ``dri compare`` of two stories.
+    """
+    found: list[_Loaded | Document] = []
+    for path in paths:
+        try:
+            found.append(_read(path, kept))
+        except InputError as err:
+            echo(f"error: {err}", file=sys.stderr, one_line=True)
+    if len(found) < len(paths):
+        return None
+    documents = [item for item in found if isinstance(item, Document)]
+    if not documents:
+        return [item for item in found if isinstance(item, _Loaded)]
+    encoded: dict[str, str] = {}
+    with parse_ahead(documents) as ahead:
+        load_in_background()  # after the fork: a forked child has none of the parent's threads
+        if ahead.started:
+            encoded = _prepare_comparison(documents)
+        graphs = ahead.graphs()
+    parsed = _parsed(documents, graphs if graphs is not None else build_graphs(documents))
+    for item in parsed:
+        text = item.graph.graph.get("text")
+        if isinstance(text, str) and text in encoded:
+            item.graph.graph[SENTENCE_VECTORS] = encoded[text]
+    rest = iter(parsed)
+    return [item if isinstance(item, _Loaded) else next(rest) for item in found]
+
+
+def _prepare_comparison(documents: list[Document]) -> dict[str, str]:
+    """What the comparison needs that the parse does not: WordNet's tables, if
+    WordNet is set up, and the documents' sentence vectors (by the text of their
+    graphs). A failure is left to the comparison to report in its own words."""
+    try:
+        if wordnet_is_built():  # setting it up is the comparison's to do, once the files are parsed
+            wordnet()
+        texts = {text for text in map(document_text, documents) if text.strip()}
+        return {text: packed_sentence_vectors(text) for text in texts}
+    except Exception:  # the comparison loads them again and says why it cannot
+        return {}
 
 
 def _kept_graph(path: Path, kept: GraphCache) -> nx.DiGraph | None:
@@ -279,15 +344,8 @@ def run_compare(args: argparse.Namespace) -> int:
         return 2
     max_text_chars()  # a bad setting is one line for the command, not one for each file
     kept = kept_graphs()
-    loaded = []
-    failed = False
-    for path in (args.source, args.target):
-        try:
-            loaded.append(_load(path, kept))
-        except InputError as err:
-            echo(f"error: {err}", file=sys.stderr, one_line=True)
-            failed = True
-    if failed:
+    loaded = _load_all([args.source, args.target], kept)
+    if loaded is None:
         return 1
 
     graphs = [item.graph for item in loaded]
@@ -323,6 +381,9 @@ def _write_pages(
     comparison: Comparison, graphs: list[nx.DiGraph], page: Path | None, svg: Path | None
 ) -> int:
     """The ``--html`` page and the ``--svg`` picture of ``comparison``; 1 if one cannot be written."""
+    # Here, not at the top: jinja2 is a hundredth of a second a command that writes no page.
+    from dri.metrics.pages import comparison_page, mapping_view
+
     view = mapping_view(comparison, *graphs)
     assert view.picture is not None  # both graphs were given
     wanted = {page: comparison_page(view) if page else "", svg: view.picture.svg}

@@ -133,6 +133,44 @@ def test_a_text_read_before_is_not_parsed_again(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err.startswith(f"error: {a}: too long: ")
 
 
+def _without_seconds(data: object) -> object:
+    if isinstance(data, dict):
+        return {k: _without_seconds(v) for k, v in data.items() if k != "seconds"}
+    return [_without_seconds(v) for v in data] if isinstance(data, list) else data
+
+
+def test_texts_parsed_by_a_forked_child_compare_as_in_one_process(tmp_path, monkeypatch, capsys):
+    demo = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
+    a, b = str(demo / "solar-system.txt"), str(demo / "rutherford-atom.txt")
+    traced = (
+        "import sys\n"
+        "from dri.commands import compare\n"
+        "from dri.cli import main\n"
+        "started = compare.parse_ahead\n"
+        "def traced(documents):\n"
+        "    ahead = started(documents)\n"
+        "    print('forked:', ahead.started, file=sys.stderr)\n"
+        "    return ahead\n"
+        "compare.parse_ahead = traced\n"
+        f"sys.exit(main(['compare', '--json', {a!r}, {b!r}]))\n"
+    )
+    env = {**ENV_AT_START, "DRI_DATA_DIR": str(tmp_path / "forked")}
+    done = subprocess.run(
+        [sys.executable, "-c", traced], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "forked: True" in done.stderr
+
+    from dri.commands import compare as compare_command
+    from dri.extract.parse_ahead import ParseAhead
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "here"))
+    monkeypatch.setattr(compare_command, "parse_ahead", lambda documents: ParseAhead([]))  # never forks
+    assert main(["compare", "--json", a, b]) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert _without_seconds(json.loads(done.stdout)) == _without_seconds(here)
+
+
 def test_a_text_read_with_a_warning_warns_every_time(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
     text = tmp_path / "cafe.txt"

@@ -1,0 +1,133 @@
+"""Documents parsed in a forked child while the parent loads what comes next.
+
+``dri compare`` of two new files spends about 0.6 s importing spaCy, loading
+its model and parsing, then 0.2 s loading WordNet's tables and the sentence
+encoder that only the comparison needs. One process does them one after the
+other, and a thread cannot do them side by side (both hold the GIL). A child
+forked after the documents are read inherits them, parses them on the second
+core and sends their graphs back through a pipe (pickled: milliseconds for a
+story), while the parent loads the rest.
+
+The child is a shortcut, never the only way: if it cannot start (no
+``fork``, a thread at work, no process or pipe to be had) or ends without
+its graphs (a bug, a signal, memory), :meth:`ParseAhead.graphs` returns None
+and the caller parses in its own process, where any failure is reported as
+before. The parent forks before it starts a thread: a forked child has only
+the thread that forked, and a lock another thread held would stay held in it.
+
+>>> from dri.extract.reader import document_from_text
+>>> with parse_ahead([document_from_text("The sun attracts the planets.", "s")]) as ahead:
+...     graphs = ahead.graphs()                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import threading
+from collections.abc import Sequence
+from types import TracebackType
+
+import networkx as nx
+
+from dri.extract.build import build_graphs
+from dri.extract.document import Document
+
+__all__ = ["IDLE_THREADS", "ParseAhead", "parse_ahead"]
+
+#: Threads a child may be forked beside: the command's log server
+#: (:mod:`dri.quiet_logs`) waits in ``select`` and holds no lock the child
+#: takes (logging makes its handlers' locks anew in a forked child).
+IDLE_THREADS = frozenset({"dri-worker-logs"})
+
+
+class ParseAhead:
+    """A child parsing ``documents``; :meth:`graphs` waits for their graphs."""
+
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self._pid: int | None = None
+        self._pipe: int | None = None
+        if not documents or not hasattr(os, "fork") or not _only_idle_threads():
+            return
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:  # out of file descriptors: parsed here
+            return
+        try:
+            pid = os.fork()
+        except OSError:  # out of processes or memory: parsed here
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid == 0:  # the child: parse, send, and leave without the parent's exit handlers
+            os.close(read_end)
+            _parse_and_send(documents, write_end)
+        os.close(write_end)
+        self._pid, self._pipe = pid, read_end
+
+    @property
+    def started(self) -> bool:
+        """Whether a child is parsing (else :meth:`graphs` is None at once)."""
+        return self._pid is not None
+
+    def graphs(self) -> list[nx.DiGraph] | None:
+        """The documents' graphs, in order, or None if the child gave none."""
+        if self._pipe is None:
+            return None
+        with os.fdopen(self._pipe, "rb") as pipe:
+            self._pipe = None
+            payload = pipe.read()
+        if not self._reaped_cleanly() or not payload:
+            return None
+        graphs = pickle.loads(payload)  # written by this process's own child
+        return graphs if isinstance(graphs, list) else None
+
+    def close(self) -> None:
+        """Stop the child if it still runs (an interrupt, an error) and reap it."""
+        if self._pipe is not None:
+            os.close(self._pipe)
+            self._pipe = None
+        if self._pid is not None:
+            with contextlib.suppress(ProcessLookupError):  # it has ended already
+                os.kill(self._pid, signal.SIGKILL)
+            self._reaped_cleanly()
+
+    def _reaped_cleanly(self) -> bool:
+        if self._pid is None:
+            return False
+        _, status = os.waitpid(self._pid, 0)
+        self._pid = None
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def __enter__(self) -> ParseAhead:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def parse_ahead(documents: Sequence[Document]) -> ParseAhead:
+    """Start parsing ``documents`` in a forked child (:class:`ParseAhead`)."""
+    return ParseAhead(documents)
+
+
+def _only_idle_threads() -> bool:
+    main = threading.main_thread()
+    return all(thread is main or thread.name in IDLE_THREADS for thread in threading.enumerate())
+
+
+def _parse_and_send(documents: Sequence[Document], write_end: int) -> None:
+    status = 1
+    try:
+        payload = pickle.dumps(list(build_graphs(documents)), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+        status = 0
+    except BaseException:  # the parent parses again and reports it in its own words
+        pass
+    finally:
+        os._exit(status)

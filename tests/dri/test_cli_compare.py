@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from processes import alive, descendants, wait_for
 from streams import ClosedPipe
 
 from dri.cli import main
@@ -169,6 +171,43 @@ def test_texts_parsed_by_a_forked_child_compare_as_in_one_process(tmp_path, monk
     assert main(["compare", "--json", a, b]) == 0
     here = json.loads(capsys.readouterr().out)
     assert _without_seconds(json.loads(done.stdout)) == _without_seconds(here)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_while_the_child_parses_ends_both(tmp_path, signal_name):
+    # Ctrl-C reaches the process group; SIGTERM only the command, which stops its child.
+    long_text = tmp_path / "long.txt"
+    long_text.write_text(
+        " ".join(
+            path.read_bytes().decode("utf-8", "replace") for path in sorted(CORPUS.glob("g*_task*.txt"))[:40]
+        )
+    )
+    demo = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "analogy"
+    env = {**ENV_AT_START, "DRI_DATA_DIR": str(tmp_path / "data")}
+    command = subprocess.Popen(
+        [sys.executable, "-m", "dri.cli", "compare", str(long_text), str(demo / "solar-system.txt")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert wait_for(lambda: descendants(command.pid), timeout=60), "no child was forked"
+        children = descendants(command.pid)
+        if signal_name == "SIGINT":
+            os.killpg(command.pid, signal.SIGINT)
+        else:
+            os.kill(command.pid, signal.SIGTERM)
+        _, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+            command.wait()
+    assert command.returncode == 128 + getattr(signal, signal_name)
+    assert err.strip().splitlines() == [err.strip()] and err.startswith("error: interrupted"), err
+    # Reaped before the command ended, not left to finish its parse.
+    assert not any(alive(pid) for pid in children)
 
 
 def test_a_text_read_with_a_warning_warns_every_time(tmp_path, monkeypatch, capsys):

@@ -55,6 +55,7 @@ __all__ = [
     "decimal_number",
     "echo",
     "from_printable",
+    "grouped_whole_number",
     "lone_surrogate",
     "lone_surrogate_problem",
     "markdown_text",
@@ -122,6 +123,21 @@ def whole_number(text: str) -> int | None:
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:
         return None
     return int(text)
+
+
+#: A whole number whose digits are marked in groups of three, one mark throughout:
+#: ``1,000,000`` or ``1_000_000``, not ``1,,0``, ``,100``, ``10,00``, ``1,0000`` or ``1,000_000``.
+_GROUPED_DIGITS = re.compile(r"[+-]?[0-9]{1,3}(?P<mark>[,_])[0-9]{3}(?:(?P=mark)[0-9]{3})*")
+
+
+def grouped_whole_number(text: str) -> int | None:
+    """:func:`whole_number`, also with its digit groups marked (``1,000,000``,
+    ``1_000_000``) as :data:`_GROUPED_DIGITS` says, else None. Dropping every
+    mark wherever it stood read ``1,,0`` as 10 and ``10,00`` as 1000."""
+    bare = text.strip()
+    if _GROUPED_DIGITS.fullmatch(bare):
+        bare = bare.replace(",", "").replace("_", "")
+    return whole_number(bare)
 
 
 def decimal_number(text: str) -> float | None:

@@ -8,7 +8,8 @@
                    ``nltk_data`` in the default data folder, built by
                    ``scripts/setup-wordnet``).
 ``DRI_MAX_TEXT_CHARS``  the most characters of text a document may have
-                   (default 2,000,000, a long book; see ``extract.reader``).
+                   (default 2,000,000, a long book; see ``extract.reader``;
+                   its digits may be grouped by threes, ``2,000,000`` or ``2_000_000``).
 ``DRI_CLOUGH_CORPUS``  the Clough & Stevenson plagiarism corpus used by tests
                    and benchmarks (default: ``../shared/corpora/clough-stevenson``
                    beside the project folder).
@@ -29,7 +30,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from dri.errors import SettingsError
-from dri.literal import whole_number
+from dri.literal import grouped_whole_number
 
 __all__ = [
     "DEBIAN_WORDNET",
@@ -174,7 +175,7 @@ def max_text_chars() -> int:
     if not raw:
         return DEFAULT_MAX_TEXT_CHARS
     # Digit groups may be marked ("1_000_000", "1,000,000"); other scripts' digits are refused.
-    value = whole_number(raw.replace("_", "").replace(",", "")) or 0
+    value = grouped_whole_number(raw) or 0
     if value < 1:
         raise SettingsError(f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}")
     return value

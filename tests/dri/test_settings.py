@@ -62,3 +62,29 @@ def test_a_blank_prefect_home_is_unset(monkeypatch, value):
     monkeypatch.setenv("PREFECT_HOME", "/tmp/chosen")
     settings.prefect_defaults(quiet_console=False)
     assert __import__("os").environ["PREFECT_HOME"] == "/tmp/chosen"
+
+
+@pytest.mark.parametrize(
+    ("raw", "chars"),
+    [
+        ("100,000", 100_000),
+        ("2,000,000", 2_000_000),
+        ("1_000_000", 1_000_000),
+        (" 999 ", 999),
+        ("1000", 1000),
+    ],
+)
+def test_the_text_limit_takes_digits_grouped_by_threes(monkeypatch, raw, chars):
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", raw)
+    assert settings.max_text_chars() == chars
+
+
+@pytest.mark.parametrize(
+    "raw", ["1,,0", ",100", "100,", "10,00", "1,0000", "1__0", "1_0", "1,000_000", "1 000"]
+)
+def test_the_text_limit_refuses_digit_marks_out_of_place(monkeypatch, raw):
+    # Every "," and "_" was dropped wherever it stood: "1,,0" was a limit of 10 characters.
+    monkeypatch.setenv("DRI_MAX_TEXT_CHARS", raw)
+    with pytest.raises(SettingsError) as err:
+        settings.max_text_chars()
+    assert str(err.value) == f"DRI_MAX_TEXT_CHARS must be a positive whole number, not {raw!r}"

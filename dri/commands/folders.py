@@ -7,7 +7,9 @@ An empty ``--out ""`` (a shell variable that was not set) is the current
 folder to :class:`pathlib.Path`, so the command's files would land among the
 user's own; a path that is a file, or lies under one, would fail only when
 the first file is written, for ``dri evaluate`` after every comparison, with
-the bare "File exists". Both are usage errors before any work.
+the bare "File exists". Both are usage errors before any work. So is the
+filesystem's root or a top-level system folder (``/``, ``/usr``, ``/etc``...):
+the files would land straight among the system's own, which nobody means.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ __all__ = [
     "output_folder",
     "output_name",
     "overwrites_a_database",
+    "system_folder",
+    "system_folder_refusal",
     "why_not_a_folder",
 ]
 
@@ -88,11 +92,42 @@ def _a_loop(path: Path) -> bool:
     return False
 
 
+#: The filesystem's root and its system folders: a command writing its files straight
+#: into one was surely given the wrong folder (``--out /``, ``--out $UNSET/..``).
+SYSTEM_FOLDERS = ("/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/sbin", "/sys", "/usr")
+
+
+def system_folder(path: Path) -> str | None:
+    """The one of :data:`SYSTEM_FOLDERS` that ``path`` is, however it is written
+    (``//``, ``/usr/..``, a link to it); None for any other folder or none there."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    for name in SYSTEM_FOLDERS:
+        with contextlib.suppress(OSError):
+            if os.path.samestat(found, os.stat(name)):
+                return name
+    return None
+
+
+def system_folder_refusal(path: Path) -> str | None:
+    """Why ``path`` cannot take a command's files: it is the filesystem's root or a system folder."""
+    name = system_folder(path)
+    if name is None:
+        return None
+    what = "the root of the filesystem" if name == "/" else f"the system folder {name}"
+    return f"{printable(path)}: {what}, not a folder for this command's files; name a folder of their own"
+
+
 def output_folder(text: str) -> Path:
     """A folder to write into, existing or to be made (argparse's ``type``)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty folder name (give . for the current folder)")
     path = Path(text)
+    refusal = system_folder_refusal(path)
+    if refusal:
+        raise argparse.ArgumentTypeError(refusal)
     blocker = file_in_the_way(path)
     if blocker is not None and _a_loop(blocker):
         raise argparse.ArgumentTypeError(f"{printable(blocker)}: a loop of symbolic links, not a folder")

@@ -21,6 +21,7 @@ from dri.commands.folders import (
     output_folder,
     output_name,
     overwrites_a_database,
+    system_folder_refusal,
 )
 from dri.extract import DocumentError, build_graphs, read_document
 from dri.graphs import save_json, summary
@@ -104,6 +105,10 @@ def _png_folder_refusal(args: argparse.Namespace) -> str | None:
         return None
     target = Path(args.png)
     folder = len(args.files) > 1 or args.png.endswith(("/", os.sep))
+    if folder or target.is_dir():
+        in_system = system_folder_refusal(target)
+        if in_system:
+            return f"--png {in_system}"
     in_the_way = file_in_the_way(target.parent)
     if in_the_way is not None:  # "Not a directory", once a document, after the work
         return (

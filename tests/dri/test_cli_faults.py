@@ -630,6 +630,49 @@ def test_an_out_folder_that_is_a_file_is_a_usage_error_before_any_work(capsys, t
     )
 
 
+@pytest.mark.parametrize("command", sorted(_OUT_COMMANDS))
+def test_the_filesystem_root_or_a_system_folder_as_out_is_a_usage_error(
+    capsys, tmp_path, monkeypatch, command
+):
+    # "--out /" wrote the command's files straight into the root of the filesystem.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.txt").write_text("The cat sat on the mat.", encoding="utf-8")
+    (tmp_path / "pairs.csv").write_text("a,b,score\nThe cat sat.,The dog sat.,2\n", encoding="utf-8")
+    (tmp_path / "root").symlink_to("/")
+    root_before = sorted(os.listdir("/"))
+    for given, what in [
+        ("/", "the root of the filesystem"),
+        ("//", "the root of the filesystem"),
+        ("/usr/..", "the root of the filesystem"),
+        ("root", "the root of the filesystem"),
+        ("/etc", "the system folder /etc"),
+    ]:
+        code, out, err = _run(capsys, *_OUT_COMMANDS[command], "--out", given)
+        assert code == 2 and out == ""
+        assert err.splitlines()[-1] == (
+            f"dri {command}: error: argument --out: {given}: {what}, "
+            "not a folder for this command's files; name a folder of their own"
+        )
+    assert sorted(os.listdir("/")) == root_before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.txt", "pairs.csv", "root"]
+
+
+def test_graph_pictures_into_the_filesystem_root_are_a_usage_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.txt").write_text("The cat sat on the mat.", encoding="utf-8")
+    root_before = sorted(os.listdir("/"))
+    code, out, err = _run(capsys, "graph", "doc.txt", "--png", "/")
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        "error: --png /: the root of the filesystem, not a folder for this command's files; "
+        "name a folder of their own"
+    ]
+    assert sorted(os.listdir("/")) == root_before
+    # An ordinary folder under the root is the user's to name.
+    code, out, err = _run(capsys, "graph", "doc.txt", "--out", str(tmp_path / "graphs"))
+    assert code == 0 and (tmp_path / "graphs" / "doc.json").is_file()
+
+
 @pytest.mark.parametrize(
     "argv",
     [

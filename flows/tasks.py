@@ -65,6 +65,7 @@ __all__ = [
     "discover_documents",
     "extract_and_store",
     "extract_batch",
+    "kept_summary",
     "map_and_store",
     "map_batch",
     "plan_pairs",
@@ -760,6 +761,12 @@ class RunSummary:
     def state(self) -> str:
         return "completed" if self.ok else "partial failure"
 
+    @property
+    def did_nothing(self) -> bool:
+        """Whether the run failed before any document was read or any pair found
+        (the store could not be used, every document was refused)."""
+        return bool(self.failures) and not (self.parsed or self.reused or self.mapped or self.already_stored)
+
     def headline(self) -> str:
         text = (
             f"run {self.run_id}: {self.documents} documents ({self.parsed} parsed, {self.reused} unchanged), "
@@ -812,14 +819,34 @@ def summary_name(run_id: str) -> str:
     return f"{name}-{digest}"
 
 
+#: The folder (under the summaries') of the summaries of runs that did nothing.
+FAILED_SUMMARIES = "failed"
+
+
 def write_summary(summary: RunSummary, out_dir: str | Path | None = None) -> Path:
-    """Write ``summary`` to ``<out_dir>/<run_id>.json`` (default ``data_dir()/runs``)."""
+    """Write ``summary`` to ``<out_dir>/<run_id>.json`` (default ``data_dir()/runs``),
+    or, for a run that did nothing (:attr:`RunSummary.did_nothing`), to
+    ``<out_dir>/failed/<run_id>.json``: a run failing at once replaced the summary
+    of the corpus's last run that did something. A run id holds no ``/``
+    (:func:`summary_name`), so no run's summary is that folder's."""
     if out_dir is None:
         out_dir = data_dir() / "runs"
     out_dir = Path(out_dir)
+    if summary.did_nothing:
+        out_dir = out_dir / FAILED_SUMMARIES
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{summary_name(summary.run_id)}.json"
     summary.summary_path = str(path)
     # Two runs of one corpus may end together: each writes the whole file.
     atomic.write_text(path, json.dumps(summary.to_dict(), indent=1, sort_keys=True, default=str))
     return path
+
+
+def kept_summary(summary: RunSummary) -> Path | None:
+    """The summary of the last run of ``summary``'s id that did something, kept
+    beside the one ``summary`` (a run that did nothing) was written to; else None."""
+    if not summary.did_nothing or not summary.summary_path:
+        return None
+    written = Path(summary.summary_path)
+    kept = written.parent.parent / written.name
+    return kept if written.parent.name == FAILED_SUMMARIES and kept.is_file() else None

@@ -172,7 +172,16 @@ def _print_summary(summary: RunSummary, out: TextIO | None = None) -> None:
                 one_line=True,
             )
     if summary.summary_path:
-        echo(f"summary: {summary.summary_path}", file=out, one_line=True)
+        echo(f"summary: {summary.summary_path}{_kept_note(summary)}", file=out, one_line=True)
+
+
+def _kept_note(summary: RunSummary) -> str:
+    """For a run that did nothing, where the summary of the last run that did something still is."""
+    # Imported only now, as the run itself is (_corpus_run).
+    from dri.flows.tasks import kept_summary
+
+    kept = kept_summary(summary)
+    return f" (nothing done; the last run that did something keeps its summary: {kept})" if kept else ""
 
 
 def run_run(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ naming the option or file, and exit status 1 or 2, never a traceback."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -485,6 +486,38 @@ def test_run_sections_no_document_has_fail_the_run_in_one_line(capsys, tmp_path,
     assert f"{corpus}: no document has a sentence in the section(s) nosuch" in err
     assert "the sections the documents have: abstract" in err
     assert "0 pairs (0 mapped" in out
+
+
+def test_a_run_that_does_nothing_keeps_the_summary_of_the_last_run_that_did(capsys, tmp_path, monkeypatch):
+    # A run failing at once (no store, every document refused) replaced that summary.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("The sun attracts the planet.\n", encoding="utf-8")
+    (corpus / "b.txt").write_text("The nucleus attracts the electron.\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "run", str(corpus), "--no-progress")
+    assert code == 0
+    good = Path(out.split("summary: ")[1].split()[0])
+    good_text = good.read_text(encoding="utf-8")
+    failed = good.parent / "failed" / good.name
+
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # nothing listens there: refused at once
+    code, out, err = _run(capsys, "run", str(corpus), "--no-progress")
+    assert code == 1 and "cannot connect" in err and len(err.splitlines()) == 1
+    assert out.splitlines()[-1] == (
+        f"summary: {failed} (nothing done; the last run that did something keeps its summary: {good})"
+    )
+    assert good.read_text(encoding="utf-8") == good_text
+    assert json.loads(failed.read_text(encoding="utf-8"))["failures"][0]["stage"] == "store"
+
+    monkeypatch.delenv("NEO4J_URI")
+    for document in corpus.iterdir():
+        document.write_bytes(b"")
+    code, out, err = _run(capsys, "run", str(corpus), "--no-progress")
+    assert code == 1 and "2 documents failed: empty file" in err
+    assert good.read_text(encoding="utf-8") == good_text
+    assert json.loads(failed.read_text(encoding="utf-8"))["documents"] == 2
 
 
 @pytest.mark.parametrize("sections", [[""], [" "], ["abstract", ""]])

@@ -111,9 +111,12 @@ def validity_report(
         return result, None
     out = Path(report_dir or default_report_dir(result.kind, source.with_suffix("")))
 
+    # Built once for validity.json and stats.json: a ranking's are every query's metrics for every score.
+    data = stats.to_dict()
+
     def own_files(folder: Path) -> None:
         if plots is not None:
             plots(result, source, folder, found)
-        atomic.write_text(folder / "validity.json", json_text(stats.to_dict(), default=str))
+        atomic.write_text(folder / "validity.json", json_text(data, default=str))
 
-    return result, write_report(result, out, sections=found, extra_files=own_files)
+    return result, write_report(result, out, sections=found, extra_files=own_files, validity=data)

@@ -71,6 +71,7 @@ from dri.flows.runners import (
     quiet_broken_pipes,
     runner_config,
     shared_prefect_api,
+    wait_for_dask_worker,
 )
 from dri.metrics.pages import render
 from dri.store.records import redact, safe_uri
@@ -208,17 +209,20 @@ def run_on_prefect(
     workers: int | None,
     dask_address: str | None,
     runner: str | None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[Any, steps.RunSummary | None]:
     """:func:`corpus_flow` on the configured task runner (see
     :func:`~flows.pipeline.run_corpus`); a store that cannot be used here is
     reported at once, in this process, without starting Prefect's server and
     a pool for nothing. (Dask workers may be configured elsewhere: their flow
-    checks for itself.)"""
+    checks for itself.) A Dask scheduler without workers is waited for before
+    the flow starts, ``say`` (default: the ``dri.progress`` log) told so."""
     config: RunnerConfig = runner_config(workers=workers, dask_address=dask_address, kind=runner)
     if config.kind != "dask" and steps.store_problem() is not None:
         return run_inline(settings)
     if config.dask_address:
         check_dask_address(config.dask_address, named=config.dask_address_from)
+        wait_for_dask_worker(config.dask_address, say or logging.getLogger("dri.progress").info)
     quiet_broken_pipes()
     with shared_prefect_api() as api_url:
         try:

@@ -24,7 +24,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -647,6 +647,7 @@ def run_corpus(
     workers: int | None = None,
     dask_address: str | None = None,
     runner: str | None = None,
+    say: Callable[[str], None] | None = None,
     **parameters: Any,
 ) -> tuple[Any, steps.RunSummary | None]:
     """Run the corpus at ``corpus_dir`` with ``parameters`` (the fields of
@@ -657,7 +658,8 @@ def run_corpus(
     :func:`small_job` when no runner, worker count or Dask address is given here
     or in the environment, and a run on local workers whose store cannot be
     used (it then stops at once, saying why). Otherwise the Prefect flow runs
-    (:func:`flows.corpus.run_on_prefect`).
+    (:func:`flows.corpus.run_on_prefect`), which tells ``say`` (default: the
+    ``dri.progress`` log) while it waits for a Dask scheduler's first worker.
 
     The summary is ``None`` only if the flow crashed before writing one.
     """
@@ -682,4 +684,4 @@ def run_corpus(
     check_prefect_api_url(os.environ.get("PREFECT_API_URL"))
     from dri.flows.corpus import run_on_prefect
 
-    return run_on_prefect(settings, workers, dask_address, runner)
+    return run_on_prefect(settings, workers, dask_address, runner, say)

@@ -90,6 +90,7 @@ __all__ = [
     "runner_config",
     "shared_prefect_api",
     "terminate_workers",
+    "wait_for_dask_worker",
     "worker_init",
 ]
 
@@ -243,6 +244,48 @@ def check_dask_address(address: str, timeout: float = 10.0, *, named: str = "") 
         ) from None
     if reason is not None:
         raise SettingsError(f"{where_from}Dask at {shown}: cannot connect: {redact(reason)}")
+
+
+#: How long a run waits for a Dask worker before it says so, then how often it says so again.
+DASK_WORKER_FIRST_NOTICE_SECONDS = 3.0
+DASK_WORKER_NOTICE_EVERY_SECONDS = 60.0
+
+
+def wait_for_dask_worker(
+    address: str,
+    say: Callable[[str], None],
+    *,
+    first_notice: float = DASK_WORKER_FIRST_NOTICE_SECONDS,
+    every: float = DASK_WORKER_NOTICE_EVERY_SECONDS,
+) -> None:
+    """Returns once the Dask scheduler at ``address`` has a worker; meanwhile
+    ``say`` is told, after ``first_notice`` seconds and every ``every``
+    seconds after that, that the run waits for one. Without it a scheduler
+    with no workers kept the run's tasks queued and ``dri run`` waited for
+    ever without a word. It waits for as long as it takes (a cluster's
+    workers may still be starting); Ctrl-C stops it as it stops a run."""
+    from distributed import Client
+
+    shown = printable(safe_uri(address.strip()))
+    try:
+        client = Client(address.strip(), timeout=10, set_as_default=False)  # type: ignore[no-untyped-call]
+    except OSError as err:  # gone since check_dask_address
+        raise SettingsError(f"Dask at {shown}: cannot connect: {redact(one_line(err))}") from None
+    try:
+        waited, wait = 0.0, first_notice
+        while True:
+            try:
+                client.wait_for_workers(1, timeout=wait)
+                return
+            except TimeoutError:  # distributed's WorkerStartTimeoutError
+                waited += wait
+                say(
+                    f"waiting for a Dask worker at {shown}: the scheduler has none "
+                    f"({waited:.0f} s so far; Ctrl-C stops the run)"
+                )
+                wait = every
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
 
 
 #: The largest first message taken for a Dask scheduler's handshake (it is under 100 bytes).

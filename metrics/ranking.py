@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +158,9 @@ class ScoreRanking:
         return {
             "score": self.score,
             **{m: self.estimate(m).to_dict() for m in METRICS},
-            "queries": [asdict(q) for q in self.queries],
+            # Its fields as they are (numbers and a name), without asdict's deep copy of
+            # each: 375,000 records for 25,000 queries and 15 scores.
+            "queries": [dict(vars(q)) for q in self.queries],
         }
 
 

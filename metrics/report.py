@@ -50,6 +50,7 @@ from dri.errors import pair_failure_lines
 from dri.literal import csv_cell, cut_line, plot_text, quiet_glyphs
 from dri.metrics.pages import SCORE_LABELS, MappingView, number, render
 from dri.metrics.picture_pool import PictureJob, PicturePool, draw_pictures
+from dri.metrics.progress import REPORT_FILES, tell_progress
 from dri.metrics.results import (
     EvaluationResult,
     Hit,
@@ -340,12 +341,13 @@ def _box_plots(result: EvaluationResult, out: Path, title: str) -> list[Path]:
     ]
 
 
-def _meta_json(result: EvaluationResult) -> dict[str, Any]:
+def _meta_json(result: EvaluationResult, validity: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The result's facts for ``stats.json``, with its statistics against human
-    judgements (if any) under ``validity``."""
+    judgements (if any) under ``validity``: ``validity`` when the caller built
+    them already (a ranking's are every query's metrics for every score)."""
     if result.validity is None:
         return result.meta
-    return {**result.meta, "validity": result.validity.to_dict()}
+    return {**result.meta, "validity": validity if validity is not None else result.validity.to_dict()}
 
 
 def _write_stats_json(
@@ -353,15 +355,16 @@ def _write_stats_json(
     stats: Mapping[str, ScoreStats],
     ratings: Sequence[RatingStats] | None,
     path: Path,
+    validity: Mapping[str, Any] | None = None,
 ) -> Path:
-    """``stats.json``: the numbers of the report, for programs."""
+    """``stats.json``: the numbers of the report, for programs (``validity``: see :func:`_meta_json`)."""
     _write(
         path,
         json_text(
             {
                 "kind": result.kind,
                 "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "meta": _meta_json(result),
+                "meta": _meta_json(result, validity),
                 "groups": result.ordered_groups(),
                 "levels": dict(result.levels) if result.levels else None,
                 "pairs": len(result.rows),
@@ -378,6 +381,25 @@ def _write_stats_json(
     return path
 
 
+#: The steps of :func:`_write_report_files` that tell their listeners they are done:
+#: scores.csv, the box plots, stats.json, summary.md and index.html.
+REPORT_STEPS = 5
+
+
+class _FilesTold:
+    """Tells the listeners of :func:`dri.metrics.progress.statistics_progress`
+    how many of ``total`` steps of a report are written, at each call: a
+    ranking's report of 100,000 rows writes for seconds."""
+
+    def __init__(self, total: int) -> None:
+        self.done, self.total = 0, total
+        tell_progress(0, total, REPORT_FILES)
+
+    def __call__(self) -> None:
+        self.done += 1
+        tell_progress(self.done, self.total, REPORT_FILES)
+
+
 def write_report(
     result: EvaluationResult,
     out_dir: str | Path,
@@ -387,6 +409,7 @@ def write_report(
     pictures: int = DEFAULT_PICTURES,
     pool: PicturePool | None = None,
     extra_files: Callable[[Path], None] | None = None,
+    validity: Mapping[str, Any] | None = None,
 ) -> ReportFiles:
     """Write the report folder of ``result`` (created if needed); returns its files.
 
@@ -394,17 +417,21 @@ def write_report(
     the ranked hits of an analogy search, whose first ``pictures`` hits per
     target are drawn when they carry their graphs (in ``pool``'s workers if
     given: :mod:`metrics.picture_pool`); ``extra_files(folder)`` writes the
-    kind's own files (its plots, ``validity.json``) first. The files appear
+    kind's own files (its plots, ``validity.json``) first; ``validity`` is
+    ``result.validity.to_dict()`` when the caller built it already, for
+    ``stats.json``. The files appear
     in the folder together when all are written (:func:`dri.staging.files_together`):
     a command stopped part-way leaves the earlier report as it was, and the
     earlier report's files that this one does not write (a plot of scores no
     longer there) are removed.
     """
     out = Path(out_dir)
+    told = _FilesTold(REPORT_STEPS + (extra_files is not None))
     with files_together(out, record=REPORT_RECORD) as folder:
         if extra_files is not None:
             extra_files(folder)
-        files = _write_report_files(result, folder, ratings, sections, search, pictures, pool)
+            told()
+        files = _write_report_files(result, folder, ratings, sections, search, pictures, pool, validity, told)
     return ReportFiles(
         out,
         out / files.scores_csv.name,
@@ -423,15 +450,20 @@ def _write_report_files(
     search: Sequence[SearchResult],
     pictures: int,
     pool: PicturePool | None,
+    validity: Mapping[str, Any] | None,
+    told: Callable[[], None],
 ) -> ReportFiles:
     stats = result.stats()
     scores_csv = write_scores_csv(result.rows, out / "scores.csv", result.scores)
+    told()
     title = result.title or result.kind
     # A search ranks documents per target; box plots and statistics across
     # targets would compare the targets, which means nothing.
     searching = not result.across_groups
     plots = [] if searching else _box_plots(result, out, title)
-    stats_json = _write_stats_json(result, stats, ratings, out / "stats.json")
+    told()
+    stats_json = _write_stats_json(result, stats, ratings, out / "stats.json", validity)
+    told()
     failed = [r for r in result.rows if r.get("error")]
     context = {
         "title": title,
@@ -461,8 +493,10 @@ def _write_report_files(
     }
     summary_md = out / "summary.md"
     _write(summary_md, render("summary.md", **context))
+    told()
     index_html = out / "index.html"
     _write(index_html, render("report.html", **context, targets=_search_views(search, pictures, pool)))
+    told()
     return ReportFiles(out, scores_csv, stats_json, summary_md, index_html, tuple(plots))
 
 

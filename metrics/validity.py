@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from dri.metrics.progress import statistics_progress, tell_progress
 from dri.metrics.report import save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
 from dri.metrics.stats import average_ranks, kendall_tau_b, tau_b_of_counts, tau_b_of_sorted
@@ -95,36 +95,10 @@ def bootstrap(
 
 K = TypeVar("K", bound=Hashable)
 
-#: ``listener(done, total, what)``: ``done`` of ``total`` steps of a statistic's
-#: work (``what``: "bootstrap resamples", "queries ranked") so far (:func:`statistics_progress`).
-StatisticsListener = Callable[[int, int, str], None]
-
-_listeners: list[StatisticsListener] = []
-
-
-@contextmanager
-def statistics_progress(listener: StatisticsListener) -> Iterator[None]:
-    """Call ``listener(done, total, what)`` as the statistics computed inside the
-    block go: a bootstrap when it starts (``done`` 0), every
-    :data:`REPORT_EVERY` resamples and at its last one; a ranking likewise for
-    the queries it ranks. A long statistics phase can then say how far it is."""
-    _listeners.append(listener)
-    try:
-        yield
-    finally:
-        _listeners.remove(listener)
-
-
 #: What :func:`bootstrap_many` tells its listeners it counts.
 RESAMPLES = "bootstrap resamples"
 #: How many resamples a bootstrap draws between two reports to the listeners.
 REPORT_EVERY = 10
-
-
-def tell_progress(done: int, total: int, what: str) -> None:
-    """Report ``done`` of ``total`` steps of ``what`` to the :func:`statistics_progress` listeners."""
-    for listener in list(_listeners):
-        listener(done, total, what)
 
 
 def bootstrap_many(

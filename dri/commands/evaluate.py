@@ -155,7 +155,7 @@ FLOW_STEPS = {"parse": "documents parsed", "map": "pairs mapped"}
 def _step_progress() -> Callable[[int, int, str], None]:
     """``report(done, total, what)`` of the steps of an evaluation other than its
     rows (the flow's documents parsed and pairs mapped, a bootstrap's
-    resamples, a ranking's queries), once a step has run :data:`QUIET_SECONDS`:
+    resamples, a ranking's queries, the report's files), once a step has run :data:`QUIET_SECONDS`:
     ``[done/total] what`` on a line that rewrites itself on a terminal, and off
     one on a line per tenth of the step and for its last."""
     terminal = sys.stderr.isatty()
@@ -192,7 +192,7 @@ def _steps_shown(quiet: bool) -> Iterator[None]:
         return
     from dri.flows.progress import Progress as FlowProgress
     from dri.flows.progress import listening
-    from dri.metrics.validity import statistics_progress
+    from dri.metrics.progress import REPORT_FILES, statistics_progress
 
     flow, statistics = _step_progress(), _step_progress()
 
@@ -202,7 +202,9 @@ def _steps_shown(quiet: bool) -> Iterator[None]:
 
     with (
         listening(flow_step),
-        statistics_progress(lambda d, t, what: statistics(d, t, f"statistics: {what}")),
+        statistics_progress(
+            lambda d, t, what: statistics(d, t, what if what == REPORT_FILES else f"statistics: {what}")
+        ),
     ):
         yield
 

@@ -315,6 +315,8 @@ def _corpus_run(args: argparse.Namespace, config: RunnerConfig) -> Callable[[], 
             dask_address=args.dask,
             # Unset, run_corpus decides: a small job runs in this process.
             runner=args.runner,
+            # On stderr in any case: a Dask scheduler without workers would otherwise be a silent wait.
+            say=lambda line: echo(line, file=sys.stderr, one_line=True),
             **parameters,
         )
 

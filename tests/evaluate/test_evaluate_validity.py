@@ -9,6 +9,7 @@ from pathlib import Path
 
 from dri.cli import main
 from dri.evaluate import evaluate_choice, evaluate_judgements, evaluate_ranking
+from dri.metrics.progress import REPORT_FILES, statistics_progress
 from dri.metrics.ranking import RankingResult
 
 PAIRS = [
@@ -118,6 +119,27 @@ POOLS = [
     ("heart", "The heart pumps the blood.", "The choir sang a song.", 0),
     ("heart", "The heart pumps the blood.", "The blood is red.", 1),
 ]
+
+
+def test_ranking_report_builds_its_statistics_json_once_and_tells_each_file(tmp_path: Path, monkeypatch):
+    # validity.json and stats.json each built every query's metrics for every score (375,000
+    # records at 100,000 rows), and the report's seconds of writing had no progress line.
+    csv_file = tmp_path / "pools.csv"
+    lines = ["query,a,b,score"] + [f'{q},"{a}","{b}",{s}' for q, a, b, s in POOLS]
+    csv_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    built = []
+    real = RankingResult.to_dict
+    monkeypatch.setattr(RankingResult, "to_dict", lambda self: built.append(1) or real(self))
+    heard = []
+    with statistics_progress(lambda *report: heard.append(report)):
+        _, files = evaluate_ranking(csv_file, tmp_path / "report")
+    assert len(built) == 1
+    assert [(d, t) for d, t, what in heard if what == REPORT_FILES] == [(d, 6) for d in range(7)]
+    validity = json.loads((files.folder / "validity.json").read_text(encoding="utf-8"))
+    assert json.loads(files.stats_json.read_text(encoding="utf-8"))["meta"]["validity"] == validity
+    assert list(validity["scores"]["analogy_similarity"]["queries"][0]) == [
+        "query", "pool", "relevant", "ndcg_pct20", "ndcg_10", "average_precision", "unscored"
+    ]  # fmt: skip
 
 
 def test_ranking_report_per_query_and_means(tmp_path: Path, capsys):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from streams import ClosedPipe
@@ -473,8 +476,6 @@ print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 def test_a_ctrl_c_while_the_forkserver_loads_its_preload_prints_no_traceback():
     # Ctrl-C reaches the whole process group; the forkserver ignores SIGINT only after
     # its preload, so one that came while it imported was a KeyboardInterrupt traceback.
-    import signal
-
     # SIGINT as at a terminal: a shell's background job (the suite under nohup, CI) ignores it.
     done = subprocess.run(
         [sys.executable, "-c", _CTRL_C_IN_THE_PRELOAD],
@@ -554,3 +555,43 @@ def test_a_blank_worker_count_is_no_choice_of_workers(monkeypatch) -> None:
     assert runner_config().workers is None
     monkeypatch.setenv("DRI_WORKERS", " 2 ")
     assert runner_config().workers == 2
+
+
+def test_a_dask_scheduler_without_workers_is_a_wait_dri_run_says_and_ctrl_c_ends(tmp_path) -> None:
+    # The run's tasks stayed queued at the scheduler and dri run waited for ever without a word.
+    demo = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "plagiarism"
+    cluster = local_cluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "PREFECT_API", "DRI_DASK"))}
+    env["DRI_DATA_DIR"] = str(tmp_path / "data")
+    address = cluster.scheduler_address
+    started = time.monotonic()
+    try:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "dri.cli", "run", str(demo), "--dask", address, "--no-progress"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert run.stderr is not None
+            # Up to 30 s for the notice (a run that says nothing is stopped then, and fails below).
+            said = select.select([run.stderr], [], [], 30)[0]
+            first = run.stderr.readline() if said else ""
+            waited = time.monotonic() - started
+            run.send_signal(signal.SIGINT)
+            out, rest = run.communicate(timeout=30)
+        finally:
+            if run.poll() is None:
+                run.kill()
+    finally:
+        cluster.close()
+    assert first == (
+        f"waiting for a Dask worker at {address}: the scheduler has none (3 s so far; Ctrl-C stops the run)\n"
+    ), first + rest
+    assert waited < 30
+    assert run.returncode == 130, rest
+    assert out == ""
+    assert rest.splitlines() == [
+        f"error: {demo}: interrupted; what was stored is kept, run the same command again to finish"
+    ]

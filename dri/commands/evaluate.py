@@ -38,7 +38,7 @@ import argparse
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,41 +152,43 @@ QUIET_SECONDS = 3.0
 FLOW_STEPS = {"parse": "documents parsed", "map": "pairs mapped"}
 
 
-def _step_progress() -> Callable[[int, int, str], None]:
+class _StepProgress:
     """``report(done, total, what)`` of the steps of an evaluation other than its
     rows (the flow's documents parsed and pairs mapped, a bootstrap's
-    resamples, a ranking's queries, the report's files), once a step has run :data:`QUIET_SECONDS`:
-    ``[done/total] what`` on a line that rewrites itself on a terminal, and off
-    one on a line per tenth of the step and for its last."""
-    terminal = sys.stderr.isatty()
-    # The step shown, when it started, its last tenth shown, when last shown.
-    step, started, tenth, at = [""], [time.monotonic()], [0], [0.0]
+    resamples, a ranking's queries, the report's files), once a step has run
+    :data:`QUIET_SECONDS`: ``[done/total] what`` on a line that rewrites itself
+    on a terminal, and off one on a line per tenth of the step and for its last."""
 
-    def report(done: int, total: int, what: str) -> None:
+    def __init__(self) -> None:
+        self.terminal = sys.stderr.isatty()
+        self.step = ""  # the step shown
+        self.started = time.monotonic()  # when it started
+        self.tenth = 0  # its last tenth shown (off a terminal)
+        self.shown_at = 0.0  # when a line was last shown (on a terminal)
+
+    def __call__(self, done: int, total: int, what: str) -> None:
         now = time.monotonic()
-        if done == 0 or what != step[0]:
-            step[0], started[0], tenth[0] = what, now, 0
-        if now - started[0] < QUIET_SECONDS or total <= 0:
+        if done == 0 or what != self.step:
+            self.step, self.started, self.tenth = what, now, 0
+        if now - self.started < QUIET_SECONDS or total <= 0:
             return
         line = f"[{done}/{total}] {what}"
-        if terminal:
-            if done < total and now - at[0] < 0.2:
+        if self.terminal:
+            if done < total and now - self.shown_at < 0.2:
                 return
-            at[0] = now
+            self.shown_at = now
             end = "\n" if done >= total else ""
             echo(line, lead=CLEAR_LINE, end=end, file=sys.stderr, flush=True, one_line=True)
-        elif done * 10 // total > tenth[0]:
-            tenth[0] = done * 10 // total
+        elif done * 10 // total > self.tenth:
+            self.tenth = done * 10 // total
             echo(line, file=sys.stderr, one_line=True)
-
-    return report
 
 
 @contextlib.contextmanager
 def _steps_shown(quiet: bool) -> Iterator[None]:
     """While the block runs, the progress of the corpus flow (documents parsed,
     pairs mapped, as each finishes) and of the statistics after the rows, as
-    :func:`_step_progress` lines; nothing when ``quiet``."""
+    :class:`_StepProgress` lines; nothing when ``quiet``."""
     if quiet:
         yield
         return
@@ -194,7 +196,7 @@ def _steps_shown(quiet: bool) -> Iterator[None]:
     from dri.flows.progress import listening
     from dri.metrics.progress import REPORT_FILES, statistics_progress
 
-    flow, statistics = _step_progress(), _step_progress()
+    flow, statistics = _StepProgress(), _StepProgress()
 
     def flow_step(progress: FlowProgress) -> None:
         # The failed pairs are told by the rows' lines, each with its reason.

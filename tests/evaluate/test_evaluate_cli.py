@@ -349,7 +349,7 @@ def test_a_step_is_shown_once_it_has_run_a_few_seconds(monkeypatch, capsys):
 
     clock = [100.0]
     monkeypatch.setattr(command.time, "monotonic", lambda: clock[0])
-    report = command._step_progress()
+    report = command._StepProgress()
     for done in range(0, 51, 10):  # a step done within QUIET_SECONDS says nothing
         clock[0] += 0.1
         report(done, 50, "queries ranked")

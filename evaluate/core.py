@@ -283,21 +283,19 @@ def _pair_error(
     failures: Sequence[Failure],
     run_ids: Sequence[str],
     listed: tuple[Path, frozenset[tuple[str, str]]] | None = None,
+    ids: dict[str, str] | None = None,
 ) -> str:
     """The flow's one-line reason for a pair it did not store: the failures
-    of its documents, else the pair's own, else any that name them, else that
-    the corpus's ``manifest.csv``, ``listed`` as its path and its pairs (None:
-    the folder has none), does not list it.
+    of its documents, else the pair's own, else any other that names them,
+    else that the corpus's ``manifest.csv``, ``listed`` as its path and its
+    pairs (None: the folder has none), does not list it. ``ids`` (``{resolved
+    path: doc_id}``) tell the pair's own failure under another name of the
+    same texts (:func:`_failures_of`).
 
     A document that failed is the whole reason: the lines of the pairs the
     flow skipped for it (``source -> target: skipped, no graph for ...``, this
     pair's and the document's other pairs') add nothing to it."""
-    # Each end as resolved and as given: a document that is a link failed under
-    # its own name, and its pair took every failure naming the other end instead.
-    source, target = ({resolved_path(p), os.path.abspath(p)} for p in (pair.source, pair.target))
-    documents = [f for f in failures if f.scope == "document" and f.path in source | target]
-    own = [f for f in failures if f.scope == "pair" and f.path in source and f.target in target]
-    mentioned = [f for f in failures if any(f.mentions(e) for e in source | target)]
+    documents, own, mentioned = _failures_of(pair, failures, ids or {})
     found = documents or own or mentioned
     if found:
         # Sorted: failures arrive as batches end, and the stored rows must not differ by it.
@@ -313,14 +311,49 @@ def _pair_error(
     return f"not compared by the corpus flow (run {', '.join(run_ids)}){why}"
 
 
+def _failures_of(
+    pair: ManifestPair, failures: Sequence[Failure], ids: dict[str, str]
+) -> tuple[list[Failure], list[Failure], list[Failure]]:
+    """The flow's failures that concern ``pair``: its documents' (a document
+    that cannot be read fails every pair of it), its own (a pair's, by its
+    documents' paths or, ``ids`` given, their doc_ids: the flow names a pair by
+    the first path of each text), and the others that name one of its documents.
+
+    Another pair's failure is never this pair's, though it shares a document:
+    its mapping failed, or it was skipped for its other document ("orig_taska ->
+    taska_heavy: skipped, no graph for taska_heavy" was the error of every
+    pair of orig_taska that a manifest.csv did not list)."""
+    # Each end as resolved and as given: a document that is a link failed under
+    # its own name, and its pair took every failure naming the other end instead.
+    source, target = ({resolved_path(p), os.path.abspath(p)} for p in (pair.source, pair.target))
+    pair_ids = tuple(ids.get(resolved_path(p), "") for p in (pair.source, pair.target))
+    documents = [f for f in failures if f.scope == "document" and f.path in source | target]
+    own = [
+        f
+        for f in failures
+        if f.scope == "pair" and ((f.path in source and f.target in target) or _same_texts(f, pair_ids, ids))
+    ]
+    mentioned = [f for f in failures if f.scope != "pair" and any(f.mentions(e) for e in source | target)]
+    return documents, own, mentioned
+
+
+def _same_texts(failure: Failure, pair_ids: tuple[str, ...], ids: dict[str, str]) -> bool:
+    """Whether a pair's ``failure`` names the texts of ``pair_ids`` (source, target)."""
+    if not all(pair_ids):
+        return False
+    return tuple(ids.get(resolved_path(e), "") for e in (failure.path, failure.target)) == pair_ids
+
+
 def _rows(
     evaluation: Evaluation,
     chosen: Sequence[tuple[int, ManifestPair, ComparisonRecord | None]],
     failures: Sequence[Failure],
     run_ids: Sequence[str],
+    ids: dict[str, str],
 ) -> list[dict[str, Any]]:
     """The report rows of the ``chosen`` pairs: a stored comparison's scores, or
-    the flow's reason for a pair without one (:func:`_pair_error`)."""
+    the flow's reason for a pair without one (:func:`_pair_error`; ``ids``:
+    ``{resolved path: doc_id}``)."""
     missed = any(record is None for _, _, record in chosen)
     listed = _listed_pairs(evaluation.root) if missed else None
     return [
@@ -328,7 +361,7 @@ def _rows(
             i,
             pair,
             record,
-            _pair_error(pair, failures, run_ids, listed) if record is None else "",
+            _pair_error(pair, failures, run_ids, listed, ids) if record is None else "",
             evaluation.mappings,
         )
         for i, pair, record in chosen
@@ -585,7 +618,7 @@ def _evaluate(
     grouped, stored, where = _read_store(evaluation, corpus, ids, run_ids)
     searching = kinds.kind(evaluation.kind).console == "search"
     chosen, not_candidates = _chosen_pairs(pairs, stored, ids, summaries, failures, searching)
-    rows = _rows(evaluation, chosen, failures, run_ids)
+    rows = _rows(evaluation, chosen, failures, run_ids, ids)
     if on_compared is not None:
         on_compared(rows)
     # Fitted after the rows are handed on, so a search's pictures are drawn meanwhile.
@@ -730,7 +763,7 @@ def _chosen_pairs(
         source_id, target_id = (ids.get(resolved_path(p), "") for p in (pair.source, pair.target))
         record = stored.get((source_id, target_id))
         copy = bool(source_id) and source_id == target_id
-        if copy and (searching or (record is None and _not_failed(pair, failures))):
+        if copy and (searching or (record is None and _not_failed(pair, failures, ids))):
             # The target's own bytes under another name: a search compares them never
             # (dri run leaves them out too); it was a failed row, "not compared".
             continue
@@ -746,13 +779,13 @@ def _not_candidate(pair: ManifestPair, ids: dict[str, str], failures: Sequence[F
     ends = (resolved_path(pair.source), resolved_path(pair.target))
     if not all(ids.get(e) for e in ends):
         return False
-    return _not_failed(pair, failures)
+    return _not_failed(pair, failures, ids)
 
 
-def _not_failed(pair: ManifestPair, failures: Sequence[Failure]) -> bool:
-    """Whether no failure of the flow names either document of ``pair``."""
-    ends = (resolved_path(pair.source), resolved_path(pair.target))
-    return not any(f.mentions(e) for f in failures for e in ends)
+def _not_failed(pair: ManifestPair, failures: Sequence[Failure], ids: dict[str, str]) -> bool:
+    """Whether no failure of the flow concerns ``pair`` (:func:`_failures_of`):
+    another pair's failure, sharing a document with it, does not."""
+    return not any(_failures_of(pair, failures, ids))
 
 
 def run_evaluation(

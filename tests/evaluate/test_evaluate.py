@@ -102,6 +102,60 @@ def test_bad_answer_fails_only_its_pair(tmp_path):
     assert any("missing.txt" in p for p in result.problems)
 
 
+def test_a_failure_of_one_manifest_row_is_not_shown_on_the_pairs_sharing_its_document(tmp_path):
+    # The flow compares the manifest.csv's rows; the index pairs of orig_taska it did not
+    # list were each given the skipped row's line, "orig_taska.txt -> taska_heavy.txt:
+    # skipped, no graph for taska_heavy.txt", found by the original they share with it.
+    # (A folder of its own name: the runs of another "plag" stored its pairs.)
+    corpus = tmp_path / "plag-manifest"
+    shutil.copytree(DEMO / "plagiarism", corpus)
+    (corpus / "taska_heavy.txt").write_bytes(b"")
+    (corpus / "manifest.csv").write_text(
+        "source,target,group\norig_taska.txt,taska_cut.txt,cut\norig_taska.txt,taska_heavy.txt,heavy\n",
+        encoding="utf-8",
+    )
+    result, _ = evaluate_plagiarism(corpus, False, baselines=False)
+    errors = {Path(r["target"]).name: r["error"] for r in result.rows}
+    assert errors["taska_cut.txt"] == ""
+    assert errors["taska_heavy.txt"] == f"{corpus / 'taska_heavy.txt'}: empty file"
+    not_listed = f"not listed in {corpus / 'manifest.csv'}, the pairs the corpus flow compares"
+    assert {name: e for name, e in errors.items() if name not in ("taska_cut.txt", "taska_heavy.txt")} == {
+        name: not_listed for name in errors if name not in ("taska_cut.txt", "taska_heavy.txt")
+    }
+
+
+def test_a_pairs_failure_is_its_own_and_its_texts_under_other_names(tmp_path):
+    # A mapping failure is one pair's: a pair sharing its original was given it as its
+    # reason. The flow names a pair by the first path of each text, so the same texts
+    # under another name (doc_id) are the same pair.
+    from dri.corpora.manifest import ManifestPair
+    from dri.errors import Failure
+    from dri.evaluate.core import _chosen_pairs, _not_failed, _pair_error
+    from dri.flows.tasks import RunSummary
+
+    original, answer, copy, other = (tmp_path / n for n in ("orig.txt", "a.txt", "a-copy.txt", "b.txt"))
+    ids = {str(original): "o", str(answer): "a", str(copy): "a", str(other): "b"}
+    mapping = Failure(str(original), "map", "mapping failed: out of memory", target=str(answer), scope="pair")
+    failures = [mapping]
+    assert _pair_error(ManifestPair(original, answer, "cut"), failures, ["r"], ids=ids) == str(mapping)
+    assert _pair_error(ManifestPair(original, copy, "cut"), failures, ["r"], ids=ids) == str(mapping)
+    assert _pair_error(ManifestPair(original, other, "non"), failures, ["r"], ids=ids) == (
+        "not compared by the corpus flow (run r)"
+    )
+    assert _not_failed(ManifestPair(original, other, "non"), failures, ids)
+    assert not _not_failed(ManifestPair(original, copy, "cut"), failures, ids)
+    # A search's pair that stage 1 left out is no row, though another pair of its target failed.
+    summary = RunSummary("r", "c", str(tmp_path), "target", {}, stage1={"planned": 3, "kept": 2})
+    pairs = [ManifestPair(answer, original, "t"), ManifestPair(other, original, "t")]
+    reversed_ids = {str(answer): "a", str(other): "b", str(original): "o"}
+    failed = Failure(str(answer), "map", "mapping failed: out of memory", target=str(original), scope="pair")
+    chosen, not_candidates = _chosen_pairs(pairs, {}, reversed_ids, [summary], [failed], searching=True)
+    assert [pair for _, pair, _ in chosen] == pairs[:1] and not_candidates == 1
+    # A document that cannot be read is every one of its pairs' reason.
+    unread = Failure(str(original), "extract", "empty file")
+    assert _pair_error(ManifestPair(original, other, "non"), [mapping, unread], ["r"], ids=ids) == str(unread)
+
+
 def test_translation_demo_ranks_all_languages(tmp_path):
     result, files = evaluate_translation(DEMO / "translation", tmp_path, baselines=False)
     assert len(result.rows) == 15 and not [r for r in result.rows if r["error"]]

@@ -68,18 +68,25 @@ class TranslationCorpus:
     languages: list[str]
     pairs: list[TranslationPair]
     problems: list[str] = field(default_factory=list)
-    #: One line for each ``.txt`` of the layout that is not read: a link to
+    #: Why each ``.txt`` of the layout is not read, by its path: a link to
     #: nothing, a FIFO, a loop of links, a link out of the folder. Kept apart
     #: from ``problems``: a run's walk of the folder names each already.
-    unread: list[str] = field(default_factory=list)
+    unread_files: dict[Path, str] = field(default_factory=dict)
+
+    @property
+    def unread(self) -> list[str]:
+        """One line for each ``.txt`` of the layout that is not read (``unread_files``)."""
+        return [f"{printable(path)}: {why}" for path, why in self.unread_files.items()]
 
     def manifest(self) -> list[ManifestPair]:
         return [p.as_manifest() for p in self.pairs]
 
 
-def _texts(folder: Path, root: Path, allow_outside_links: bool) -> tuple[dict[str, Path], dict[str, str]]:
-    """``(texts, unread)``: the texts of ``folder`` by name, and a line by name
-    for each ``.txt`` that is no text to read (:func:`_unread`). Hidden files are
+def _texts(
+    folder: Path, root: Path, allow_outside_links: bool
+) -> tuple[dict[str, Path], dict[str, tuple[Path, str]]]:
+    """``(texts, unread)``: the texts of ``folder`` by name, and by name the path
+    and the reason of each ``.txt`` that is no text to read (:func:`_unread`). Hidden files are
     not texts of the corpus (an editor's ``.~lock.bees.txt`` was an original
     missing from every language); folders are :func:`_left_out`'s to name."""
     texts, unread = {}, {}
@@ -90,7 +97,7 @@ def _texts(folder: Path, root: Path, allow_outside_links: bool) -> tuple[dict[st
         if why is None:
             texts[p.stem] = p
         elif why:
-            unread[p.stem] = f"{printable(p)}: {why}"
+            unread[p.stem] = (p, why)
     return texts, unread
 
 
@@ -148,15 +155,16 @@ def load_translation(corpus_dir: str | Path, *, allow_outside_links: bool = Fals
     real = root.resolve()
     originals, unread = _texts(orig_dir, real, allow_outside_links)
     if not originals:
+        first = next(iter(unread.values()), None)
         raise CorpusError(
-            orig_dir, "no .txt originals" + (f" ({next(iter(unread.values()))})" if unread else "")
+            orig_dir, "no .txt originals" + (f" ({printable(first[0])}: {first[1]})" if first else "")
         )
     # Hidden folders are no languages (".ipynb_checkpoints" had no round trip of anything).
     languages = sorted(p.name for p in rt_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not languages:
         raise CorpusError(rt_dir, "no language folders")
     corpus = TranslationCorpus(root, originals, languages, [], _left_out(orig_dir, rt_dir, languages))
-    corpus.unread = list(unread.values())
+    corpus.unread_files = dict(unread.values())
     for lang in languages:
         _pair_language(corpus, lang, set(unread), allow_outside_links)
     return corpus
@@ -168,7 +176,7 @@ def _pair_language(corpus: TranslationCorpus, lang: str, unread_originals: set[s
     for a name whose original or round trip is unread: its own line says why)."""
     folder = corpus.root / ROUNDTRIP / lang
     versions, unread = _texts(folder, corpus.root.resolve(), allow)
-    corpus.unread += unread.values()
+    corpus.unread_files.update(unread.values())
     for name, path in versions.items():
         if name in corpus.originals:
             corpus.pairs.append(TranslationPair(corpus.originals[name], path, name, lang))

@@ -26,8 +26,10 @@ _PLACES = (
 
 
 def manifest_problems(corpus: TranslationCorpus) -> list[str]:
-    """One line for each row of the corpus's own ``manifest.csv`` that is not a
-    pair of its layout (:func:`dri.evaluate.manifest_rows.manifest_problems`).
+    """One line for each text of the layout that is not read (``corpus.unread``)
+    and each row of the corpus's own ``manifest.csv`` that is not a pair of its
+    layout (:func:`dri.evaluate.manifest_rows.manifest_problems`): a text a row
+    names is told once, on its row.
 
     The evaluation compares the pairs of the layout (``originals/`` against
     ``roundtrip/<lang>/``), and the rows it has no place for were left out
@@ -41,6 +43,7 @@ def manifest_problems(corpus: TranslationCorpus) -> list[str]:
         _PLACES,
         "the language of its round trip",
         "{target} is not a round trip of {source} (roundtrip/<lang>/ holds each under its original's name)",
+        corpus.unread_files,
     )
     return rows_problems(layout)
 
@@ -54,7 +57,7 @@ def translation_evaluation(corpus_dir: str | Path) -> Evaluation:
         corpus.root,
         corpus.manifest(),
         groups=known + sorted(set(corpus.languages) - set(LANGUAGES)),
-        problems=[*corpus.problems, *corpus.unread, *manifest_problems(corpus)],
+        problems=[*corpus.problems, *manifest_problems(corpus)],
         group_key="language",
         report={"rank": True, "group_labels": dict(LANGUAGES.items())},
         meta={"originals": len(corpus.originals)},

@@ -23,8 +23,8 @@ BAD_ROWS = {
     "originals/vaccines.txt,/etc/hostname,spa": "/etc/hostname: outside the corpus folder",
     "originals/link.txt,roundtrip/spa/vaccines.txt,spa": "originals/link.txt: refused, a symbolic link to "
     "{outside}, outside the corpus folder (only dri run --allow-outside-links follows such links)",
-    "originals/dang.txt,roundtrip/spa/vaccines.txt,spa": "originals/dang.txt: no such file "
-    "(a symbolic link to {nope})",
+    "originals/dang.txt,roundtrip/spa/vaccines.txt,spa": "originals/dang.txt: a symbolic link to {nope}, "
+    "which is not there",
     "originals/nosuch.txt,roundtrip/spa/vaccines.txt,spa": "originals/nosuch.txt: no such file",
     "originals/vaccines.txt,pivot/spa/vaccines.spa,spa": "pivot/spa/vaccines.spa: not a round trip the "
     "evaluation compares (roundtrip/<lang>/NAME.txt, of an original)",
@@ -95,6 +95,12 @@ def test_dri_evaluate_translation_names_the_bad_rows_and_evaluates_the_rest(tmp_
     captured = capsys.readouterr()
     errors = [line.removeprefix("error: ") for line in captured.err.splitlines()]
     assert set(_expected(corpus, first, tmp_path)) <= set(errors)
+    # The unread links are told on their rows alone, not by a line of their own besides.
+    assert not [
+        e
+        for e in errors
+        if e.startswith((str(corpus / "originals" / "link.txt"), str(corpus / "originals" / "dang.txt")))
+    ]
     assert "translation: 15 of 15 pairs compared" in captured.out
     assert (out / "scores.csv").is_file()
 
@@ -117,6 +123,44 @@ def test_the_evaluation_names_layout_files_that_are_no_texts_and_evaluates_the_r
         "outside the corpus folder (only dri run --allow-outside-links follows such links)",
         f"{corpus / 'roundtrip' / 'spa' / 'fifo.txt'}: a FIFO (named pipe), not a text file; left out",
     ]
+
+
+def test_an_unread_text_a_manifest_row_names_is_one_line_on_its_row(tmp_path):
+    # A round trip that is a FIFO or a link out of the folder, named by its row, was
+    # two lines: the layout's ("a FIFO (named pipe), not a text file; left out") and
+    # the row's ("line 15: roundtrip/spa/vaccines.txt: not a round trip the evaluation compares").
+    corpus = tmp_path / "c"
+    shutil.copytree(DEMO, corpus)
+    spa, cat = corpus / "roundtrip" / "spa", corpus / "roundtrip" / "cat"
+    (spa / "vaccines.txt").unlink()
+    os.mkfifo(spa / "vaccines.txt")
+    (tmp_path / "outside.txt").write_text("The sun attracts the planets.\n", encoding="utf-8")
+    (cat / "honeybees.txt").unlink()
+    (cat / "honeybees.txt").symlink_to(tmp_path / "outside.txt")
+    os.mkfifo(spa / "stray.txt")  # named by no row, and by a row told about its other end
+    with (corpus / "manifest.csv").open("a", encoding="utf-8") as fh:
+        fh.write("/etc/hostname,roundtrip/spa/stray.txt,spa\n")
+    manifest = corpus / "manifest.csv"
+    refused = (
+        f"refused, a symbolic link to {tmp_path.resolve() / 'outside.txt'}, outside the corpus folder "
+        "(only dri run --allow-outside-links follows such links)"
+    )
+    assert translation_evaluation(corpus).problems == [
+        f"{spa / 'stray.txt'}: a FIFO (named pipe), not a text file; left out",
+        f"{manifest}: line 2: roundtrip/cat/honeybees.txt: {refused}; left out of the evaluation",
+        f"{manifest}: line 15: roundtrip/spa/vaccines.txt: a FIFO (named pipe), not a text file; "
+        "left out of the evaluation",
+        f"{manifest}: line 17: /etc/hostname: outside the corpus folder; left out of the evaluation",
+    ]
+    # A manifest that cannot be read tells no row: every unread text has its own line.
+    manifest.write_text("source,target\nx,y\n", encoding="utf-8")
+    problems = translation_evaluation(corpus).problems
+    assert problems[:3] == [
+        f"{cat / 'honeybees.txt'}: {refused}",
+        f"{spa / 'stray.txt'}: a FIFO (named pipe), not a text file; left out",
+        f"{spa / 'vaccines.txt'}: a FIFO (named pipe), not a text file; left out",
+    ]
+    assert len(problems) == 4 and problems[3].endswith("; its rows are not checked against the layout")
 
 
 def test_a_corpus_whose_round_trips_are_all_unread_says_why_it_has_no_pairs(tmp_path):

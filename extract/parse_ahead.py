@@ -97,8 +97,11 @@ class ParseAhead:
     def _reaped_cleanly(self) -> bool:
         if self._pid is None:
             return False
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
+        pid, self._pid = self._pid, None
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): its end is unknown
+            return False
         return os.waitstatus_to_exitcode(status) == 0
 
     def __enter__(self) -> ParseAhead:

@@ -94,6 +94,19 @@ def test_no_child_when_the_system_has_no_process_to_give():
     assert found == {"started": False, "graphs": None, "fds_left": 0}
 
 
+def test_a_child_reaped_by_the_system_is_parsed_again_here():
+    found = _run("""
+        import signal
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps every child at once
+        with module.parse_ahead(documents) as ahead:
+            started = ahead.started
+            graphs = ahead.graphs()
+        print(json.dumps({"started": started, "graphs": graphs}))
+    """)
+    # Its exit status is unknown, so its graphs are not trusted: the caller parses.
+    assert found == {"started": True, "graphs": None}
+
+
 def test_closing_stops_a_child_still_parsing():
     found = _run("""
         def slow(documents):

@@ -49,23 +49,27 @@ class ParseAhead:
     def __init__(self, documents: Sequence[Document]) -> None:
         self._pid: int | None = None
         self._pipe: int | None = None
+        self._lifeline: int | None = None
         if not documents or not hasattr(os, "fork") or not _only_idle_threads():
             return
+        pipes: list[int] = []
         try:
-            read_end, write_end = os.pipe()
-        except OSError:  # out of file descriptors: parsed here
-            return
-        try:
+            pipes += os.pipe()  # the graphs, child to parent
+            pipes += os.pipe()  # the lifeline: its write end, the parent's alone, closes when the parent ends
             pid = os.fork()
-        except OSError:  # out of processes or memory: parsed here
-            os.close(read_end)
-            os.close(write_end)
+        except OSError:  # out of file descriptors, processes or memory: parsed here
+            for fd in pipes:
+                os.close(fd)
             return
+        read_end, write_end, life_read, life_write = pipes
         if pid == 0:  # the child: parse, send, and leave without the parent's exit handlers
             os.close(read_end)
+            os.close(life_write)
+            _exit_with_parent(life_read)
             _parse_and_send(documents, write_end)
         os.close(write_end)
-        self._pid, self._pipe = pid, read_end
+        os.close(life_read)
+        self._pid, self._pipe, self._lifeline = pid, read_end, life_write
 
     @property
     def started(self) -> bool:
@@ -79,16 +83,19 @@ class ParseAhead:
         with os.fdopen(self._pipe, "rb") as pipe:
             self._pipe = None
             payload = pipe.read()
-        if not self._reaped_cleanly() or not payload:
+        reaped = self._reaped_cleanly()
+        self.close()
+        if not reaped or not payload:
             return None
         graphs = pickle.loads(payload)  # written by this process's own child
         return graphs if isinstance(graphs, list) else None
 
     def close(self) -> None:
         """Stop the child if it still runs (an interrupt, an error) and reap it."""
-        if self._pipe is not None:
-            os.close(self._pipe)
-            self._pipe = None
+        for fd in (self._pipe, self._lifeline):
+            if fd is not None:
+                os.close(fd)
+        self._pipe = self._lifeline = None
         if self._pid is not None:
             with contextlib.suppress(ProcessLookupError):  # it has ended already
                 os.kill(self._pid, signal.SIGKILL)
@@ -121,6 +128,19 @@ def parse_ahead(documents: Sequence[Document]) -> ParseAhead:
 def _only_idle_threads() -> bool:
     main = threading.main_thread()
     return all(thread is main or thread.name in IDLE_THREADS for thread in threading.enumerate())
+
+
+def _exit_with_parent(lifeline: int) -> None:
+    """End this child as soon as its parent ends, however it ends (``kill -9``
+    included, and a caller's ``subprocess.run(timeout=...)`` kills only the
+    command): the lifeline's read end sees its end of file then, in a daemon
+    thread, as a pool worker's watchdog does."""
+
+    def watch() -> None:
+        os.read(lifeline, 1)  # returns when the parent's write end is closed
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dri-parse-lifeline", daemon=True).start()
 
 
 def _parse_and_send(documents: Sequence[Document], write_end: int) -> None:

@@ -10,6 +10,9 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
+
+from processes import alive
 
 from dri.extract.parse_ahead import IDLE_THREADS
 
@@ -105,6 +108,27 @@ def test_a_child_reaped_by_the_system_is_parsed_again_here():
     """)
     # Its exit status is unknown, so its graphs are not trusted: the caller parses.
     assert found == {"started": True, "graphs": None}
+
+
+def test_the_child_ends_with_a_parent_killed_outright():
+    # A caller's subprocess.run(timeout=...) kills the command alone, with SIGKILL.
+    script = PRELUDE + textwrap.dedent("""
+        import signal
+        def slow(documents):
+            time.sleep(60)
+            return []
+        module.build_graphs = slow
+        ahead = module.parse_ahead(documents)
+        print(ahead._pid, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert parent.wait(timeout=60) == -9
+    deadline = time.monotonic() + 10
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
 
 
 def test_closing_stops_a_child_still_parsing():

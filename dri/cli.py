@@ -9,15 +9,17 @@ and prints.
 project's own (:class:`dri.errors.ProjectError`: a bad file, setting or
 store) that reaches it is printed as one line, ``error: <what>: <reason>``,
 followed on that line by what to do when the error says; so is an
-``OSError`` (a full disk, a read-only folder), and an interrupt is one line
-too. Anything else is a bug: its traceback is printed and written to a
-log file, with a line that says so and where the file is.
+``OSError`` (a full disk, a read-only folder) and a limit of the machine
+(out of memory, no thread to be had: :func:`dri.errors.machine_limit`), and
+an interrupt is one line too. Anything else is a bug: its traceback is
+printed and written to a log file, with a line that says so and where the
+file is.
 
 Exit status (``docs/store.md`` lists the faults behind them):
 
 == ==============================================================
 0  success
-1  an input, a setting or the store failed (the rest of a batch is kept)
+1  an input, a setting, the store or the machine failed (the rest of a batch is kept)
 2  usage error (bad option or argument)
 70 a bug in dri (``EX_SOFTWARE``); the traceback is in the log file named
 130 interrupted (Ctrl-C); 143 for SIGTERM (128 + the signal), which stops a
@@ -43,7 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dri.errors import Interrupted, ProjectError, error_line, one_line, os_reason
+from dri.errors import Interrupted, ProjectError, error_line, machine_limit, one_line, os_reason
 from dri.literal import PrintableFormatter, echo
 from dri.quiet_logs import QuietLogs, quiet_logs
 from dri.signals import signals_ignored, sigterm_interrupts, stopped_by
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     quiet: QuietLogs | None = None
+    _open_standard_streams()
     for stream in (sys.stdout, sys.stderr):
         # A file name that is not UTF-8 (lone surrogates) is shown as "\udcff", not a crash.
         if isinstance(stream, io.TextIOWrapper):
@@ -126,13 +129,18 @@ def _run(argv: list[str] | None) -> int:
         where = f"{err.filename}: " if err.filename else ""
         echo(f"error: {where}{os_reason(err)}", file=sys.stderr)
         return 1
-    except Exception as err:
+    except (SystemExit, GeneratorExit):
+        raise  # argparse's usage errors and --help end the command as they say
+    except BaseException as err:  # a Rust library's panic is no Exception
         if (wrapped := _wrapped_interrupt(err)) is not None:
             echo(INTERRUPTED_LINE, file=sys.stderr)
             return Interrupted.status(wrapped)
         if (signum := stopped_by()) is not None:  # raised inside C++ code, which made it an error of its own
             echo(INTERRUPTED_LINE, file=sys.stderr)
             return 128 + signum
+        if (limit := machine_limit(err)) is not None:
+            echo(f"error: {limit}", file=sys.stderr, one_line=True)
+            return 1
         text = _redacted(traceback.format_exc())
         log = _write_bug_log(text)
         echo(text, end="", file=sys.stderr)
@@ -144,6 +152,27 @@ def _run(argv: list[str] | None) -> int:
             # leaving its temporary folder and a traceback of the close.
             with signals_ignored():
                 quiet.close()
+
+
+def _open_standard_streams() -> None:
+    """A standard stream its caller closed (``2>&-``, ``<&-``) opened on /dev/null.
+
+    Python leaves ``sys.stderr`` None then, and the first look at it (is it a
+    terminal?) was an AttributeError, exit 70; and a file the command opened
+    next would take the closed descriptor, and with it what a library writes
+    to its standard error."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        if getattr(sys, name) is None:
+            # The process's own stream, open until it ends.
+            stream = open(fd, mode, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+            setattr(sys, name, stream)
 
 
 def _wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:

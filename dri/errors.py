@@ -29,6 +29,7 @@ __all__ = [
     "error_line",
     "joined_reasons",
     "json_reason",
+    "machine_limit",
     "one_line",
     "os_reason",
     "pair_failure_lines",
@@ -80,6 +81,27 @@ def one_line(err: BaseException | str) -> str:
         return " ".join(str(err).split()) or "unknown error"
     text = " ".join(str(err).split()) or type(err).__name__
     return text if hasattr(err, "path") or isinstance(err, ProjectError) else f"{type(err).__name__}: {text}"
+
+
+#: Words of the errors a machine's limits raise from inside the libraries (onnxruntime's
+#: C++ ``std::bad_alloc``; the tokenizers' Rust thread pool, a ``PanicException``, which
+#: is no ``Exception``, when no thread can be started).
+_OUT_OF_MEMORY = ("std::bad_alloc", "Cannot allocate memory")
+_NO_THREAD = ("can't start new thread", "ThreadPoolBuildError")
+
+
+def machine_limit(err: BaseException) -> str | None:
+    """What limit of the machine ``err`` met (memory, threads), as a reason for
+    one line; None for any other error. These are faults of where a command
+    runs (``ulimit -v``, ``ulimit -u``, a full machine), not bugs of dri."""
+    text = str(err)
+    if isinstance(err, MemoryError) or any(word in text for word in _OUT_OF_MEMORY):
+        return (
+            "out of memory: close other programs, raise the memory limit (ulimit -v), or give smaller inputs"
+        )
+    if any(word in text for word in _NO_THREAD):
+        return "cannot start a thread: a limit of the machine on threads or memory (ulimit -u, ulimit -v) is reached"
+    return None
 
 
 def prefixed(path: str | Path, message: str) -> str:

@@ -333,10 +333,13 @@ def _session_of(model_bytes: bytes) -> Any:
             f"the sentence encoder cannot load onnxruntime ({err}); run scripts/install"
         ) from None
 
+    # Fatal only: an error is raised as an exception, which the command says in one
+    # line; onnxruntime's own log line of it, in terminal colours, said it twice.
+    onnxruntime.set_default_logger_severity(4)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = THREADS
     options.inter_op_num_threads = 1
-    options.log_severity_level = 3
+    options.log_severity_level = 4
     # The arena keeps the largest batch's buffers for good: 50 MB more, no faster.
     options.enable_cpu_mem_arena = False
     return onnxruntime.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -253,6 +256,52 @@ def test_a_bug_prints_its_traceback_and_says_where_the_log_is(monkeypatch, tmp_p
     assert last.startswith("dri: this is a bug in dri, please report it; the traceback is in ")
     log = Path(last.rsplit(" ", 1)[1])
     assert log.parent == tmp_path / "logs" and "TypeError: unexpected ***" in log.read_text()
+
+
+class _Panic(BaseException):
+    """As pyo3's PanicException, which a Rust library (tokenizers) raises: no Exception."""
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (MemoryError(), "out of memory: "),
+        (RuntimeError("std::bad_alloc"), "out of memory: "),  # onnxruntime's C++ allocation
+        (RuntimeError("can't start new thread"), "cannot start a thread: "),
+        (
+            _Panic("The global thread pool has not been initialized.: ThreadPoolBuildError"),
+            "cannot start a thread: ",
+        ),
+    ],
+)
+def test_a_limit_of_the_machine_is_one_line(monkeypatch, tmp_path, capsys, error, reason):
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr("dri.commands.graph.run_graph", _raise(error))
+    assert main(["graph", "x.txt"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {reason}"), err
+    assert not list(tmp_path.glob("logs/dri-bug-*"))  # no bug log: it is the machine's fault
+
+
+def test_any_other_base_exception_is_a_bug_with_its_log(monkeypatch, tmp_path, capsys):
+    # It escaped every handler before: Python's own traceback, exit 1, no log.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr("dri.commands.graph.run_graph", _raise(_Panic("index out of bounds")))
+    assert main(["graph", "x.txt"]) == BUG_STATUS
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("dri: this is a bug in dri, please report it; the traceback is in ")
+
+
+@pytest.mark.parametrize("closed", ["2>&-", ">&- 2>&-", "<&- 2>&-"])
+def test_closed_standard_streams_are_no_bug(tmp_path, closed):
+    # sys.stderr was None, and _configure_logging's isatty() on it was exit 70.
+    text = tmp_path / "t.txt"
+    text.write_text("The sun attracts the planets.", encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} -m dri.cli graph {shlex.quote(str(text))} --out {shlex.quote(str(tmp_path))} {closed}"
+    done = subprocess.run(["bash", "-c", command], env={**os.environ, "DRI_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 0
+    assert (tmp_path / "t.json").is_file()
+    assert not list(tmp_path.glob("data/logs/dri-bug-*"))
 
 
 def test_an_interrupt_is_one_line(monkeypatch, capsys):

@@ -31,7 +31,9 @@ run by the pool's initializer) with the standard library's
 :class:`logging.handlers.SocketHandler`, over a Unix socket in a private
 temporary folder named by ``DRI_LOG_SOCKET``; the command's process receives
 them on a thread and counts them with its own (the cookbook's "sending and
-receiving logging events across a network", on one machine).
+receiving logging events across a network", on one machine). The folder,
+``dri-log-<pid>-<random>``, goes when the command ends; one that a ``kill -9``
+left behind is removed by the next command (:func:`remove_abandoned_folders`).
 
 The failures a batch lists at its end (:class:`dri.errors.Failure` records:
 what failed -- a document, a pair, a batch, the whole run -- at which stage,
@@ -49,13 +51,16 @@ with ``--verbose``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import os
 import pickle
 import re
 import shutil
+import socket
 import socketserver
+import stat
 import struct
 import sys
 import tempfile
@@ -80,6 +85,7 @@ __all__ = [
     "forward_to_parent",
     "log_failures",
     "quiet_logs",
+    "remove_abandoned_folders",
 ]
 
 #: ``extra`` keys of a warning that says which kind it is and what it is about.
@@ -101,6 +107,15 @@ SOCKET_ENV = "DRI_LOG_SOCKET"
 
 CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"
 FILE_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+
+#: The start of the name of a command's socket folder; its process id follows.
+FOLDER_PREFIX = "dri-log-"
+#: A folder of dri's: the prefix, the pid of the command that made it (older
+#: versions wrote none) and :func:`tempfile.mkdtemp`'s random part.
+_OUR_FOLDER = re.compile(r"dri-log-(?:(\d+)-)?[a-z0-9_]{8}")
+#: A socket folder this old whose socket refuses connections is abandoned: a
+#: live command listens on its socket microseconds after making it.
+ABANDONED_AFTER_SECONDS = 10.0
 
 # A number as messages write it: "2,000,000" is one number (its groups were each shown as "N").
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -283,7 +298,8 @@ class QuietLogs:
             self._logger.addHandler(handler)
         self._logger.propagate = False
         self._socket_env = os.environ.get(SOCKET_ENV)
-        self._folder = tempfile.mkdtemp(prefix="dri-log-")
+        remove_abandoned_folders()
+        self._folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         socket_path = os.path.join(self._folder, "socket")
         try:
             self._server: _RecordServer | None = _RecordServer(socket_path, self.handlers)
@@ -335,6 +351,78 @@ class QuietLogs:
             self._logger.removeHandler(handler)
             handler.close()
         self._logger.propagate = self._propagate
+
+
+def remove_abandoned_folders() -> None:
+    """Remove this user's socket folders (``dri-log-*`` in the temporary folder)
+    whose command is gone: killed (``kill -9``, a power cut), it never removed
+    its own. A folder whose command may still run, that holds anything but its
+    socket, or that is a link, is left alone."""
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in entries:
+        match = _OUR_FOLDER.fullmatch(entry.name)
+        if match is None or not _abandoned(entry.path, match.group(1)):
+            continue
+        with contextlib.suppress(OSError):  # another command removing it too
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(entry.path, "socket"))
+            os.rmdir(entry.path)
+
+
+def _abandoned(folder: str, pid: str | None) -> bool:
+    """Whether the socket folder ``folder``, made by process ``pid`` (None: not
+    named), is this user's and its command is gone: ``pid`` is not running, or
+    (``pid`` reused by another process, or not named) its socket, made more than
+    :data:`ABANDONED_AFTER_SECONDS` ago, refuses connections."""
+    try:
+        found = os.lstat(folder)
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or set(names) - {"socket"}:
+        return False
+    socket_path = os.path.join(folder, "socket")
+    if names and not _a_socket(socket_path):
+        return False
+    if pid is not None and not _running(int(pid)):
+        return True
+    if not names or time.time() - found.st_mtime < ABANDONED_AFTER_SECONDS:
+        return False
+    return _refuses_connections(socket_path)
+
+
+def _a_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _running(pid: int) -> bool:
+    """Whether a process of id ``pid`` runs (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def _refuses_connections(path: str) -> bool:
+    """Whether ``path`` is a Unix socket that nothing listens on."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.setblocking(False)  # a live command whose backlog is full: no wait
+            probe.connect(path)
+    except ConnectionRefusedError:
+        return True
+    except OSError:  # a name too long for a socket, a full backlog: not known to be abandoned
+        return False
+    return False
 
 
 def default_log_file() -> Path | None:

@@ -11,7 +11,11 @@ with whatever store is configured (the embedded SQLite store by default):
 
 It prints a few lines per evaluation (the median per group, or each
 target's best analogue) and the path of its report's summary.md; ``dri
-report`` prints the newest report.
+report`` prints the newest report. The reports go to
+``data/reports/demo-plagiarism``, ``demo-translation`` and ``demo-analogy``
+(``--out DIR``: ``DIR/plagiarism`` and so on), names of the demo's own: ``dri
+evaluate`` of a corpus folder named ``plagiarism`` writes
+``data/reports/plagiarism-plagiarism``, which the demo wrote too.
 
 The evaluations run on two processes, on a machine's two cores: the
 translation evaluation in a second process forked from the first, which
@@ -45,7 +49,7 @@ from dri.commands.folders import claimed_report_folder, earlier_report, output_f
 from dri.errors import ProjectError
 from dri.files import FileRefused, read_limited
 from dri.literal import echo
-from dri.settings import prefect_defaults
+from dri.settings import data_dir, prefect_defaults
 from dri.signals import sigterm_interrupts
 from dri.staging import recorded_files
 
@@ -77,9 +81,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--out",
         type=output_folder,
         metavar="DIR",
-        help="folder for the three reports (default: data/reports)",
+        help="folder for the three reports (default: data/reports/demo-KIND for each KIND)",
     )
-    p.add_argument("--force", action="store_true", help="replace the reports an --out folder already holds")
+    p.add_argument(
+        "--force", action="store_true", help="replace reports in the demo's folders that are not its own"
+    )
     p.set_defaults(handler=run_demo)
 
 
@@ -99,15 +105,14 @@ def _ticker() -> Progress | None:
 def run_demo(args: argparse.Namespace) -> int:
     prefect_defaults(quiet_console=not getattr(args, "verbose", False))
     started = time.perf_counter()
-    if args.out is None:
-        return _run_demo(args, started)
     with contextlib.ExitStack() as claims:
         # Two demos, or a demo and a dri evaluate, given one folder at once: each
         # wrote its reports there, the second replacing the first's without a word.
         for kind in _SECTIONS:
-            if not claims.enter_context(claimed_report_folder(args.out / kind)):
+            folder = _report_dir(args.out, kind)
+            if not claims.enter_context(claimed_report_folder(folder)):
                 echo(
-                    f"error: {args.out / kind}: another dri demo or dri evaluate is writing its report "
+                    f"error: {folder}: another dri demo or dri evaluate is writing its report "
                     "there; wait for it to end, or choose another --out",
                     file=sys.stderr,
                 )
@@ -115,9 +120,10 @@ def run_demo(args: argparse.Namespace) -> int:
         earlier = None if args.force else _earlier_report(args.out)
         if earlier is not None:
             # Refused before any work, as dri evaluate --out does: files of the user's own
-            # under those names were replaced without a word.
+            # under those names (a report of theirs) were replaced without a word.
+            root = _reports_root(args.out)
             echo(
-                f"error: {args.out}: holds an earlier report ({earlier.relative_to(args.out)}); "
+                f"error: {root}: holds an earlier report ({earlier.relative_to(root)}); "
                 "add --force to replace it, or choose another --out",
                 file=sys.stderr,
             )
@@ -125,13 +131,19 @@ def run_demo(args: argparse.Namespace) -> int:
         return _run_demo(args, started)
 
 
-def _earlier_report(out: Path) -> Path | None:
-    """A file of an earlier report in a section folder of ``out`` that is not the
+def _reports_root(out: Path | None) -> Path:
+    """The folder of the demo's report folders: ``--out``, or the data folder's ``reports``."""
+    return out if out is not None else data_dir() / "reports"
+
+
+def _earlier_report(out: Path | None) -> Path | None:
+    """A file of an earlier report in a section folder of the demo's that is not the
     demo's own: the reports of a demo stopped part-way are replaced, so that
     running it again finishes it, as its message says (it was refused)."""
     for kind in _SECTIONS:
-        found = earlier_report(out / kind)
-        if found is not None and not _demo_report(out / kind, kind):
+        folder = _report_dir(out, kind)
+        found = earlier_report(folder)
+        if found is not None and not _demo_report(folder, kind):
             return found
     return None
 
@@ -170,12 +182,10 @@ def _report_digest(folder: Path) -> str | None:
 
 
 def _mark_as_the_demos(out: Path | None, kind: str) -> None:
-    """Mark the report the demo just wrote in ``out/kind`` as its own (see
+    """Mark the report the demo just wrote in its folder for ``kind`` as its own (see
     :func:`_demo_report`), so that a demo stopped part-way is finished by
     running it again; without one, the next demo refuses to replace it."""
-    if out is None:
-        return
-    folder = out / kind
+    folder = _report_dir(out, kind)
     digest = _report_digest(folder)
     if digest is not None:
         with contextlib.suppress(OSError):
@@ -210,8 +220,11 @@ def _run_demo(args: argparse.Namespace, started: float) -> int:
     return 1 if failed else 0
 
 
-def _report_dir(out: Path | None, kind: str) -> Path | None:
-    return out / kind if out else None
+def _report_dir(out: Path | None, kind: str) -> Path:
+    """The folder of the demo's ``kind`` report: ``out/kind``, or by default
+    ``data/reports/demo-kind`` (``dri evaluate``'s default, ``kind-corpus``, was
+    the demo's too, so a user's report of a corpus named ``plagiarism`` was replaced)."""
+    return out / kind if out is not None else data_dir() / "reports" / f"demo-{kind}"
 
 
 def _scored_section(kind: str, out: Path | None, emit: Emit, progress: Progress | None) -> int:

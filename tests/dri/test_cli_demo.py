@@ -191,3 +191,54 @@ def test_a_demo_into_a_folder_another_command_writes_is_refused(tmp_path, monkey
         "wait for it to end, or choose another --out"
     ]
     assert main(["demo", "--out", str(out)]) == 0
+
+
+def test_the_demo_never_replaces_a_users_report_of_a_corpus_named_like_its_own(tmp_path, monkeypatch, capsys):
+    # Both wrote data/reports/plagiarism-plagiarism: dri demo replaced the user's
+    # dri evaluate report of their own folder named plagiarism, exit 0.
+    import shutil
+
+    from dri.cli import main
+
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    mine = tmp_path / "mine" / "plagiarism"
+    mine.mkdir(parents=True)
+    rows = (demo.DEMO_ROOT / "plagiarism" / "file_information.csv").read_text(encoding="utf-8").splitlines()
+    rows = [row for row in rows if not row.startswith("taskc") and ",c," not in row]
+    (mine / "file_information.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for row in rows[1:]:
+        shutil.copy(demo.DEMO_ROOT / "plagiarism" / row.split(",")[0], mine)
+    assert main(["evaluate", "plagiarism", str(mine), "--no-baselines", "-q"]) == 0
+    users = tmp_path / "data" / "reports" / "plagiarism-plagiarism"
+    scores = (users / "scores.csv").read_bytes()
+    capsys.readouterr()
+    lines: list[str] = []
+    assert demo._SECTIONS["plagiarism"](None, lines.append, None) == 0
+    assert (users / "scores.csv").read_bytes() == scores
+    own = tmp_path / "data" / "reports" / "demo-plagiarism"
+    assert f"    report: {own / 'summary.md'}" in lines
+    assert demo._demo_report(own, "plagiarism")  # marked: the next demo replaces it
+    assert main(["report", "--path"]) == 0
+    assert capsys.readouterr().out.strip() == str(own)
+
+
+def test_a_users_report_in_the_demos_default_folder_is_refused(tmp_path, monkeypatch, capsys):
+    from dri.cli import main
+
+    ran: list[str] = []
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("dri.commands.demo._run_demo", lambda args, started: ran.append("demo") or 0)
+    folder = tmp_path / "data" / "reports" / "demo-analogy"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# analogy", encoding="utf-8")
+    (folder / "stats.json").write_text('{"kind": "analogy"}', encoding="utf-8")
+    (folder / ".dri-report-files").write_text("stats.json\nsummary.md\n", encoding="utf-8")
+    demo._mark_as_the_demos(None, "analogy")  # the demo's own: replaced, as a demo run twice does
+    assert main(["demo"]) == 0 and ran == ["demo"]
+    (folder / "summary.md").write_text("# analogy, with my notes", encoding="utf-8")
+    assert main(["demo"]) == 2 and ran == ["demo"]
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path / 'data' / 'reports'}: holds an earlier report (demo-analogy/summary.md); "
+        "add --force to replace it, or choose another --out"
+    ]
+    assert main(["demo", "--force"]) == 0 and ran == ["demo", "demo"]

@@ -7,6 +7,7 @@ import csv
 import logging
 import multiprocessing
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -397,3 +398,107 @@ def test_each_failure_goes_to_the_log_file_and_only_verbose_shows_it(
         assert [line.split(" ERROR dri.commands.run: ", 1)[1] for line in logged] == [
             str(f) for f in failures
         ]
+
+
+@pytest.fixture
+def temp_folder(monkeypatch: pytest.MonkeyPatch):
+    """A temporary folder of the test's own as ``$TMPDIR`` (short: a socket's name is at most 107 bytes)."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="ql-", dir="/tmp")
+    monkeypatch.setenv("TMPDIR", folder)
+    monkeypatch.setattr(tempfile, "tempdir", folder)
+    yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _closed_socket(folder: Path) -> None:
+    """``folder`` as a killed command left it: its socket, which nothing listens on."""
+    import socket
+
+    folder.mkdir()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(folder / "socket"))
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_a_folder_a_killed_command_left_is_removed_by_the_next(temp_folder: Path) -> None:
+    # kill -9 skips close(): each killed command left its dri-log-* folder in $TMPDIR for good.
+    import signal
+    import subprocess
+    import sys
+
+    code = "from dri.quiet_logs import quiet_logs; import os, time; q = quiet_logs(verbose=False); print(os.environ['DRI_LOG_SOCKET'], flush=True); time.sleep(60)"
+    command = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert command.stdout is not None
+    folder = Path(command.stdout.readline().strip()).parent
+    assert folder.name.startswith(f"dri-log-{command.pid}-") and folder.parent == temp_folder
+    quiet = quiet_logs(verbose=False, log_file=None)  # its command runs: its folder stays
+    quiet.close()
+    assert folder.is_dir()
+    command.send_signal(signal.SIGKILL)
+    command.wait()
+    quiet = quiet_logs(verbose=False, log_file=None)
+    try:
+        assert [p.name for p in temp_folder.iterdir()] == [Path(os.environ[SOCKET_ENV]).parent.name]
+    finally:
+        quiet.close()
+    assert list(temp_folder.iterdir()) == []
+
+
+def test_only_abandoned_folders_of_dri_are_removed(temp_folder: Path) -> None:
+    dead, alive = _dead_pid(), os.getpid()
+    old = time.time() - 60
+    # The command is gone: its pid is not running, or (its pid taken by another
+    # process, or an older dri's folder that names none) its socket refuses connections.
+    gone = [f"dri-log-{dead}-abcd1234", f"dri-log-{alive}-reused12", "dri-log-nopid_12"]
+    for name in gone:
+        _closed_socket(temp_folder / name)
+        os.utime(temp_folder / name, (old, old))
+    (temp_folder / f"dri-log-{dead}-empty123").mkdir()  # made, killed before its socket
+    # Left alone: a folder holding a file of someone else's, a link named like one
+    # (to a folder of the user's), a folder dri does not name so, and one just made
+    # whose process may still be starting to listen.
+    (temp_folder / f"dri-log-{dead}-others12").mkdir()
+    (temp_folder / f"dri-log-{dead}-others12" / "notes.txt").write_text("mine", encoding="utf-8")
+    (temp_folder / "mine").mkdir()
+    (temp_folder / "mine" / "socket").write_text("mine", encoding="utf-8")
+    (temp_folder / f"dri-log-{dead}-linked12").symlink_to(temp_folder / "mine")
+    (temp_folder / "dri-log-of-my-own").mkdir()
+    _closed_socket(temp_folder / "dri-log-recent12")
+    quiet = quiet_logs(verbose=False, log_file=None)
+    own = Path(os.environ[SOCKET_ENV]).parent.name
+    quiet.close()
+    kept = {p.name for p in temp_folder.iterdir()}
+    assert own not in kept
+    assert kept == {
+        f"dri-log-{dead}-others12",
+        "mine",
+        f"dri-log-{dead}-linked12",
+        "dri-log-of-my-own",
+        "dri-log-recent12",
+    }
+    assert (temp_folder / "mine" / "socket").read_text(encoding="utf-8") == "mine"
+    assert (temp_folder / f"dri-log-{dead}-others12" / "notes.txt").is_file()
+
+
+def test_a_live_commands_folder_is_kept_however_old(temp_folder: Path) -> None:
+    first = quiet_logs(verbose=False, log_file=None)
+    try:
+        folder = Path(os.environ[SOCKET_ENV]).parent
+        old = time.time() - 3600
+        os.utime(folder, (old, old))
+        second = quiet_logs(verbose=False, log_file=None)
+        second.close()
+        assert (folder / "socket").exists()
+    finally:
+        first.close()
+    assert not folder.exists()

@@ -25,7 +25,7 @@ from pathlib import Path
 from dri.atomic import database_at
 from dri.files import what_is_there
 from dri.literal import printable
-from dri.staging import REPORT_RECORD
+from dri.staging import REPORT_INCOMPLETE, REPORT_RECORD, left_incomplete
 
 __all__ = [
     "REPORT_FILES",
@@ -60,12 +60,16 @@ REPORT_FILES = (
     "scatter_baselines.png",
     "ranking.png",
     REPORT_RECORD,
+    REPORT_INCOMPLETE,
 )
 
 
 def earlier_report(out: Path | None) -> Path | None:
-    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
-    if out is None:
+    """The file of an earlier report in ``out`` (an explicit ``--out``), if any.
+    A folder left part-written (:func:`dri.staging.left_incomplete`) holds none:
+    its files are of two reports, neither whole, and the next report replaces
+    them all, so that running the stopped command again finishes its work."""
+    if out is None or left_incomplete(out):
         return None
     return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 

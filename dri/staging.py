@@ -16,7 +16,11 @@ block with the same ``record`` wrote: the record (a hidden list of the files
 a block wrote, moved with them) lets a report written again remove the
 earlier report's files it has no new version of (a box plot of baselines
 that are no longer there), so a folder never shows one report's files beside
-another's.
+another's. While the files move, a mark beside them (the record's name with
+``.incomplete``, listing the files of both blocks) says the folder is part
+one block's, part another's: a ``kill -9`` there left two reports mixed with
+nothing to tell, and :func:`left_incomplete` lets a reader refuse such a
+folder; the next block with the record removes the files of both.
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -42,9 +46,12 @@ from dri.files import FileRefused, read_limited
 from dri.signals import signals_held
 
 __all__ = [
+    "REPORT_INCOMPLETE",
     "REPORT_RECORD",
     "STAGING_PREFIX",
     "files_together",
+    "incomplete_mark",
+    "left_incomplete",
     "recorded_files",
     "remove_abandoned",
     "staging_name",
@@ -55,6 +62,10 @@ __all__ = [
 STAGING_PREFIX = ".dri-staging-"
 #: The record of a report folder's files (:func:`files_together`'s ``record``).
 REPORT_RECORD = ".dri-report-files"
+#: What a record's mark ends with (:func:`incomplete_mark`).
+INCOMPLETE_SUFFIX = ".incomplete"
+#: The mark of a report folder whose files were being moved in when its writer stopped.
+REPORT_INCOMPLETE = REPORT_RECORD + INCOMPLETE_SUFFIX
 #: The largest record read: a report's few dozen names take a few kB.
 RECORD_BYTES = 1 << 20
 
@@ -97,7 +108,8 @@ def files_together(folder: str | os.PathLike[str], record: str | None = None) ->
     too) replace those of the same names in ``folder`` (made if needed).
     With ``record`` (a file name), the names written are kept in that file
     of ``folder``, and the files an earlier block recorded there that this
-    one did not write are removed after the move.
+    one did not write are removed after the move; while the files move, a
+    mark says the folder is part old, part new (:func:`left_incomplete`).
     A name in ``folder`` that is a symbolic link is written through (the
     file it names is replaced, as :func:`dri.atomic.write_bytes` does).
     Every place is checked before any file moves: a folder, a pipe or a
@@ -109,32 +121,89 @@ def files_together(folder: str | os.PathLike[str], record: str | None = None) ->
     staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=target))
     try:
         yield staging
-        earlier = _recorded(target / record) if record else set()
-        if record:
-            written = _written(staging)
-            (staging / record).write_text("".join(f"{name}\n" for name in sorted(written)), encoding="utf-8")
-        with signals_held():
-            _move_files(staging, target, own={record} if record else set())
-            if record:
-                _remove_stale(target, earlier - written - {record})
+        if record is None:
+            moves = _checked_moves(staging, target, own=set())
+            with signals_held():
+                _make_moves(moves)
+        else:
+            _move_recorded(staging, target, record)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _move_files(staging: Path, target: Path, own: set[str]) -> None:
-    """Move the files of ``staging`` to their places in ``target``; the names of
-    ``own`` (the record) replace a link in their place instead of writing through it."""
+def incomplete_mark(record: str) -> str:
+    """The name of the mark :func:`files_together` keeps beside ``record`` while its files move."""
+    return record + INCOMPLETE_SUFFIX
+
+
+def left_incomplete(folder: str | os.PathLike[str], record: str = REPORT_RECORD) -> bool:
+    """Whether ``folder`` holds files of two blocks with ``record``: the last one
+    stopped (``kill -9``, a power cut) while moving its files in, or moves them now."""
+    return os.path.lexists(Path(folder) / incomplete_mark(record))
+
+
+def _move_recorded(staging: Path, target: Path, record: str) -> None:
+    """Move the files of ``staging`` into ``target`` with ``record`` listing them,
+    under the mark of :func:`incomplete_mark`, and remove the earlier block's
+    files that have no new version."""
+    mark = target / incomplete_mark(record)
+    # A block stopped part-way left its mark: the files of both blocks it names are earlier ones.
+    earlier = _recorded(target / record) | _recorded(mark)
+    written = _written(staging)
+    (staging / record).write_text(_listing(written), encoding="utf-8")
+    moves = _checked_moves(staging, target, own={record})
+    _refuse_mark_place(mark)
+    with signals_held():
+        # Marked before the first move and unmarked after the last: a folder
+        # without the mark holds one block's files, whenever its writer stopped.
+        _replace_plain(mark, _listing(earlier | written))
+        _make_moves(moves)
+        _remove_stale(target, earlier - written - {record, mark.name})
+        mark.unlink()
+
+
+def _listing(names: set[str]) -> str:
+    """The text of a record: ``names`` sorted, one a line."""
+    return "".join(f"{name}\n" for name in sorted(names))
+
+
+def _refuse_mark_place(mark: Path) -> None:
+    """An :class:`OSError` naming ``mark`` if a folder is in its place."""
+    if mark.is_dir() and not mark.is_symlink():
+        raise OSError(errno.EISDIR, "a folder is in the way of the report's own file", str(mark))
+
+
+def _replace_plain(place: Path, text: str) -> None:
+    """``place`` a plain file holding ``text``, written whole and flushed to disk
+    (a link, a FIFO or a device there is replaced, not written through)."""
+    if os.path.lexists(place) and not _plain_file(place):
+        place.unlink()
+    atomic.write_text(place, text, sync=True)
+
+
+def _plain_file(place: Path) -> bool:
+    """Whether ``place`` is a plain file of its own (not a link)."""
+    return stat.S_ISREG(os.lstat(place).st_mode)
+
+
+#: A file's move: the made file, its place, and whether it is the folder's own
+#: record (which replaces a link in its place instead of writing through it).
+Move = tuple[Path, Path, bool]
+
+
+def _checked_moves(staging: Path, target: Path, own: set[str]) -> list[Move]:
+    """The moves of the files of ``staging`` to their places in ``target``, each
+    place checked first: a move that failed half-way left some new files beside
+    some old ones, the mix this module is here to prevent. The names of ``own``
+    are the record's."""
     moves = [
-        (Path(root) / name, target / Path(root).relative_to(staging) / name)
+        (made, target / made.relative_to(staging), made.relative_to(staging).as_posix() in own)
         for root, _, names in os.walk(staging)
-        for name in sorted(names)
+        for made in (Path(root) / name for name in sorted(names))
     ]
-    replaced = {place for made, place in moves if made.relative_to(staging).as_posix() in own}
-    # Every place checked first: a move that failed half-way left some new files
-    # beside some old ones, the mix this module is here to prevent.
-    plain = {os.path.realpath(place) for _, place in moves if not place.is_symlink()}
-    for _, place in moves:
-        if place in replaced and _replaceable(place):
+    plain = {os.path.realpath(place) for _, place, _ in moves if not place.is_symlink()}
+    for _, place, is_own in moves:
+        if is_own and _replaceable(place):
             continue  # the hidden record is the folder's own file: replaced below
         _refuse(place)
         if place.is_symlink() and (
@@ -142,9 +211,14 @@ def _move_files(staging: Path, target: Path, own: set[str]) -> None:
         ):
             # Written through, it overwrote the report's own scores.csv, or a record.
             raise OSError(errno.EEXIST, "a symbolic link to another file of a report", str(place))
-    for made, place in moves:
+    return moves
+
+
+def _make_moves(moves: list[Move]) -> None:
+    """Move each made file to its place (:func:`_checked_moves`), in their order."""
+    for made, place, is_own in moves:
         place.parent.mkdir(parents=True, exist_ok=True)
-        if place in replaced and _replaceable(place) and os.path.lexists(place):
+        if is_own and _replaceable(place) and os.path.lexists(place):
             place.unlink()
         if place.is_symlink():
             atomic.write_bytes(place, made.read_bytes())

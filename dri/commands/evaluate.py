@@ -57,6 +57,7 @@ from dri.errors import ProjectError, pair_failure_lines
 from dri.evaluate.kinds import KINDS, kind
 from dri.literal import echo
 from dri.settings import max_text_chars, prefect_defaults
+from dri.staging import left_incomplete
 
 if TYPE_CHECKING:
     from dri.evaluate.core import Progress
@@ -386,6 +387,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        if left_incomplete(args.out):
+            echo(
+                f"note: {args.out}: holds a report left part-written (a dri command was stopped "
+                "while moving its files in); this report replaces it",
+                file=sys.stderr,
+            )
         earlier = None if args.force else earlier_report(args.out)
         if earlier is not None:
             # Refused before any work: a report is not replaced by surprise.

@@ -18,17 +18,14 @@ import argparse
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from dri import atomic
 from dri.atomic import database_at
 from dri.files import what_is_there
 from dri.literal import printable
-from dri.settings import data_dir
-from dri.staging import REPORT_RECORD
+from dri.staging import REPORT_INCOMPLETE, REPORT_RECORD, left_incomplete
 
 __all__ = [
     "REPORT_FILES",
@@ -63,12 +60,16 @@ REPORT_FILES = (
     "scatter_baselines.png",
     "ranking.png",
     REPORT_RECORD,
+    REPORT_INCOMPLETE,
 )
 
 
 def earlier_report(out: Path | None) -> Path | None:
-    """The file of an earlier report in ``out`` (an explicit ``--out``), if any."""
-    if out is None:
+    """The file of an earlier report in ``out`` (an explicit ``--out``), if any.
+    A folder left part-written (:func:`dri.staging.left_incomplete`) holds none:
+    its files are of two reports, neither whole, and the next report replaces
+    them all, so that running the stopped command again finishes its work."""
+    if out is None or left_incomplete(out):
         return None
     return next((out / name for name in REPORT_FILES if (out / name).is_file()), None)
 
@@ -207,27 +208,70 @@ def overwrites_a_database(path: Path) -> str | None:
 @contextlib.contextmanager
 def claimed_report_folder(out: Path) -> Iterator[bool]:
     """Whether this process alone writes a report in ``out`` while the block
-    runs: a lock (under the data folder, named by the folder's path) taken
-    without waiting, held to the end. Two commands given one ``--out`` at once
-    each found no earlier report there, and both wrote it, the second replacing
-    the first's report (or mixing its files with the first's)."""
-    key = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32]
+    runs: an ``flock`` on the folder itself (made if it is not there, and
+    removed again if the block left it empty), taken without waiting and held
+    to the end. Two commands given one ``--out`` at once each found no earlier
+    report there, and both wrote it, the second replacing the first's report.
+    The lock is the folder's own, not a file under a data folder: two commands
+    of different data folders (``DRI_DATA_DIR``), or of one that cannot be
+    written, each took a lock of its own and both wrote. Nothing is left in
+    the user's folder."""
+    made = _made_folders(out)
     try:
-        folder = data_dir() / "locks"
-        folder.mkdir(exist_ok=True)
-        lock = atomic.open_lock(folder / f"report-{key}.lock")
-    except OSError:
-        # A data folder that cannot be written (read-only, full): no claim can be
-        # kept, and the store's own check says what is wrong with the folder.
-        yield True
+        handle = _locked_folder(out)
+    except BlockingIOError:
+        yield False  # what this process made is the other's now, to fill
         return
-    with lock:
+    try:
+        yield True
+    finally:
+        # Removed while still locked: a command that opened the folder meanwhile
+        # finds it gone once it gets the lock, and makes its own.
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if the block left it empty
+        if handle is not None:
+            os.close(handle)  # the lock goes with it
+
+
+def _made_folders(out: Path) -> list[Path]:
+    """Make ``out`` and its missing parents; the ones made here, outermost first
+    (none if one cannot be made: the report's own write then says why)."""
+    missing = [folder for folder in (out, *out.parents) if not os.path.lexists(folder)]
+    made: list[Path] = []
+    for folder in reversed(missing):
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
+            folder.mkdir()
+        except FileExistsError:
+            continue  # another command made it meanwhile: its own to remove
+        except OSError:
+            break
+        made.append(folder)
+    return made
+
+
+def _locked_folder(out: Path) -> int | None:
+    """A descriptor of the folder ``out`` holding an exclusive ``flock`` on it;
+    :class:`BlockingIOError` if another process holds one. None for a folder
+    that cannot be opened (not there, not readable) or locked: no claim can be
+    kept, and the report's own write says what is wrong with the folder."""
+    for _ in range(10):
         try:
-            yield True
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            handle = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            os.close(handle)
+            if isinstance(err, BlockingIOError):
+                raise
+            return None
+        # The folder locked may have been removed (its first writer made it and
+        # left it empty) and made again since it was opened: the lock of a
+        # folder no longer there guards nothing.
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.fstat(handle), os.stat(out)):
+                return handle
+        os.close(handle)
+    return None

@@ -20,6 +20,7 @@ from dri.files import FileRefused, NotText, decode_text, read_limited, what_is_t
 from dri.literal import echo, printable
 from dri.metrics.report import find_report
 from dri.settings import data_dir
+from dri.staging import left_incomplete
 
 __all__ = ["register", "run_report"]
 
@@ -54,6 +55,18 @@ def _for_terminal(text: str) -> str:
     return "\n".join(line.expandtabs() for line in file_lines(text))
 
 
+def _print_path(folder: Path) -> None:
+    """Print ``folder``: to a terminal as text, to a pipe as the name's own bytes."""
+    if sys.stdout.isatty() or printable(folder) == str(folder):
+        echo(folder, one_line=True)
+    else:
+        # For a script (`cd "$(dri report --path)"`) the folder's own bytes, as ls
+        # gives them to a pipe: the name shown escaped named no folder.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(os.fsencode(folder) + b"\n")
+        sys.stdout.buffer.flush()
+
+
 def run_report(args: argparse.Namespace) -> int:
     root = data_dir() / "reports"
     folder = find_report(args.dir, root)
@@ -61,15 +74,17 @@ def run_report(args: argparse.Namespace) -> int:
         where = args.dir if args.dir else root
         echo(f"error: {where}: no report here (run `dri evaluate ...` first)", file=sys.stderr, one_line=True)
         return 1
+    if left_incomplete(folder):
+        # Shown as whole, its summary was one report's and its pictures another's.
+        echo(
+            f"error: {folder}: a report left part-written (a dri command was stopped while moving "
+            "its files in, or is moving them now); run its dri evaluate again with --out naming this folder",
+            file=sys.stderr,
+            one_line=True,
+        )
+        return 1
     if args.path:
-        if sys.stdout.isatty() or printable(folder) == str(folder):
-            echo(folder, one_line=True)
-        else:
-            # For a script (`cd "$(dri report --path)"`) the folder's own bytes, as ls
-            # gives them to a pipe: the name shown escaped named no folder.
-            sys.stdout.flush()
-            sys.stdout.buffer.write(os.fsencode(folder) + b"\n")
-            sys.stdout.buffer.flush()
+        _print_path(folder)
         return 0
     if args.open:
         page = _page(folder / "index.html")

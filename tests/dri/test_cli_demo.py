@@ -166,13 +166,18 @@ def test_a_demo_stopped_part_way_is_finished_by_running_it_again(tmp_path, monke
         '{"kind": "plagiarism", "profile": "paper"}', encoding="utf-8"
     )
     assert main(["demo", "--out", str(out)]) == 2 and len(ran) == 3
+    # Left part-written (a demo killed while its files moved in: the mark says so), its files are
+    # of two reports, neither whole nor its digest's: the demo run again finishes it.
+    (out / "plagiarism" / ".dri-report-files.incomplete").write_text("stats.json\n", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 0 and len(ran) == 4
+    (out / "plagiarism" / ".dri-report-files.incomplete").unlink()
     (out / "plagiarism" / "stats.json").write_text('{"kind": "plagiarism"}', encoding="utf-8")
     # And one with a mark of another section's report.
     (out / "plagiarism" / ".dri-demo").write_text(
         (out / "plagiarism" / ".dri-demo").read_text(encoding="utf-8").replace("plagiarism", "analogy"),
         encoding="utf-8",
     )
-    assert main(["demo", "--out", str(out)]) == 2 and len(ran) == 3
+    assert main(["demo", "--out", str(out)]) == 2 and len(ran) == 4
 
 
 def test_a_demo_into_a_folder_another_command_writes_is_refused(tmp_path, monkeypatch, capsys):

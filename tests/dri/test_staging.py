@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import resource
+import signal
 import sqlite3
+from pathlib import Path
 
 import pytest
+from processes import writer_process
 
-from dri.staging import STAGING_PREFIX, files_together, staging_name
+from dri.staging import STAGING_PREFIX, files_together, left_incomplete, staging_name
 
 
 def test_the_files_appear_when_the_block_ends(tmp_path):
@@ -213,3 +218,93 @@ def test_a_staging_label_of_many_bytes_is_cut_to_fit_a_file_name():
     # A corpus of 60 emoji (240 bytes) made a staging name over 255 bytes: "File name too long".
     name = staging_name("\U0001f600" * 60)
     assert len(name.encode()) < 160 and name.startswith(f"{STAGING_PREFIX}{os.getpid()}-\U0001f600")
+
+
+def _earlier_report(folder: Path) -> None:
+    """A report of a.txt, b.txt and c.txt in ``folder``, and z.txt a link to a file outside it."""
+    folder.mkdir()
+    with files_together(folder, record=".record") as staging:
+        for name in ("a.txt", "b.txt", "c.txt"):
+            (staging / name).write_text("old", encoding="utf-8")
+    outside = folder.parent / "outside.txt"
+    outside.write_text("old", encoding="utf-8")
+    (folder / "z.txt").symlink_to(outside)
+
+
+def _write_new_report_over_a_file_size_limit(folder: Path, _: int) -> None:
+    """Write a.txt, b.txt, d.txt and a z.txt of 64 kB over the report of
+    :func:`_earlier_report`, the file size bound at 4 kB once they are staged:
+    the write through the link z.txt, the last move, is past it."""
+    with files_together(folder, record=".record") as staging:
+        for name in ("a.txt", "b.txt", "d.txt"):
+            (staging / name).write_text("new", encoding="utf-8")
+        (staging / "z.txt").write_bytes(b"z" * 65536)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def test_a_writer_killed_while_moving_files_leaves_its_folder_marked(tmp_path) -> None:
+    # kill -9 between two moves left a.txt, b.txt and d.txt of the new report
+    # beside c.txt of the old one, and nothing told a reader the folder was mixed.
+    folder = tmp_path / "report"
+    _earlier_report(folder)
+    assert not left_incomplete(folder, ".record")
+    child = writer_process(__file__, "_killed_at_the_last_move", folder, 0)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGXFSZ, err  # killed by the kernel at the write through z.txt
+    assert left_incomplete(folder, ".record")
+    assert [(folder / n).read_text(encoding="utf-8") for n in ("a.txt", "b.txt", "c.txt", "d.txt")] == [
+        "new",
+        "new",
+        "old",
+        "new",
+    ]
+    # The next writer replaces the files of both: c.txt (the old report's) and d.txt (the stopped one's) go.
+    with files_together(folder, record=".record") as staging:
+        (staging / "a.txt").write_text("next", encoding="utf-8")
+    assert not left_incomplete(folder, ".record")
+    assert sorted(p.name for p in folder.iterdir()) == [".record", "a.txt", "z.txt"]
+
+
+def _killed_at_the_last_move(folder: Path, times: int) -> None:
+    """:func:`_write_new_report_over_a_file_size_limit`, killed by ``SIGXFSZ``
+    (which Python ignores, making it an ``OSError``) as a ``kill -9`` would be."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    _write_new_report_over_a_file_size_limit(folder, times)
+
+
+def test_the_mark_is_made_before_the_first_move_and_kept_if_one_fails(tmp_path) -> None:
+    folder = tmp_path / "report"
+    _earlier_report(folder)
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    try:
+        with pytest.raises(OSError) as err:
+            _write_new_report_over_a_file_size_limit(folder, 0)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    assert err.value.errno == errno.EFBIG
+    # The record and the files before z.txt moved, under the mark, which names the files of both reports.
+    assert (folder / ".record").read_text(encoding="utf-8").split() == ["a.txt", "b.txt", "d.txt", "z.txt"]
+    assert (folder / "d.txt").read_text(encoding="utf-8") == "new"
+    assert (folder / ".record.incomplete").read_text(encoding="utf-8").split() == [
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "z.txt",
+    ]
+
+
+def test_a_folder_written_whole_has_no_mark(tmp_path) -> None:
+    with files_together(tmp_path, record=".record") as staging:
+        (staging / "a.txt").write_text("new", encoding="utf-8")
+    assert not left_incomplete(tmp_path, ".record")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".record", "a.txt"]
+
+
+def test_a_folder_in_the_place_of_the_mark_is_refused_before_any_move(tmp_path) -> None:
+    (tmp_path / "a.txt").write_text("old", encoding="utf-8")
+    (tmp_path / ".record.incomplete").mkdir()
+    with pytest.raises(OSError) as err, files_together(tmp_path, record=".record") as staging:
+        (staging / "a.txt").write_text("new", encoding="utf-8")
+    assert err.value.filename == str(tmp_path / ".record.incomplete")
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old"

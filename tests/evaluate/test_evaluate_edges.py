@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from dri.cli import BUG_STATUS, main
+from dri.staging import REPORT_INCOMPLETE, REPORT_RECORD
 
 PAIRS = [
     ("The sun attracts the planet.", "The nucleus attracts the electron.", "3"),
@@ -463,3 +464,35 @@ def test_an_evaluation_resolves_each_path_once_and_no_other_call_is_cached(tmp_p
     link.unlink()
     link.symlink_to(other)
     assert core.resolved_path(link) == str(other) and core._realpath(str(link)) == str(other)
+
+
+def test_a_report_folder_left_part_written_is_refused_by_report_and_replaced_by_evaluate(
+    tmp_path, capsys, monkeypatch
+):
+    # kill -9 while a report's files moved in left two reports mixed in one
+    # folder with nothing to tell: dri report showed it as whole.
+    monkeypatch.setenv("DRI_DATA_DIR", str(tmp_path / "data"))
+    rated = _judgements(tmp_path / "rated.csv")
+    out = tmp_path / "report"
+    argv = ["evaluate", "judgements", str(rated), "--out", str(out), "-q", "--no-baselines"]
+    assert main(argv) == 1  # the rows out of float range
+    capsys.readouterr()
+    # As files_together leaves it when stopped between two moves: its mark, naming
+    # the files of both reports (ranking.png of the other one, not moved over yet).
+    (out / "ranking.png").write_bytes(b"the other report's picture")
+    names = (out / REPORT_RECORD).read_text(encoding="utf-8")
+    (out / REPORT_INCOMPLETE).write_text(names + "ranking.png\n", encoding="utf-8")
+    assert main(["report", str(out)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {out}: a report left part-written (a dri command was stopped while moving its files in, "
+        "or is moving them now); run its dri evaluate again with --out naming this folder"
+    ]
+    # Run again without --force, the folder is the stopped command's to finish, as the message says.
+    assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"note: {out}: holds a report left part-written (a dri command was stopped while moving its "
+        "files in); this report replaces it"
+    )
+    assert not (out / REPORT_INCOMPLETE).exists() and not (out / "ranking.png").exists()
+    assert main(["report", str(out)]) == 0
+    assert "(report folder:" in capsys.readouterr().out

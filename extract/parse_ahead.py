@@ -14,6 +14,10 @@ its graphs (a bug, a signal, memory), :meth:`ParseAhead.graphs` returns None
 and the caller parses in its own process, where any failure is reported as
 before. The parent forks before it starts a thread: a forked child has only
 the thread that forked, and a lock another thread held would stay held in it.
+Stopping is the parent's: the child ignores SIGINT and SIGTERM, the parent
+kills it when interrupted (and a lifeline pipe ends it when the parent ends
+any other way); an interrupt that arrives during the fork is held until the
+fork is over, not lost in its callbacks.
 
 >>> from dri.extract.reader import document_from_text
 >>> with parse_ahead([document_from_text("The sun attracts the planets.", "s")]) as ahead:
@@ -34,6 +38,7 @@ import networkx as nx
 
 from dri.extract.build import build_graphs
 from dri.extract.document import Document
+from dri.signals import STOPPING, signals_held
 
 __all__ = ["IDLE_THREADS", "ParseAhead", "parse_ahead"]
 
@@ -52,6 +57,16 @@ class ParseAhead:
         self._lifeline: int | None = None
         if not documents or not hasattr(os, "fork") or not _only_idle_threads():
             return
+        try:
+            # Held over the fork: Ctrl-C in the parent's fork callbacks was printed
+            # as "Exception ignored" and lost, and the command ran on to its end.
+            with signals_held():
+                self._fork(documents)
+        except BaseException:  # the interrupt held, handed on once the child is known
+            self.close()
+            raise
+
+    def _fork(self, documents: Sequence[Document]) -> None:
         pipes: list[int] = []
         try:
             pipes += os.pipe()  # the graphs, child to parent
@@ -63,6 +78,9 @@ class ParseAhead:
             return
         read_end, write_end, life_read, life_write = pipes
         if pid == 0:  # the child: parse, send, and leave without the parent's exit handlers
+            # Stopping is the parent's to decide: it kills the child, and its end ends the child.
+            for stopping in STOPPING:
+                signal.signal(stopping, signal.SIG_IGN)
             os.close(read_end)
             os.close(life_write)
             _exit_with_parent(life_read)

@@ -131,6 +131,32 @@ def test_the_child_ends_with_a_parent_killed_outright():
     assert not alive(child)
 
 
+def test_ctrl_c_at_the_fork_is_not_lost():
+    # A KeyboardInterrupt raised in a fork callback is printed as "Exception
+    # ignored" and dropped: the command went on to its end.
+    found = _run("""
+        import signal
+        def slow(documents):
+            time.sleep(60)
+            return []
+        module.build_graphs = slow
+        os.register_at_fork(after_in_parent=lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(0.2)))
+        try:
+            module.parse_ahead(documents)
+            result = "not interrupted"
+        except KeyboardInterrupt:
+            result = "interrupted"
+        time.sleep(0.2)
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            left = "a child left"
+        except ChildProcessError:
+            left = "no child left"
+        print(json.dumps({"result": result, "left": left}))
+    """)
+    assert found == {"result": "interrupted", "left": "no child left"}
+
+
 def test_closing_stops_a_child_still_parsing():
     found = _run("""
         def slow(documents):

@@ -173,6 +173,12 @@ def test_texts_parsed_by_a_forked_child_compare_as_in_one_process(tmp_path, monk
     assert _without_seconds(json.loads(done.stdout)) == _without_seconds(here)
 
 
+def _as_from_a_terminal() -> None:  # pragma: no cover - runs in the child, before exec
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@pytest.mark.background  # waits on a subprocess
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
 def test_an_interrupt_while_the_child_parses_ends_both(tmp_path, signal_name):
     # Ctrl-C reaches the process group; SIGTERM only the command, which stops its child.
@@ -191,6 +197,8 @@ def test_an_interrupt_while_the_child_parses_ends_both(tmp_path, signal_name):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # As a terminal starts a command: a suite run in the background (``&``) ignores Ctrl-C.
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         assert wait_for(lambda: descendants(command.pid), timeout=60), "no child was forked"

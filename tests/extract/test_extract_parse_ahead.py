@@ -12,9 +12,13 @@ import sys
 import textwrap
 import time
 
+import pytest
 from processes import alive
 
 from dri.extract.parse_ahead import IDLE_THREADS
+
+#: Each test waits on an interpreter of its own (tests/background.py).
+pytestmark = pytest.mark.background
 
 PRELUDE = """
 import json, os, sys, threading, time
@@ -136,6 +140,9 @@ def test_ctrl_c_at_the_fork_is_not_lost():
     # ignored" and dropped: the command went on to its end.
     found = _run("""
         import signal
+        # As a terminal starts a command: a suite run in the background (``&``) ignores Ctrl-C.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         def slow(documents):
             time.sleep(60)
             return []

@@ -566,7 +566,11 @@ def test_partially_failed_run_logs_one_line_per_failure_and_no_traceback(scenari
 
 
 def _report(path: str, started: float) -> None:
-    """The measured latency, for docs/prefect.md (run with ``-s`` to see it)."""
+    """The measured latency, for docs/prefect.md (run with ``-s`` to see it).
+
+    On the process's own stdout: the scenario runs in the background, beside
+    tests that put another ``sys.stdout`` in place (a closed pipe)."""
     print(
-        f"\n{path} path: folder to completed run in {time.monotonic() - started:.1f} s ({datetime.now():%H:%M:%S})"
+        f"\n{path} path: folder to completed run in {time.monotonic() - started:.1f} s ({datetime.now():%H:%M:%S})",
+        file=sys.__stdout__,
     )

@@ -22,6 +22,7 @@ def preload() -> None:
     """Load the models, tables and libraries that an evaluation loads on first use."""
     from dri.extract.build import load_nlp
     from dri.extract.lexicon import verb_lemma
+    from dri.mapping.encoder import import_onnxruntime
     from dri.mapping.valence import lexicon
     from dri.mapping.wordnet import wordnet
 
@@ -29,12 +30,12 @@ def preload() -> None:
     wordnet()
     verb_lemma("ran", "run")  # lemminflect reads its tables on its first lemma
     lexicon()
+    import_onnxruntime()  # with its telemetry off, as the encoder imports it
     # Imported for their side effect: loaded now, shared after the fork.
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot
-    import onnxruntime  # noqa: F401
     import rapidfuzz.distance  # noqa: F401
     import scipy.sparse
     import scipy.special  # noqa: F401

@@ -61,6 +61,7 @@ __all__ = [
     "EncoderSetupError",
     "SentenceEncoder",
     "document_vector",
+    "import_onnxruntime",
     "load_in_background",
     "sentence_encoder",
 ]
@@ -324,10 +325,21 @@ def _batches(lengths: Sequence[int]) -> list[list[int]]:
     return batches
 
 
+def import_onnxruntime() -> Any:
+    """onnxruntime, imported with its telemetry off (``ORT_DISABLE_TELEMETRY``,
+    unless the caller set it): an offline tool sends nothing, and where the home
+    folder cannot be written its import printed a coloured warning that it
+    could not keep a telemetry device id."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    return onnxruntime
+
+
 def _session_of(model_bytes: bytes) -> Any:
     """An onnxruntime session of the model: one thread, quiet, no arena."""
     try:
-        import onnxruntime
+        onnxruntime = import_onnxruntime()
     except ImportError as err:  # found when the encoder loaded, but it does not import
         raise EncoderSetupError(
             f"the sentence encoder cannot load onnxruntime ({err}); run scripts/install"

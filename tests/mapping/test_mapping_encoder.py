@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import subprocess
 import sys
 
@@ -261,3 +262,25 @@ def test_dri_compare_says_in_one_line_that_the_encoder_cannot_load(tmp_path, mon
     assert (
         err == f"error: {tmp_path / 'missing.onnx'}: cannot read the encoder file (No such file or directory)"
     )
+
+
+def test_onnxruntime_is_imported_with_its_telemetry_off(tmp_path) -> None:
+    # Where the home folder cannot be written (here /proc), its import printed a
+    # coloured warning that it could not keep a telemetry device id.
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    script = (
+        "import os\n"
+        "from dri.mapping.encoder import import_onnxruntime\n"
+        "import_onnxruntime()\n"
+        "print(os.environ['ORT_DISABLE_TELEMETRY'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "HOME": "/proc"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    assert "telemetry" not in done.stderr, done.stderr

@@ -72,6 +72,7 @@ from pathlib import Path
 from dri.errors import Failure
 from dri.literal import PrintableFormatter
 from dri.settings import data_dir
+from dri.staging import process_running
 
 __all__ = [
     "EXAMPLES",
@@ -387,7 +388,7 @@ def _abandoned(folder: str, pid: str | None) -> bool:
     socket_path = os.path.join(folder, "socket")
     if names and not _a_socket(socket_path):
         return False
-    if pid is not None and not _running(int(pid)):
+    if pid is not None and not process_running(int(pid)):
         return True
     if not names or time.time() - found.st_mtime < ABANDONED_AFTER_SECONDS:
         return False
@@ -399,17 +400,6 @@ def _a_socket(path: str) -> bool:
         return stat.S_ISSOCK(os.lstat(path).st_mode)
     except OSError:
         return False
-
-
-def _running(pid: int) -> bool:
-    """Whether a process of id ``pid`` runs (another user's counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
 
 
 def _refuses_connections(path: str) -> bool:

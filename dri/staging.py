@@ -52,6 +52,7 @@ __all__ = [
     "files_together",
     "incomplete_mark",
     "left_incomplete",
+    "process_running",
     "recorded_files",
     "remove_abandoned",
     "staging_name",
@@ -94,12 +95,20 @@ def remove_abandoned(target: Path) -> None:
             or not entry.is_dir(follow_symlinks=False)
         ):
             continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if not process_running(int(pid)):
             shutil.rmtree(entry.path, ignore_errors=True)
-        except (PermissionError, OverflowError, ValueError):  # another user's process, or not a pid
-            continue
+
+
+def process_running(pid: int) -> bool:
+    """Whether a process of id ``pid`` runs: another user's counts, and so does a
+    number that is no process id (nothing of a folder named by it is removed)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 @contextlib.contextmanager

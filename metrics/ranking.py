@@ -42,9 +42,10 @@ from typing import Any
 
 import numpy as np
 
+from dri.metrics.progress import tell_progress
 from dri.metrics.report import SCORE_LABELS, save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
-from dri.metrics.validity import N_BOOT, SEED, Estimate, bootstrap_many, tell_progress
+from dri.metrics.validity import N_BOOT, SEED, Estimate, bootstrap_many
 
 __all__ = [
     "QueryMetrics",
@@ -214,7 +215,7 @@ class RankingResult:
 #: The attribute of :class:`QueryMetrics` each metric is the mean of.
 ATTRIBUTES = {"ndcg_pct20": "ndcg_pct20", "ndcg_10": "ndcg_10", "map": "average_precision"}
 
-#: What :func:`rank_pools` tells the listeners of :func:`dri.metrics.validity.statistics_progress` it counts.
+#: What :func:`rank_pools` tells the listeners of :func:`dri.metrics.progress.statistics_progress` it counts.
 QUERIES_RANKED = "queries ranked"
 
 

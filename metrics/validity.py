@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from dri.metrics.progress import statistics_progress, tell_progress
+from dri.metrics.progress import tell_progress
 from dri.metrics.report import save_panel_grid
 from dri.metrics.results import ReportSection, ReportTable
 from dri.metrics.stats import average_ranks, kendall_tau_b, tau_b_of_counts, tau_b_of_sorted
@@ -51,8 +51,6 @@ __all__ = [
     "judgement_section",
     "plagiarism_stats",
     "plot_scatter",
-    "statistics_progress",
-    "tell_progress",
 ]
 
 #: Bootstrap resamples and seed used unless the caller says otherwise.
@@ -112,7 +110,7 @@ def bootstrap_many(
     each resample drawn once and given to every statistic in turn: the
     estimates are those of one :func:`bootstrap` per statistic, number for
     number (the same seed draws the same resamples), without drawing them
-    again for each. Listeners of :func:`statistics_progress` hear how far it is."""
+    again for each. Listeners of :func:`dri.metrics.progress.statistics_progress` hear how far it is."""
     if n == 0:
         return {key: Estimate(math.nan, math.nan, math.nan, 0) for key in statistics}
     everything = np.arange(n)

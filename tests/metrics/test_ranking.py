@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from dri.corpora.judgements import load_ranking
+from dri.metrics.progress import statistics_progress
 from dri.metrics.ranking import (
     RankingResult,
     average_precision,
@@ -21,7 +22,7 @@ from dri.metrics.ranking import (
     ranked_relevance,
     ranking_section,
 )
-from dri.metrics.validity import bootstrap, statistics_progress
+from dri.metrics.validity import bootstrap
 from dri.settings import PROJECT_ROOT
 
 CSFCUBE = PROJECT_ROOT.parent / "shared" / "validity" / "csfcube" / "csfcube_fold1.csv"

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dri.metrics.progress import statistics_progress
 from dri.metrics.validity import (
     CORRELATIONS,
     Estimate,
@@ -16,7 +17,6 @@ from dri.metrics.validity import (
     correlations,
     judgement_section,
     plagiarism_stats,
-    statistics_progress,
 )
 
 
